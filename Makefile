@@ -1,0 +1,164 @@
+# cellar — plain GNU make, pkg-config, explicit layers.
+#
+#   make            build ./cellar (release flags)
+#   make check      build the debug variant and run every test (ends "N passed, M failed")
+#   make check-long the same with the long randomized runs
+#   make asan       the whole suite under AddressSanitizer + UBSan
+#   make bench      build tests/bench/ with release flags and print the figures
+#   make run        build and start the console on the embedded default
+#
+# Missing Debian -dev packages are installed when run as root; otherwise the
+# exact apt-get line is printed.
+
+PKGS    := ncursesw libedit sqlite3 yaml-0.1
+DEBPKGS := pkg-config libncurses-dev libedit-dev libsqlite3-dev libyaml-dev
+TESTPKGS := mandoc tmux
+
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+
+# One variant per build directory; the top-level targets re-enter make with
+# VARIANT set so objects of different flags never mix.
+VARIANT ?= rel
+B       := build/$(VARIANT)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -I. -MMD -MP
+ifeq ($(VARIANT),rel)
+OPT     := -O2 -g
+else ifeq ($(VARIANT),dbg)
+OPT     := -O1 -g -DCELLAR_DEBUG
+else ifeq ($(VARIANT),asan)
+OPT     := -O1 -g -DCELLAR_DEBUG -fsanitize=address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=undefined
+LDASAN  := -fsanitize=address,undefined
+endif
+CFLAGS  ?=
+CFLAGS  += $(BASE) $(WARN) $(OPT)
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS     = $(PKG_LIBS) -lm $(LDASAN)
+
+# Layers. Each directory's sources are listed by wildcard; main.c sees all.
+SRC_CORE   := $(wildcard src/core/*.c)
+SRC_SPEC   := $(wildcard src/spec/*.c)
+SRC_ENGINE := $(wildcard src/engine/*.c)
+SRC_CMD    := $(wildcard src/cmd/*.c)
+SRC_UI     := $(wildcard ui/*.c)
+SRC_STORE  := $(wildcard store/*.c)
+SRC_LIB    := $(SRC_CORE) $(SRC_SPEC) $(SRC_ENGINE) $(SRC_CMD) $(SRC_UI) $(SRC_STORE)
+GEN_SRC    := $(B)/gen/default-spec.c
+OBJ_LIB    := $(SRC_LIB:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
+OBJ_MAIN   := $(B)/src/main.o
+
+TEST_SRC   := $(wildcard tests/unit/t*.c)
+TEST_BIN   := $(TEST_SRC:%.c=$(B)/%)
+BENCH_SRC  := $(wildcard tests/bench/*.c)
+BENCH_BIN  := $(BENCH_SRC:%.c=$(B)/%)
+
+# Only these objects see the outside libraries' headers (the layer check
+# enforces that nobody else includes them).
+$(B)/ui/%.o $(B)/store/%.o $(B)/src/spec/spec-yaml.o: CFLAGS += $(PKG_CFLAGS)
+
+.PHONY: all run check check-long asan bench clean deps variant-all variant-tests variant-bench lint-man
+all: deps
+	@$(MAKE) --no-print-directory VARIANT=rel variant-all
+	@ln -sf build/rel/cellar cellar
+
+run: all
+	./cellar
+
+check: deps
+	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
+	@CELLAR_BUILD=build/dbg sh tests/run.sh
+
+check-long: deps
+	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
+	@CELLAR_BUILD=build/dbg CELLAR_LONG=1 sh tests/run.sh
+
+asan: deps
+	@$(MAKE) --no-print-directory VARIANT=asan variant-tests
+	@CELLAR_BUILD=build/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory VARIANT=rel variant-bench
+	@for b in $(BENCH_BIN:build/$(VARIANT)/%=build/rel/%); do echo "== $$b"; $$b || exit 1; done
+
+variant-all: $(B)/cellar
+variant-tests: $(B)/cellar $(TEST_BIN)
+variant-bench: $(BENCH_BIN)
+
+$(B)/cellar: $(OBJ_MAIN) $(OBJ_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Unit tests link only the layers below them, by name prefix, so each layer
+# builds and tests on its own: tcore-*, tspec-*, tengine-*, anything else
+# links the whole library.
+OBJ_CORE   := $(SRC_CORE:%.c=$(B)/%.o)
+OBJ_SPEC   := $(OBJ_CORE) $(SRC_SPEC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
+OBJ_ENGINE := $(OBJ_SPEC) $(SRC_ENGINE:%.c=$(B)/%.o)
+$(B)/tests/unit/tcore-%: tests/unit/tcore-%.c $(OBJ_CORE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ -lm $(LDASAN)
+$(B)/tests/unit/tspec-%: tests/unit/tspec-%.c $(OBJ_SPEC)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDLIBS)
+$(B)/tests/unit/tengine-%: tests/unit/tengine-%.c $(OBJ_ENGINE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDLIBS)
+$(B)/tests/unit/%: tests/unit/%.c $(OBJ_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(OBJ_LIB) $(LDLIBS)
+
+$(B)/tests/bench/%: tests/bench/%.c $(OBJ_ENGINE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The default spec is compiled in so the console starts anywhere.
+$(B)/gen/default-spec.c: specs/default.yaml
+	@mkdir -p $(@D)
+	@{ echo '/* generated from specs/default.yaml by the Makefile; do not edit */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'const char default_spec_yaml[] = {'; \
+	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '0x00 };'; \
+	   echo 'const size_t default_spec_yaml_len = sizeof default_spec_yaml - 1;'; } > $@
+
+$(B)/gen/default-spec.o: $(B)/gen/default-spec.c
+	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
+
+# Install what is missing (as root) or say exactly what to run.
+deps:
+	@missing=""; \
+	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
+	command -v pkg-config >/dev/null 2>&1 || missing=1; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing build dependencies: $(DEBPKGS)"; \
+	    (apt-get install -y -q $(DEBPKGS) >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(DEBPKGS))) || exit 1; \
+	  else \
+	    echo "missing build dependencies; run:"; \
+	    echo "  sudo apt-get install -y $(DEBPKGS)"; exit 1; \
+	  fi; \
+	fi; \
+	if ! command -v mandoc >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get install -y -q $(TESTPKGS) >/dev/null 2>&1 || \
+	     (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(TESTPKGS))) >/dev/null || true; \
+	  fi; \
+	fi
+
+clean:
+	rm -rf build cellar
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,249 @@
+/*
+ * engine.h — the cell allocation engine (HiveD, OSDI'20). Pure: no I/O, no
+ * clock, no globals, no randomness; same calls, same results.
+ *
+ * The engine owns the physical cell trees of a spec, one virtual cell view
+ * per VC, the buddy free lists that bind virtual cells to physical cells only
+ * while they are in use, the running jobs ("groups") and node health. It
+ * answers placement requests (gangs of pods) and reports victims; it never
+ * carries anything out — the caller tells the backend.
+ *
+ * Ownership: engine_create copies nothing from the spec but keeps a pointer
+ * to it; the spec must outlive the engine. Strings returned by the query
+ * functions point into the engine or the spec and stay valid until the next
+ * mutating call. A struct engine_plan owns its arrays; engine_plan_release
+ * frees them.
+ *
+ * Invariants (engine_check() verifies every one and names the first broken):
+ *  1. Counters: every cell's used / opportunistic / bad leaf counts equal the
+ *     sums over its leaves; every view's per-cell availability equals the sum
+ *     over its leaves.
+ *  2. Binding is a partial one-to-one map between a VC's virtual cells and
+ *     physical cells of the same chain and level; a bound virtual cell's
+ *     parent is bound to the physical parent (below the preassigned level).
+ *  3. A virtual cell is bound iff some leaf below it is used by a job, is
+ *     marked bad, or it is doomed or pinned.
+ *  4. Buddy free lists hold exactly the maximal physical cells with no bound
+ *     cell in or above them; no two buddies (all children of one parent) are
+ *     all free (they would have been merged).
+ *  5. Theorem 1 (sharing safety): for every chain and level l, the cells
+ *     still owed to VCs (unbound preassigned virtual cells at levels >= l,
+ *     counted in level-l cells) <= the free cells at levels >= l, counted the
+ *     same way.
+ *  6. A guaranteed job's leaves lie inside its VC's bound cells (hived,
+ *     private) or count toward its VC's quota (quota); an opportunistic job's
+ *     leaves are all idle of guaranteed use.
+ *  7. Each pod's leaves lie inside one cell of the lowest level whose cells
+ *     hold that many leaves.
+ *  8. Every index (free-count buckets, free lists, clean-child sets) contains
+ *     exactly the cells its definition says.
+ */
+#ifndef CELLAR_ENGINE_H
+#define CELLAR_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "spec/spec.h"
+
+struct engine;
+
+enum engine_mode {
+	ENGINE_HIVED,		/* virtual cells + buddy binding (HiveD) */
+	ENGINE_QUOTA,		/* GPU-count quota, cluster-wide packing (YARN-CS) */
+	ENGINE_PRIVATE,		/* each VC alone on a private copy of its cells */
+};
+
+#define ENGINE_PRIO_OPPORTUNISTIC	(-1)
+#define ENGINE_PRIO_MAX			1000
+#define ENGINE_MAX_MEMBERS		8
+
+/* One gang member: `pods` pods of `gpus` leaf cells each. */
+struct engine_member {
+	int	pods;
+	int	gpus;
+};
+
+struct engine_req {
+	const char		*name;		/* job name, unique among running jobs */
+	int			 vc;		/* spec VC index */
+	int			 priority;	/* 0..1000 guaranteed, -1 opportunistic */
+	int			 leaf_type;	/* spec leaf type index, -1 = any */
+	int			 pin;		/* spec pin index, -1 = none */
+	bool			 lazy;		/* as a victim, may be downgraded to
+						   opportunistic instead of killed */
+	int			 nmembers;
+	struct engine_member	 members[ENGINE_MAX_MEMBERS];
+};
+
+/* Why a request cannot be placed, for an operator to act on. */
+enum engine_fail {
+	ENGINE_OK = 0,
+	ENGINE_EBADREQ,		/* malformed: unknown VC, zero GPUs, name in use... */
+	ENGINE_ENOTYPE,		/* no cell of that leaf type (in the VC / cluster) */
+	ENGINE_ETOOBIG,		/* a pod larger than any cell the VC could ever offer */
+	ENGINE_EVCFULL,		/* VC has no room at that level now */
+	ENGINE_EBADONLY,	/* room only on bad nodes */
+	ENGINE_EPINBUSY,	/* the pinned cell has no room */
+	ENGINE_EPREEMPT,	/* would need preemption of higher/equal priority */
+	ENGINE_ECLUSTERFULL,	/* opportunistic: no idle cells anywhere */
+	ENGINE_EQUOTA,		/* quota mode: over the VC's GPU quota */
+};
+
+enum engine_victim_kind {
+	ENGINE_VICTIM_PREEMPT,	/* the job loses its cells (killed / requeued) */
+	ENGINE_VICTIM_LAZY,	/* downgraded to opportunistic, keeps running */
+};
+
+struct engine_victim {
+	int			 job;		/* engine job id */
+	char			 name[64];
+	enum engine_victim_kind	 kind;
+};
+
+/*
+ * A placement: for each pod (members expanded in request order, largest
+ * first within the engine's choice), its leaves as physical cell indices.
+ */
+struct engine_plan {
+	enum engine_fail	 fail;
+	char			 why[256];	/* one line, lowercase, names in quotes */
+	int			 job;		/* job id after engine_alloc, else -1 */
+	int			 chain;		/* spec chain used */
+	bool			 opportunistic;	/* placed as an opportunistic job */
+	int			 npods;
+	int			*pod_first;	/* npods + 1 offsets into leaves */
+	int			*leaves;	/* physical leaf cell indices */
+	int			 nleaves;
+	struct engine_victim	*victims;
+	int			 nvictims;
+	size_t			 leaves_cap, victims_cap;
+};
+
+void	 engine_plan_init(struct engine_plan *p);
+void	 engine_plan_release(struct engine_plan *p);
+
+/*
+ * Build an engine for a validated spec. Returns NULL with *cause set (and
+ * malloc'ed) if the spec cannot be used in that mode.
+ */
+struct engine	*engine_create(const struct spec *s, enum engine_mode mode, char **cause);
+void		 engine_free(struct engine *e);
+const struct spec *engine_spec(const struct engine *e);
+enum engine_mode engine_mode(const struct engine *e);
+const char	*engine_mode_name(enum engine_mode m);
+/* Parse "hived" / "quota" / "private"; -1 if unknown. */
+int		 engine_mode_parse(const char *name);
+
+/*
+ * Dry run: where would this request land and whom would it preempt. Leaves
+ * the engine exactly as it was. Returns 0 if it can be placed (plan filled),
+ * -1 if not (plan->fail and plan->why say why).
+ */
+int	 engine_place(struct engine *e, const struct engine_req *r, struct engine_plan *plan);
+
+/*
+ * Place and commit: victims are preempted (their cells released, or
+ * downgraded to opportunistic for lazy victims whose GPUs the new placement
+ * could avoid) and the job starts. Returns the new job id (>= 0) or -1.
+ */
+int	 engine_alloc(struct engine *e, const struct engine_req *r, struct engine_plan *plan);
+
+/* Release a job's cells. Returns 0, or -1 if no such job. */
+int	 engine_release(struct engine *e, int job);
+
+/*
+ * Mark a node bad or healthy (by name; a node may span several chains).
+ * Jobs with a leaf on a node that goes bad are listed in affected (job ids,
+ * up to max) and their count returned; they keep their cells until released.
+ * Returns -1 if there is no such node.
+ */
+int	 engine_node_set_bad(struct engine *e, const char *node, bool bad,
+	    int *affected, int max);
+
+/* Returns true when every invariant holds; otherwise false and a message. */
+bool	 engine_check(const struct engine *e, char *why, size_t len);
+
+/* ---- queries (read-only) ---- */
+
+enum engine_job_state {
+	ENGINE_JOB_FREE = 0,		/* unused slot */
+	ENGINE_JOB_RUNNING,		/* guaranteed in its VC, or opportunistic */
+};
+
+struct engine_job_info {
+	const char	*name;
+	int		 vc;
+	int		 priority;	/* -1 once downgraded to opportunistic */
+	int		 orig_priority;	/* as requested */
+	bool		 lazy;
+	bool		 downgraded;	/* lazily preempted, running opportunistic */
+	int		 chain;
+	int		 npods;
+	const int	*pod_first;	/* npods + 1 offsets into leaves */
+	const int	*leaves;	/* physical leaf cell indices */
+	int		 nleaves;
+};
+
+/* Job ids are small integers; iterate 0 .. engine_job_limit()-1. */
+int	 engine_job_limit(const struct engine *e);
+/* Fill info for a running job; false for a free slot or bad id. */
+bool	 engine_job(const struct engine *e, int job, struct engine_job_info *info);
+int	 engine_job_find(const struct engine *e, const char *name);
+
+enum engine_cell_state {
+	ENGINE_CELL_FREE,		/* in a buddy free list (or inside one) */
+	ENGINE_CELL_SPLIT,		/* above bound cells, not bound itself */
+	ENGINE_CELL_BOUND,		/* bound to a VC's virtual cell */
+	ENGINE_CELL_RESERVED,		/* inside a bound cell, not bound itself */
+};
+
+struct engine_cell_info {
+	enum engine_cell_state	 state;
+	int			 vc;		/* bound VC (bound/reserved), else -1 */
+	bool			 doomed;	/* bound to a VC because it is bad */
+	bool			 pinned;	/* part of a pinned cell */
+	int			 leaves;	/* leaf cells below (1 for a leaf) */
+	int			 used;		/* leaves used by guaranteed jobs */
+	int			 opp;		/* leaves used by opportunistic jobs */
+	int			 bad;		/* bad leaves */
+	int			 job;		/* for a leaf: the job using it, else -1 */
+	int			 priority;	/* for a used leaf: its job's priority */
+};
+
+void	 engine_cell(const struct engine *e, int cell, struct engine_cell_info *info);
+
+struct engine_vc_usage {
+	/* Leaves (GPUs) of the VC's assignment, from its own view. */
+	long long	 gpus;		/* assigned (virtual cells + pinned) */
+	long long	 used;		/* used by its guaranteed jobs */
+	long long	 bad;		/* bound to bad hardware (doomed or gone bad) */
+	long long	 free;		/* gpus - used - bad */
+	long long	 opp;		/* GPUs its opportunistic jobs use anywhere */
+	int		 jobs;		/* running guaranteed jobs */
+	int		 opp_jobs;	/* running opportunistic jobs */
+	/* Per chain and level: cells assigned and how many are bound now. */
+	int		 assigned[SPEC_MAX_LEVELS + 1];	/* summed over chains */
+	int		 bound[SPEC_MAX_LEVELS + 1];
+	int		 doomed;	/* doomed (bad-bound) preassigned cells */
+};
+
+void	 engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u);
+
+/* Cluster-wide counters. */
+struct engine_stats {
+	long long	 gpus, used, opp, bad;
+	int		 jobs, opp_jobs;
+	long long	 binds, unbinds, splits, merges;
+};
+void	 engine_stats(const struct engine *e, struct engine_stats *st);
+
+/* Free cells (buddy free list) and owed cells of a chain at a level. */
+long long engine_free_cells(const struct engine *e, int chain, int level);
+long long engine_owed_cells(const struct engine *e, int chain, int level);
+
+/* Human-readable names for enums (lowercase). */
+const char	*engine_fail_name(enum engine_fail f);
+const char	*engine_cell_state_name(enum engine_cell_state s);
+
+#endif

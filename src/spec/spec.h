@@ -1,0 +1,202 @@
+/*
+ * spec.h — a cluster spec in HiveD's format, loaded and validated.
+ *
+ * A spec describes cell types (physicalCluster.cellTypes), the physical
+ * cells instantiated from them (physicalCluster.physicalCells), and the
+ * virtual clusters with their cell assignments and pinned cells
+ * (virtualClusters). spec_load() parses YAML (src/spec/spec-yaml.c, the only
+ * file that includes <yaml.h>) into a generic document and spec.c validates
+ * it into the plain structs below. Nothing here depends on the engine.
+ *
+ * Ownership: a struct spec owns every array and string reachable from it;
+ * spec_free() releases them all. Indices (type, cell, chain, vc, pin) are
+ * positions in the spec's arrays and stay valid for the spec's lifetime.
+ *
+ * Invariants of a spec returned by spec_load*():
+ *  1. Cell types form a forest: every type's child chain ends at a leaf type
+ *     (a name used as childCellType but not defined, e.g. "K80"), no cycles.
+ *     types[t].level is 1 for leaf types and child level + 1 otherwise.
+ *  2. Physical cells are fully expanded: every cell of type t with t not a
+ *     leaf has exactly types[t].nchild children, of types[t].child.
+ *  3. Cells are numbered per chain, per level, in breadth-first order: the
+ *     children of a cell are contiguous (first_child .. first_child+nchild-1)
+ *     and chains[c].level_first[l] .. + level_count[l] are the chain's cells
+ *     at level l (1-based; index 0 unused). Chains are laid out one after the
+ *     other, top level first.
+ *  4. Every physical cell has exactly one node-level cell on its root path or
+ *     in its subtree; cells[i].node is the node index of the node-level cell
+ *     at or above i, or -1 for cells above node level.
+ *  5. Leaf cells of one node have distinct addresses; node names are unique
+ *     within a chain (one node may carry several leaf types, one per chain).
+ *  6. Each VC's assignment is feasible: at every level of every chain, the
+ *     cells assigned (counted in cells of that level) fit in what the chain
+ *     offers after pinned cells are set aside (HiveD's Theorem 1 at time 0).
+ *  7. Every pinned cell id names exactly one physical cell and is claimed by
+ *     at most one VC.
+ */
+#ifndef CELLAR_SPEC_H
+#define CELLAR_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SPEC_MAX_LEVELS 16
+
+/* Where something was written: file:line:col (1-based; 0 when synthesized). */
+struct spec_loc {
+	int	line;
+	int	col;
+};
+
+struct spec_celltype {
+	char		*name;
+	int		 child;		/* type index of childCellType, -1 for a leaf type */
+	int		 nchild;	/* childCellNumber, 0 for a leaf type */
+	bool		 node_level;	/* isNodeLevel */
+	bool		 is_leaf;	/* a leaf (device) type, never defined in cellTypes */
+	int		 level;		/* 1 for leaf types */
+	int		 leaf;		/* type index of the leaf type below */
+	long long	 leaves;	/* leaf cells in one cell of this type */
+	struct spec_loc	 loc;		/* definition (or first use for leaf types) */
+};
+
+struct spec_cell {
+	int		 type;		/* spec_celltype index */
+	int		 chain;		/* spec_chain index */
+	int		 level;		/* == types[type].level */
+	int		 parent;	/* cell index, -1 for a top-level cell */
+	int		 first_child;	/* cell index of the first child, -1 for a leaf */
+	int		 nchild;
+	int		 node;		/* spec node index (invariant 4), -1 above node level */
+	int		 pin;		/* spec_pin index pinned at this cell, or -1 */
+	const char	*addr;		/* this cell's own address (given or default) */
+	struct spec_loc	 loc;		/* where written, or the nearest written ancestor */
+};
+
+/* A chain: all top-level physical cells of one cell type (HiveD CellChain). */
+struct spec_chain {
+	int	 top_type;		/* type index of the top-level cells; names the chain */
+	int	 leaf_type;		/* the chain's leaf (GPU) type */
+	int	 levels;		/* number of levels; the top level == levels */
+	int	 level_type[SPEC_MAX_LEVELS + 1];	/* cell type at each level (1-based) */
+	int	 level_first[SPEC_MAX_LEVELS + 1];	/* first cell index at each level */
+	int	 level_count[SPEC_MAX_LEVELS + 1];	/* cells at each level */
+	int	 node_level;		/* the level flagged isNodeLevel */
+};
+
+/* A node: a machine. Node-level cells with the same address are one node. */
+struct spec_node {
+	const char	*name;		/* the node-level cell's address */
+	int		*cells;		/* node-level cell indices, one per chain */
+	int		 ncells;
+};
+
+/* One entry of virtualClusters.<vc>.virtualCells. */
+struct spec_vcell {
+	int		 chain;
+	int		 level;		/* level within the chain */
+	int		 type;		/* cell type at that level */
+	int		 number;	/* cellNumber */
+	struct spec_loc	 loc;
+};
+
+struct spec_vc {
+	char			*name;
+	struct spec_vcell	*cells;
+	int			 ncells;
+	int			*pins;		/* spec_pin indices this VC holds */
+	int			 npins;
+	struct spec_loc		 loc;
+};
+
+struct spec_pin {
+	char		*id;		/* pinnedCellId */
+	int		 cell;		/* the physical cell */
+	int		 vc;		/* the VC that claims it, -1 if none */
+	struct spec_loc	 loc;
+};
+
+enum spec_severity { SPEC_ERROR, SPEC_WARNING, SPEC_NOTE };
+
+/* One diagnostic, already formatted "file:line:col: error: message". */
+struct spec_diag {
+	enum spec_severity	 severity;
+	char			*text;
+};
+
+struct spec_diags {
+	struct spec_diag	*v;
+	size_t			 n;
+	size_t			 cap;
+	int			 errors;
+	int			 warnings;
+};
+
+struct spec {
+	char			*path;		/* as given to spec_load, or a label */
+	char			*text;		/* the source text, NUL-terminated */
+	size_t			 text_len;
+	unsigned long long	 hash;		/* FNV-1a of text, for the store */
+
+	struct spec_celltype	*types;
+	int			 ntypes;
+	struct spec_cell	*cells;
+	int			 ncells;
+	struct spec_chain	*chains;
+	int			 nchains;
+	struct spec_node	*nodes;
+	int			 nnodes;
+	struct spec_vc		*vcs;
+	int			 nvcs;
+	struct spec_pin		*pins;
+	int			 npins;
+
+	long long		 gpus;		/* leaf cells in the whole cluster */
+	char			*arena;		/* backing store of cell addresses */
+};
+
+/*
+ * Load and validate a spec from a file. Returns NULL when the file cannot be
+ * read or has any error; every problem found (not just the first) is
+ * appended to diags, each with file:line:col. Warnings and notes (unknown
+ * keys, Kubernetes-only keys that are ignored) are appended as well when the
+ * load succeeds. diags may be NULL.
+ */
+struct spec	*spec_load(const char *path, struct spec_diags *diags);
+/* The same from a buffer; name is used as the file name in diagnostics. */
+struct spec	*spec_load_string(const char *name, const char *text, size_t len,
+		    struct spec_diags *diags);
+void		 spec_free(struct spec *s);
+
+void		 spec_diags_init(struct spec_diags *d);
+void		 spec_diags_release(struct spec_diags *d);
+
+/* Lookups by name; -1 when absent. */
+int		 spec_find_vc(const struct spec *s, const char *name);
+int		 spec_find_type(const struct spec *s, const char *name);
+int		 spec_find_chain(const struct spec *s, const char *top_type_name);
+int		 spec_find_node(const struct spec *s, const char *name);
+int		 spec_find_pin(const struct spec *s, const char *id);
+/* The cell with this full address ("rack0/node3/1/0/5"), or -1. */
+int		 spec_find_cell(const struct spec *s, const char *path);
+
+/*
+ * Leaf cells of one level-`hi` cell counted in cells of level `lo` of a chain
+ * (1 when hi == lo). Used by feasibility and the engine's counters.
+ */
+long long	 spec_units(const struct spec *s, int chain, int hi, int lo);
+
+/*
+ * Write the full address of a cell into buf: the addresses of the top-level
+ * cell down to it joined by '/'. Returns buf.
+ */
+char		*spec_cell_path(const struct spec *s, int cell, char *buf, size_t len);
+
+/* Number of cells the VC is assigned at exactly this chain and level. */
+int		 spec_vc_cells_at(const struct spec *s, int vc, int chain, int level);
+
+/* The embedded default spec (specs/default.yaml compiled in). */
+extern const char	default_spec_yaml[];
+extern const size_t	default_spec_yaml_len;
+
+#endif

@@ -1,0 +1,25 @@
+#!/bin/sh
+# tests/layers.sh — the layer check: each outside library is included by one
+# layer only, and the pure layers (engine, policies) include no I/O, clock or
+# randomness header. One "ok"/"not ok" line per rule.
+
+fail_rule() { echo "not ok - layers/$1: $2"; }
+
+check() {   # check NAME REGEX ALLOWED-PATH-REGEX [DIRS...]
+	name=$1; re=$2; allow=$3; shift 3
+	hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($re)[>\"]" \
+	    "$@" --include='*.c' --include='*.h' 2>/dev/null | grep -vE "^($allow)" )
+	if [ -n "$hits" ]; then
+		fail_rule "$name" "$(echo "$hits" | head -3 | tr '\n' ' ')"
+	else
+		echo "ok - layers/$name"
+	fi
+}
+
+dirs="src ui store tests/unit tests/bench"
+check curses 'n?curses(w)?\.h|ncursesw/[a-z]+\.h|term\.h' 'ui/' $dirs
+check libedit 'histedit\.h|editline/readline\.h' 'ui/' $dirs
+check sqlite 'sqlite3\.h' 'store/' $dirs
+check yaml 'yaml\.h' 'src/spec/spec-yaml\.c:' $dirs
+check engine-pure 'stdio\.h|time\.h|sys/time\.h|unistd\.h|fcntl\.h|sys/[a-z]+\.h|pthread\.h|signal\.h|dirent\.h' \
+    '^$' src/engine src/policy

@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/run.sh — run every test tier and end with "N passed, M failed".
+#
+# Tiers, in order: the layer check, the C unit tests (build/VARIANT/tests/unit),
+# the scenario scripts (tests/scenarios/t*.sh, run with $CELLAR set to the
+# binary under test), and the man-page lint. Every test prints "ok - NAME" or
+# "not ok - NAME: why"; a binary or script that dies without printing its own
+# verdict counts as one failure. Exit status is 1 when anything failed.
+
+B=${CELLAR_BUILD:-build/dbg}
+CELLAR=$(pwd)/$B/cellar
+export CELLAR
+top=$(pwd)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run() {   # run NAME CMD...: stream its lines, record a crash as a failure
+	name=$1; shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	cat "$out" >>"$log"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok - ' "$out"; then
+		echo "not ok - $name: exited $rc without a verdict" | tee -a "$log"
+	fi
+	if ! grep -q '^\(not \)\{0,1\}ok - ' "$out" && [ $rc -eq 0 ]; then
+		echo "not ok - $name: printed no test result" | tee -a "$log"
+	fi
+	rm -f "$out"
+}
+
+run layers sh tests/layers.sh
+for t in "$B"/tests/unit/t*; do
+	[ -x "$t" ] || continue
+	run "$(basename "$t")" "$t"
+done
+for s in tests/scenarios/t*.sh; do
+	[ -f "$s" ] || continue
+	run "$(basename "$s")" sh "$s"
+done
+run man-lint sh tests/manlint.sh
+
+cd "$top" || exit 1
+pass=$(grep -c '^ok - ' "$log")
+fail=$(grep -c '^not ok - ' "$log")
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
