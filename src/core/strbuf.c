@@ -5,6 +5,7 @@
 #include "core/strbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/xmalloc.h"
