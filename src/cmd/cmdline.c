@@ -1,0 +1,151 @@
+/*
+ * cmdline.c — the command-line tokenizer (rules in cmdline.h). Sits in front
+ * of the dispatcher: text in, argv-style word lists out. A small state
+ * machine over the characters; the word under construction lives in a strbuf
+ * and `inword` records whether a word has started, so that '' is a word.
+ */
+#include "cmd/cmdline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+
+void
+cmdline_init(struct cmdline *cl)
+{
+	cl->cmds = NULL;
+	cl->n = 0;
+	cl->cap = 0;
+}
+
+void
+cmdline_release(struct cmdline *cl)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n; i++)
+		strvec_release(&cl->cmds[i]);
+	free(cl->cmds);
+	cmdline_init(cl);
+}
+
+/* End the current command: keep it if it has words. */
+static void
+cl_end_cmd(struct cmdline *cl, struct strvec *cur)
+{
+	if (cur->n == 0)
+		return;
+	XGROW(cl->cmds, cl->cap, cl->n + 1);
+	cl->cmds[cl->n++] = *cur;
+	strvec_init(cur);
+}
+
+int
+cmdline_parse(const char *text, struct cmdline *cl, bool *incomplete, char **cause)
+{
+	struct strbuf word = STRBUF_INIT;
+	struct strvec cur = STRVEC_INIT;
+	const char *p = text;
+	bool inword = false;
+	const char *what = NULL;
+
+	cmdline_release(cl);
+	if (incomplete != NULL)
+		*incomplete = false;
+	for (;;) {
+		char c = *p;
+		bool was = inword;
+
+		if (c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
+		    c == ';') {
+			if (inword) {
+				strvec_push(&cur, word.buf);
+				strbuf_reset(&word);
+				inword = false;
+			}
+			if (c == '\0' || c == '\n' || c == ';')
+				cl_end_cmd(cl, &cur);
+			if (c == '\0')
+				break;
+			p++;
+			continue;
+		}
+		if (c == '#' && !inword) {	/* rule 5 */
+			p += strcspn(p, "\n");
+			continue;
+		}
+		inword = true;
+		if (c == '\'') {		/* rule 2 */
+			const char *q = strchr(p + 1, '\'');
+
+			if (q == NULL) {
+				what = "unterminated single quote";
+				goto incomplete;
+			}
+			strbuf_add(&word, p + 1, (size_t)(q - p - 1));
+			p = q + 1;
+		} else if (c == '"') {		/* rule 3 */
+			for (p++; *p != '"'; p++) {
+				if (*p == '\0') {
+					what = "unterminated double quote";
+					goto incomplete;
+				}
+				if (*p == '\\' && p[1] != '\0' && strchr("\\\"$`\n", p[1]) != NULL) {
+					p++;
+					if (*p != '\n')
+						strbuf_addc(&word, *p);
+					continue;
+				}
+				strbuf_addc(&word, *p);
+			}
+			p++;
+		} else if (c == '\\') {		/* rule 4 */
+			if (p[1] == '\0') {
+				what = "trailing backslash";
+				goto incomplete;
+			}
+			if (p[1] == '\n') {
+				/* A continuation joins lines; it does not make a word. */
+				inword = was;
+			} else
+				strbuf_addc(&word, p[1]);
+			p += 2;
+		} else {
+			strbuf_addc(&word, c);
+			p++;
+		}
+	}
+	strbuf_release(&word);
+	strvec_release(&cur);
+	return 0;
+
+incomplete:
+	if (incomplete != NULL)
+		*incomplete = true;
+	*cause = xstrdup(what);
+	strbuf_release(&word);
+	strvec_release(&cur);
+	cmdline_release(cl);
+	return -1;
+}
+
+void
+cmdline_quote(struct strbuf *sb, const char *word)
+{
+	const char *p;
+
+	if (*word != '\0' && strpbrk(word, " \t\r\n;#'\"\\$`") == NULL) {
+		strbuf_adds(sb, word);
+		return;
+	}
+	/* Single quotes, with each ' written as '\'' (closing, escaped, reopening). */
+	strbuf_addc(sb, '\'');
+	for (p = word; *p != '\0'; p++)
+		if (*p == '\'')
+			strbuf_adds(sb, "'\\''");
+		else
+			strbuf_addc(sb, *p);
+	strbuf_addc(sb, '\'');
+}

@@ -1,0 +1,55 @@
+/*
+ * cmdline.h — the one tokenizer of the command grammar: split a line of text
+ * into commands and each command into words, shell-like. Batch mode (-c, -f,
+ * stdin), the REPL and the dashboard's ':' line all go through it.
+ *
+ * Rules:
+ *  1. Unquoted blanks (space, tab, CR) separate words; unquoted ';' and
+ *     newline end a command. Empty commands are dropped.
+ *  2. '...' is literal up to the next quote; no escapes inside.
+ *  3. "..." is literal except that backslash escapes \ " $ ` and newline
+ *     (a backslash-newline vanishes); any other backslash is kept.
+ *  4. Outside quotes, backslash makes the next character literal, and
+ *     backslash-newline vanishes (line continuation).
+ *  5. An unquoted '#' at the start of a word starts a comment that runs to
+ *     the end of the line.
+ *  6. Quotes join with adjacent text into one word ("a"'b'c is abc); an empty
+ *     pair ('' or "") is an empty word.
+ *
+ * Ownership: a struct cmdline owns its commands and their words;
+ * cmdline_release frees them.
+ */
+#ifndef CELLAR_CMDLINE_H
+#define CELLAR_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/strvec.h"
+
+struct cmdline {
+	struct strvec	*cmds;		/* one argv-style word list per command */
+	size_t		 n;
+	size_t		 cap;
+};
+
+void	cmdline_init(struct cmdline *cl);
+void	cmdline_release(struct cmdline *cl);
+
+/*
+ * Parse text into cl (emptied first). Returns 0, or -1 with *cause set
+ * (malloc'ed) and cl emptied. *incomplete (may be NULL) is set to true when
+ * the text ends inside quotes or after a backslash, so that a reader can
+ * append the next line and parse again.
+ */
+int	cmdline_parse(const char *text, struct cmdline *cl, bool *incomplete,
+	    char **cause);
+
+/*
+ * Append word to sb quoted so that cmdline_parse reads it back as one word
+ * (unchanged when it needs no quoting). For messages and history.
+ */
+struct strbuf;
+void	cmdline_quote(struct strbuf *sb, const char *word);
+
+#endif

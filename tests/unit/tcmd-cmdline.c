@@ -1,0 +1,186 @@
+/*
+ * tcmd-cmdline.c — unit tests of the command-line tokenizer (cmd/cmdline):
+ * words, quoting, escapes, command separators, comments, incomplete input
+ * and the quoting helper that must read back as the same word.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "cmd/cmdline.h"
+#include "core/strbuf.h"
+
+/*
+ * Render a parse as text: words in <>, commands separated by " | ", or
+ * "ERR cause" / "INC cause" for errors and incomplete input.
+ */
+static const char *
+render(const char *text)
+{
+	static char out[1024];
+	struct cmdline cl;
+	struct strbuf sb = STRBUF_INIT;
+	char *cause = NULL;
+	bool inc = false;
+	size_t i, j;
+
+	cmdline_init(&cl);
+	if (cmdline_parse(text, &cl, &inc, &cause) != 0) {
+		snprintf(out, sizeof out, "%s %s", inc ? "INC" : "ERR", cause);
+		free(cause);
+		return out;
+	}
+	for (i = 0; i < cl.n; i++) {
+		if (i > 0)
+			strbuf_adds(&sb, " | ");
+		for (j = 0; j < cl.cmds[i].n; j++)
+			strbuf_addf(&sb, "<%s>", cl.cmds[i].v[j]);
+		if (cl.cmds[i].v[cl.cmds[i].n] != NULL)
+			strbuf_adds(&sb, "NOT-NULL-TERMINATED");
+	}
+	snprintf(out, sizeof out, "%s", sb.buf);
+	strbuf_release(&sb);
+	cmdline_release(&cl);
+	return out;
+}
+
+static void
+test_words(void)
+{
+	CHECK_STREQ(render(""), "");
+	CHECK_STREQ(render("   \t "), "");
+	CHECK_STREQ(render("jobs"), "<jobs>");
+	CHECK_STREQ(render("  alloc  j1\t--vc a  "), "<alloc><j1><--vc><a>");
+	CHECK_STREQ(render("a\r\n"), "<a>");
+}
+
+static void
+test_separators(void)
+{
+	CHECK_STREQ(render("a; b"), "<a> | <b>");
+	CHECK_STREQ(render("a;b;;c;"), "<a> | <b> | <c>");
+	CHECK_STREQ(render(";;;"), "");
+	CHECK_STREQ(render("a x\nb y"), "<a><x> | <b><y>");
+	CHECK_STREQ(render("a ';' b"), "<a><;><b>");
+	CHECK_STREQ(render("a \\; b"), "<a><;><b>");
+}
+
+static void
+test_quotes(void)
+{
+	CHECK_STREQ(render("'a b' c"), "<a b><c>");
+	CHECK_STREQ(render("\"a b\" c"), "<a b><c>");
+	CHECK_STREQ(render("'a\\b'"), "<a\\b>");
+	CHECK_STREQ(render("\"a\\\"b\""), "<a\"b>");
+	CHECK_STREQ(render("\"a\\\\b\""), "<a\\b>");
+	CHECK_STREQ(render("\"a\\nb\""), "<a\\nb>");	/* kept: not special */
+	CHECK_STREQ(render("\"$x\\$y\""), "<$x$y>");
+	CHECK_STREQ(render("x'y'\"z\"w"), "<xyzw>");
+	CHECK_STREQ(render("'' \"\""), "<><>");
+	CHECK_STREQ(render("a '' b"), "<a><><b>");
+	CHECK_STREQ(render("'it'\\''s'"), "<it's>");
+	CHECK_STREQ(render("\"it's\""), "<it's>");
+	CHECK_STREQ(render("'a\nb'"), "<a\nb>");
+	CHECK_STREQ(render("'#' \"#\""), "<#><#>");
+}
+
+static void
+test_backslash(void)
+{
+	CHECK_STREQ(render("a\\ b"), "<a b>");
+	CHECK_STREQ(render("\\'"), "<'>");
+	CHECK_STREQ(render("a\\\nb"), "<ab>");
+	CHECK_STREQ(render("a \\\n b"), "<a><b>");
+	CHECK_STREQ(render("\"a\\\nb\""), "<ab>");
+	CHECK_STREQ(render("'' \\\nx"), "<><x>");
+	CHECK_STREQ(render("\\\\"), "<\\>");
+}
+
+static void
+test_comments(void)
+{
+	CHECK_STREQ(render("# all comment"), "");
+	CHECK_STREQ(render("jobs # list them"), "<jobs>");
+	CHECK_STREQ(render("jobs #x; vcs\ncells"), "<jobs> | <cells>");
+	CHECK_STREQ(render("a#b"), "<a#b>");
+	CHECK_STREQ(render("a \\#b"), "<a><#b>");
+}
+
+static void
+test_incomplete(void)
+{
+	CHECK_STREQ(render("'abc"), "INC unterminated single quote");
+	CHECK_STREQ(render("a \"abc"), "INC unterminated double quote");
+	CHECK_STREQ(render("\"abc\\\""), "INC unterminated double quote");
+	CHECK_STREQ(render("abc\\"), "INC trailing backslash");
+	/* Appending the next line completes it. */
+	CHECK_STREQ(render("'abc\ndef'"), "<abc\ndef>");
+	CHECK_STREQ(render("abc\\\ndef"), "<abcdef>");
+}
+
+static void
+test_quote_round_trip(void)
+{
+	static const char *const words[] = {
+		"plain", "", "a b", "it's", "semi;colon", "#hash", "back\\slash",
+		"\"dq\"", "$x", "tab\there", "new\nline", "''", "a'b'c",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct cmdline cl;
+		char *cause = NULL;
+
+		cmdline_init(&cl);
+		cmdline_quote(&sb, words[i]);
+		CHECKF(cmdline_parse(sb.buf, &cl, NULL, &cause) == 0, "%s", cause);
+		CHECKF(cl.n == 1 && cl.cmds[0].n == 1 &&
+		    strcmp(cl.cmds[0].v[0], words[i]) == 0, "'%s' -> [%s]",
+		    words[i], sb.buf);
+		free(cause);
+		cmdline_release(&cl);
+		strbuf_release(&sb);
+	}
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		cmdline_quote(&sb, "node01");
+		CHECK_STREQ(sb.buf, "node01");
+		strbuf_release(&sb);
+	}
+}
+
+/* Every byte sequence parses or fails cleanly (run under ASan). */
+static void
+test_garbage(void)
+{
+	char buf[64];
+	unsigned seed = 12345;
+	int i, k, n = test_long ? 200000 : 20000;
+
+	for (i = 0; i < n; i++) {
+		int len = (int)((seed = seed * 1103515245 + 12345) >> 16) % 63;
+
+		for (k = 0; k < len; k++) {
+			seed = seed * 1103515245 + 12345;
+			buf[k] = "ab '\"\\;#\n\t"[(seed >> 16) % 10];
+		}
+		buf[len] = '\0';
+		(void)render(buf);
+	}
+	CHECK(1);
+}
+
+static const struct test tests[] = {
+	{ "words", test_words },
+	{ "separators", test_separators },
+	{ "quotes", test_quotes },
+	{ "backslash", test_backslash },
+	{ "comments", test_comments },
+	{ "incomplete", test_incomplete },
+	{ "quote-round-trip", test_quote_round_trip },
+	{ "garbage", test_garbage },
+};
+
+TEST_MAIN(tests)
