@@ -41,8 +41,14 @@
 #include <stddef.h>
 
 #define SPEC_MAX_LEVELS 16
+/* Physical cells a spec may expand to (about 1M GPUs with 4 levels). */
+#define SPEC_MAX_CELLS	(1 << 22)
+/* Diagnostics kept per load; the rest are counted in spec_diags.dropped. */
+#define SPEC_MAX_DIAGS	1000
 
 /* Where something was written: file:line:col (1-based; 0 when synthesized). */
+struct strmap;
+
 struct spec_loc {
 	int	line;
 	int	col;
@@ -130,6 +136,7 @@ struct spec_diags {
 	size_t			 cap;
 	int			 errors;
 	int			 warnings;
+	size_t			 dropped;	/* not kept: beyond SPEC_MAX_DIAGS */
 };
 
 struct spec {
@@ -153,6 +160,9 @@ struct spec {
 
 	long long		 gpus;		/* leaf cells in the whole cluster */
 	char			*arena;		/* backing store of cell addresses */
+	size_t			 arena_len;
+	int			*node_cells;	/* backing store of nodes[].cells */
+	struct strmap		*node_map;	/* private: node name -> index */
 };
 
 /*

@@ -1,0 +1,144 @@
+/*
+ * spec-int.h — private to src/spec/: the generic YAML document tree that
+ * spec-yaml.c builds and spec.c validates, a small string index, and the
+ * diagnostic writer both use.
+ *
+ * Ownership: a struct ydoc owns its node, child and string arrays;
+ * ydoc_release() frees them. A struct strmap copies its keys and owns the
+ * copies. Node indices and string pointers stay valid until release.
+ *
+ * Invariants of a parsed ydoc:
+ *  1. Every node is a scalar, a null, a sequence or a mapping; root is -1
+ *     when the stream holds no document (or only comments).
+ *  2. The children of a sequence or mapping are contiguous in kids[]
+ *     (mappings alternate key, value); a child index refers to a node that
+ *     is complete, so the graph has no cycle even with YAML aliases.
+ *  3. Mapping keys are scalars or nulls (others are reported and kept).
+ *  4. Scalar strings are NUL-terminated in str[] and never move once the
+ *     parse has returned.
+ */
+#ifndef CELLAR_SPEC_INT_H
+#define CELLAR_SPEC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "spec/spec.h"
+
+enum ydoc_kind {
+	YDOC_NULL,		/* "~", "null", an empty value: HiveD's "not given" */
+	YDOC_SCALAR,
+	YDOC_SEQ,
+	YDOC_MAP,
+};
+
+struct ydoc_node {
+	enum ydoc_kind	 kind;
+	int		 line;		/* 1-based */
+	int		 col;		/* 1-based, in characters */
+	int		 n;		/* map: pairs; seq: items; scalar: bytes */
+	size_t		 off;		/* scalar: offset in str; map/seq: first kid */
+	bool		 quoted;	/* scalar was quoted or a block scalar */
+};
+
+struct ydoc {
+	struct ydoc_node	*nodes;
+	size_t			 nnodes;
+	size_t			 nodes_cap;
+	int			*kids;
+	size_t			 nkids;
+	size_t			 kids_cap;
+	char			*str;
+	size_t			 str_len;
+	size_t			 str_cap;
+	int			 root;
+};
+
+/*
+ * Parse text (len bytes, need not be NUL-terminated) into doc. Syntax errors
+ * are reported to d as "name:line:col: error: ..." and make it return -1
+ * (doc is then released). Returns 0 otherwise, with doc->root == -1 for an
+ * empty stream.
+ */
+int		 ydoc_parse(struct ydoc *doc, const char *name, const char *text,
+		    size_t len, struct spec_diags *d);
+void		 ydoc_release(struct ydoc *doc);
+
+static inline const struct ydoc_node *
+ydoc_node(const struct ydoc *doc, int i)
+{
+	return &doc->nodes[i];
+}
+
+/* A scalar's text ("" for anything that is not a scalar). */
+static inline const char *
+ydoc_str(const struct ydoc *doc, int i)
+{
+	const struct ydoc_node *n = &doc->nodes[i];
+
+	return n->kind == YDOC_SCALAR ? doc->str + n->off : "";
+}
+
+/* Item i of a sequence; key and value of pair i of a mapping. */
+static inline int
+ydoc_item(const struct ydoc *doc, int seq, int i)
+{
+	return doc->kids[doc->nodes[seq].off + (size_t)i];
+}
+
+static inline int
+ydoc_key(const struct ydoc *doc, int map, int i)
+{
+	return doc->kids[doc->nodes[map].off + 2 * (size_t)i];
+}
+
+static inline int
+ydoc_val(const struct ydoc *doc, int map, int i)
+{
+	return doc->kids[doc->nodes[map].off + 2 * (size_t)i + 1];
+}
+
+/*
+ * A string -> int index with open addressing. Keys are copied. Used for
+ * type, VC, pin and node names and for YAML anchors, so that nothing the
+ * loader does is quadratic in the size of a spec.
+ */
+struct strmap_ent {
+	size_t		 off;		/* key offset in pool */
+	unsigned	 hash;
+	int		 val;		/* -1 marks an empty slot */
+};
+
+struct strmap {
+	struct strmap_ent	*tab;
+	size_t			 cap;		/* power of two, or 0 */
+	size_t			 n;
+	char			*pool;
+	size_t			 pool_len;
+	size_t			 pool_cap;
+};
+
+void		 strmap_init(struct strmap *m);
+void		 strmap_release(struct strmap *m);
+/* The value for key, or -1. */
+int		 strmap_get(const struct strmap *m, const char *key);
+/*
+ * Insert key -> val (val >= 0) unless key is present. Returns the value
+ * already stored for key, or -1 when it inserted.
+ */
+int		 strmap_put(struct strmap *m, const char *key, int val);
+/* Insert or replace key -> val (val >= 0). */
+void		 strmap_set(struct strmap *m, const char *key, int val);
+
+/* The 64-bit FNV-1a hash (the spec's content hash). */
+unsigned long long spec_fnv1a(const void *p, size_t len);
+
+/*
+ * Append one diagnostic "file:line:col: SEVERITY: message" (without the
+ * line:col part when line is 0). Counts errors and warnings.
+ */
+void		 spec_diag_add(struct spec_diags *d, enum spec_severity sev,
+		    const char *file, int line, int col, const char *fmt, ...)
+		    __attribute__((format(printf, 6, 7)));
+
+#endif
