@@ -1,0 +1,326 @@
+/*
+ * engine-check.c — engine_check(): every numbered invariant of engine.h,
+ * recomputed from scratch. Debug and test builds (CELLAR_DEBUG) run it
+ * after every mutation through engine_debug_check().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "engine/engine-int.h"
+
+#define FAIL(...) do { bufprintf(why, len, __VA_ARGS__); return false; } while (0)
+
+static bool
+check_counters(const struct engine *e, char *why, size_t len)
+{
+	const struct spec *s = e->s;
+	int c, k, u, o, b;
+
+	for (c = s->ncells - 1; c >= 0; c--) {
+		const struct spec_cell *sc = &s->cells[c];
+		if (sc->nchild == 0) {
+			int j = e->p_job[c];
+			u = j >= 0 && !e->p_isopp[c];
+			o = j >= 0 && e->p_isopp[c];
+			b = e->p_bad[c];
+			if (b < 0 || b > 1)
+				FAIL("leaf %d: bad count %d", c, b);
+			if (j >= 0 && (j >= e->njobs || !e->jobs[j].live))
+				FAIL("leaf %d: used by dead job %d", c, j);
+		} else {
+			u = o = b = 0;
+			for (k = 0; k < sc->nchild; k++) {
+				u += e->p_used[sc->first_child + k];
+				o += e->p_opp[sc->first_child + k];
+				b += e->p_bad[sc->first_child + k];
+			}
+		}
+		if (u != e->p_used[c] || o != e->p_opp[c] || b != e->p_bad[c])
+			FAIL("cell %d: counters used/opp/bad %d/%d/%d, leaves say %d/%d/%d",
+			    c, e->p_used[c], e->p_opp[c], e->p_bad[c], u, o, b);
+	}
+	return true;
+}
+
+static bool
+check_views(const struct engine *e, char *why, size_t len)
+{
+	int i, c, v;
+
+	for (i = 0; i < e->s->nchains; i++) {
+		const struct pchain *pc = &e->pc[i];
+		if (!view_check(&pc->t1, why, len) || !view_check(&pc->t2, why, len))
+			return false;
+		for (c = 0; c < pc->ncells; c++) {
+			int p = pc->base + c, node = e->p_node[p];
+			bool idle;
+			if (e->s->cells[p].nchild)
+				continue;
+			idle = e->p_job[p] < 0 && e->p_bad[p] == 0;
+			if (view_leaf_avail(&pc->t2, c) != idle)
+				FAIL("leaf %d: idle view says %d", p, pc->t2.avail[c]);
+			if (view_leaf_avail(&pc->t1, c) != (idle && !(node >= 0 && e->p_res[node])))
+				FAIL("leaf %d: unreserved-idle view wrong", p);
+		}
+		for (c = 0; c < pc->ncells; c++) {
+			int p = pc->base + c;
+			bool r;
+			if (e->p_node[p] != p)
+				continue;
+			r = e->p_vbind[p] >= 0 || e->p_split[p] || e->p_used[p] > 0;
+			if (r != (e->p_res[p] != 0))
+				FAIL("node cell %d: reserved flag stale", p);
+		}
+	}
+	for (i = 0; i < e->nviews; i++) {
+		const struct vview *w = &e->views[i];
+		if (!view_check(&w->view, why, len))
+			return false;
+		for (v = w->base; v < w->base + w->ncells; v++) {
+			if (w->view.level[v - w->base] != 1)
+				continue;
+			if (view_leaf_avail(&w->view, v - w->base) !=
+			    (e->v_job[v] < 0 && e->v_bad[v] == 0 && e->v_want[v] == 0))
+				FAIL("virtual leaf %d: view availability stale", v);
+		}
+	}
+	return true;
+}
+
+static bool
+check_binding(const struct engine *e, char *why, size_t len)
+{
+	int v, p, par;
+
+	for (v = 0; v < e->nv; v++) {
+		p = e->v_phys[v];
+		if (p < 0) {
+			if (e->v_used[v] || e->v_doomed[v] || e->v_static[v] || e->v_bad[v])
+				FAIL("virtual cell %d is held but unbound", v);
+			continue;
+		}
+		if (e->p_vbind[p] != v)
+			FAIL("virtual %d -> physical %d is not mutual", v, p);
+		if (p_level(e, p) != v_level(e, v) || p_chain(e, p) != vv_of(e, v)->chain)
+			FAIL("virtual %d bound across levels or chains", v);
+		par = v_parent(e, v);
+		if (par >= 0 && e->v_phys[par] != e->s->cells[p].parent)
+			FAIL("virtual %d: parent not bound to the physical parent", v);
+		if (!(e->v_used[v] || e->v_doomed[v] || e->v_static[v] || e->v_want[v] ||
+		    (e->v_bad[v] > 0 && par >= 0 && e->v_phys[par] >= 0)))
+			FAIL("virtual cell %d is bound but not in use", v);
+		if (v_nchild(e, v) == 0 && (e->p_bad[p] != 0) != (e->v_bad[v] != 0))
+			FAIL("virtual leaf %d: bad mark disagrees with physical %d", v, p);
+		if (v_nchild(e, v) == 0 && e->v_job[v] >= 0 && e->p_job[p] != e->v_job[v])
+			FAIL("virtual leaf %d: job %d, physical leaf has %d", v,
+			    e->v_job[v], e->p_job[p]);
+	}
+	for (p = 0; p < e->np; p++) {
+		v = e->p_vbind[p];
+		if (v >= 0 && e->v_phys[v] != p)
+			FAIL("physical %d -> virtual %d is not mutual", p, v);
+		/* a bad leaf under a bound cell must be bound (marked) */
+		if (e->s->cells[p].nchild == 0 && e->p_bad[p] && v < 0) {
+			int a;
+			for (a = e->s->cells[p].parent; a >= 0; a = e->s->cells[a].parent)
+				if (e->p_vbind[a] >= 0)
+					FAIL("bad leaf %d inside bound cell %d is not marked", p, a);
+		}
+	}
+	return true;
+}
+
+static bool
+check_buddy(const struct engine *e, char *why, size_t len)
+{
+	const struct spec *s = e->s;
+	int c, a, k, nfree_kids;
+
+	if (e->mode == ENGINE_QUOTA)
+		return true;
+	for (c = 0; c < s->ncells; c++) {
+		const struct spec_cell *sc = &s->cells[c];
+		if (e->p_free[c]) {
+			if (e->p_vbind[c] >= 0 || e->p_split[c])
+				FAIL("free cell %d is bound or split", c);
+			for (a = sc->parent; a >= 0; a = s->cells[a].parent)
+				if (!e->p_split[a])
+					FAIL("free cell %d has an unsplit ancestor %d", c, a);
+		}
+		if (e->p_split[c]) {
+			for (nfree_kids = 0, k = 0; k < sc->nchild; k++)
+				nfree_kids += e->p_free[sc->first_child + k];
+			if (nfree_kids == sc->nchild)
+				FAIL("split cell %d has all children free (unmerged buddies)", c);
+			if (e->p_vbind[c] >= 0)
+				FAIL("split cell %d is bound", c);
+		}
+		if (sc->parent < 0 && !e->p_free[c] && !e->p_split[c] && e->p_vbind[c] < 0)
+			FAIL("top-level cell %d is neither free, split nor bound", c);
+		/* a split cell's children are each free, split or bound */
+		if (sc->parent >= 0 && e->p_split[sc->parent] && !e->p_free[c] &&
+		    !e->p_split[c] && e->p_vbind[c] < 0)
+			FAIL("cell %d under split %d is neither free, split nor bound",
+			    c, sc->parent);
+		/* index sets */
+		{
+			const struct pchain *pc = &e->pc[sc->chain];
+			const struct spec_chain *ch = &s->chains[sc->chain];
+			int loc = c - ch->level_first[sc->level], l = sc->level;
+			bool clean = e->p_bad[c] == 0 && e->p_opp[c] == 0;
+			bool ub = clean && e->p_vbind[c] < 0 && sc->parent >= 0 &&
+			    e->p_vbind[sc->parent] >= 0;
+			if (bitset_test(&pc->fl_clean[l], loc) != (e->p_free[c] && clean) ||
+			    bitset_test(&pc->fl_dirty[l], loc) != (e->p_free[c] && !clean) ||
+			    bitset_test(&pc->ub_clean[l], loc) != ub)
+				FAIL("cell %d: free-list or clean-child index stale", c);
+		}
+	}
+	return true;
+}
+
+static bool
+check_theorem1(const struct engine *e, char *why, size_t len)
+{
+	const struct spec *s = e->s;
+	int i, l, m, v;
+	long long need, have, u, owed[L1];
+
+	if (e->mode == ENGINE_QUOTA)
+		return true;
+	for (i = 0; i < s->nchains; i++) {
+		memset(owed, 0, sizeof owed);
+		for (v = 0; v < e->nv; v++)
+			if (e->v_root[v] && e->v_phys[v] < 0 && vv_of(e, v)->chain == i &&
+			    vv_of(e, v)->pin < 0)
+				owed[v_level(e, v)]++;
+		for (l = 1; l <= s->chains[i].levels; l++)
+			if (owed[l] != e->pc[i].owed[l])
+				FAIL("chain %d level %d: owed counter %lld, actual %lld",
+				    i, l, e->pc[i].owed[l], owed[l]);
+		for (l = 1; l <= s->chains[i].levels; l++) {
+			need = have = 0;
+			for (m = l; m <= s->chains[i].levels; m++) {
+				u = spec_units(s, i, m, l);
+				need += owed[m] * u;
+				have += (e->pc[i].fl_clean[m].count +
+				    e->pc[i].fl_dirty[m].count) * u;
+			}
+			if (need > have)
+				FAIL("theorem 1 broken: chain '%s' level %d owes %lld cells, "
+				    "%lld free", s->types[s->chains[i].top_type].name, l,
+				    need, have);
+		}
+	}
+	return true;
+}
+
+static bool
+check_jobs(const struct engine *e, char *why, size_t len)
+{
+	const struct spec *s = e->s;
+	long long *gused = xcalloc((size_t)s->nvcs + 1, sizeof *gused);
+	int id, k, pod, g, L, a, b;
+	bool ok = true;
+
+	for (id = 0; id < e->njobs && ok; id++) {
+		const struct job *j = &e->jobs[id];
+		if (!j->live) {
+			if (!bitset_test(&e->job_free, id)) {
+				bufprintf(why, len, "job slot %d dead but not free", id);
+				ok = false;
+			}
+			continue;
+		}
+		if (engine_job_find(e, j->name) != id) {
+			bufprintf(why, len, "job '%s' missing from the name map", j->name);
+			ok = false;
+			break;
+		}
+		for (k = 0; k < j->nleaves && ok; k++) {
+			int p = j->leaves[k];
+			if (e->p_job[p] != id || (e->p_isopp[p] != 0) != (j->prio < 0)) {
+				bufprintf(why, len, "job '%s' leaf %d not held as such", j->name, p);
+				ok = false;
+			}
+			if (j->vleaves && (e->v_job[j->vleaves[k]] != id ||
+			    e->v_phys[j->vleaves[k]] != p ||
+			    vv_of(e, j->vleaves[k])->vc != j->vc)) {
+				bufprintf(why, len, "job '%s' virtual leaf %d not bound to %d",
+				    j->name, j->vleaves[k], p);
+				ok = false;
+			}
+			if (p_chain(e, p) != j->chain) {
+				bufprintf(why, len, "job '%s' spans chains", j->name);
+				ok = false;
+			}
+		}
+		if (e->mode == ENGINE_HIVED && j->prio >= 0 && j->vleaves == NULL) {
+			bufprintf(why, len, "guaranteed job '%s' has no virtual cells", j->name);
+			ok = false;
+		}
+		if (j->prio >= 0)
+			gused[j->vc] += j->nleaves;
+		/* invariant 7: each pod inside one cell of its level */
+		for (pod = 0; pod < j->npods && ok; pod++) {
+			g = j->pod_first[pod + 1] - j->pod_first[pod];
+			for (L = 1; L <= s->chains[j->chain].levels; L++)
+				if (spec_units(s, j->chain, L, 1) >= g)
+					break;
+			a = j->leaves[j->pod_first[pod]];
+			for (k = j->pod_first[pod] + 1; k < j->pod_first[pod + 1]; k++) {
+				b = j->leaves[k];
+				while (a != b) {
+					if (s->cells[a].level <= s->cells[b].level)
+						a = s->cells[a].parent;
+					else
+						b = s->cells[b].parent;
+				}
+			}
+			if (s->cells[a].level > L) {
+				bufprintf(why, len, "job '%s' pod %d of %d gpus spans a level-%d "
+				    "cell (should fit level %d)", j->name, pod, g,
+				    s->cells[a].level, L);
+				ok = false;
+			}
+		}
+	}
+	if (ok && e->mode == ENGINE_QUOTA)
+		for (k = 0; k < s->nvcs; k++)
+			if (gused[k] != e->vc_gused[k] || gused[k] > e->vc_quota[k]) {
+				bufprintf(why, len, "vc '%s' quota use %lld (counter %lld, "
+				    "quota %lld)", s->vcs[k].name, gused[k], e->vc_gused[k],
+				    e->vc_quota[k]);
+				ok = false;
+			}
+	free(gused);
+	return ok;
+}
+
+bool
+engine_check(const struct engine *e, char *why, size_t len)
+{
+	return check_counters(e, why, len) && check_views(e, why, len) &&
+	    check_binding(e, why, len) && check_buddy(e, why, len) &&
+	    check_theorem1(e, why, len) && check_jobs(e, why, len);
+}
+
+#ifdef CELLAR_DEBUG
+void
+engine_debug_check(struct engine *e, const char *where)
+{
+	char why[512];
+
+	if (!engine_check(e, why, sizeof why))
+		fatal("engine_check after %s: %s", where, why);
+}
+#else
+void
+engine_debug_check(struct engine *e, const char *where)
+{
+	(void)e;
+	(void)where;
+}
+#endif

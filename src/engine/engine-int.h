@@ -1,0 +1,189 @@
+/*
+ * engine-int.h — the engine's private state, shared by the engine-*.c files
+ * only. See engine.h for the model and the numbered invariants.
+ *
+ * Physical cells use the spec's cell indices. Virtual cells are numbered
+ * per view (one view per VC and chain for its assigned cells, one per pinned
+ * cell), breadth-first like physical ones, so each view is a `struct view`
+ * over a contiguous id range.
+ *
+ * Physical cell states (engine_cell_state):
+ *   FREE      p_free set: in its chain's buddy free list (maximal)
+ *   inside a free cell: not listed, reported FREE
+ *   SPLIT     p_split set: some descendant is bound or split off
+ *   BOUND     p_vbind >= 0
+ *   RESERVED  inside a bound cell, not bound itself
+ * Transitions: FREE -> SPLIT [buddy_split], SPLIT -> FREE [buddy_merge],
+ * FREE -> BOUND [buddy_take + bind], BOUND -> FREE [unbind + buddy_free],
+ * RESERVED -> BOUND [bind], BOUND -> RESERVED [unbind].
+ */
+#ifndef CELLAR_ENGINE_INT_H
+#define CELLAR_ENGINE_INT_H
+
+#include "core/bitset.h"
+#include "engine/engine.h"
+#include "engine/view.h"
+
+#define L1 (SPEC_MAX_LEVELS + 1)
+
+/* Per physical chain: buddy free lists, owed counters, opportunistic views. */
+struct pchain {
+	int		 base;		/* spec id of the chain's first cell */
+	int		 ncells;
+	int		 top;
+	int		 node_level;
+	struct bitset	 fl_clean[L1];	/* free, healthy, no opportunistic use */
+	struct bitset	 fl_dirty[L1];	/* free, bad or with opportunistic use */
+	struct bitset	 ub_clean[L1];	/* unbound, clean, parent bound */
+	long long	 owed[L1];	/* unbound non-pinned preassigned virtual cells */
+	long long	 nbad;		/* bad leaves in the chain */
+	struct view	 t1;		/* idle healthy leaves on unreserved nodes */
+	struct view	 t2;		/* idle healthy leaves */
+};
+
+/* A VC's view: its cells of one chain, or one pinned cell. */
+struct vview {
+	int		 vc;
+	int		 chain;
+	int		 pin;		/* spec pin index, -1 for the chain view */
+	int		 base;		/* first virtual cell id */
+	int		 ncells;
+	struct view	 view;
+};
+
+struct job {
+	bool		 live;
+	char		 name[64];
+	int		 vc;
+	int		 prio;		/* current: -1 when opportunistic */
+	int		 orig_prio;
+	bool		 lazy;
+	bool		 downgraded;
+	int		 chain;
+	int		 pin;
+	int		 npods;
+	int		*pod_first;	/* npods + 1 */
+	int		*leaves;	/* physical leaves */
+	int		*vleaves;	/* virtual leaves, NULL when opportunistic */
+	int		 nleaves;
+};
+
+struct namemap {
+	int		*slot;		/* job id + 1, 0 empty, -1 tombstone */
+	size_t		 cap;
+	size_t		 used;
+};
+
+struct engine {
+	const struct spec	*s;
+	enum engine_mode	 mode;
+	char			 why[256];
+
+	/* physical cells, by spec index */
+	int		 np;
+	int		*p_vbind;	/* bound virtual cell or -1 */
+	unsigned char	*p_free;
+	unsigned char	*p_split;
+	unsigned char	*p_res;		/* node cells: reserved (keeps opportunistic off) */
+	int		*p_used;	/* leaves used by guaranteed jobs */
+	int		*p_opp;		/* leaves used by opportunistic jobs */
+	int		*p_bad;		/* bad leaves */
+	int		*p_job;		/* leaves: job id or -1 */
+	unsigned char	*p_isopp;	/* leaves: the job uses it opportunistically */
+	int		*p_node;	/* node-level cell at or above, -1 above */
+	struct pchain	*pc;
+
+	/* virtual cells */
+	int		 nv;
+	int		*v_view;
+	int		*v_phys;	/* bound physical cell or -1 */
+	int		*v_used;	/* leaves below used by a job */
+	int		*v_bad;		/* leaves below marked bad */
+	int		*v_want;	/* leaves below chosen by the placement in progress */
+	int		*v_job;		/* leaves: job id or -1 */
+	unsigned char	*v_root;	/* preassigned (top of an assigned cell) */
+	unsigned char	*v_doomed;
+	unsigned char	*v_static;	/* never unbound: pinned, or private mode */
+	struct vview	*views;
+	int		 nviews;
+	int		*vc_views;	/* per VC: first index into views_of */
+	int		*views_of;	/* view ids grouped by VC */
+
+	/* jobs */
+	struct job	*jobs;
+	int		 njobs;		/* slots allocated */
+	struct bitset	 job_free;	/* free slots (lowest first) */
+	struct namemap	 names;
+
+	long long	*vc_quota;	/* GPUs per VC (quota mode) */
+	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs */
+	struct engine_stats st;
+	bool		 no_rebalance;	/* set while a dry run rolls back */
+};
+
+/* Virtual cell shape lives in its view; these map ids. */
+static inline struct vview *
+vv_of(const struct engine *e, int v)
+{
+	return &e->views[e->v_view[v]];
+}
+static inline int
+v_loc(const struct engine *e, int v)
+{
+	return v - e->views[e->v_view[v]].base;
+}
+static inline int
+v_level(const struct engine *e, int v)
+{
+	const struct vview *w = vv_of(e, v);
+	return w->view.level[v - w->base];
+}
+static inline int
+v_parent(const struct engine *e, int v)
+{
+	const struct vview *w = vv_of(e, v);
+	int p = w->view.parent[v - w->base];
+	return p < 0 ? -1 : p + w->base;
+}
+static inline int
+v_child0(const struct engine *e, int v)
+{
+	const struct vview *w = vv_of(e, v);
+	int c = w->view.child0[v - w->base];
+	return c < 0 ? -1 : c + w->base;
+}
+static inline int
+v_nchild(const struct engine *e, int v)
+{
+	const struct vview *w = vv_of(e, v);
+	return w->view.nchild[v - w->base];
+}
+
+/* engine-phys.c */
+void	phys_leaf_assign(struct engine *e, int leaf, int job, bool opp);
+void	phys_reindex(struct engine *e, int c);
+void	phys_set_bad(struct engine *e, int leaf, bool bad);
+int	buddy_take(struct engine *e, int chain, int level);
+void	buddy_take_exact(struct engine *e, int p);
+void	buddy_free(struct engine *e, int p);
+void	bind_cell(struct engine *e, int v, int p);
+void	unbind_cell(struct engine *e, int v);
+int	ensure_bound(struct engine *e, int v);
+void	bind_exact(struct engine *e, int v, int p);
+void	vleaf_set_job(struct engine *e, int vleaf, int job);
+void	vleaf_prune(struct engine *e, int vleaf);
+void	vleaf_want(struct engine *e, int vleaf, bool want);
+void	node_refresh(struct engine *e, int node);
+bool	p_clean(const struct engine *e, int c);
+int	p_level(const struct engine *e, int c);
+int	p_chain(const struct engine *e, int c);
+
+/* engine-health.c */
+void	doom_rebalance(struct engine *e, int chain);
+
+/* engine.c */
+int	job_new(struct engine *e, const char *name);
+void	job_drop(struct engine *e, int id);
+void	engine_debug_check(struct engine *e, const char *where);
+
+#endif

@@ -1,0 +1,463 @@
+/*
+ * tengine-basic.c — the engine on the HiveD paper's Figure 3 cluster: every
+ * ordering of the tenants' legal requests succeeds, opportunistic jobs fill
+ * idle GPUs and are preempted when a tenant claims its cells, dry runs leave
+ * no trace, priorities, lazy preemption, bad nodes, pinned cells, quota.
+ * Debug builds run engine_check() after every mutation, so each step here
+ * also checks every invariant.
+ */
+#include <string.h>
+
+#include "engine/engine.h"
+#include "spec/spec.h"
+#include "test.h"
+
+static const char fig3[] =
+    "physicalCluster:\n"
+    "  cellTypes:\n"
+    "    SW: {childCellType: GPU, childCellNumber: 2}\n"
+    "    SOCK: {childCellType: SW, childCellNumber: 2}\n"
+    "    NODE: {childCellType: SOCK, childCellNumber: 2, isNodeLevel: true}\n"
+    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
+    "  physicalCells:\n"
+    "  - cellType: RACK\n"
+    "    cellChildren:\n"
+    "    - cellAddress: n0\n"
+    "    - cellAddress: n1\n"
+    "    - cellAddress: n2\n"
+    "    - cellAddress: n3\n"
+    "      pinnedCellId: PIN\n"
+    "virtualClusters:\n"
+    "  A:\n"
+    "    virtualCells:\n"
+    "    - {cellType: RACK.NODE.SOCK, cellNumber: 1}\n"
+    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n"
+    "    - {cellType: RACK.NODE.SOCK.SW.GPU, cellNumber: 1}\n"
+    "  B:\n"
+    "    virtualCells:\n"
+    "    - {cellType: RACK.NODE.SOCK, cellNumber: 1}\n"
+    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n"
+    "    - {cellType: RACK.NODE.SOCK.SW.GPU, cellNumber: 1}\n"
+    "  C:\n"
+    "    virtualCells:\n"
+    "    - {cellType: RACK.NODE, cellNumber: 2}\n"
+    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n";
+
+/* The same cluster with node n3 pinned to C instead of one of its nodes. */
+static const char fig3_pinned_tail[] =
+    "    pinnedCells:\n"
+    "    - pinnedCellId: PIN\n";
+
+static struct spec *
+load(const char *text)
+{
+	struct spec_diags d;
+	struct spec *s;
+
+	spec_diags_init(&d);
+	s = spec_load_string("fig3.yaml", text, strlen(text), &d);
+	if (s == NULL && d.n)
+		fprintf(stderr, "%s\n", d.v[0].text);
+	spec_diags_release(&d);
+	return s;
+}
+
+static unsigned long long rng;
+static unsigned
+xr(void)
+{
+	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+	return (unsigned)(rng >> 11);
+}
+
+static void
+req(struct engine_req *r, const char *name, int vc, int pods, int gpus, int prio)
+{
+	memset(r, 0, sizeof *r);
+	r->name = name;
+	r->vc = vc;
+	r->priority = prio;
+	r->leaf_type = -1;
+	r->pin = -1;
+	r->nmembers = 1;
+	r->members[0].pods = pods;
+	r->members[0].gpus = gpus;
+}
+
+struct want { int vc; int gpus; };
+static const struct want fig3_reqs[9] = {
+	{ 0, 4 }, { 0, 2 }, { 0, 1 }, { 1, 4 }, { 1, 2 }, { 1, 1 },
+	{ 2, 8 }, { 2, 8 }, { 2, 2 },
+};
+
+/* Run the 9 legal requests in the given order on a cluster full of
+   opportunistic jobs; every one must succeed. Returns failures. */
+static int
+run_order(const struct spec *s, const int *order, bool opp_fill)
+{
+	char *cause = NULL, name[32], why[512];
+	struct engine *e = engine_create(s, ENGINE_HIVED, &cause);
+	struct engine_plan p;
+	struct engine_req r;
+	int i, bad = 0, n;
+
+	engine_plan_init(&p);
+	for (n = 0; opp_fill; n++) {
+		snprintf(name, sizeof name, "opp%d", n);
+		req(&r, name, n % 3, 1, 1, -1);
+		if (engine_alloc(e, &r, &p) < 0)
+			break;
+	}
+	for (i = 0; i < 9; i++) {
+		const struct want *w = &fig3_reqs[order[i]];
+		snprintf(name, sizeof name, "job%d", order[i]);
+		req(&r, name, w->vc, 1, w->gpus, 0);
+		if (engine_alloc(e, &r, &p) < 0) {
+			fprintf(stderr, "order step %d: %s\n", i, p.why);
+			bad++;
+		}
+		for (n = 0; n < p.nvictims; n++)
+			if (strncmp(p.victims[n].name, "opp", 3) != 0)
+				bad++;
+	}
+	if (!engine_check(e, why, sizeof why))
+		bad++;
+	engine_plan_release(&p);
+	engine_free(e);
+	return bad;
+}
+
+static void
+test_fig3_orders(void)
+{
+	struct spec *s = load(fig3);
+	int order[9], i, k, t, bad = 0, trials = 0;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	CHECK_INTEQ(s->gpus, 32);
+	rng = 0x9e3779b97f4a7c15ULL;
+	for (t = 0; t < (test_long ? 20000 : 1500); t++) {
+		for (i = 0; i < 9; i++)
+			order[i] = i;
+		for (i = 8; i > 0; i--) {
+			k = (int)(xr() % (unsigned)(i + 1));
+			int tmp = order[i]; order[i] = order[k]; order[k] = tmp;
+		}
+		bad += run_order(s, order, t % 2 == 0);
+		trials++;
+	}
+	CHECKF(bad == 0, "%d failures over %d orderings", bad, trials);
+	spec_free(s);
+}
+
+static void
+test_opportunistic_fill_and_preempt(void)
+{
+	struct spec *s = load(fig3);
+	char *cause = NULL, name[16];
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	struct engine_stats st;
+	int n;
+
+	if (!s) { CHECK(s != NULL); return; }
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	engine_plan_init(&p);
+	for (n = 0; ; n++) {
+		snprintf(name, sizeof name, "o%d", n);
+		req(&r, name, 0, 1, 1, -1);
+		if (engine_alloc(e, &r, &p) < 0)
+			break;
+		CHECK(p.opportunistic);
+	}
+	CHECK_INTEQ(n, 32);
+	CHECK_INTEQ(p.fail, ENGINE_ECLUSTERFULL);
+	/* C claims a whole node: 8 opportunistic jobs go */
+	req(&r, "c8", 2, 1, 8, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK_INTEQ(p.nvictims, 8);
+	engine_stats(e, &st);
+	CHECK_INTEQ(st.opp, 24);
+	CHECK_INTEQ(st.used, 8);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
+/* Everything a query can see, to compare before and after a dry run. */
+static void
+snapshot(struct engine *e, struct engine_cell_info *out)
+{
+	const struct spec *s = engine_spec(e);
+	int c;
+
+	for (c = 0; c < s->ncells; c++)
+		engine_cell(e, c, &out[c]);
+}
+
+static void
+test_dry_run_exact(void)
+{
+	struct spec *s = load(fig3);
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p, q;
+	struct engine_req r;
+	struct engine_cell_info *a, *b;
+	int n, i;
+
+	if (!s) { CHECK(s != NULL); return; }
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	engine_plan_init(&p);
+	engine_plan_init(&q);
+	a = calloc((size_t)s->ncells, sizeof *a);
+	b = calloc((size_t)s->ncells, sizeof *b);
+	req(&r, "low", 2, 1, 8, 1);
+	r.lazy = true;
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	for (n = 0; n < 6; n++) {
+		char name[8];
+		snprintf(name, sizeof name, "o%d", n);
+		req(&r, name, 1, 1, 2, -1);
+		engine_alloc(e, &r, &p);
+	}
+	snapshot(e, a);
+	req(&r, "high", 2, 2, 8, 5);
+	CHECK(engine_place(e, &r, &p) == 0);
+	snapshot(e, b);
+	for (i = 0; i < s->ncells; i++)
+		if (memcmp(&a[i], &b[i], sizeof a[i]) != 0)
+			break;
+	CHECKF(i == s->ncells, "cell %d differs after a dry run", i);
+	CHECK(engine_job_find(e, "high") < 0);
+	CHECK(engine_job_find(e, "low") >= 0);
+	/* the real thing lands where the dry run said */
+	CHECK(engine_alloc(e, &r, &q) >= 0);
+	CHECK_INTEQ(q.nleaves, p.nleaves);
+	CHECK(memcmp(q.leaves, p.leaves, (size_t)p.nleaves * sizeof(int)) == 0);
+	CHECK_INTEQ(q.nvictims, p.nvictims);
+	free(a);
+	free(b);
+	engine_plan_release(&p);
+	engine_plan_release(&q);
+	engine_free(e);
+	spec_free(s);
+}
+
+static void
+test_priority_and_lazy(void)
+{
+	struct spec *s = load(fig3);
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	struct engine_job_info ji;
+	int low, i;
+
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	/* non-lazy: the victim is preempted */
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	req(&r, "low", 2, 1, 8, 1);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	req(&r, "eq", 2, 2, 8, 1);
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EPREEMPT);
+	req(&r, "high", 2, 2, 8, 9);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK_INTEQ(p.nvictims, 1);
+	CHECK(p.nvictims == 1 && p.victims[0].kind == ENGINE_VICTIM_PREEMPT);
+	CHECK(engine_job_find(e, "low") < 0);
+	engine_free(e);
+	/* lazy: the victim gives up its virtual node and runs on elsewhere */
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	req(&r, "low", 2, 1, 8, 1);
+	r.lazy = true;
+	low = engine_alloc(e, &r, &p);
+	CHECK(low >= 0);
+	req(&r, "high", 2, 2, 8, 9);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK(p.nvictims == 1 && p.victims[0].kind == ENGINE_VICTIM_LAZY);
+	CHECK(engine_job(e, low, &ji));
+	CHECK(ji.downgraded && ji.priority == -1);
+	for (i = 0; i < p.nleaves; i++)
+		CHECK(engine_job(e, low, &ji) && ji.leaves[0] != p.leaves[i]);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
+static void
+test_bad_nodes(void)
+{
+	struct spec *s = load(fig3);
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	struct engine_vc_usage u;
+	int aff[8], i;
+
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	CHECK(engine_node_set_bad(e, "nope", true, aff, 8) == -1);
+	CHECK(engine_node_set_bad(e, "n0", true, aff, 8) == 0);
+	/* C's two nodes are still whole: 3 healthy nodes remain */
+	req(&r, "c16", 2, 2, 8, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	for (i = 0; i < p.nleaves; i++)
+		CHECK(strcmp(s->nodes[s->cells[p.leaves[i]].node].name, "n0") != 0);
+	/* c16 runs on two of n1..n3; n1 going bad hits it */
+	i = engine_node_set_bad(e, "n1", true, aff, 8);
+	CHECK(i == 1 && aff[0] == p.job);
+	CHECK(engine_release(e, p.job) == 0);
+	/* two bad nodes: A, B and C's cells no longer all fit healthily */
+	engine_vc_usage(e, 0, &u);
+	{
+		struct engine_vc_usage ub;
+		engine_vc_usage(e, 1, &ub);
+		CHECKF(u.bad + ub.bad > 0, "no VC sees the bad nodes (doomed cells)");
+	}
+	/* recovery releases the doomed cells */
+	CHECK(engine_node_set_bad(e, "n0", false, aff, 8) == 0);
+	CHECK(engine_node_set_bad(e, "n1", false, aff, 8) == 0);
+	engine_vc_usage(e, 0, &u);
+	CHECK_INTEQ(u.bad, 0);
+	CHECK_INTEQ(u.doomed, 0);
+	/* a job on a node that goes bad is reported */
+	req(&r, "a4", 0, 1, 4, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	i = engine_node_set_bad(e, s->nodes[s->cells[p.leaves[0]].node].name, true, aff, 8);
+	CHECK_INTEQ(i, 1);
+	CHECK(i == 1 && aff[0] == p.job);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
+static void
+test_pinned(void)
+{
+	char text[4096];
+	struct spec *s;
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	int i;
+
+	/* C: one node cell plus the pinned node n3, one switch */
+	snprintf(text, sizeof text, "%s%s", fig3, fig3_pinned_tail);
+	{
+		char *x = strstr(text, "{cellType: RACK.NODE, cellNumber: 2}");
+		if (x)
+			x[strlen("{cellType: RACK.NODE, cellNumber: ")] = '1';
+	}
+	s = load(text);
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	req(&r, "p8", 2, 1, 8, 0);
+	r.pin = spec_find_pin(s, "PIN");
+	CHECK(r.pin >= 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	for (i = 0; i < p.nleaves; i++)
+		CHECK_STREQ(s->nodes[s->cells[p.leaves[i]].node].name, "n3");
+	req(&r, "p1", 2, 1, 1, 0);
+	r.pin = spec_find_pin(s, "PIN");
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EPINBUSY);
+	/* A does not hold the pin */
+	req(&r, "a1", 0, 1, 1, 0);
+	r.pin = spec_find_pin(s, "PIN");
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EBADREQ);
+	/* unpinned requests never land on n3 */
+	req(&r, "c8", 2, 1, 8, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	for (i = 0; i < p.nleaves; i++)
+		CHECK(strcmp(s->nodes[s->cells[p.leaves[i]].node].name, "n3") != 0);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
+static void
+test_quota_and_private(void)
+{
+	struct spec *s = load(fig3);
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	e = engine_create(s, ENGINE_QUOTA, &cause);
+	CHECK(e != NULL);
+	/* A's quota is 7 GPUs, anywhere: a 7-GPU pod fits in one node */
+	req(&r, "a7", 0, 1, 7, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	req(&r, "a1", 0, 1, 1, 0);
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
+	engine_free(e);
+	/* private: A alone on its 7 GPUs; a 7-GPU pod cannot exist there */
+	e = engine_create(s, ENGINE_PRIVATE, &cause);
+	CHECK(e != NULL);
+	req(&r, "a7", 0, 1, 7, 0);
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	req(&r, "a4", 0, 1, 4, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
+static void
+test_bad_requests(void)
+{
+	struct spec *s = load(fig3);
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	req(&r, "x", 7, 1, 1, 0);
+	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
+	req(&r, "x", 0, 1, 0, 0);
+	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
+	req(&r, "x", 0, 1, 1, 2000);
+	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
+	req(&r, "x", 0, 1, 8, 0);
+	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_ETOOBIG);
+	req(&r, "x", 0, 1, 1, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
+	CHECK(strstr(p.why, "'x'") != NULL);
+	CHECK(engine_release(e, 99) == -1);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
+static const struct test tests[] = {
+	{ "fig3-orders", test_fig3_orders },
+	{ "opportunistic-fill-and-preempt", test_opportunistic_fill_and_preempt },
+	{ "dry-run-exact", test_dry_run_exact },
+	{ "priority-and-lazy", test_priority_and_lazy },
+	{ "bad-nodes", test_bad_nodes },
+	{ "pinned", test_pinned },
+	{ "quota-and-private", test_quota_and_private },
+	{ "bad-requests", test_bad_requests },
+};
+TEST_MAIN(tests)
