@@ -48,6 +48,7 @@ struct vview {
 	int		 pin;		/* spec pin index, -1 for the chain view */
 	int		 base;		/* first virtual cell id */
 	int		 ncells;
+	int		 nbad;		/* leaves marked bad */
 	struct view	 view;
 };
 
@@ -119,6 +120,8 @@ struct engine {
 	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs */
 	struct engine_stats st;
 	bool		 no_rebalance;	/* set while a dry run rolls back */
+	bool		 diagnose;	/* dry run: find the finest failure reason */
+	int		*vc_prio;	/* per VC: running jobs per priority + 1 */
 };
 
 /* Virtual cell shape lives in its view; these map ids. */

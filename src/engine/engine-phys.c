@@ -349,6 +349,8 @@ vview_leaf(struct engine *e, int vleaf)
 static void
 vpath_add(struct engine *e, int *arr, int v, int d)
 {
+	if (arr == e->v_bad)
+		vv_of(e, v)->nbad += d;
 	for (; v >= 0; v = v_parent(e, v))
 		arr[v] += d;
 }

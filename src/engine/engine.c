@@ -30,6 +30,7 @@
 #include "engine/engine-int.h"
 
 #define MAX_PODS 4096
+#define NPRIO (ENGINE_PRIO_MAX + 2)	/* priorities -1 .. 1000 */
 
 /* ---- names ---- */
 
@@ -403,6 +404,7 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 	e->vc_views = xcalloc((size_t)s->nvcs + 1, sizeof(int));
 	e->vc_quota = xcalloc((size_t)s->nvcs + 1, sizeof(long long));
 	e->vc_gused = xcalloc((size_t)s->nvcs + 1, sizeof(long long));
+	e->vc_prio = xcalloc((size_t)(s->nvcs + 1) * NPRIO, sizeof(int));
 	for (vc = 0; vc < s->nvcs; vc++) {
 		const struct spec_vc *sv = &s->vcs[vc];
 		e->vc_views[vc] = e->nviews;
@@ -501,6 +503,7 @@ engine_free(struct engine *e)
 	free(e->vc_views);
 	free(e->vc_quota);
 	free(e->vc_gused);
+	free(e->vc_prio);
 	free(e->v_view); free(e->v_phys); free(e->v_used); free(e->v_bad);
 	free(e->v_want); free(e->v_job); free(e->v_root); free(e->v_doomed);
 	free(e->v_static);
@@ -649,6 +652,31 @@ txn_free(struct txn *t)
 
 /* ---- release ---- */
 
+
+/* Count a running job in its VC's priority histogram (d = +1 / -1). */
+static void
+prio_count(struct engine *e, const struct job *j, int d)
+{
+	e->vc_prio[j->vc * NPRIO + j->prio + 1] += d;
+	if (j->prio < 0)
+		e->st.opp_jobs += d;
+	else
+		e->st.jobs += d;
+}
+
+/* Does the VC run any job below this priority (a possible victim)? */
+static bool
+vc_has_lower(const struct engine *e, int vc, int prio)
+{
+	const int *h = e->vc_prio + vc * NPRIO;
+	int i;
+
+	for (i = 0; i <= prio; i++)
+		if (h[i])
+			return true;
+	return false;
+}
+
 static void
 job_release(struct engine *e, int id)
 {
@@ -666,10 +694,7 @@ job_release(struct engine *e, int id)
 	}
 	if (e->mode == ENGINE_QUOTA && !opp)
 		e->vc_gused[j->vc] -= j->nleaves;
-	if (opp)
-		e->st.opp_jobs--;
-	else
-		e->st.jobs--;
+	prio_count(e, j, -1);
 	job_drop(e, id);
 	if (!e->no_rebalance && e->mode == ENGINE_HIVED && chain >= 0 &&
 	    e->pc[chain].nbad > 0)
@@ -712,10 +737,7 @@ job_restore(struct engine *e, const struct snap *sn)
 	}
 	if (e->mode == ENGINE_QUOTA && !opp)
 		e->vc_gused[j->vc] += j->nleaves;
-	if (opp)
-		e->st.opp_jobs++;
-	else
-		e->st.jobs++;
+	prio_count(e, j, +1);
 }
 
 int
@@ -739,11 +761,11 @@ job_downgrade(struct engine *e, int id)
 		phys_leaf_assign(e, j->leaves[i], -1, false);
 	for (i = 0; i < j->nleaves; i++)
 		vleaf_set_job(e, vl[i], -1);
+	prio_count(e, j, -1);
 	j->prio = ENGINE_PRIO_OPPORTUNISTIC;
 	j->downgraded = true;
 	j->vleaves = NULL;
-	e->st.jobs--;
-	e->st.opp_jobs++;
+	prio_count(e, j, +1);
 	for (i = 0; i < j->nleaves; i++)
 		phys_leaf_assign(e, j->leaves[i], id, true);
 	for (i = 0; i < j->nleaves; i++)
@@ -915,10 +937,17 @@ place_in_vc(struct engine *e, const struct engine_req *r, const int *sizes, int 
 			return 0;
 		}
 	}
-	/* tiers 1..3 on scratch copies: lower-priority victims, then diagnose */
+	/* tiers 1..3 on scratch copies: lower-priority victims, then diagnose;
+	   each only when it can change the answer (they copy whole views) */
 	for (tier = T_LOWER; tier <= T_IGNBAD; tier++)
 		for (i = 0; i < nv; i++) {
 			struct vview *w = &e->views[views[i]];
+			if (tier == T_LOWER && !vc_has_lower(e, r->vc, r->priority))
+				continue;
+			if (tier == T_ANY && !e->diagnose)
+				continue;
+			if (tier == T_IGNBAD && w->nbad == 0)
+				continue;
 			t.base = w->base;
 			t.tier = tier;
 			t.prio = r->priority;
@@ -1188,10 +1217,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 			e->vc_gused[r->vc] += total;
 		free(leaves);
 	}
-	if (r->priority < 0)
-		e->st.opp_jobs++;
-	else
-		e->st.jobs++;
+	prio_count(e, &e->jobs[id], +1);
 	plan_fill(e, plan, id);
 	return id;
 fail:
@@ -1225,7 +1251,9 @@ engine_place(struct engine *e, const struct engine_req *r, struct engine_plan *p
 	int id, i;
 
 	e->no_rebalance = true;
+	e->diagnose = true;
 	id = alloc_internal(e, r, plan, &tx);
+	e->diagnose = false;
 	if (id >= 0) {
 		job_release(e, id);
 		/* restore victims; a downgraded one runs on as opportunistic

@@ -266,6 +266,8 @@ test_priority_and_lazy(void)
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	req(&r, "eq", 2, 2, 8, 1);
 	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EVCFULL);
+	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EPREEMPT);
 	req(&r, "high", 2, 2, 8, 9);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
