@@ -149,3 +149,17 @@ strbuf_add_json_str(struct strbuf *sb, const char *s)
 	}
 	strbuf_addc(sb, '"');
 }
+
+int
+bufprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (len == 0)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n;
+}

@@ -40,4 +40,11 @@ void	 strbuf_addchars(struct strbuf *sb, char c, size_t n);
 void	 strbuf_add_json_str(struct strbuf *sb, const char *s);
 void	 strbuf_setlen(struct strbuf *sb, size_t len);
 
+/*
+ * snprintf into a caller buffer, always NUL-terminated. For the pure layers
+ * (engine, policies), which must not include <stdio.h>.
+ */
+int	 bufprintf(char *buf, size_t len, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
 #endif
