@@ -1,0 +1,400 @@
+/*
+ * cmd.c — the command table, name lookup and the dispatcher (see cmd.h).
+ * Every face (batch, REPL, dashboard) hands words to cmd_dispatch; it finds
+ * the entry, parses options, enforces flags and formats, and runs exec.
+ */
+#include "cmd/cmd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+
+/* Every command, in the order `help` lists them. */
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_spec_check_entry,
+	&cmd_load_entry,
+	&cmd_status_entry,
+	&cmd_cells_entry,
+	&cmd_vcs_entry,
+	&cmd_jobs_entry,
+	&cmd_alloc_entry,
+	&cmd_place_entry,
+	&cmd_release_entry,
+	&cmd_node_bad_entry,
+	&cmd_node_ok_entry,
+	&cmd_help_entry,
+	NULL
+};
+
+const struct cmd_opt cmd_common_opts[] = {
+	{ 'o', "output", "FORMAT", "output format: table, json, name or csv" },
+	{ 0, "no-header", NULL, "omit the header row of table and csv output" },
+	{ 'h', "help", NULL, "show the command's help" },
+	{ 0, NULL, NULL, NULL }
+};
+
+static const struct cmd_opt cmd_no_opts[] = { { 0, NULL, NULL, NULL } };
+
+/* Word `idx` (0 or 1) of an entry name: start and length; len 0 if none. */
+static const char *
+cmd_word(const char *name, int idx, size_t *len)
+{
+	const char *sp = strchr(name, ' ');
+
+	if (idx == 0) {
+		*len = sp ? (size_t)(sp - name) : strlen(name);
+		return name;
+	}
+	*len = sp ? strlen(sp + 1) : 0;
+	return sp ? sp + 1 : name + strlen(name);
+}
+
+static bool
+cmd_word_eq(const char *w, size_t len, const char *s)
+{
+	return strlen(s) == len && strncmp(w, s, len) == 0;
+}
+
+bool
+cmd_is_family(const char *word)
+{
+	const struct cmd_entry *const *e;
+	size_t len;
+
+	for (e = cmd_table; *e != NULL; e++) {
+		const char *w = cmd_word((*e)->name, 0, &len);
+
+		if (cmd_word_eq(w, len, word) && strchr((*e)->name, ' ') != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The candidates at one level: distinct first words (family NULL) or the
+ * second words of one family, in table order, into cands (each a pointer
+ * into an entry name and its length).
+ */
+struct cmd_cand {
+	const char	*w;
+	size_t		 len;
+};
+
+static size_t
+cmd_candidates(const char *family, struct cmd_cand *cands, size_t max)
+{
+	const struct cmd_entry *const *e;
+	size_t n = 0, len, flen, i;
+	const char *w, *f;
+
+	for (e = cmd_table; *e != NULL && n < max; e++) {
+		f = cmd_word((*e)->name, 0, &flen);
+		if (family == NULL)
+			w = f, len = flen;
+		else {
+			if (!cmd_word_eq(f, flen, family))
+				continue;
+			w = cmd_word((*e)->name, 1, &len);
+			if (len == 0)
+				continue;
+		}
+		for (i = 0; i < n; i++)
+			if (cands[i].len == len && strncmp(cands[i].w, w, len) == 0)
+				break;
+		if (i == n) {
+			cands[n].w = w;
+			cands[n].len = len;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void
+cmd_cand_list(struct strbuf *sb, const struct cmd_cand *c, size_t n,
+    const char *only_prefix)
+{
+	size_t i, plen = only_prefix ? strlen(only_prefix) : 0;
+	bool first = true;
+
+	for (i = 0; i < n; i++) {
+		if (only_prefix && (c[i].len < plen || strncmp(c[i].w, only_prefix, plen) != 0))
+			continue;
+		strbuf_addf(sb, "%s%.*s", first ? "" : ", ", (int)c[i].len, c[i].w);
+		first = false;
+	}
+}
+
+/* Match word among the candidates: exact, then unique prefix. */
+static const struct cmd_cand *
+cmd_match(const char *word, const char *family, struct cmd_cand *cands,
+    size_t n, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct cmd_cand *hit = NULL;
+	size_t i, nhit = 0, wl = strlen(word);
+
+	for (i = 0; i < n; i++)
+		if (cmd_word_eq(cands[i].w, cands[i].len, word))
+			return &cands[i];
+	for (i = 0; i < n && wl > 0; i++)
+		if (cands[i].len >= wl && strncmp(cands[i].w, word, wl) == 0) {
+			hit = &cands[i];
+			nhit++;
+		}
+	if (nhit == 1)
+		return hit;
+	if (nhit > 1) {
+		cmd_cand_list(&sb, cands, n, word);
+		*cause = family ?
+		    xasprintf("ambiguous command '%s %s': %s", family, word, sb.buf) :
+		    xasprintf("ambiguous command '%s': %s", word, sb.buf);
+	} else if (family != NULL) {
+		cmd_cand_list(&sb, cands, n, NULL);
+		*cause = xasprintf("unknown command '%s %s' ('%s' has: %s)", family,
+		    word, family, sb.buf);
+	} else
+		*cause = xasprintf("unknown command '%s'", word);
+	strbuf_release(&sb);
+	return NULL;
+}
+
+#define CMD_MAX_CANDS	64
+
+bool
+cmd_family_match(const char *word, char *buf, size_t len)
+{
+	struct cmd_cand c0[CMD_MAX_CANDS];
+	const struct cmd_cand *m;
+	char *cause = NULL;
+	size_t n = cmd_candidates(NULL, c0, CMD_MAX_CANDS);
+
+	m = cmd_match(word, NULL, c0, n, &cause);
+	free(cause);
+	if (m == NULL || m->len >= len)
+		return false;
+	memcpy(buf, m->w, m->len);
+	buf[m->len] = '\0';
+	return cmd_is_family(buf);
+}
+
+const struct cmd_entry *
+cmd_find(int argc, char *const *argv, int *nwords, char **cause)
+{
+	const struct cmd_entry *const *e;
+	struct cmd_cand c0[CMD_MAX_CANDS], c1[CMD_MAX_CANDS];
+	const struct cmd_cand *m0, *m1 = NULL;
+	char family[64];
+	size_t n, len;
+
+	if (argc < 1) {
+		*cause = xstrdup("no command");
+		return NULL;
+	}
+	for (e = cmd_table; *e != NULL; e++)
+		if ((*e)->alias != NULL && strcmp((*e)->alias, argv[0]) == 0) {
+			*nwords = 1;
+			return *e;
+		}
+	n = cmd_candidates(NULL, c0, CMD_MAX_CANDS);
+	if ((m0 = cmd_match(argv[0], NULL, c0, n, cause)) == NULL)
+		return NULL;
+	snprintf(family, sizeof family, "%.*s", (int)m0->len, m0->w);
+	*nwords = 1;
+	if (cmd_is_family(family)) {
+		n = cmd_candidates(family, c1, CMD_MAX_CANDS);
+		if (argc < 2 || argv[1][0] == '-') {
+			struct strbuf sb = STRBUF_INIT;
+
+			cmd_cand_list(&sb, c1, n, NULL);
+			*cause = xasprintf("command '%s' needs a subcommand: %s",
+			    family, sb.buf);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		if ((m1 = cmd_match(argv[1], family, c1, n, cause)) == NULL)
+			return NULL;
+		*nwords = 2;
+	}
+	for (e = cmd_table; *e != NULL; e++) {
+		const char *w0 = cmd_word((*e)->name, 0, &len);
+		const char *w1;
+
+		if (!cmd_word_eq(w0, len, family))
+			continue;
+		w1 = cmd_word((*e)->name, 1, &len);
+		if (m1 == NULL || (len == m1->len && strncmp(w1, m1->w, len) == 0))
+			return *e;
+	}
+	fatal("cmd_find: matched '%s' but found no entry", family);
+}
+
+void
+cmd_usage(struct strbuf *sb, const struct cmd_entry *e)
+{
+	strbuf_addf(sb, "usage: %s%s%s\n", e->name, *e->usage ? " " : "", e->usage);
+}
+
+void
+cmd_result_release(struct cmd_result *res)
+{
+	free(res->cause);
+	res->cause = NULL;
+}
+
+void
+cmd_json_begin(struct cmd_ctx *ctx, struct json *j, const char *kind)
+{
+	json_init(j, ctx->o);
+	json_object_begin(j);
+	json_kv_int(j, "schema_version", CMD_SCHEMA_VERSION);
+	json_kv_string(j, "kind", kind);
+}
+
+void
+cmd_json_end(struct cmd_ctx *ctx, struct json *j)
+{
+	json_object_end(j);
+	if (!json_done(j))
+		fatal("cmd_json_end: unclosed containers");
+	strbuf_addc(ctx->o, '\n');
+}
+
+int
+cmd_usage_error(struct cmd_ctx *ctx)
+{
+	ctx->status = CMD_EXIT_USAGE;
+	return -1;
+}
+
+void
+cmd_note(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->sess->quiet)
+		return;
+	strbuf_adds(ctx->err, "note: ");
+	va_start(ap, fmt);
+	strbuf_vaddf(ctx->err, fmt, ap);
+	va_end(ap);
+	strbuf_addc(ctx->err, '\n');
+}
+
+/* Apply the common options to ctx->out; -1 on a bad -o. */
+static int
+cmd_output_opts(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	const char *f = args_get(a, "output");
+	int fmt;
+
+	if (f != NULL) {
+		if ((fmt = out_format_parse(f)) < 0) {
+			*cause = xasprintf("unknown output format '%s' "
+			    "(table, json, name, csv)", f);
+			return -1;
+		}
+		ctx->out.format = (enum out_format)fmt;
+	}
+	if (args_has(a, "no-header"))
+		ctx->out.header = false;
+	return 0;
+}
+
+static int
+cmd_check_format(const struct cmd_ctx *ctx, const struct cmd_entry *e, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (e->formats & OUT_MASK(ctx->out.format))
+		return 0;
+	out_format_list(&sb, e->formats);
+	*cause = xasprintf("command '%s' has no '%s' output (it has: %s)", e->name,
+	    out_format_name(ctx->out.format), sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+int
+cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
+    struct strbuf *err, struct cmd_result *res)
+{
+	const struct cmd_opt *tables[3];
+	const struct cmd_entry *e;
+	struct cmd_ctx ctx;
+	struct args *a = NULL;
+	char *cause = NULL;
+	int nwords = 0;
+
+	memset(res, 0, sizeof *res);
+	if (argc == 0)
+		return 0;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.sess = s;
+	ctx.out = s->out;
+	ctx.o = out;
+	ctx.err = err;
+
+	if ((e = cmd_find(argc, argv, &nwords, &cause)) == NULL) {
+		/* "node --help" asks for the family's help. */
+		char family[64];
+
+		if (argc >= 2 && cmd_family_match(argv[0], family, sizeof family) &&
+		    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+			free(cause);
+			return res->status = cmd_help_write(&ctx, NULL, family);
+		}
+		res->status = CMD_EXIT_USAGE;
+		res->cause = cause;
+		return res->status;
+	}
+	res->entry = e;
+	ctx.entry = e;
+	tables[0] = e->opts ? e->opts : cmd_no_opts;
+	tables[1] = cmd_common_opts;
+	tables[2] = NULL;
+
+	/* --help wins over missing arguments: "alloc --help" must work. */
+	a = args_parse(tables, 0, -1, 0, argc - nwords, argv + nwords, &cause);
+	if (a != NULL && args_has(a, "help")) {
+		if (cmd_output_opts(&ctx, a, &cause) != 0 ||
+		    cmd_check_format(&ctx, &cmd_help_entry, &cause) != 0)
+			goto usage;
+		args_free(a);
+		return res->status = cmd_help_write(&ctx, e, NULL);
+	}
+	args_free(a);
+	a = args_parse(tables, e->min, e->max, 0, argc - nwords, argv + nwords, &cause);
+	if (a == NULL)
+		goto usage;
+	if (cmd_output_opts(&ctx, a, &cause) != 0 || cmd_check_format(&ctx, e, &cause) != 0)
+		goto usage;
+	if ((e->flags & CMD_MUTATES) && s->read_only) {
+		res->status = CMD_EXIT_FAIL;
+		res->cause = xasprintf("command '%s' changes the cluster; "
+		    "the session is read-only", e->name);
+		goto out;
+	}
+	if ((e->flags & CMD_NEEDS_ENGINE) && session_ensure(s, err, &cause) != 0) {
+		res->status = CMD_EXIT_SPEC;
+		res->cause = cause;
+		goto out;
+	}
+	ctx.status = CMD_EXIT_FAIL;
+	if (e->exec(&ctx, a, &cause) != 0) {
+		res->status = ctx.status != CMD_EXIT_OK ? ctx.status : CMD_EXIT_FAIL;
+		res->cause = cause ? cause : xasprintf("command '%s' failed", e->name);
+	} else
+		free(cause);
+	goto out;
+
+usage:
+	res->status = CMD_EXIT_USAGE;
+	res->cause = cause;
+out:
+	args_free(a);
+	return res->status;
+}

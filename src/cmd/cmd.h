@@ -1,0 +1,151 @@
+/*
+ * cmd.h — the command table and dispatcher: one grammar for batch mode, the
+ * REPL and the dashboard's ':' line (after tmux's cmd_entry and git's
+ * commands[]).
+ *
+ * Each command family lives in one cmd-*.c file exporting its struct
+ * cmd_entry values; cmd.c lists them all in cmd_table[]. A command's name is
+ * one word ("alloc") or a family and a subcommand ("node bad"). Lookup, word
+ * by word: an alias (first word only), an exact name, then a unique prefix;
+ * an ambiguous prefix is an error listing the candidates.
+ *
+ * The dispatcher parses the words against the entry's option table plus the
+ * common options (-o FORMAT, --no-header, --help), enforces the entry's
+ * flags and output formats, then calls exec. Commands write their output to
+ * ctx->out and notes to ctx->err, never to stdio, and report failure by
+ * returning -1 with a malloc'ed *cause (lowercase, object in single quotes,
+ * no trailing period).
+ *
+ * Ownership: entries are static. cmd_dispatch fills a struct cmd_result the
+ * caller releases with cmd_result_release.
+ *
+ * Invariants:
+ *  1. Entry names are unique, made of one or two lowercase words; aliases
+ *     are single words that are no command's first word.
+ *  2. A first word is either a command or a family, never both.
+ *  3. Every entry accepts at least table and json output.
+ */
+#ifndef CELLAR_CMD_H
+#define CELLAR_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cmd/args.h"
+#include "cmd/session.h"
+#include "cmd/table.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+
+/* Exit statuses, documented in cellar(1). */
+enum cmd_exit {
+	CMD_EXIT_OK = 0,
+	CMD_EXIT_FAIL = 1,	/* a command failed */
+	CMD_EXIT_USAGE = 2,	/* bad command line */
+	CMD_EXIT_SPEC = 3,	/* spec or configuration error */
+	CMD_EXIT_STORE = 4,	/* state store error (reserved) */
+	CMD_EXIT_INTR = 130,	/* interrupted */
+};
+
+/* Preconditions the dispatcher enforces so commands never re-check. */
+#define CMD_MUTATES	 0x1	/* changes cluster state (refused when read-only) */
+#define CMD_NEEDS_ENGINE 0x2	/* a spec is loaded first (the default if none) */
+
+/* The JSON schema version of every document; see cellar(1). */
+#define CMD_SCHEMA_VERSION	1
+
+struct cmd_entry;
+
+/* What a running command sees. */
+struct cmd_ctx {
+	struct session		*sess;
+	const struct cmd_entry	*entry;
+	struct out_opts		 out;		/* effective for this command */
+	struct strbuf		*o;		/* output (stdout) */
+	struct strbuf		*err;		/* diagnostics and notes (stderr) */
+	int			 status;	/* exit status if exec fails */
+};
+
+struct cmd_entry {
+	const char		*name;		/* "alloc", "node bad" */
+	const char		*alias;		/* one word, or NULL */
+	const struct cmd_opt	*opts;		/* own options, or NULL */
+	int			 min, max;	/* positionals; max -1: no limit */
+	const char		*usage;		/* what follows the name */
+	const char		*summary;	/* one line */
+	const char		*help;		/* paragraphs, '\n'-separated */
+	const char *const	*examples;	/* NULL-terminated, or NULL */
+	unsigned		 flags;		/* CMD_* */
+	unsigned		 formats;	/* OUT_MASK() of supported formats */
+	int			(*exec)(struct cmd_ctx *ctx, const struct args *args,
+				    char **cause);
+};
+
+/* The outcome of one command. */
+struct cmd_result {
+	int			 status;	/* enum cmd_exit */
+	char			*cause;		/* why it failed, or NULL */
+	const struct cmd_entry	*entry;		/* the command, once found */
+};
+
+/* Every command, NULL-terminated, in the order help lists them. */
+extern const struct cmd_entry *const cmd_table[];
+/* The options every command accepts. */
+extern const struct cmd_opt cmd_common_opts[];
+
+/*
+ * Find the command named by the first words of argv. Returns the entry and
+ * the number of words its name used, or NULL with *cause set.
+ */
+const struct cmd_entry *cmd_find(int argc, char *const *argv, int *nwords,
+			    char **cause);
+/* True if word is a family ("node") rather than a command. */
+bool		 cmd_is_family(const char *word);
+/* True if word (or a unique prefix of it) names a family; its name to buf. */
+bool		 cmd_family_match(const char *word, char *buf, size_t len);
+
+/*
+ * Run one command given as words. Output is appended to out, notes and
+ * diagnostics to err. Returns res->status (0 on success).
+ */
+int		 cmd_dispatch(struct session *s, int argc, char *const *argv,
+		    struct strbuf *out, struct strbuf *err, struct cmd_result *res);
+void		 cmd_result_release(struct cmd_result *res);
+
+/* "usage: alloc NAME --vc VC ..." plus a newline. */
+void		 cmd_usage(struct strbuf *sb, const struct cmd_entry *e);
+
+/* ---- helpers for command files ---- */
+
+/* Open the top-level JSON object with schema_version and kind. */
+void		 cmd_json_begin(struct cmd_ctx *ctx, struct json *j, const char *kind);
+/* Close it and end the line. */
+void		 cmd_json_end(struct cmd_ctx *ctx, struct json *j);
+/* Mark the failure as a usage error (exit 2, usage line shown); returns -1. */
+int		 cmd_usage_error(struct cmd_ctx *ctx);
+/* A note for stderr ("note: ..."), unless -q. */
+void		 cmd_note(struct cmd_ctx *ctx, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+/* The entries, defined in the cmd-*.c files. */
+extern const struct cmd_entry cmd_spec_check_entry;
+extern const struct cmd_entry cmd_load_entry;
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_cells_entry;
+extern const struct cmd_entry cmd_vcs_entry;
+extern const struct cmd_entry cmd_node_bad_entry;
+extern const struct cmd_entry cmd_node_ok_entry;
+extern const struct cmd_entry cmd_alloc_entry;
+extern const struct cmd_entry cmd_place_entry;
+extern const struct cmd_entry cmd_release_entry;
+extern const struct cmd_entry cmd_jobs_entry;
+extern const struct cmd_entry cmd_help_entry;
+
+/*
+ * Write the help of entry e, or (e NULL) of the family ("node"), in ctx's
+ * output format. Returns an exit status (0).
+ */
+int		 cmd_help_write(struct cmd_ctx *ctx, const struct cmd_entry *e,
+		    const char *family);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * session.c — the session: current spec, engine and output defaults. Loading
+ * a spec goes spec_load -> engine_create and swaps both in only when both
+ * succeed, so a bad file never leaves the console without a cluster.
+ */
+#include "cmd/session.h"
+
+#include <stdlib.h>
+
+#include "core/xmalloc.h"
+
+void
+session_init(struct session *s)
+{
+	s->spec_path = NULL;
+	s->spec = NULL;
+	s->engine = NULL;
+	s->mode = ENGINE_HIVED;
+	s->out.format = OUT_TABLE;
+	s->out.header = true;
+	s->out.color = false;
+	s->quiet = false;
+	s->read_only = false;
+}
+
+void
+session_release(struct session *s)
+{
+	engine_free(s->engine);		/* before the spec it points into */
+	spec_free(s->spec);
+	free(s->spec_path);
+	s->engine = NULL;
+	s->spec = NULL;
+	s->spec_path = NULL;
+}
+
+void
+session_add_diags(struct strbuf *sb, const struct spec_diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		strbuf_addf(sb, "%s\n", d->v[i].text);
+	if (d->dropped > 0)
+		strbuf_addf(sb, "(%zu more diagnostics not shown)\n", d->dropped);
+}
+
+int
+session_njobs(const struct session *s)
+{
+	struct engine_job_info info;
+	int id, n = 0, lim;
+
+	if (s->engine == NULL)
+		return 0;
+	lim = engine_job_limit(s->engine);
+	for (id = 0; id < lim; id++)
+		if (engine_job(s->engine, id, &info))
+			n++;
+	return n;
+}
+
+int
+session_load(struct session *s, const char *path, enum engine_mode mode,
+    struct strbuf *diags, int *dropped, char **cause)
+{
+	const char *label = path ? path : SESSION_DEFAULT_SPEC;
+	struct spec_diags d;
+	struct spec *spec;
+	struct engine *e;
+	char *ecause = NULL;
+
+	spec_diags_init(&d);
+	if (path != NULL)
+		spec = spec_load(path, &d);
+	else
+		spec = spec_load_string(SESSION_DEFAULT_SPEC, default_spec_yaml,
+		    default_spec_yaml_len, &d);
+	session_add_diags(diags, &d);
+	if (spec == NULL) {
+		if (d.errors > 0)
+			*cause = xasprintf("cannot load spec '%s': %d error%s", label,
+			    d.errors, d.errors == 1 ? "" : "s");
+		else
+			*cause = xasprintf("cannot load spec '%s'", label);
+		spec_diags_release(&d);
+		return -1;
+	}
+	spec_diags_release(&d);
+	e = engine_create(spec, mode, &ecause);
+	if (e == NULL) {
+		*cause = xasprintf("cannot use spec '%s' in %s mode: %s", label,
+		    engine_mode_name(mode), ecause ? ecause : "unknown error");
+		free(ecause);
+		spec_free(spec);
+		return -1;
+	}
+	if (dropped != NULL)
+		*dropped = session_njobs(s);
+	session_release(s);
+	s->spec = spec;
+	s->engine = e;
+	s->spec_path = xstrdup(label);
+	s->mode = mode;
+	return 0;
+}
+
+int
+session_ensure(struct session *s, struct strbuf *diags, char **cause)
+{
+	if (s->engine != NULL)
+		return 0;
+	return session_load(s, NULL, s->mode, diags, NULL, cause);
+}

@@ -1,0 +1,60 @@
+/*
+ * session.h — what one cellar session holds between commands: the current
+ * spec and the engine built from it, the sharing mode, and the default
+ * output options. The batch runner, the REPL and the dashboard each own one
+ * session and hand it to the dispatcher with every command.
+ *
+ * Ownership: a session owns its spec, engine and path; session_release frees
+ * them (engine before spec, since the engine points into the spec).
+ *
+ * Invariants:
+ *  1. spec, engine and spec_path are all NULL (nothing loaded yet) or all
+ *     set, and engine was built from spec in mode `mode`.
+ *  2. A failed load leaves the session exactly as it was.
+ */
+#ifndef CELLAR_SESSION_H
+#define CELLAR_SESSION_H
+
+#include <stdbool.h>
+
+#include "cmd/table.h"
+#include "core/strbuf.h"
+#include "engine/engine.h"
+#include "spec/spec.h"
+
+/* The name the embedded default spec goes by in messages and output. */
+#define SESSION_DEFAULT_SPEC	"specs/default.yaml (embedded)"
+
+struct session {
+	char			*spec_path;	/* as given, or SESSION_DEFAULT_SPEC */
+	struct spec		*spec;
+	struct engine		*engine;
+	enum engine_mode	 mode;		/* for the next load; engine's mode */
+	struct out_opts		 out;		/* defaults; -o etc. override per command */
+	bool			 quiet;		/* -q: command output is discarded */
+	bool			 read_only;	/* refuse commands flagged CMD_MUTATES */
+};
+
+void	session_init(struct session *s);
+void	session_release(struct session *s);
+
+/*
+ * Load a spec (path NULL: the embedded default) and build an engine for it in
+ * `mode`; on success replace the current spec and engine. Every diagnostic
+ * (errors, warnings, notes) is appended to diags, one per line. *dropped
+ * (may be NULL) gets the number of running jobs the old engine had, which
+ * are lost (no persistence yet). Returns 0, or -1 with *cause set.
+ */
+int	session_load(struct session *s, const char *path, enum engine_mode mode,
+	    struct strbuf *diags, int *dropped, char **cause);
+
+/* Make sure a spec is loaded, loading the embedded default if none is. */
+int	session_ensure(struct session *s, struct strbuf *diags, char **cause);
+
+/* Running jobs in the current engine (0 when nothing is loaded). */
+int	session_njobs(const struct session *s);
+
+/* Append every diagnostic of d to sb, one per line. */
+void	session_add_diags(struct strbuf *sb, const struct spec_diags *d);
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * table.c — output formats and the table writer (see table.h). Every
+ * listing command fills a table and renders it here, so alignment, csv
+ * quoting, "-o name" and colour are decided in one place.
+ */
+#include "cmd/table.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+
+static const char *const format_names[OUT_NFORMATS] = {
+	[OUT_TABLE] = "table",
+	[OUT_JSON] = "json",
+	[OUT_NAME] = "name",
+	[OUT_CSV] = "csv",
+};
+
+/* The theme: one place maps roles to terminal attributes (after htop). */
+static const char *const role_sgr[] = {
+	[ROLE_NONE] = "",
+	[ROLE_OK] = "\033[32m",
+	[ROLE_BUSY] = "\033[36m",
+	[ROLE_WARN] = "\033[33m",
+	[ROLE_BAD] = "\033[1;31m",
+	[ROLE_DIM] = "\033[2m",
+	[ROLE_HEADER] = "\033[1m",
+};
+
+int
+out_format_parse(const char *name)
+{
+	int f;
+
+	for (f = 0; f < OUT_NFORMATS; f++)
+		if (strcmp(name, format_names[f]) == 0)
+			return f;
+	return -1;
+}
+
+const char *
+out_format_name(enum out_format f)
+{
+	return (unsigned)f < OUT_NFORMATS ? format_names[f] : "?";
+}
+
+void
+out_format_list(struct strbuf *sb, unsigned mask)
+{
+	bool first = true;
+	int f;
+
+	for (f = 0; f < OUT_NFORMATS; f++)
+		if (mask & OUT_MASK(f)) {
+			strbuf_addf(sb, "%s%s", first ? "" : ", ", format_names[f]);
+			first = false;
+		}
+}
+
+const char *
+table_role_sgr(enum table_role role)
+{
+	return (unsigned)role < sizeof role_sgr / sizeof role_sgr[0] ?
+	    role_sgr[role] : "";
+}
+
+struct table_col {
+	char		*header;
+	char		*key;
+	unsigned	 flags;
+};
+
+struct table_cellv {
+	char		*text;
+	enum table_role	 role;
+};
+
+struct table_rowv {
+	struct table_cellv	*cells;		/* ncols entries */
+	int			 n;		/* cells filled */
+	int			 indent;
+};
+
+struct table {
+	struct table_col	*cols;
+	int			 ncols;
+	size_t			 colcap;
+	struct table_rowv	*rows;
+	size_t			 nrows;
+	size_t			 rowcap;
+};
+
+struct table *
+table_create(void)
+{
+	return xcalloc(1, sizeof(struct table));
+}
+
+void
+table_free(struct table *t)
+{
+	size_t r;
+	int c;
+
+	if (t == NULL)
+		return;
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->rows[r].n; c++)
+			free(t->rows[r].cells[c].text);
+		free(t->rows[r].cells);
+	}
+	for (c = 0; c < t->ncols; c++) {
+		free(t->cols[c].header);
+		free(t->cols[c].key);
+	}
+	free(t->rows);
+	free(t->cols);
+	free(t);
+}
+
+void
+table_column(struct table *t, const char *header, const char *key, unsigned flags)
+{
+	if (t->nrows > 0)
+		fatal("table_column after the first row");
+	XGROW(t->cols, t->colcap, (size_t)t->ncols + 1);
+	t->cols[t->ncols].header = xstrdup(header);
+	t->cols[t->ncols].key = xstrdup(key);
+	t->cols[t->ncols].flags = flags;
+	t->ncols++;
+}
+
+void
+table_row(struct table *t)
+{
+	XGROW(t->rows, t->rowcap, t->nrows + 1);
+	t->rows[t->nrows].cells = xcalloc((size_t)t->ncols, sizeof(struct table_cellv));
+	t->rows[t->nrows].n = 0;
+	t->rows[t->nrows].indent = 0;
+	t->nrows++;
+}
+
+void
+table_indent(struct table *t, int n)
+{
+	if (t->nrows == 0)
+		fatal("table_indent without a row");
+	t->rows[t->nrows - 1].indent = n;
+}
+
+static void
+table_vcell(struct table *t, enum table_role role, const char *fmt, va_list ap)
+{
+	struct table_rowv *row;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (t->nrows == 0)
+		fatal("table_cell without a row");
+	row = &t->rows[t->nrows - 1];
+	if (row->n >= t->ncols)	/* invariant 1 */
+		fatal("table_cell: more cells than columns");
+	strbuf_vaddf(&sb, fmt, ap);
+	row->cells[row->n].text = strbuf_detach(&sb, NULL);
+	row->cells[row->n].role = role;
+	row->n++;
+}
+
+void
+table_cell(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	table_vcell(t, ROLE_NONE, fmt, ap);
+	va_end(ap);
+}
+
+void
+table_cell_role(struct table *t, enum table_role role, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	table_vcell(t, role, fmt, ap);
+	va_end(ap);
+}
+
+void
+table_cell_int(struct table *t, long long v)
+{
+	table_cell(t, "%lld", v);
+}
+
+size_t
+table_nrows(const struct table *t)
+{
+	return t->nrows;
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static size_t
+table_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static const char *
+table_text(const struct table_rowv *row, int c)
+{
+	return c < row->n ? row->cells[c].text : "";
+}
+
+static void
+table_render_table(const struct table *t, const struct out_opts *o,
+    struct strbuf *out)
+{
+	size_t *width = xcalloc((size_t)t->ncols + 1, sizeof *width);
+	size_t r, w, pad;
+	int c;
+
+	for (c = 0; c < t->ncols; c++) {
+		if (o->header)
+			width[c] = table_width(t->cols[c].header);
+		for (r = 0; r < t->nrows; r++) {
+			w = table_width(table_text(&t->rows[r], c));
+			if (c == 0)
+				w += 2 * (size_t)t->rows[r].indent;
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (r = o->header ? 0 : 1; r <= t->nrows; r++) {
+		const struct table_rowv *row = r > 0 ? &t->rows[r - 1] : NULL;
+
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = row ? table_text(row, c) : t->cols[c].header;
+			enum table_role role = row ? (c < row->n ? row->cells[c].role :
+			    ROLE_NONE) : ROLE_HEADER;
+			bool right = (t->cols[c].flags & TABLE_RIGHT) != 0;
+			bool last = c == t->ncols - 1;
+
+			w = table_width(s);
+			if (c == 0 && row != NULL) {
+				strbuf_addchars(out, ' ', 2 * (size_t)row->indent);
+				w += 2 * (size_t)row->indent;
+			}
+			pad = width[c] - w;
+			if (right)
+				strbuf_addchars(out, ' ', pad);
+			if (o->color && role != ROLE_NONE && *s != '\0')
+				strbuf_addf(out, "%s%s%s", table_role_sgr(role), s,
+				    TABLE_SGR_RESET);
+			else
+				strbuf_adds(out, s);
+			if (!last) {
+				if (!right)
+					strbuf_addchars(out, ' ', pad);
+				strbuf_adds(out, "  ");
+			}
+		}
+		/* No trailing blanks, whatever the last column held. */
+		while (out->len > 0 && out->buf[out->len - 1] == ' ')
+			strbuf_setlen(out, out->len - 1);
+		strbuf_addc(out, '\n');
+	}
+	free(width);
+}
+
+static void
+table_csv_field(struct strbuf *out, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		strbuf_adds(out, s);
+		return;
+	}
+	strbuf_addc(out, '"');
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			strbuf_addc(out, '"');
+		strbuf_addc(out, *s);
+	}
+	strbuf_addc(out, '"');
+}
+
+static void
+table_render_csv(const struct table *t, const struct out_opts *o,
+    struct strbuf *out)
+{
+	size_t r;
+	int c;
+
+	if (o->header) {
+		for (c = 0; c < t->ncols; c++) {
+			if (c > 0)
+				strbuf_addc(out, ',');
+			table_csv_field(out, t->cols[c].key);
+		}
+		strbuf_addc(out, '\n');
+	}
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			if (c > 0)
+				strbuf_addc(out, ',');
+			table_csv_field(out, table_text(&t->rows[r], c));
+		}
+		strbuf_addc(out, '\n');
+	}
+}
+
+void
+table_render(const struct table *t, const struct out_opts *o, struct strbuf *out)
+{
+	size_t r;
+	int c, namecol = 0;
+
+	switch (o->format) {
+	case OUT_TABLE:
+		table_render_table(t, o, out);
+		break;
+	case OUT_CSV:
+		table_render_csv(t, o, out);
+		break;
+	case OUT_NAME:
+		for (c = 0; c < t->ncols; c++)
+			if (t->cols[c].flags & TABLE_NAME) {
+				namecol = c;
+				break;
+			}
+		for (r = 0; r < t->nrows; r++)
+			strbuf_addf(out, "%s\n", table_text(&t->rows[r], namecol));
+		break;
+	default:
+		fatal("table_render: format '%s' is not a table format",
+		    out_format_name(o->format));
+	}
+}
