@@ -1,0 +1,715 @@
+/*
+ * cmd-alloc.c — the job commands: `alloc` places and starts a job, `place`
+ * is its dry run, `release` ends jobs, `jobs` lists them. They turn options
+ * into a struct engine_req, ask the (pure) engine for a plan and print the
+ * plan: pods with their nodes and GPU addresses, and the victims.
+ *
+ * The JSON shapes written here are a documented interface (cellar(1), "JSON
+ * OUTPUT"); scenario tests and scripts read them. Within schema_version 1
+ * fields may be added, never renamed or removed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/hostlist.h"
+#include "core/strvec.h"
+#include "core/xmalloc.h"
+
+#define JOB_NAME_MAX	63	/* engine_victim.name holds 64 bytes */
+#define POD_MAX		4096
+#define POD_GPUS_MAX	65536
+#define PATH_MAX_LEN	1024
+
+static const char *
+chain_name(const struct spec *s, int chain)
+{
+	return chain >= 0 && chain < s->nchains ?
+	    s->types[s->chains[chain].top_type].name : "-";
+}
+
+static const char *
+victim_kind_name(enum engine_victim_kind k)
+{
+	return k == ENGINE_VICTIM_LAZY ? "lazy" : "preempt";
+}
+
+/* Job names are printed unquoted in tables and hostlists: keep them plain. */
+static int
+check_job_name(const char *name, char **cause)
+{
+	size_t len = strlen(name), ok;
+
+	ok = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._:@+-");
+	if (len == 0 || len > JOB_NAME_MAX || ok != len || name[0] == '-') {
+		*cause = xasprintf("invalid job name '%s' (1 to %d of A-Z a-z 0-9 . _ "
+		    ": @ + -, not starting with '-')", name, JOB_NAME_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* The distinct node names of some leaves, in order of first appearance. */
+static void
+leaf_nodes(const struct spec *s, const int *leaves, int n, struct strvec *out)
+{
+	size_t k;
+	int i, node;
+
+	for (i = 0; i < n; i++) {
+		node = s->cells[leaves[i]].node;
+		if (node < 0)
+			continue;
+		for (k = 0; k < out->n; k++)
+			if (strcmp(out->v[k], s->nodes[node].name) == 0)
+				break;
+		if (k == out->n)
+			strvec_push(out, s->nodes[node].name);
+	}
+}
+
+/* The lowest cell holding all the leaves, or -1. */
+static int
+leaf_lca(const struct spec *s, const int *leaves, int n)
+{
+	int a, b, i;
+
+	if (n == 0)
+		return -1;
+	a = leaves[0];
+	for (i = 1; i < n && a >= 0; i++) {
+		b = leaves[i];
+		while (a >= 0 && b >= 0 && a != b) {
+			if (s->cells[a].level < s->cells[b].level)
+				a = s->cells[a].parent;
+			else if (s->cells[b].level < s->cells[a].level)
+				b = s->cells[b].parent;
+			else {
+				a = s->cells[a].parent;
+				b = s->cells[b].parent;
+			}
+		}
+		if (a != b)
+			a = -1;
+	}
+	return a;
+}
+
+static char *
+nodes_hostlist(const struct spec *s, const int *leaves, int n)
+{
+	struct strvec nodes = STRVEC_INIT;
+	char *h;
+
+	leaf_nodes(s, leaves, n, &nodes);
+	h = hostlist_compress(nodes.v, nodes.n);
+	strvec_release(&nodes);
+	return h;
+}
+
+/* pods: [{node, nodes, cell, gpus, cells}] — shared by alloc, place, jobs. */
+static void
+pods_json(struct json *j, const struct spec *s, int npods, const int *pod_first,
+    const int *leaves)
+{
+	char path[PATH_MAX_LEN];
+	int p, i, lca;
+
+	json_key(j, "pods");
+	json_array_begin(j);
+	for (p = 0; p < npods; p++) {
+		const int *lv = leaves + pod_first[p];
+		int n = pod_first[p + 1] - pod_first[p];
+		struct strvec nodes = STRVEC_INIT;
+		char *h = nodes_hostlist(s, lv, n);
+
+		json_object_begin(j);
+		json_kv_string(j, "node", h);
+		free(h);
+		json_key(j, "nodes");
+		json_array_begin(j);
+		leaf_nodes(s, lv, n, &nodes);
+		for (i = 0; i < (int)nodes.n; i++)
+			json_string(j, nodes.v[i]);
+		strvec_release(&nodes);
+		json_array_end(j);
+		lca = leaf_lca(s, lv, n);
+		json_kv_string(j, "cell", lca >= 0 ?
+		    spec_cell_path(s, lca, path, sizeof path) : NULL);
+		json_key(j, "gpus");
+		json_array_begin(j);
+		for (i = 0; i < n; i++)
+			json_string(j, s->cells[lv[i]].addr);
+		json_array_end(j);
+		json_key(j, "cells");
+		json_array_begin(j);
+		for (i = 0; i < n; i++)
+			json_string(j, spec_cell_path(s, lv[i], path, sizeof path));
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/* One row per pod and node: POD NODE GPUS ADDRESSES CELL. */
+static void
+pods_table(struct cmd_ctx *ctx, const struct spec *s, int npods,
+    const int *pod_first, const int *leaves)
+{
+	struct table *t = table_create();
+	char path[PATH_MAX_LEN];
+	int p, i, lca;
+	size_t k;
+
+	table_column(t, "POD", "pod", TABLE_RIGHT);
+	table_column(t, "NODE", "node", TABLE_NAME);
+	table_column(t, "GPUS", "gpus", TABLE_RIGHT);
+	table_column(t, "ADDRESSES", "addresses", 0);
+	table_column(t, "CELL", "cell", 0);
+	for (p = 0; p < npods; p++) {
+		const int *lv = leaves + pod_first[p];
+		int n = pod_first[p + 1] - pod_first[p];
+		struct strvec nodes = STRVEC_INIT;
+
+		lca = leaf_lca(s, lv, n);
+		leaf_nodes(s, lv, n, &nodes);
+		for (k = 0; k < nodes.n; k++) {
+			struct strvec addrs = STRVEC_INIT;
+			char *h;
+
+			for (i = 0; i < n; i++) {
+				int node = s->cells[lv[i]].node;
+
+				if (node >= 0 && strcmp(s->nodes[node].name, nodes.v[k]) == 0)
+					strvec_push(&addrs, s->cells[lv[i]].addr);
+			}
+			h = hostlist_compress(addrs.v, addrs.n);
+			table_row(t);
+			table_cell_int(t, p);
+			table_cell(t, "%s", nodes.v[k]);
+			table_cell_int(t, (long long)addrs.n);
+			table_cell(t, "%s", h);
+			table_cell(t, "%s", lca >= 0 ? spec_cell_path(s, lca, path,
+			    sizeof path) : "-");
+			free(h);
+			strvec_release(&addrs);
+		}
+		strvec_release(&nodes);
+	}
+	table_render(t, &ctx->out, ctx->o);
+	table_free(t);
+}
+
+static const struct cmd_opt alloc_opts[] = {
+	{ 0, "vc", "VC", "the virtual cluster the job belongs to (required)" },
+	{ 'g', "gpus", "N", "GPUs per pod" },
+	{ 'p', "pods", "P", "pods of --gpus GPUs each (default 1)" },
+	{ 0, "gang", "PxN,...", "gang members, each P pods of N GPUs (instead of --gpus)" },
+	{ 0, "priority", "P", "0 to 1000 for a guaranteed job (default 0), -1 for opportunistic" },
+	{ 0, "opportunistic", NULL, "the same as --priority -1" },
+	{ 't', "type", "TYPE", "leaf cell (GPU) type the pods need" },
+	{ 0, "pin", "ID", "place the job inside this pinned cell of its VC" },
+	{ 0, "lazy", NULL, "when preempted, downgrade to opportunistic instead of stopping" },
+	{ 0, NULL, NULL, NULL }
+};
+
+/* "2x4,1x8" (P pods x N GPUs) or "8" (one pod) into r->members. */
+static int
+parse_gang(const char *spec, struct engine_req *r, char **cause)
+{
+	char *copy = xstrdup(spec), *item, *save = NULL, *x;
+	int rc = -1;
+
+	r->nmembers = 0;
+	for (item = strtok_r(copy, ",", &save); item != NULL;
+	    item = strtok_r(NULL, ",", &save)) {
+		struct engine_member *m;
+
+		if (r->nmembers == ENGINE_MAX_MEMBERS) {
+			*cause = xasprintf("invalid --gang '%s': more than %d members",
+			    spec, ENGINE_MAX_MEMBERS);
+			goto out;
+		}
+		m = &r->members[r->nmembers];
+		x = strpbrk(item, "xX*");
+		if (x != NULL) {
+			*x = '\0';
+			m->pods = (int)args_parse_num(item, "--gang pods", 1, POD_MAX, cause);
+			if (*cause != NULL)
+				goto out;
+			item = x + 1;
+		} else
+			m->pods = 1;
+		m->gpus = (int)args_parse_num(item, "--gang GPUs", 1, POD_GPUS_MAX, cause);
+		if (*cause != NULL)
+			goto out;
+		r->nmembers++;
+	}
+	if (r->nmembers == 0)
+		*cause = xasprintf("invalid --gang '%s': no members", spec);
+	else
+		rc = 0;
+out:
+	free(copy);
+	return rc;
+}
+
+/*
+ * Options -> request. Names resolve to spec indices here so that errors name
+ * what the user typed. Returns -1 with *cause (and ctx->status for usage).
+ */
+static int
+build_req(struct cmd_ctx *ctx, const struct args *a, struct engine_req *r,
+    char **cause)
+{
+	const struct spec *s = ctx->sess->spec;
+	const char *v;
+	int prio = 0, t;
+
+	memset(r, 0, sizeof *r);
+	r->name = args_value(a, 0);
+	r->leaf_type = -1;
+	r->pin = -1;
+	if (check_job_name(r->name, cause) != 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "vc")) == NULL) {
+		*cause = xstrdup("option '--vc' is required");
+		return cmd_usage_error(ctx);
+	}
+	if (args_has(a, "gpus") == args_has(a, "gang")) {
+		*cause = xstrdup("give either '--gpus' or '--gang'");
+		return cmd_usage_error(ctx);
+	}
+	if (args_has(a, "gang")) {
+		if (args_has(a, "pods")) {
+			*cause = xstrdup("'--pods' does not go with '--gang'");
+			return cmd_usage_error(ctx);
+		}
+		if (parse_gang(args_get(a, "gang"), r, cause) != 0)
+			return cmd_usage_error(ctx);
+	} else {
+		r->nmembers = 1;
+		r->members[0].gpus = (int)args_strtonum(a, "gpus", 1, POD_GPUS_MAX, cause);
+		if (*cause != NULL)
+			return cmd_usage_error(ctx);
+		r->members[0].pods = 1;
+		if (args_has(a, "pods")) {
+			r->members[0].pods = (int)args_strtonum(a, "pods", 1, POD_MAX, cause);
+			if (*cause != NULL)
+				return cmd_usage_error(ctx);
+		}
+	}
+	if (args_has(a, "priority")) {
+		prio = (int)args_strtonum(a, "priority", ENGINE_PRIO_OPPORTUNISTIC,
+		    ENGINE_PRIO_MAX, cause);
+		if (*cause != NULL)
+			return cmd_usage_error(ctx);
+	}
+	if (args_has(a, "opportunistic")) {
+		if (args_has(a, "priority") && prio != ENGINE_PRIO_OPPORTUNISTIC) {
+			*cause = xstrdup("'--opportunistic' contradicts '--priority'");
+			return cmd_usage_error(ctx);
+		}
+		prio = ENGINE_PRIO_OPPORTUNISTIC;
+	}
+	r->priority = prio;
+	r->lazy = args_has(a, "lazy");
+
+	if ((r->vc = spec_find_vc(s, v)) < 0) {
+		*cause = xasprintf("unknown vc '%s'", v);
+		return -1;
+	}
+	if ((v = args_get(a, "type")) != NULL) {
+		if ((t = spec_find_type(s, v)) < 0) {
+			*cause = xasprintf("unknown cell type '%s'", v);
+			return -1;
+		}
+		if (!s->types[t].is_leaf) {
+			*cause = xasprintf("cell type '%s' is not a leaf (GPU) type", v);
+			return -1;
+		}
+		r->leaf_type = t;
+	}
+	if ((v = args_get(a, "pin")) != NULL &&
+	    (r->pin = spec_find_pin(s, v)) < 0) {
+		*cause = xasprintf("unknown pinned cell '%s'", v);
+		return -1;
+	}
+	if (engine_job_find(ctx->sess->engine, r->name) >= 0) {
+		*cause = xasprintf("job '%s' already exists", r->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+req_gpus(const struct engine_req *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->nmembers; i++)
+		n += r->members[i].pods * r->members[i].gpus;
+	return n;
+}
+
+static void
+plan_json(struct cmd_ctx *ctx, const char *kind, const struct engine_req *r,
+    const struct engine_plan *p, bool placed, bool dry)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct json j;
+	int i;
+
+	cmd_json_begin(ctx, &j, kind);
+	json_kv_bool(&j, "dry_run", dry);
+	json_kv_bool(&j, "placed", placed);
+	json_kv_string(&j, "job", r->name);
+	if (!dry && placed)
+		json_kv_int(&j, "id", p->job);
+	else
+		json_kv_null(&j, "id");
+	json_kv_string(&j, "vc", s->vcs[r->vc].name);
+	json_kv_int(&j, "priority", r->priority);
+	json_kv_int(&j, "gpus", req_gpus(r));
+	if (!placed) {
+		json_kv_string(&j, "fail", engine_fail_name(p->fail));
+		json_kv_string(&j, "why", p->why);
+		cmd_json_end(ctx, &j);
+		return;
+	}
+	json_kv_string(&j, "chain", chain_name(s, p->chain));
+	json_kv_bool(&j, "opportunistic", p->opportunistic);
+	pods_json(&j, s, p->npods, p->pod_first, p->leaves);
+	json_key(&j, "victims");
+	json_array_begin(&j);
+	for (i = 0; i < p->nvictims; i++) {
+		json_object_begin(&j);
+		json_kv_string(&j, "job", p->victims[i].name);
+		json_kv_string(&j, "kind", victim_kind_name(p->victims[i].kind));
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	cmd_json_end(ctx, &j);
+}
+
+static void
+plan_table(struct cmd_ctx *ctx, const struct engine_req *r,
+    const struct engine_plan *p, bool dry)
+{
+	const struct spec *s = ctx->sess->spec;
+	int i;
+
+	strbuf_addf(ctx->o, "job '%s' %s in vc '%s' on chain '%s': %d GPU%s in "
+	    "%d pod%s, %s\n", r->name, dry ? "would start" : "started",
+	    s->vcs[r->vc].name, chain_name(s, p->chain), req_gpus(r),
+	    req_gpus(r) == 1 ? "" : "s", p->npods, p->npods == 1 ? "" : "s",
+	    p->opportunistic ? "opportunistic" : "guaranteed");
+	pods_table(ctx, s, p->npods, p->pod_first, p->leaves);
+	for (i = 0; i < p->nvictims; i++)
+		strbuf_addf(ctx->o, "%s job '%s'%s\n",
+		    p->victims[i].kind == ENGINE_VICTIM_LAZY ?
+		    (dry ? "would downgrade" : "downgraded") :
+		    (dry ? "would preempt" : "preempted"), p->victims[i].name,
+		    p->victims[i].kind == ENGINE_VICTIM_LAZY ?
+		    " to opportunistic (lazy preemption)" : "");
+	if (dry)
+		strbuf_adds(ctx->o, "(dry run: nothing changed)\n");
+}
+
+static int
+alloc_or_place(struct cmd_ctx *ctx, const struct args *a, bool dry, char **cause)
+{
+	struct engine *e = ctx->sess->engine;
+	struct engine_plan plan;
+	struct engine_req r;
+	int rc;
+
+	if (build_req(ctx, a, &r, cause) != 0)
+		return -1;
+	engine_plan_init(&plan);
+	if (dry)
+		rc = engine_place(e, &r, &plan) == 0 ? 0 : -1;
+	else
+		rc = engine_alloc(e, &r, &plan) >= 0 ? 0 : -1;
+	if (ctx->out.format == OUT_JSON)
+		plan_json(ctx, dry ? "place" : "alloc", &r, &plan, rc == 0, dry);
+	else if (rc == 0)
+		plan_table(ctx, &r, &plan, dry);
+	if (rc != 0)
+		*cause = xasprintf("cannot place job '%s': %s", r.name,
+		    plan.why[0] ? plan.why : engine_fail_name(plan.fail));
+	engine_plan_release(&plan);
+	return rc;
+}
+
+static int
+alloc_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	return alloc_or_place(ctx, a, false, cause);
+}
+
+static int
+place_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	return alloc_or_place(ctx, a, true, cause);
+}
+
+static int
+release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct engine *e = ctx->sess->engine;
+	const struct spec *s = ctx->sess->spec;
+	int n = args_count(a), i, k, *ids = xcalloc((size_t)n, sizeof *ids);
+	struct engine_job_info info;
+	struct table *t = NULL;
+	struct json j;
+
+	for (i = 0; i < n; i++) {
+		if ((ids[i] = engine_job_find(e, args_value(a, i))) < 0) {
+			*cause = xasprintf("unknown job '%s'", args_value(a, i));
+			free(ids);
+			return -1;
+		}
+		for (k = 0; k < i; k++)
+			if (ids[k] == ids[i]) {
+				*cause = xasprintf("job '%s' named twice", args_value(a, i));
+				free(ids);
+				return -1;
+			}
+	}
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "release");
+		json_key(&j, "jobs");
+		json_array_begin(&j);
+	} else {
+		t = table_create();
+		table_column(t, "JOB", "job", TABLE_NAME);
+		table_column(t, "VC", "vc", 0);
+		table_column(t, "GPUS", "gpus", TABLE_RIGHT);
+		table_column(t, "NODES", "nodes", 0);
+	}
+	for (i = 0; i < n; i++) {
+		char *h;
+
+		/* Describe before releasing: info points into the engine. */
+		if (!engine_job(e, ids[i], &info))
+			fatal("release: job %d vanished", ids[i]);
+		h = nodes_hostlist(s, info.leaves, info.nleaves);
+		if (t != NULL) {
+			table_row(t);
+			table_cell(t, "%s", info.name);
+			table_cell(t, "%s", s->vcs[info.vc].name);
+			table_cell_int(t, info.nleaves);
+			table_cell(t, "%s", h);
+		} else {
+			struct strvec nodes = STRVEC_INIT;
+			size_t x;
+
+			json_object_begin(&j);
+			json_kv_string(&j, "job", info.name);
+			json_kv_string(&j, "vc", s->vcs[info.vc].name);
+			json_kv_int(&j, "gpus", info.nleaves);
+			json_key(&j, "nodes");
+			json_array_begin(&j);
+			leaf_nodes(s, info.leaves, info.nleaves, &nodes);
+			for (x = 0; x < nodes.n; x++)
+				json_string(&j, nodes.v[x]);
+			strvec_release(&nodes);
+			json_array_end(&j);
+			json_object_end(&j);
+		}
+		free(h);
+		if (engine_release(e, ids[i]) != 0)
+			fatal("release: engine refused job %d", ids[i]);
+	}
+	if (t != NULL) {
+		if (ctx->out.format == OUT_TABLE)
+			strbuf_addf(ctx->o, "released %d job%s\n", n, n == 1 ? "" : "s");
+		table_render(t, &ctx->out, ctx->o);
+		table_free(t);
+	} else {
+		json_array_end(&j);
+		cmd_json_end(ctx, &j);
+	}
+	free(ids);
+	return 0;
+}
+
+static const char *
+job_state(const struct engine_job_info *info)
+{
+	if (info->downgraded)
+		return "downgraded";
+	return info->priority < 0 ? "opportunistic" : "running";
+}
+
+static const struct cmd_opt jobs_opts[] = {
+	{ 0, "vc", "VC", "only the jobs of this virtual cluster" },
+	{ 0, NULL, NULL, NULL }
+};
+
+static int
+jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct engine *e = ctx->sess->engine;
+	const struct spec *s = ctx->sess->spec;
+	const char *vcname = args_get(a, "vc");
+	struct engine_job_info info;
+	struct table *t = NULL;
+	int id, lim = engine_job_limit(e), vc = -1;
+	struct json j;
+
+	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
+		*cause = xasprintf("unknown vc '%s'", vcname);
+		return -1;
+	}
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "jobs");
+		json_key(&j, "jobs");
+		json_array_begin(&j);
+	} else {
+		t = table_create();
+		table_column(t, "JOB", "job", TABLE_NAME);
+		table_column(t, "VC", "vc", 0);
+		table_column(t, "PRIO", "priority", TABLE_RIGHT);
+		table_column(t, "GPUS", "gpus", TABLE_RIGHT);
+		table_column(t, "PODS", "pods", TABLE_RIGHT);
+		table_column(t, "CHAIN", "chain", 0);
+		table_column(t, "NODES", "nodes", 0);
+		table_column(t, "STATE", "state", 0);
+	}
+	for (id = 0; id < lim; id++) {
+		char *h;
+
+		if (!engine_job(e, id, &info) || (vc >= 0 && info.vc != vc))
+			continue;
+		if (t != NULL) {
+			h = nodes_hostlist(s, info.leaves, info.nleaves);
+			table_row(t);
+			table_cell(t, "%s", info.name);
+			table_cell(t, "%s", s->vcs[info.vc].name);
+			table_cell_int(t, info.priority);
+			table_cell_int(t, info.nleaves);
+			table_cell_int(t, info.npods);
+			table_cell(t, "%s", chain_name(s, info.chain));
+			table_cell(t, "%s", h);
+			table_cell_role(t, info.downgraded || info.priority < 0 ?
+			    ROLE_WARN : ROLE_BUSY, "%s", job_state(&info));
+			free(h);
+			continue;
+		}
+		json_object_begin(&j);
+		json_kv_string(&j, "job", info.name);
+		json_kv_int(&j, "id", id);
+		json_kv_string(&j, "vc", s->vcs[info.vc].name);
+		json_kv_int(&j, "priority", info.priority);
+		json_kv_int(&j, "orig_priority", info.orig_priority);
+		json_kv_bool(&j, "opportunistic", info.priority < 0);
+		json_kv_bool(&j, "downgraded", info.downgraded);
+		json_kv_bool(&j, "lazy", info.lazy);
+		json_kv_string(&j, "state", job_state(&info));
+		json_kv_string(&j, "chain", chain_name(s, info.chain));
+		json_kv_int(&j, "gpus", info.nleaves);
+		pods_json(&j, s, info.npods, info.pod_first, info.leaves);
+		json_object_end(&j);
+	}
+	if (t != NULL) {
+		table_render(t, &ctx->out, ctx->o);
+		table_free(t);
+	} else {
+		json_array_end(&j);
+		cmd_json_end(ctx, &j);
+	}
+	return 0;
+}
+
+#define ALLOC_USAGE \
+	"NAME --vc VC {--gpus N [--pods P] | --gang PxN,...} [--priority P | " \
+	"--opportunistic] [--type TYPE] [--pin ID] [--lazy]"
+
+const struct cmd_entry cmd_alloc_entry = {
+	.name = "alloc",
+	.opts = alloc_opts,
+	.min = 1, .max = 1,
+	.usage = ALLOC_USAGE,
+	.summary = "place a job and start it",
+	.help =
+	    "Ask the engine for P pods of N GPUs each (HiveD's podNumber x "
+	    "leafCellNumber) for job NAME in virtual cluster VC, and start it "
+	    "there. --gang asks for several such members at once (up to 8), all "
+	    "or nothing. A guaranteed job (priority 0 to 1000) runs inside its "
+	    "VC's cells and may preempt lower-priority jobs; an opportunistic job "
+	    "(priority -1) runs on idle cells anywhere and is the first to be "
+	    "preempted. The placement is printed: chain, each pod's node and GPU "
+	    "addresses, the lowest cell holding the pod, and the victims "
+	    "(preempted, or downgraded to opportunistic for --lazy jobs).\n"
+	    "When the job cannot be placed the engine's reason is printed and "
+	    "the command fails.",
+	.examples = (const char *const []){
+		"alloc train1 --vc prod --gpus 8",
+		"alloc bert --vc research --gpus 8 --pods 4 --priority 10",
+		"alloc sweep --vc dev --gang 2x2,1x4",
+		"alloc scavenger --vc dev --gpus 1 --opportunistic",
+		NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.exec = alloc_exec,
+};
+
+const struct cmd_entry cmd_place_entry = {
+	.name = "place",
+	.opts = alloc_opts,
+	.min = 1, .max = 1,
+	.usage = ALLOC_USAGE,
+	.summary = "show where a job would be placed (dry run)",
+	.help =
+	    "The dry run of alloc, with the same arguments: where the job would "
+	    "land and which jobs it would preempt. Nothing changes.",
+	.examples = (const char *const []){
+		"place big --vc research --gpus 8 --pods 8",
+		NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.exec = place_exec,
+};
+
+const struct cmd_entry cmd_release_entry = {
+	.name = "release",
+	.opts = NULL,
+	.min = 1, .max = -1,
+	.usage = "NAME...",
+	.summary = "stop jobs and free their cells",
+	.help =
+	    "Release the cells of each named job; buddy cells merge back and "
+	    "bound virtual cells are unbound. Every name must be a running job, "
+	    "or nothing is released.",
+	.examples = (const char *const []){
+		"release train1",
+		"release bert sweep",
+		NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = release_exec,
+};
+
+const struct cmd_entry cmd_jobs_entry = {
+	.name = "jobs",
+	.alias = "ps",
+	.opts = jobs_opts,
+	.min = 0, .max = 0,
+	.usage = "[--vc VC]",
+	.summary = "list running jobs",
+	.help =
+	    "List the running jobs: name, VC, priority (-1 for opportunistic), "
+	    "GPUs, pods, chain, nodes (as a hostlist) and state: running "
+	    "(guaranteed), opportunistic, or downgraded (a lazy job preempted to "
+	    "opportunistic).",
+	.examples = (const char *const []){
+		"jobs",
+		"jobs --vc prod -o json",
+		NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = jobs_exec,
+};

@@ -1,0 +1,651 @@
+/*
+ * cmd-cells.c — the cluster views and node health: `status` (one-screen
+ * summary), `cells` (the physical cell tree with engine state), `vcs` (per
+ * virtual cluster usage), `node bad` / `node ok` (mark health). Read-only
+ * except for the node commands; all state comes from the engine's query
+ * functions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/hostlist.h"
+#include "core/strvec.h"
+#include "core/xmalloc.h"
+
+#define PATH_MAX_LEN	1024
+
+static const char *
+chain_name(const struct spec *s, int chain)
+{
+	return s->types[s->chains[chain].top_type].name;
+}
+
+/* used/total as a percentage, 0 for an empty total. */
+static double
+pct(long long part, long long total)
+{
+	return total > 0 ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* ---- status ---- */
+
+static int
+status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct engine_stats st;
+	struct table *t;
+	struct json j;
+
+	(void)a;
+	(void)cause;
+	engine_stats(ctx->sess->engine, &st);
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "status");
+		json_kv_string(&j, "spec", ctx->sess->spec_path);
+		json_kv_string(&j, "mode", engine_mode_name(engine_mode(ctx->sess->engine)));
+		json_kv_int(&j, "chains", s->nchains);
+		json_kv_int(&j, "vcs", s->nvcs);
+		json_kv_int(&j, "nodes", s->nnodes);
+		json_kv_int(&j, "gpus", st.gpus);
+		json_kv_int(&j, "used", st.used);
+		json_kv_int(&j, "opp", st.opp);
+		json_kv_int(&j, "bad", st.bad);
+		json_kv_int(&j, "jobs", st.jobs);
+		json_kv_int(&j, "opp_jobs", st.opp_jobs);
+		cmd_json_end(ctx, &j);
+		return 0;
+	}
+	t = table_create();
+	table_column(t, "FIELD", "field", TABLE_NAME);
+	table_column(t, "VALUE", "value", 0);
+#define ROW(k, ...) do { table_row(t); table_cell(t, "%s", k); table_cell(t, __VA_ARGS__); } while (0)
+	ROW("spec", "%s", ctx->sess->spec_path);
+	ROW("mode", "%s", engine_mode_name(engine_mode(ctx->sess->engine)));
+	ROW("cluster", "%d chain%s, %d vc%s, %d node%s, %lld GPUs", s->nchains,
+	    s->nchains == 1 ? "" : "s", s->nvcs, s->nvcs == 1 ? "" : "s",
+	    s->nnodes, s->nnodes == 1 ? "" : "s", st.gpus);
+	ROW("guaranteed", "%lld GPUs (%.1f%% of cluster GPUs) in %d job%s", st.used,
+	    pct(st.used, st.gpus), st.jobs, st.jobs == 1 ? "" : "s");
+	ROW("opportunistic", "%lld GPUs (%.1f%% of cluster GPUs) in %d job%s", st.opp,
+	    pct(st.opp, st.gpus), st.opp_jobs, st.opp_jobs == 1 ? "" : "s");
+	ROW("bad", "%lld GPUs (%.1f%% of cluster GPUs)", st.bad, pct(st.bad, st.gpus));
+#undef ROW
+	table_render(t, &ctx->out, ctx->o);
+	table_free(t);
+	return 0;
+}
+
+/* ---- cells ---- */
+
+static const struct cmd_opt cells_opts[] = {
+	{ 'd', "depth", "N", "levels to show below each starting cell" },
+	{ 0, NULL, NULL, NULL }
+};
+
+struct cells_walk {
+	struct cmd_ctx		*ctx;
+	const struct spec	*s;
+	struct table		*t;
+	struct json		*j;
+};
+
+static const char *
+cell_flags(const struct engine_cell_info *ci, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", ci->doomed ? "doomed" : "",
+	    ci->doomed && ci->pinned ? "," : "", ci->pinned ? "pinned" : "");
+	return buf[0] ? buf : "-";
+}
+
+static enum table_role
+state_role(enum engine_cell_state st)
+{
+	static const enum table_role roles[] = {
+		[ENGINE_CELL_FREE] = ROLE_OK,
+		[ENGINE_CELL_SPLIT] = ROLE_DIM,
+		[ENGINE_CELL_BOUND] = ROLE_BUSY,
+		[ENGINE_CELL_RESERVED] = ROLE_BUSY,
+	};
+
+	return (unsigned)st < sizeof roles / sizeof roles[0] ? roles[st] : ROLE_NONE;
+}
+
+/* Print cell and its subtree down to level `lowest`. */
+static void
+cells_visit(struct cells_walk *w, int cell, int lowest, int depth)
+{
+	const struct spec *s = w->s;
+	const struct spec_cell *c = &s->cells[cell];
+	struct engine_cell_info ci;
+	const char *job = NULL;
+	char path[PATH_MAX_LEN], flags[32];
+	int k;
+
+	engine_cell(w->ctx->sess->engine, cell, &ci);
+	if (c->nchild == 0 && ci.job >= 0) {
+		struct engine_job_info info;
+
+		if (engine_job(w->ctx->sess->engine, ci.job, &info))
+			job = info.name;
+	}
+	spec_cell_path(s, cell, path, sizeof path);
+	if (w->t != NULL) {
+		struct table *t = w->t;
+
+		table_row(t);
+		table_indent(t, depth);
+		table_cell(t, "%s", path);
+		table_cell(t, "%s", s->types[c->type].name);
+		table_cell_int(t, c->level);
+		table_cell_role(t, state_role(ci.state), "%s",
+		    engine_cell_state_name(ci.state));
+		table_cell(t, "%s", ci.vc >= 0 ? s->vcs[ci.vc].name : "-");
+		table_cell_int(t, ci.leaves);
+		table_cell_role(t, ci.used ? ROLE_BUSY : ROLE_NONE, "%d", ci.used);
+		table_cell_role(t, ci.opp ? ROLE_WARN : ROLE_NONE, "%d", ci.opp);
+		table_cell_role(t, ci.bad ? ROLE_BAD : ROLE_NONE, "%d", ci.bad);
+		table_cell_role(t, ci.doomed ? ROLE_BAD : ROLE_NONE, "%s",
+		    cell_flags(&ci, flags, sizeof flags));
+		table_cell(t, "%s", job ? job : "-");
+		if (job != NULL)
+			table_cell_int(t, ci.priority);
+		else
+			table_cell(t, "-");
+	} else {
+		struct json *j = w->j;
+
+		json_object_begin(j);
+		json_kv_string(j, "address", path);
+		json_kv_string(j, "name", c->addr);
+		json_kv_string(j, "type", s->types[c->type].name);
+		json_kv_int(j, "level", c->level);
+		json_kv_string(j, "chain", chain_name(s, c->chain));
+		json_kv_string(j, "node", c->node >= 0 ? s->nodes[c->node].name : NULL);
+		json_kv_string(j, "state", engine_cell_state_name(ci.state));
+		json_kv_string(j, "vc", ci.vc >= 0 ? s->vcs[ci.vc].name : NULL);
+		json_kv_int(j, "gpus", ci.leaves);
+		json_kv_int(j, "used", ci.used);
+		json_kv_int(j, "opp", ci.opp);
+		json_kv_int(j, "bad", ci.bad);
+		json_kv_bool(j, "doomed", ci.doomed);
+		json_kv_bool(j, "pinned", ci.pinned);
+		json_kv_string(j, "job", job);
+		if (job != NULL)
+			json_kv_int(j, "priority", ci.priority);
+		else
+			json_kv_null(j, "priority");
+	}
+	if (c->nchild > 0 && c->level > lowest) {
+		if (w->j != NULL) {
+			json_key(w->j, "children");
+			json_array_begin(w->j);
+		}
+		for (k = 0; k < c->nchild; k++)
+			cells_visit(w, c->first_child + k, lowest, depth + 1);
+		if (w->j != NULL)
+			json_array_end(w->j);
+	}
+	if (w->j != NULL)
+		json_object_end(w->j);
+}
+
+/*
+ * The starting cells of `cells ARG`: a full cell address, a node name (its
+ * node-level cell in every chain) or a chain name (its top-level cells).
+ */
+static int
+cells_roots(const struct spec *s, const char *arg, int **roots, int *n, char **cause)
+{
+	int c, i, ch;
+
+	*n = 0;
+	if (arg == NULL) {
+		*roots = xcalloc((size_t)s->ncells + 1, sizeof **roots);
+		for (ch = 0; ch < s->nchains; ch++) {
+			const struct spec_chain *chn = &s->chains[ch];
+
+			for (i = 0; i < chn->level_count[chn->levels]; i++)
+				(*roots)[(*n)++] = chn->level_first[chn->levels] + i;
+		}
+		return 0;
+	}
+	if ((c = spec_find_cell(s, arg)) >= 0) {
+		*roots = xcalloc(1, sizeof **roots);
+		(*roots)[(*n)++] = c;
+		return 0;
+	}
+	if ((c = spec_find_node(s, arg)) >= 0) {
+		*roots = xcalloc((size_t)s->nodes[c].ncells + 1, sizeof **roots);
+		for (i = 0; i < s->nodes[c].ncells; i++)
+			(*roots)[(*n)++] = s->nodes[c].cells[i];
+		return 0;
+	}
+	if ((ch = spec_find_chain(s, arg)) >= 0) {
+		const struct spec_chain *chn = &s->chains[ch];
+
+		*roots = xcalloc((size_t)chn->level_count[chn->levels] + 1, sizeof **roots);
+		for (i = 0; i < chn->level_count[chn->levels]; i++)
+			(*roots)[(*n)++] = chn->level_first[chn->levels] + i;
+		return 0;
+	}
+	*cause = xasprintf("unknown cell, node or chain '%s'", arg);
+	return -1;
+}
+
+static int
+cells_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct cells_walk w = { ctx, s, NULL, NULL };
+	int *roots = NULL, nroots, i, depth = -1, lowest, node_level;
+	struct json j;
+
+	if (args_has(a, "depth")) {
+		depth = (int)args_strtonum(a, "depth", 0, SPEC_MAX_LEVELS, cause);
+		if (*cause != NULL)
+			return cmd_usage_error(ctx);
+	}
+	if (cells_roots(s, args_value(a, 0), &roots, &nroots, cause) != 0)
+		return -1;
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "cells");
+		json_key(&j, "cells");
+		json_array_begin(&j);
+		w.j = &j;
+	} else {
+		w.t = table_create();
+		table_column(w.t, "CELL", "cell", TABLE_NAME);
+		table_column(w.t, "TYPE", "type", 0);
+		table_column(w.t, "LEVEL", "level", TABLE_RIGHT);
+		table_column(w.t, "STATE", "state", 0);
+		table_column(w.t, "VC", "vc", 0);
+		table_column(w.t, "GPUS", "gpus", TABLE_RIGHT);
+		table_column(w.t, "USED", "used", TABLE_RIGHT);
+		table_column(w.t, "OPP", "opp", TABLE_RIGHT);
+		table_column(w.t, "BAD", "bad", TABLE_RIGHT);
+		table_column(w.t, "FLAGS", "flags", 0);
+		table_column(w.t, "JOB", "job", 0);
+		table_column(w.t, "PRIO", "priority", TABLE_RIGHT);
+	}
+	for (i = 0; i < nroots; i++) {
+		const struct spec_cell *c = &s->cells[roots[i]];
+
+		/* Default: down to node level, or to the leaves from below it. */
+		node_level = s->chains[c->chain].node_level;
+		if (depth >= 0)
+			lowest = c->level - depth;
+		else
+			lowest = c->level > node_level ? node_level : 1;
+		cells_visit(&w, roots[i], lowest < 1 ? 1 : lowest, 0);
+	}
+	if (w.t != NULL) {
+		table_render(w.t, &ctx->out, ctx->o);
+		table_free(w.t);
+	} else {
+		json_array_end(&j);
+		cmd_json_end(ctx, &j);
+	}
+	free(roots);
+	return 0;
+}
+
+/* ---- vcs ---- */
+
+/* "2xV100-NODE,1xV100-SWITCH,pin:infer-node" */
+static void
+vc_cells_text(const struct spec *s, int v, struct strbuf *sb)
+{
+	const struct spec_vc *vc = &s->vcs[v];
+	int i;
+
+	for (i = 0; i < vc->ncells; i++)
+		strbuf_addf(sb, "%s%dx%s", i ? "," : "", vc->cells[i].number,
+		    s->types[vc->cells[i].type].name);
+	for (i = 0; i < vc->npins; i++)
+		strbuf_addf(sb, "%spin:%s", vc->ncells + i ? "," : "",
+		    s->pins[vc->pins[i]].id);
+	if (sb->len == 0)
+		strbuf_addc(sb, '-');
+}
+
+static int
+vcs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct engine *e = ctx->sess->engine;
+	struct engine_vc_usage u;
+	struct engine_stats st;
+	struct table *t = NULL;
+	struct json j;
+	int v, i, l;
+
+	(void)a;
+	(void)cause;
+	engine_stats(e, &st);
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "vcs");
+		json_key(&j, "vcs");
+		json_array_begin(&j);
+	} else {
+		t = table_create();
+		table_column(t, "VC", "vc", TABLE_NAME);
+		table_column(t, "GPUS", "gpus", TABLE_RIGHT);
+		table_column(t, "USED", "used", TABLE_RIGHT);
+		table_column(t, "FREE", "free", TABLE_RIGHT);
+		table_column(t, "BAD", "bad", TABLE_RIGHT);
+		table_column(t, "USED%", "used_pct", TABLE_RIGHT);
+		table_column(t, "OPP", "opp", TABLE_RIGHT);
+		table_column(t, "JOBS", "jobs", TABLE_RIGHT);
+		table_column(t, "OPPJOBS", "opp_jobs", TABLE_RIGHT);
+		table_column(t, "CELLS", "cells", 0);
+	}
+	for (v = 0; v < s->nvcs; v++) {
+		engine_vc_usage(e, v, &u);
+		if (t != NULL) {
+			struct strbuf cells = STRBUF_INIT;
+
+			vc_cells_text(s, v, &cells);
+			table_row(t);
+			table_cell(t, "%s", s->vcs[v].name);
+			table_cell_int(t, u.gpus);
+			table_cell_role(t, u.used ? ROLE_BUSY : ROLE_NONE, "%lld", u.used);
+			table_cell_role(t, u.free ? ROLE_OK : ROLE_NONE, "%lld", u.free);
+			table_cell_role(t, u.bad ? ROLE_BAD : ROLE_NONE, "%lld", u.bad);
+			table_cell(t, "%.1f", pct(u.used, u.gpus));
+			table_cell_role(t, u.opp ? ROLE_WARN : ROLE_NONE, "%lld", u.opp);
+			table_cell_int(t, u.jobs);
+			table_cell_int(t, u.opp_jobs);
+			table_cell(t, "%s", cells.buf);
+			strbuf_release(&cells);
+			continue;
+		}
+		json_object_begin(&j);
+		json_kv_string(&j, "name", s->vcs[v].name);
+		json_kv_int(&j, "gpus", u.gpus);
+		json_kv_int(&j, "used", u.used);
+		json_kv_int(&j, "free", u.free);
+		json_kv_int(&j, "bad", u.bad);
+		json_kv_double(&j, "used_pct_of_gpus", pct(u.used, u.gpus));
+		json_kv_int(&j, "opp", u.opp);
+		json_kv_int(&j, "jobs", u.jobs);
+		json_kv_int(&j, "opp_jobs", u.opp_jobs);
+		json_kv_int(&j, "doomed", u.doomed);
+		json_key(&j, "cells");
+		json_array_begin(&j);
+		for (i = 0; i < s->vcs[v].ncells; i++) {
+			const struct spec_vcell *vcl = &s->vcs[v].cells[i];
+
+			json_object_begin(&j);
+			json_kv_string(&j, "chain", chain_name(s, vcl->chain));
+			json_kv_int(&j, "level", vcl->level);
+			json_kv_string(&j, "type", s->types[vcl->type].name);
+			json_kv_int(&j, "number", vcl->number);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_key(&j, "pins");
+		json_array_begin(&j);
+		for (i = 0; i < s->vcs[v].npins; i++)
+			json_string(&j, s->pins[s->vcs[v].pins[i]].id);
+		json_array_end(&j);
+		json_key(&j, "levels");
+		json_array_begin(&j);
+		for (l = 1; l <= SPEC_MAX_LEVELS; l++) {
+			if (u.assigned[l] == 0 && u.bound[l] == 0)
+				continue;
+			json_object_begin(&j);
+			json_kv_int(&j, "level", l);
+			json_kv_int(&j, "assigned", u.assigned[l]);
+			json_kv_int(&j, "bound", u.bound[l]);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+	}
+	if (t != NULL) {
+		table_render(t, &ctx->out, ctx->o);
+		table_free(t);
+		if (ctx->out.format == OUT_TABLE && ctx->out.header)
+			strbuf_addf(ctx->o,
+			    "\nGPUS: assigned to the VC; USED, FREE, BAD: of those GPUS; "
+			    "USED%%: USED as a percentage of GPUS;\n"
+			    "OPP: GPUs its opportunistic jobs use anywhere in the cluster.\n"
+			    "cluster: %lld GPUs; guaranteed %lld (%.1f%% of cluster GPUs), "
+			    "opportunistic %lld (%.1f%%), bad %lld (%.1f%%)\n",
+			    st.gpus, st.used, pct(st.used, st.gpus), st.opp,
+			    pct(st.opp, st.gpus), st.bad, pct(st.bad, st.gpus));
+		return 0;
+	}
+	json_array_end(&j);
+	json_key(&j, "cluster");
+	json_object_begin(&j);
+	json_kv_int(&j, "gpus", st.gpus);
+	json_kv_int(&j, "used", st.used);
+	json_kv_int(&j, "opp", st.opp);
+	json_kv_int(&j, "bad", st.bad);
+	json_kv_int(&j, "jobs", st.jobs);
+	json_kv_int(&j, "opp_jobs", st.opp_jobs);
+	json_object_end(&j);
+	cmd_json_end(ctx, &j);
+	return 0;
+}
+
+/* ---- node bad / node ok ---- */
+
+static int
+node_set(struct cmd_ctx *ctx, const struct args *a, bool bad, char **cause)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct engine *e = ctx->sess->engine;
+	struct strvec names = STRVEC_INIT, affected = STRVEC_INIT;
+	int lim = engine_job_limit(e), *ids, n, i, k, rc = -1;
+	struct engine_job_info info;
+	struct table *t = NULL;
+	size_t x, start = ctx->o->len;
+	struct json j;
+
+	for (i = 0; i < args_count(a); i++)
+		if (hostlist_expand(args_value(a, i), &names, cause) != 0) {
+			strvec_release(&names);
+			return cmd_usage_error(ctx);
+		}
+	/* All or nothing: check every name before marking any. */
+	for (x = 0; x < names.n; x++)
+		if (spec_find_node(s, names.v[x]) < 0) {
+			*cause = xasprintf("unknown node '%s'", names.v[x]);
+			strvec_release(&names);
+			return -1;
+		}
+	ids = xcalloc((size_t)lim + 1, sizeof *ids);
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "node");
+		json_kv_string(&j, "state", bad ? "bad" : "ok");
+		json_key(&j, "nodes");
+		json_array_begin(&j);
+	} else {
+		t = table_create();
+		table_column(t, "NODE", "node", 0);
+		table_column(t, "STATE", "state", 0);
+		table_column(t, "AFFECTED", "affected", TABLE_NAME);
+	}
+	for (x = 0; x < names.n; x++) {
+		struct strbuf list = STRBUF_INIT;
+
+		n = engine_node_set_bad(e, names.v[x], bad, ids, lim);
+		if (n < 0) {
+			*cause = xasprintf("unknown node '%s'", names.v[x]);
+			goto out;
+		}
+		if (n > lim)
+			n = lim;
+		if (t != NULL) {
+			table_row(t);
+			table_cell(t, "%s", names.v[x]);
+			table_cell_role(t, bad ? ROLE_BAD : ROLE_OK, "%s", bad ? "bad" : "ok");
+		} else {
+			json_object_begin(&j);
+			json_kv_string(&j, "name", names.v[x]);
+			json_kv_bool(&j, "bad", bad);
+			json_key(&j, "affected");
+			json_array_begin(&j);
+		}
+		for (k = 0; k < n; k++) {
+			if (!engine_job(e, ids[k], &info))
+				continue;
+			if (t != NULL)
+				strbuf_addf(&list, "%s%s", list.len ? "," : "", info.name);
+			else
+				json_string(&j, info.name);
+			for (i = 0; i < (int)affected.n; i++)
+				if (strcmp(affected.v[i], info.name) == 0)
+					break;
+			if (i == (int)affected.n)
+				strvec_push(&affected, info.name);
+		}
+		if (t != NULL)
+			table_cell(t, "%s", list.len ? list.buf : "-");
+		else {
+			json_array_end(&j);
+			json_object_end(&j);
+		}
+		strbuf_release(&list);
+	}
+	if (t != NULL) {
+		if (ctx->out.format == OUT_NAME) {
+			/* -o name: the affected jobs, one per line, for scripts. */
+			for (x = 0; x < affected.n; x++)
+				strbuf_addf(ctx->o, "%s\n", affected.v[x]);
+		} else
+			table_render(t, &ctx->out, ctx->o);
+	} else {
+		json_array_end(&j);
+		cmd_json_end(ctx, &j);
+	}
+	if (bad && affected.n > 0)
+		cmd_note(ctx, "%zu job%s still hold%s cells on bad nodes; release "
+		    "or re-place them", affected.n, affected.n == 1 ? "" : "s",
+		    affected.n == 1 ? "s" : "");
+	rc = 0;
+out:
+	if (rc != 0 && t == NULL && ctx->o->len > start)
+		strbuf_setlen(ctx->o, start);	/* no half-written document */
+	table_free(t);
+	free(ids);
+	strvec_release(&names);
+	strvec_release(&affected);
+	return rc;
+}
+
+static int
+node_bad_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	return node_set(ctx, a, true, cause);
+}
+
+static int
+node_ok_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	return node_set(ctx, a, false, cause);
+}
+
+const struct cmd_entry cmd_status_entry = {
+	.name = "status",
+	.opts = NULL,
+	.min = 0, .max = 0,
+	.usage = "",
+	.summary = "summarize the session: spec, mode, GPU usage",
+	.help =
+	    "Show the loaded spec and sharing mode, the size of the cluster, "
+	    "and how many GPUs guaranteed and opportunistic jobs use and how "
+	    "many are bad, each as a percentage of the cluster's GPUs.",
+	.examples = (const char *const []){ "status", NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.exec = status_exec,
+};
+
+const struct cmd_entry cmd_cells_entry = {
+	.name = "cells",
+	.opts = cells_opts,
+	.min = 0, .max = 1,
+	.usage = "[ADDRESS | NODE | CHAIN] [--depth N]",
+	.summary = "show the physical cell tree",
+	.help =
+	    "Show physical cells, one per line, indented by depth: full address, "
+	    "cell type, level, state (free: in a buddy free list; split: above "
+	    "bound cells; bound: bound to a VC's virtual cell; reserved: inside "
+	    "a bound cell), the VC it is bound to, its GPUs and how many of them "
+	    "are used by guaranteed jobs, by opportunistic jobs and bad, flags "
+	    "(doomed: bound to a VC because it is bad; pinned), and for a GPU "
+	    "the job on it and its priority.\n"
+	    "Without an argument every chain is shown from the top; ADDRESS is "
+	    "a full cell address (r0/r0n03/1), NODE a node name, CHAIN a chain "
+	    "(top-level cell type). By default the tree stops at node level, or "
+	    "goes down to the GPUs when it starts at or below node level; "
+	    "--depth N shows N levels below each starting cell.",
+	.examples = (const char *const []){
+		"cells",
+		"cells r0n03",
+		"cells r0 --depth 1",
+		"cells -o json --depth 4",
+		NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = cells_exec,
+};
+
+const struct cmd_entry cmd_vcs_entry = {
+	.name = "vcs",
+	.opts = NULL,
+	.min = 0, .max = 0,
+	.usage = "",
+	.summary = "show each virtual cluster's cells and GPU usage",
+	.help =
+	    "For each virtual cluster: the GPUs assigned to it (GPUS), how many "
+	    "of those its guaranteed jobs use, are free and are bad, USED as a "
+	    "percentage of GPUS, the GPUs its opportunistic jobs use anywhere "
+	    "(OPP), its guaranteed and opportunistic job counts, and its "
+	    "assigned cells (NxTYPE, pin:ID). A legend and a cluster-wide line "
+	    "follow the table.",
+	.examples = (const char *const []){ "vcs", "vcs -o csv", NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = vcs_exec,
+};
+
+const struct cmd_entry cmd_node_bad_entry = {
+	.name = "node bad",
+	.opts = NULL,
+	.min = 1, .max = -1,
+	.usage = "NODE...",
+	.summary = "mark nodes bad (failed hardware)",
+	.help =
+	    "Mark each NODE bad; a NODE may be a hostlist (r0n[00-03]). Every "
+	    "name is checked before any node is marked. Jobs with GPUs on a node "
+	    "that goes bad are listed; they keep their cells until released. "
+	    "Placement avoids bad cells, and binds a VC to them only when it has "
+	    "no other choice (doomed cells).",
+	.examples = (const char *const []){
+		"node bad r0n03",
+		"node bad r1n[00-01] -o name",
+		NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = node_bad_exec,
+};
+
+const struct cmd_entry cmd_node_ok_entry = {
+	.name = "node ok",
+	.opts = NULL,
+	.min = 1, .max = -1,
+	.usage = "NODE...",
+	.summary = "mark nodes healthy again",
+	.help = "Mark each NODE (or hostlist) healthy again.",
+	.examples = (const char *const []){ "node ok r0n03", NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = node_ok_exec,
+};
