@@ -170,8 +170,11 @@ close_container(struct builder *b)
 	size_t cnt = b->npending - f->pending;
 	int node = f->node;
 
-	XGROW(doc->kids, doc->kids_cap, doc->nkids + cnt);
-	memcpy(doc->kids + doc->nkids, b->pending + f->pending, cnt * sizeof *doc->kids);
+	if (cnt > 0) {
+		XGROW(doc->kids, doc->kids_cap, doc->nkids + cnt);
+		memcpy(doc->kids + doc->nkids, b->pending + f->pending,
+		    cnt * sizeof *doc->kids);
+	}
 	n->off = doc->nkids;
 	n->n = (int)(n->kind == YDOC_MAP ? cnt / 2 : cnt);
 	doc->nkids += cnt;

@@ -1225,6 +1225,11 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 				    name, path, name);
 				return -1;
 			}
+		} else if (s->types[prev].is_leaf) {
+			err(L, node, "cell type '%s' is not in chain '%s' at that "
+			    "step: '%s' is a leaf type", name,
+			    s->types[s->chains[c].top_type].name, s->types[prev].name);
+			return -1;
 		} else if (s->types[prev].child != t) {
 			err(L, node, "cell type '%s' is not in chain '%s' at that "
 			    "step: the child of '%s' is '%s'", name,
