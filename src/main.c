@@ -61,13 +61,26 @@ struct runner {
 	int		status;		/* the first failure's exit status */
 };
 
+/* Messages echo what the user typed: keep control bytes off the terminal. */
+static void
+add_printable(struct strbuf *sb, const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			strbuf_addf(sb, "\\x%02x", (unsigned char)*s);
+		else
+			strbuf_addc(sb, *s);
+}
+
 /* Print "cellar: [where]message" and, for usage errors, the usage line. */
 static void
 report(const char *where, const struct cmd_result *res)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "cellar: %s%s\n", where, res->cause ? res->cause : "failed");
+	strbuf_addf(&sb, "cellar: %s", where);
+	add_printable(&sb, res->cause ? res->cause : "failed");
+	strbuf_addc(&sb, '\n');
 	if (res->status == CMD_EXIT_USAGE) {
 		if (res->entry != NULL)
 			cmd_usage(&sb, res->entry);
@@ -282,7 +295,12 @@ want_color(const struct args *a)
 static int
 usage_error(char *cause)
 {
-	fprintf(stderr, "cellar: %s\n%s", cause, MAIN_USAGE);
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_adds(&sb, "cellar: ");
+	add_printable(&sb, cause);
+	fprintf(stderr, "%s\n%s", sb.buf, MAIN_USAGE);
+	strbuf_release(&sb);
 	free(cause);
 	return CMD_EXIT_USAGE;
 }
@@ -316,17 +334,18 @@ main(int argc, char **argv)
 	}
 	if ((v = args_get(a, "output")) != NULL) {
 		if ((m = out_format_parse(v)) < 0) {
+			cause = xasprintf("unknown output format '%s' "
+			    "(table, json, name, csv)", v);
 			args_free(a);
-			return usage_error(xasprintf("unknown output format '%s' "
-			    "(table, json, name, csv)", v));
+			return usage_error(cause);
 		}
 		r.sess.out.format = (enum out_format)m;
 	}
 	if ((v = args_get(a, "mode")) != NULL) {
 		if ((m = engine_mode_parse(v)) < 0) {
+			cause = xasprintf("unknown mode '%s' (hived, quota, private)", v);
 			args_free(a);
-			return usage_error(xasprintf("unknown mode '%s' "
-			    "(hived, quota, private)", v));
+			return usage_error(cause);
 		}
 		r.sess.mode = (enum engine_mode)m;
 	}

@@ -625,8 +625,7 @@ jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 }
 
 #define ALLOC_USAGE \
-	"NAME --vc VC {--gpus N [--pods P] | --gang PxN,...} [--priority P | " \
-	"--opportunistic] [--type TYPE] [--pin ID] [--lazy]"
+	"NAME --vc VC {--gpus N [--pods P] | --gang PxN,...} [OPTIONS]"
 
 const struct cmd_entry cmd_alloc_entry = {
 	.name = "alloc",

@@ -410,11 +410,11 @@ vcs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_free(t);
 		if (ctx->out.format == OUT_TABLE && ctx->out.header)
 			strbuf_addf(ctx->o,
-			    "\nGPUS: assigned to the VC; USED, FREE, BAD: of those GPUS; "
-			    "USED%%: USED as a percentage of GPUS;\n"
-			    "OPP: GPUs its opportunistic jobs use anywhere in the cluster.\n"
-			    "cluster: %lld GPUs; guaranteed %lld (%.1f%% of cluster GPUs), "
-			    "opportunistic %lld (%.1f%%), bad %lld (%.1f%%)\n",
+			    "\nGPUS: assigned to the VC. USED, FREE, BAD: GPUs of that "
+			    "assignment.\nUSED%%: USED as a percentage of GPUS. "
+			    "OPP: GPUs its opportunistic jobs use anywhere.\n"
+			    "cluster: %lld GPUs, of which %lld guaranteed (%.1f%%), "
+			    "%lld opportunistic (%.1f%%), %lld bad (%.1f%%)\n",
 			    st.gpus, st.used, pct(st.used, st.gpus), st.opp,
 			    pct(st.opp, st.gpus), st.bad, pct(st.bad, st.gpus));
 		return 0;

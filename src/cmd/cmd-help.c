@@ -200,14 +200,14 @@ help_list(struct cmd_ctx *ctx, const char *family)
 		    "usage: cellar [OPTIONS] [COMMAND [ARGS...]]\n\n" : "");
 	t = table_create();
 	table_column(t, "COMMAND", "command", TABLE_NAME);
-	table_column(t, "USAGE", "usage", 0);
+	table_column(t, "ALIAS", "alias", 0);
 	table_column(t, "SUMMARY", "summary", 0);
 	for (e = cmd_table; *e != NULL; e++) {
 		if (!help_selected(*e, NULL, family))
 			continue;
 		table_row(t);
 		table_cell(t, "%s", (*e)->name);
-		table_cell(t, "%s", (*e)->usage);
+		table_cell(t, "%s", (*e)->alias ? (*e)->alias : "");
 		table_cell(t, "%s", (*e)->summary);
 	}
 	table_render(t, &ctx->out, ctx->o);
@@ -249,16 +249,39 @@ cmd_help_write(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *famil
 	return 0;
 }
 
+static int help_topic(struct cmd_ctx *, int, char *const *, char **);
+
 static int
 help_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
-	const struct cmd_entry *e;
 	char *const *argv = args_argv(a);
-	int argc = args_count(a), nwords;
-	char family[64];
+	char *split[3] = { NULL, NULL, NULL };
+	int argc = args_count(a), rc;
 
 	if (argc == 0)
 		return cmd_help_write(ctx, NULL, NULL);
+	/* "help 'node bad'": one quoted word naming a subcommand. */
+	if (argc == 1 && strchr(argv[0], ' ') != NULL) {
+		const char *sp = strchr(argv[0], ' ');
+
+		split[0] = xstrndup(argv[0], (size_t)(sp - argv[0]));
+		split[1] = xstrdup(sp + strspn(sp, " "));
+		argv = split;
+		argc = 2;
+	}
+	rc = help_topic(ctx, argc, argv, cause);
+	free(split[0]);
+	free(split[1]);
+	return rc;
+}
+
+static int
+help_topic(struct cmd_ctx *ctx, int argc, char *const *argv, char **cause)
+{
+	const struct cmd_entry *e;
+	char family[64];
+	int nwords;
+
 	/* "help node" or "help n": the family's commands. */
 	if (argc == 1 && cmd_family_match(argv[0], family, sizeof family))
 		return cmd_help_write(ctx, NULL, family);

@@ -160,8 +160,11 @@ summary_table(struct cmd_ctx *ctx, const struct spec *s)
 			    l == 1 ? "leaf (GPU) type" : "");
 		}
 	}
-	table_render(t, &ctx->out, ctx->o);
+	if (table_nrows(t) > 0)
+		table_render(t, &ctx->out, ctx->o);
 	table_free(t);
+	if (s->nvcs == 0)
+		return;
 
 	strbuf_addc(ctx->o, '\n');
 	t = table_create();
@@ -206,6 +209,8 @@ summary_table(struct cmd_ctx *ctx, const struct spec *s)
 			table_cell_int(t, 0);
 			table_cell_int(t, 0);
 		}
+		if (vc->ncells + vc->npins < 2)
+			continue;
 		table_row(t);
 		table_cell(t, "%s", "");
 		table_cell(t, "total");

@@ -357,7 +357,10 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	tables[1] = cmd_common_opts;
 	tables[2] = NULL;
 
-	/* --help wins over missing arguments: "alloc --help" must work. */
+	/*
+	 * Positionals are counted here rather than by args_parse, so that
+	 * "alloc --help" works and messages can name the command.
+	 */
 	a = args_parse(tables, 0, -1, 0, argc - nwords, argv + nwords, &cause);
 	if (a != NULL && args_has(a, "help")) {
 		if (cmd_output_opts(&ctx, a, &cause) != 0 ||
@@ -366,10 +369,18 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		args_free(a);
 		return res->status = cmd_help_write(&ctx, e, NULL);
 	}
-	args_free(a);
-	a = args_parse(tables, e->min, e->max, 0, argc - nwords, argv + nwords, &cause);
 	if (a == NULL)
 		goto usage;
+	if (args_count(a) < e->min) {
+		cause = xasprintf("missing argument%s for '%s'",
+		    e->min - args_count(a) > 1 ? "s" : "", e->name);
+		goto usage;
+	}
+	if (e->max >= 0 && args_count(a) > e->max) {
+		cause = xasprintf("unexpected argument '%s' for '%s'",
+		    args_value(a, e->max), e->name);
+		goto usage;
+	}
 	if (cmd_output_opts(&ctx, a, &cause) != 0 || cmd_check_format(&ctx, e, &cause) != 0)
 		goto usage;
 	if ((e->flags & CMD_MUTATES) && s->read_only) {

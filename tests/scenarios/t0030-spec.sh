@@ -1,0 +1,104 @@
+#!/bin/sh
+# t0030-spec — `spec check` on good and bad specs (every diagnostic with
+# file:line:col, exit 3 when invalid, a summary when valid) and `load`
+# (switching specs and modes, dropping jobs with a note, a failed load
+# leaving the session as it was).
+. tests/scenarios/lib.sh
+
+# A valid spec: summary of chains, VCs and pins.
+run "$CELLAR" spec check specs/default.yaml
+check_rc default-rc 0
+check_out_has default-valid "spec 'specs/default.yaml' is valid: 1 chain, 4 vcs, 1 pinned cell, 16 nodes, 128 GPUs"
+check_out_has default-chain "V100-RACK"
+check_out_has default-node-level "node level"
+check_out_has default-vc "research"
+check_out_has default-pin "infer-node"
+
+run "$CELLAR" spec check -o json specs/default.yaml
+check_json default-json
+check_json_field default-json-kind kind spec-check
+check_json_field default-json-valid valid true
+check_json_field default-json-gpus gpus 128
+check_json_field default-json-chain chains.0.name V100-RACK
+check_json_field default-json-leaf chains.0.leaf_type V100
+check_json_field default-json-levels chains.0.levels.# 5
+check_json_field default-json-top chains.0.levels.0.type V100-RACK
+check_json_field default-json-vcs vcs.# 4
+check_json_field default-json-vc-gpus vcs.0.gpus 64
+check_json_field default-json-pin pins.0.vc infer
+
+# Bad specs: one diagnostic each, at the line and column of the problem.
+check_bad() {   # check_bad NAME FILE LINE:COL
+	run "$CELLAR" spec check "tests/fixtures/bad/$2"
+	check_rc "$1-rc" 3
+	check_out_has "$1-where" "tests/fixtures/bad/$2:$3: error: "
+	check_err_has "$1-summary" "cellar: spec 'tests/fixtures/bad/$2' is invalid"
+	run "$CELLAR" spec check -o json "tests/fixtures/bad/$2"
+	check_rc "$1-json-rc" 3
+	check_json "$1-json"
+	check_json_field "$1-json-valid" valid false
+	check_json_field "$1-json-severity" diagnostics.0.severity error
+}
+check_bad syntax syntax.yaml 4:16
+check_bad child-number child-number.yaml 6:24
+check_bad unknown-type unknown-type.yaml 11:15
+check_bad infeasible infeasible.yaml 16:7
+check_bad unknown-pin unknown-pin.yaml 14:21
+
+run "$CELLAR" spec check /nonexistent/spec.yaml
+check_rc missing-rc 3
+check_out_has missing "/nonexistent/spec.yaml"
+
+# spec check leaves the session alone.
+run "$CELLAR" -c 'spec check tests/fixtures/cmd/small.yaml; status -o json'
+check_json_field check-no-load gpus 128 '$'
+
+# load: switch spec, then mode; the jobs are dropped with a note.
+run "$CELLAR" -c 'alloc j --vc prod --gpus 1; load tests/fixtures/cmd/small.yaml; jobs -o name; vcs -o name'
+check_rc load-rc 0
+check_out_has load-msg "loaded 'tests/fixtures/cmd/small.yaml' in hived mode: 1 chain, 2 vcs, 2 nodes, 8 GPUs"
+check_err_has load-dropped "note: 1 running job dropped"
+case $OUT in
+*"8 GPUs
+a
+b") ok load-new-vcs ;;
+*) not_ok load-new-vcs "[$OUT]" ;;
+esac
+
+run "$CELLAR" -c 'load --mode quota -o json; status -o json'
+check_json load-json
+check_json_field load-json-mode mode quota
+check_json_field load-json-spec spec "specs/default.yaml (embedded)"
+check_json_field load-mode-status mode quota 2
+
+run "$CELLAR" --mode private -c 'status -o json'
+check_json_field global-mode mode private
+
+run "$CELLAR" -c 'load tests/fixtures/cmd/small.yaml; load --default -o json'
+check_json_field load-default spec "specs/default.yaml (embedded)" 2
+
+run "$CELLAR" -c 'load --default specs/default.yaml'
+check_rc load-both-rc 2
+run "$CELLAR" -c 'load --mode nope'
+check_rc load-bad-mode-rc 2
+
+# A failed load keeps the current spec and its jobs.
+run "$CELLAR" -k -c 'alloc j --vc prod --gpus 1; load tests/fixtures/bad/infeasible.yaml; jobs -o name; status -o json'
+check_rc failed-load-rc 3
+check_err_has failed-load-diag "tests/fixtures/bad/infeasible.yaml:16:7: error:"
+check_err_has failed-load-msg "cannot load spec 'tests/fixtures/bad/infeasible.yaml': 1 error"
+check_out_has failed-load-keeps-jobs "
+j
+"
+check_out_has failed-load-keeps-spec '"gpus":128'
+
+# Reload with no FILE re-reads the current file.
+run "$CELLAR" --spec tests/fixtures/cmd/small.yaml -c 'load -o json'
+check_json_field reload spec tests/fixtures/cmd/small.yaml
+
+# An empty spec loads with a warning and an empty cluster.
+run "$CELLAR" --spec tests/fixtures/cmd/empty.yaml -c 'status -o json; cells; jobs -o json'
+check_rc empty-rc 0
+check_json_field empty-gpus gpus 0
+
+done_testing
