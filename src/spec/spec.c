@@ -55,10 +55,12 @@ struct loader {
 	struct strmap		 types;
 	struct strmap		 vcs;
 	struct strmap		 pins;
+	struct strmap		 lost_pins;	/* ids inside cells that failed */
 	struct strmap		*nodes;
 	struct tinfo		*ti;
 	int			 ndefined;	/* defined (non-leaf) types */
 	int			 pc_key;	/* key node of physicalCluster */
+	int			 types_ok;	/* cellTypes was read */
 	int			 cells_ok;	/* the cell array was built */
 	int			*ntop;		/* top-level cells per chain */
 	int			*entry_chain;	/* physicalCells entry -> chain or -1 */
@@ -330,6 +332,9 @@ parse_cell_types(struct loader *L, int map)
 			continue;
 		}
 		t = add_type(L, name, node_loc(L, k), false);
+		if (strchr(name, '.') != NULL)
+			diag_node(L, SPEC_WARNING, k, "cell type name '%s' contains "
+			    "'.': virtualCells cannot name it in a path", name);
 		if (kind(L, v) != YDOC_MAP) {
 			err(L, v < 0 ? k : v, "cell type '%s' must be a mapping with "
 			    "'childCellType' and 'childCellNumber', not %s",
@@ -556,6 +561,32 @@ make_chain(struct loader *L, int t, int where)
 	return c;
 }
 
+/*
+ * Remember the pinnedCellIds inside a physicalCells entry that could not be
+ * built (unknown type, bad chain, too many cells), so that virtual clusters
+ * naming them are not reported a second time as naming unknown ids.
+ */
+static void
+collect_lost_pins(struct loader *L, int item, int depth)
+{
+	const struct ydoc_node *m;
+	int j, k;
+
+	if (kind(L, item) != YDOC_MAP || depth > SPEC_MAX_LEVELS + 1)
+		return;
+	m = &L->doc.nodes[item];
+	for (j = 0; j < m->n; j++) {
+		const char *key = str(L, ydoc_key(&L->doc, item, j));
+		int v = ydoc_val(&L->doc, item, j);
+
+		if (strcmp(key, "pinnedCellId") == 0 && kind(L, v) == YDOC_SCALAR)
+			strmap_put(&L->lost_pins, str(L, v), 0);
+		else if (strcmp(key, "cellChildren") == 0 && kind(L, v) == YDOC_SEQ)
+			for (k = 0; k < L->doc.nodes[v].n; k++)
+				collect_lost_pins(L, ydoc_item(&L->doc, v, k), depth + 1);
+	}
+}
+
 static void
 scan_physical_cells(struct loader *L, int seq)
 {
@@ -581,23 +612,26 @@ scan_physical_cells(struct loader *L, int seq)
 				tn = ydoc_val(&L->doc, item, j);
 		if (kind(L, tn) != YDOC_SCALAR) {
 			err(L, item, "physicalCells entry has no cellType");
-			continue;
+			goto lost;
 		}
 		t = strmap_get(&L->types, str(L, tn));
 		if (t < 0) {
 			err(L, tn, "unknown cell type '%s'", str(L, tn));
-			continue;
+			goto lost;
 		}
 		c = make_chain(L, t, tn);
 		if (c < 0)
-			continue;
+			goto lost;
 		if (L->ntop[c] >= SPEC_MAX_CELLS) {
 			err(L, tn, "too many top-level cells in chain '%s'",
 			    s->types[t].name);
-			continue;
+			goto lost;
 		}
 		L->entry_chain[i] = c;
 		L->entry_rank[i] = L->ntop[c]++;
+		continue;
+lost:
+		collect_lost_pins(L, item, 0);
 	}
 }
 
@@ -1161,6 +1195,10 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 	char name[256];
 	int t, prev = -1, c = -1;
 
+	/* Without cellTypes every name would be unknown: said once already. */
+	if (!L->types_ok)
+		return -1;
+
 	if (strchr(path, '.') == NULL) {
 		int chs[4], n, i;
 		struct strbuf sb = STRBUF_INIT;
@@ -1346,6 +1384,8 @@ parse_vpins(struct loader *L, int v, int seq, size_t *cap)
 		}
 		id = str(L, val[0]);
 		p = strmap_get(&L->pins, id);
+		if (p < 0 && strmap_get(&L->lost_pins, id) >= 0)
+			continue;	/* its cell was reported already */
 		if (p < 0) {
 			err(L, val[0], "unknown pinnedCellId '%s'", id);
 			continue;
@@ -1552,8 +1592,11 @@ load_physical(struct loader *L, int pc)
 	else if (kind(L, val[0]) != YDOC_MAP && kind(L, val[0]) != YDOC_NULL)
 		err(L, val[0], "'cellTypes' must be a mapping of cell type names, "
 		    "not %s", kind_name(L, val[0]));
-	else if (kind(L, val[0]) == YDOC_MAP)
-		parse_cell_types(L, val[0]);
+	else {
+		if (kind(L, val[0]) == YDOC_MAP)
+			parse_cell_types(L, val[0]);
+		L->types_ok = 1;
+	}
 	if (L->s->types == NULL) {
 		L->s->types = xcalloc(1, sizeof *L->s->types);
 		L->ti = xcalloc(1, sizeof *L->ti);
@@ -1578,8 +1621,13 @@ load_physical(struct loader *L, int pc)
 	}
 	L->pcs = val[1];
 	scan_physical_cells(L, val[1]);
-	if (layout(L, key[1]) != 0)
+	if (layout(L, key[1]) != 0) {
+		int i;
+
+		for (i = 0; i < L->nentries; i++)
+			collect_lost_pins(L, ydoc_item(&L->doc, val[1], i), 0);
 		return;
+	}
 	L->cells_ok = 1;
 	apply_physical_cells(L);
 	default_addresses(L);
@@ -1671,6 +1719,7 @@ spec_load_string(const char *name, const char *text, size_t len,
 	strmap_init(&L.types);
 	strmap_init(&L.vcs);
 	strmap_init(&L.pins);
+	strmap_init(&L.lost_pins);
 	L.nodes = xcalloc(1, sizeof *L.nodes);
 	strmap_init(L.nodes);
 
@@ -1684,6 +1733,7 @@ spec_load_string(const char *name, const char *text, size_t len,
 	strmap_release(&L.types);
 	strmap_release(&L.vcs);
 	strmap_release(&L.pins);
+	strmap_release(&L.lost_pins);
 	free(L.ti);
 	free(L.ntop);
 	free(L.entry_chain);
@@ -1691,22 +1741,10 @@ spec_load_string(const char *name, const char *text, size_t len,
 	free(L.written);
 	free(L.numtab);
 	free(L.numoff);
-	if (diags->errors > errors0 || !L.cells_ok) {
-		if (diags->errors > errors0) {
-			spec_free(s);
-			s = NULL;
-		} else {
-			/* Valid but empty: no cells, a clean empty model. */
-			free(s->cells);
-			s->cells = NULL;
-			s->ncells = 0;
-			s->nchains = 0;
-			free(s->chains);
-			s->chains = NULL;
-			free(s->pins);
-			s->pins = NULL;
-			s->npins = 0;
-		}
+	/* Without errors and without cells (an empty spec) nothing was built. */
+	if (diags->errors > errors0) {
+		spec_free(s);
+		s = NULL;
 	}
 	if (diags == &local)
 		spec_diags_release(&local);

@@ -33,6 +33,14 @@
  *     offers after pinned cells are set aside (HiveD's Theorem 1 at time 0).
  *  7. Every pinned cell id names exactly one physical cell and is claimed by
  *     at most one VC.
+ *  8. Every cell has an address (cells[].addr, never NULL, in the arena);
+ *     siblings have distinct addresses, so a path of addresses from a
+ *     top-level cell names one cell of a chain.
+ *
+ * An empty document (HiveD's all-defaults config, e.g. only comments) or an
+ * empty physicalCells loads as a spec without cells, with a warning.
+ * Limits: SPEC_MAX_LEVELS levels, SPEC_MAX_CELLS physical cells; a spec
+ * beyond them is an error, never an abort.
  */
 #ifndef CELLAR_SPEC_H
 #define CELLAR_SPEC_H
@@ -130,6 +138,10 @@ struct spec_diag {
 	char			*text;
 };
 
+/*
+ * The diagnostics of one or more loads, in the order found. Only the first
+ * SPEC_MAX_DIAGS are kept; errors and warnings counts include all.
+ */
 struct spec_diags {
 	struct spec_diag	*v;
 	size_t			 n;
@@ -160,9 +172,9 @@ struct spec {
 
 	long long		 gpus;		/* leaf cells in the whole cluster */
 	char			*arena;		/* backing store of cell addresses */
-	size_t			 arena_len;
+	size_t			 arena_len;	/* bytes used in arena */
 	int			*node_cells;	/* backing store of nodes[].cells */
-	struct strmap		*node_map;	/* private: node name -> index */
+	struct strmap		*node_map;	/* private to spec.c: name -> node */
 };
 
 /*
@@ -187,22 +199,34 @@ int		 spec_find_type(const struct spec *s, const char *name);
 int		 spec_find_chain(const struct spec *s, const char *top_type_name);
 int		 spec_find_node(const struct spec *s, const char *name);
 int		 spec_find_pin(const struct spec *s, const char *id);
-/* The cell with this full address ("rack0/node3/1/0/5"), or -1. */
+/*
+ * A cell by name, or -1. Tried in this order: a full path of addresses from
+ * a top-level cell ("rack0/node3/1/0/5"); a path from a node name down with
+ * the cells' own addresses ("node3/1/0/5", each chain the node is in, in
+ * chain order), which includes a bare node name ("node3": its node-level
+ * cell in the first chain it appears in); a pinnedCellId.
+ */
 int		 spec_find_cell(const struct spec *s, const char *path);
 
 /*
  * Leaf cells of one level-`hi` cell counted in cells of level `lo` of a chain
- * (1 when hi == lo). Used by feasibility and the engine's counters.
+ * (1 when hi == lo): how many level-lo cells one level-hi cell holds. Used
+ * by feasibility and the engine's counters. 0 for a chain or levels that do
+ * not exist or hi < lo.
  */
 long long	 spec_units(const struct spec *s, int chain, int hi, int lo);
 
 /*
  * Write the full address of a cell into buf: the addresses of the top-level
- * cell down to it joined by '/'. Returns buf.
+ * cell down to it joined by '/'. Returns buf, always NUL-terminated (cut
+ * short if len is too small; "" for an invalid cell).
  */
 char		*spec_cell_path(const struct spec *s, int cell, char *buf, size_t len);
 
-/* Number of cells the VC is assigned at exactly this chain and level. */
+/*
+ * Number of cells the VC is assigned at exactly this chain and level (the
+ * entries of virtualCells that name the same chain and level are summed).
+ */
 int		 spec_vc_cells_at(const struct spec *s, int vc, int chain, int level);
 
 /* The embedded default spec (specs/default.yaml compiled in). */

@@ -618,6 +618,42 @@ test_several_errors_in_one_run(void)
 	spec_diags_release(&d);
 }
 
+/* One mistake, one error: what follows from it is not reported again. */
+static void
+test_cascades_are_quiet(void)
+{
+	static const char unknown_top[] =
+		"physicalCluster:\n"
+		"  cellTypes:\n"
+		"    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}\n"
+		"  physicalCells:\n"
+		"  - cellType: NODEX\n"			/* 5 */
+		"    cellAddress: n0\n"
+		"    pinnedCellId: p\n"
+		"virtualClusters:\n"
+		"  a:\n"
+		"    pinnedCells: [{pinnedCellId: p}]\n";
+	static const char no_physical[] =
+		"virtualClusters:\n"
+		"  a:\n"
+		"    virtualCells: [{cellType: NODE, cellNumber: 1}]\n";
+	struct spec_diags d;
+	struct spec *s;
+
+	s = load_str(unknown_top, &d);
+	CHECK(s == NULL);
+	CHECKF(d.errors == 1, "%.400s", all_diags(&d));
+	CHECK_DIAG(&d, "t.yaml:5:15: error: ", "unknown cell type 'NODEX'");
+	spec_free(s);
+	spec_diags_release(&d);
+	s = load_str(no_physical, &d);
+	CHECK(s == NULL);
+	CHECKF(d.errors == 1, "%.400s", all_diags(&d));
+	CHECK_DIAG(&d, "t.yaml:1:1: error: ", "missing 'physicalCluster'");
+	spec_free(s);
+	spec_diags_release(&d);
+}
+
 static void
 test_diags_are_capped(void)
 {
@@ -898,6 +934,7 @@ static const struct test tests[] = {
 	{ "infeasible-with-pinned-cell", test_infeasible_with_pinned_cell },
 	{ "pinned-inside-pinned", test_pinned_inside_pinned },
 	{ "several-errors-in-one-run", test_several_errors_in_one_run },
+	{ "cascades-are-quiet", test_cascades_are_quiet },
 	{ "diags-are-capped", test_diags_are_capped },
 	{ "file-errors", test_file_errors },
 	{ "fuzz-truncated", test_fuzz_truncated },
