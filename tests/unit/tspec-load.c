@@ -680,6 +680,60 @@ test_scale_524288_gpus_long(void)
 	check_big(2048, 32, 10.0);
 }
 
+static char *
+slurp(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Load the text between `start` and `end` in a document: its example. */
+static void
+check_example(const char *path, const char *start, const char *end,
+    long long gpus, int nvcs)
+{
+	char *doc = slurp(path), *a, *b;
+	struct spec_diags d;
+	struct spec *s;
+
+	CHECKF(doc != NULL, "%s", path);
+	if (doc == NULL)
+		return;
+	a = strstr(doc, start);
+	b = a ? strstr(a + strlen(start), end) : NULL;
+	CHECKF(a != NULL && b != NULL, "%s: no example", path);
+	if (a != NULL && b != NULL) {
+		a += strlen(start);
+		spec_diags_init(&d);
+		s = spec_load_string(path, a, (size_t)(b - a), &d);
+		CHECKF(s != NULL && d.n == 0, "%.400s", all_diags(&d));
+		if (s != NULL) {
+			CHECK_INTEQ(s->gpus, gpus);
+			CHECK_INTEQ(s->nvcs, nvcs);
+		}
+		spec_free(s);
+		spec_diags_release(&d);
+	}
+	free(doc);
+}
+
+/* The examples of specs/README.md and cellar-spec(5) are valid specs. */
+static void
+test_doc_examples_load(void)
+{
+	check_example("specs/README.md", "```yaml\n", "```", 24, 2);
+	check_example("man/cellar-spec.5", ".Bd -literal -offset indent\n", ".Ed", 16, 2);
+}
+
 static const struct test tests[] = {
 	{ "hived-fixtures", test_hived_fixtures },
 	{ "kubernetes-keys-are-notes", test_kubernetes_keys_are_notes },
@@ -694,6 +748,7 @@ static const struct test tests[] = {
 	{ "find-cell", test_find_cell },
 	{ "vc-levels-add-up", test_vc_levels_add_up },
 	{ "hash", test_hash },
+	{ "doc-examples-load", test_doc_examples_load },
 	{ "scale-65536-gpus", test_scale_65536_gpus },
 	{ "scale-524288-gpus-long", test_scale_524288_gpus_long },
 };
