@@ -666,7 +666,7 @@ const struct cmd_entry cmd_place_entry = {
 	    "The dry run of alloc, with the same arguments: where the job would "
 	    "land and which jobs it would preempt. Nothing changes.",
 	.examples = (const char *const []){
-		"place big --vc research --gpus 8 --pods 8",
+		"place big --vc research --gpus 8 --pods 4",
 		NULL },
 	.flags = CMD_NEEDS_ENGINE,
 	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
