@@ -74,9 +74,14 @@ struct loader {
 	long long		 nnum;
 };
 
-/* Levels: per chain, cells of one top cell at each level. */
-#define L_PER_TOP(s, c, l) \
-	((s)->chains[c].level_count[l] / (s)->chains[c].level_count[(s)->chains[c].levels])
+/* Cells at level l inside one top-level cell of chain c (levels are uniform). */
+static long long
+per_top(const struct spec *s, int c, int l)
+{
+	const struct spec_chain *ch = &s->chains[c];
+
+	return ch->level_count[l] / ch->level_count[ch->levels];
+}
 
 static void
 err(struct loader *L, int node, const char *fmt, ...)
@@ -486,7 +491,7 @@ compute_levels(struct loader *L)
 
 /* ---- phase 3: which top-level cells make which chain ------------------- */
 
-/* A top type's first name that is node level, starting below `from`. */
+/* The first node-level type at or below `from`, or -1. */
 static int
 next_node_level(const struct spec *s, int from)
 {
@@ -854,8 +859,8 @@ default_addresses(struct loader *L)
 
 	for (c = 0; c < s->nchains; c++)
 		for (l = 1; l < s->chains[c].levels; l++)
-			if (L_PER_TOP(s, c, l) > maxn)
-				maxn = L_PER_TOP(s, c, l);
+			if (per_top(s, c, l) > maxn)
+				maxn = per_top(s, c, l);
 	build_numtab(L, maxn);
 	for (i = 0; i < L->nentries; i++) {
 		struct spec_chain *ch;
@@ -878,7 +883,7 @@ default_addresses(struct loader *L)
 
 		for (l = ch->levels - 1; l >= 1; l--) {
 			long long per = l < nl ?
-			    ch->level_count[l] / ch->level_count[nl] : L_PER_TOP(s, c, l);
+			    ch->level_count[l] / ch->level_count[nl] : per_top(s, c, l);
 			int lastpar = -1, missing = 0;
 
 			for (k = 0; k <= ch->level_count[l]; k++) {
