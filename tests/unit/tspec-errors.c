@@ -732,6 +732,49 @@ slurp(const char *path, size_t *len)
 	return strbuf_detach(&sb, len);
 }
 
+/*
+ * HiveD's design.yaml: the pinned GPU VC1-YQW-CT1 inside node 1.0.0.2 splits
+ * it, so chain CT1-NODE offers 2 whole nodes and 1 GPU to everyone else.
+ */
+static void
+test_infeasible_design_pinned_gpu(void)
+{
+	size_t len;
+	char *text = slurp("tests/fixtures/hived-configs/design.yaml", &len);
+	char *t;
+	struct spec_diags d;
+	struct spec *s;
+
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	/* 2 nodes and 1 GPU: exactly what is left. */
+	t = edit(text, 290, "      cellNumber: 2\n    - cellType: CT1-NODE.CT1\n"
+	    "      cellNumber: 1\n");
+	s = load_str(t, &d);
+	CHECKF(s != NULL, "%.400s", all_diags(&d));
+	if (s != NULL) {
+		CHECK_INTEQ(spec_vc_cells_at(s, spec_find_vc(s, "VC2"),
+		    spec_find_chain(s, "CT1-NODE"), 2), 2);
+		CHECK_INTEQ(spec_vc_cells_at(s, spec_find_vc(s, "VC2"),
+		    spec_find_chain(s, "CT1-NODE"), 1), 1);
+	}
+	spec_free(s);
+	spec_diags_release(&d);
+	free(t);
+	/* One node more, or one GPU more, does not fit. */
+	t = edit(text, 290, "      cellNumber: 3\n");
+	CHECK_LOAD_FAILS(t, "t.yaml:289:7: error: ",
+	    "chain 'CT1-NODE' level 2 (CT1-NODE): 3 cells assigned, 2 available");
+	free(t);
+	t = edit(text, 290, "      cellNumber: 2\n    - cellType: CT1-NODE.CT1\n"
+	    "      cellNumber: 2\n");
+	CHECK_LOAD_FAILS(t, "t.yaml:291:7: error: ",
+	    "chain 'CT1-NODE' level 1 (CT1): 2 cells assigned, 1 available");
+	free(t);
+	free(text);
+}
+
 static void
 test_fuzz_truncated(void)
 {
@@ -932,6 +975,7 @@ static const struct test tests[] = {
 	{ "unknown-keys-warn", test_unknown_keys_warn },
 	{ "infeasible-every-level", test_infeasible_every_level },
 	{ "infeasible-with-pinned-cell", test_infeasible_with_pinned_cell },
+	{ "infeasible-design-pinned-gpu", test_infeasible_design_pinned_gpu },
 	{ "pinned-inside-pinned", test_pinned_inside_pinned },
 	{ "several-errors-in-one-run", test_several_errors_in_one_run },
 	{ "cascades-are-quiet", test_cascades_are_quiet },
