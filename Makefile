@@ -94,7 +94,7 @@ variant-tests: $(B)/cellar $(TEST_BIN)
 variant-bench: $(BENCH_BIN)
 
 $(B)/cellar: $(OBJ_MAIN) $(OBJ_LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 # Unit tests link only the layers below them, by name prefix, so each layer
 # builds and tests on its own: tcore-*, tspec-*, tengine-*, anything else
@@ -104,20 +104,20 @@ OBJ_SPEC   := $(OBJ_CORE) $(SRC_SPEC:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 OBJ_ENGINE := $(OBJ_SPEC) $(SRC_ENGINE:%.c=$(B)/%.o)
 $(B)/tests/unit/tcore-%: tests/unit/tcore-%.c $(OBJ_CORE)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ -lm $(LDASAN)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) -lm $(LDASAN)
 $(B)/tests/unit/tspec-%: tests/unit/tspec-%.c $(OBJ_SPEC)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 $(B)/tests/unit/tengine-%: tests/unit/tengine-%.c $(OBJ_ENGINE)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 $(B)/tests/unit/%: tests/unit/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
 $(B)/tests/bench/%: tests/bench/%.c $(OBJ_ENGINE)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)

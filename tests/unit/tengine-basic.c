@@ -219,7 +219,7 @@ test_dry_run_exact(void)
 	r.lazy = true;
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	for (n = 0; n < 6; n++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "o%d", n);
 		req(&r, name, 1, 1, 2, -1);
 		engine_alloc(e, &r, &p);
