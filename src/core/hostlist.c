@@ -204,7 +204,8 @@ hostlist_compress(char *const *names, size_t n)
 		g[gi].nums[g[gi].n++] = it->num;
 	}
 
-	qsort(g, ng, sizeof *g, hl_cmp_order);
+	if (ng > 1)		/* qsort(NULL, 0, ...) is undefined */
+		qsort(g, ng, sizeof *g, hl_cmp_order);
 	for (i = 0; i < ng; i++) {
 		if (i > 0)
 			strbuf_addc(&sb, ',');
