@@ -172,12 +172,10 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 	bool incomplete = false;
 	int rc = 0;
 
-	(void)name;
 	for (;;) {
-		if (interactive) {
-			fputs(stmt.len ? "> " : "cellar> ", stdout);
-			fflush(stdout);
-		}
+		/* Prompts go to stderr, so that stdout can be redirected. */
+		if (interactive)
+			fputs(stmt.len ? "> " : "cellar> ", stderr);
 		errno = 0;
 		n = getline(&line, &cap, fp);
 		if (n < 0) {
@@ -186,7 +184,7 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 				interrupted = 0;
 				clearerr(fp);
 				strbuf_reset(&stmt);
-				fputc('\n', stdout);
+				fputc('\n', stderr);
 				continue;
 			}
 			break;
@@ -216,7 +214,7 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 			break;
 	}
 	if (interactive)
-		fputc('\n', stdout);
+		fputc('\n', stderr);
 	if (rc == 0 && incomplete && !interrupted) {
 		struct cmd_result res = { CMD_EXIT_USAGE, NULL, NULL };
 
