@@ -336,7 +336,7 @@ vcs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_column(t, "USED", "used", TABLE_RIGHT);
 		table_column(t, "FREE", "free", TABLE_RIGHT);
 		table_column(t, "BAD", "bad", TABLE_RIGHT);
-		table_column(t, "USED%", "used_pct", TABLE_RIGHT);
+		table_column(t, "USED%", "used_pct_of_gpus", TABLE_RIGHT);
 		table_column(t, "OPP", "opp", TABLE_RIGHT);
 		table_column(t, "JOBS", "jobs", TABLE_RIGHT);
 		table_column(t, "OPPJOBS", "opp_jobs", TABLE_RIGHT);

@@ -75,7 +75,7 @@ run "$CELLAR" cells r0 --depth 1 -o name
 # -o csv: header of keys, then rows; --no-header drops it.
 run "$CELLAR" vcs -o csv
 check_rc csv-rc 0
-check_out_has csv-header "vc,gpus,used,free,bad,used_pct,opp,jobs,opp_jobs,cells"
+check_out_has csv-header "vc,gpus,used,free,bad,used_pct_of_gpus,opp,jobs,opp_jobs,cells"
 check_out_has csv-row 'dev,12,0,12,0,0.0,0,0,0,"2xV100-SOCKET,2xV100-SWITCH"'
 run "$CELLAR" --no-header vcs -o csv
 check_out_lacks csv-no-header "vc,gpus"
