@@ -175,9 +175,9 @@ help_selected(const struct cmd_entry *e, const struct cmd_entry *one,
 	return strncmp(e->name, family, n) == 0 && e->name[n] == ' ';
 }
 
-/* A list of commands (all, or a family) in ctx's format. */
+/* A list of commands (all, a family, or one) in ctx's format. */
 static void
-help_list(struct cmd_ctx *ctx, const char *family)
+help_list(struct cmd_ctx *ctx, const char *family, const struct cmd_entry *one)
 {
 	const struct cmd_entry *const *e;
 	struct table *t;
@@ -188,7 +188,7 @@ help_list(struct cmd_ctx *ctx, const char *family)
 		json_key(&j, "commands");
 		json_array_begin(&j);
 		for (e = cmd_table; *e != NULL; e++)
-			if (help_selected(*e, NULL, family))
+			if (help_selected(*e, one, family))
 				help_entry_json(&j, *e);
 		json_array_end(&j);
 		help_opts_json(&j, "common_options", cmd_common_opts);
@@ -196,14 +196,14 @@ help_list(struct cmd_ctx *ctx, const char *family)
 		return;
 	}
 	if (ctx->out.format == OUT_TABLE)
-		strbuf_adds(ctx->o, family == NULL ?
+		strbuf_adds(ctx->o, family == NULL && one == NULL ?
 		    "usage: cellar [OPTIONS] [COMMAND [ARGS...]]\n\n" : "");
 	t = table_create();
 	table_column(t, "COMMAND", "command", TABLE_NAME);
 	table_column(t, "ALIAS", "alias", 0);
 	table_column(t, "SUMMARY", "summary", 0);
 	for (e = cmd_table; *e != NULL; e++) {
-		if (!help_selected(*e, NULL, family))
+		if (!help_selected(*e, one, family))
 			continue;
 		table_row(t);
 		table_cell(t, "%s", (*e)->name);
@@ -224,7 +224,7 @@ cmd_help_write(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *famil
 	struct json j;
 
 	if (e == NULL) {
-		help_list(ctx, family);
+		help_list(ctx, family, NULL);
 		return 0;
 	}
 	switch (ctx->out.format) {
@@ -241,7 +241,7 @@ cmd_help_write(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *famil
 		strbuf_addf(ctx->o, "%s\n", e->name);
 		break;
 	case OUT_CSV:
-		help_list(ctx, e->name);	/* never used: families only */
+		help_list(ctx, NULL, e);	/* the list's row for this command */
 		break;
 	default:
 		help_entry_text(ctx->o, e);
@@ -289,10 +289,6 @@ help_topic(struct cmd_ctx *ctx, int argc, char *const *argv, char **cause)
 		return cmd_usage_error(ctx);
 	if (nwords < argc) {
 		*cause = xasprintf("unexpected argument '%s'", argv[nwords]);
-		return cmd_usage_error(ctx);
-	}
-	if (ctx->out.format == OUT_CSV) {
-		*cause = xstrdup("command 'help' has csv output only for lists");
 		return cmd_usage_error(ctx);
 	}
 	return cmd_help_write(ctx, e, NULL);
