@@ -185,8 +185,8 @@ static bool
 check_theorem1(const struct engine *e, char *why, size_t len)
 {
 	const struct spec *s = e->s;
-	int i, l, m, v;
-	long long need, have, u, owed[L1];
+	int i, l, v, bad;
+	long long owed[L1], fr[L1];
 
 	if (e->mode == ENGINE_QUOTA)
 		return true;
@@ -200,19 +200,11 @@ check_theorem1(const struct engine *e, char *why, size_t len)
 			if (owed[l] != e->pc[i].owed[l])
 				FAIL("chain %d level %d: owed counter %lld, actual %lld",
 				    i, l, e->pc[i].owed[l], owed[l]);
-		for (l = 1; l <= s->chains[i].levels; l++) {
-			need = have = 0;
-			for (m = l; m <= s->chains[i].levels; m++) {
-				u = spec_units(s, i, m, l);
-				need += owed[m] * u;
-				have += (e->pc[i].fl_clean[m].count +
-				    e->pc[i].fl_dirty[m].count) * u;
-			}
-			if (need > have)
-				FAIL("theorem 1 broken: chain '%s' level %d owes %lld cells, "
-				    "%lld free", s->types[s->chains[i].top_type].name, l,
-				    need, have);
-		}
+		for (l = 1; l <= s->chains[i].levels; l++)
+			fr[l] = e->pc[i].fl_clean[l].count + e->pc[i].fl_dirty[l].count;
+		if (!theorem1_holds(s, i, owed, fr, &bad))
+			FAIL("theorem 1 broken: chain '%s' level %d owes more cells than "
+			    "are free", s->types[s->chains[i].top_type].name, bad);
 	}
 	return true;
 }

@@ -163,6 +163,15 @@ v_nchild(const struct engine *e, int v)
 }
 
 /* engine-phys.c */
+/*
+ * Theorem 1 for one chain given per-level owed and free counts: at every
+ * level l, cells owed at levels >= l (in level-l units) <= free ones.
+ * Returns true, or false with the first failing level in *bad_level.
+ */
+bool	theorem1_holds(const struct spec *s, int chain, const long long *owed,
+	    const long long *fr, int *bad_level);
+/* First and last leaf (spec index) under cell c; leaves are contiguous. */
+void	leaf_range(const struct engine *e, int c, int *lo, int *hi);
 void	phys_leaf_assign(struct engine *e, int leaf, int job, bool opp);
 void	phys_reindex(struct engine *e, int c);
 void	phys_set_bad(struct engine *e, int leaf, bool bad);

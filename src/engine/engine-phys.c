@@ -33,6 +33,40 @@ p_clean(const struct engine *e, int c)
 	return e->p_bad[c] == 0 && e->p_opp[c] == 0;
 }
 
+bool
+theorem1_holds(const struct spec *s, int chain, const long long *owed,
+    const long long *fr, int *bad_level)
+{
+	int l, m, levels = s->chains[chain].levels;
+	long long need, have, u;
+
+	for (l = 1; l <= levels; l++) {
+		need = have = 0;
+		for (m = l; m <= levels; m++) {
+			u = spec_units(s, chain, m, l);
+			need += owed[m] * u;
+			have += fr[m] * u;
+		}
+		if (need > have) {
+			*bad_level = l;
+			return false;
+		}
+	}
+	return true;
+}
+
+void
+leaf_range(const struct engine *e, int c, int *lo, int *hi)
+{
+	int l;
+
+	*lo = *hi = c;
+	for (l = p_level(e, c); l > 1; l--) {
+		*lo = e->s->cells[*lo].first_child;
+		*hi = e->s->cells[*hi].first_child + e->s->cells[*hi].nchild - 1;
+	}
+}
+
 static inline int
 p_loc(const struct engine *e, int c)
 {
@@ -91,9 +125,8 @@ opp_views_update(struct engine *e, int leaf)
 void
 node_refresh(struct engine *e, int node)
 {
-	const struct spec_chain *ch;
 	bool r;
-	int l, lo, hi, leaf;
+	int lo, hi, leaf;
 
 	if (node < 0)
 		return;
@@ -101,14 +134,7 @@ node_refresh(struct engine *e, int node)
 	if (r == (e->p_res[node] != 0))
 		return;
 	e->p_res[node] = r;
-	/* the node's leaves are contiguous at level 1: walk down first/last */
-	ch = &e->s->chains[p_chain(e, node)];
-	lo = hi = node;
-	for (l = p_level(e, node); l > 1; l--) {
-		lo = e->s->cells[lo].first_child;
-		hi = e->s->cells[hi].first_child + e->s->cells[hi].nchild - 1;
-	}
-	(void)ch;
+	leaf_range(e, node, &lo, &hi);
 	for (leaf = lo; leaf <= hi; leaf++)
 		opp_views_update(e, leaf);
 }
@@ -218,8 +244,8 @@ static bool
 split_safe(const struct engine *e, int chain, int j, int k)
 {
 	const struct spec_chain *ch = &e->s->chains[chain];
-	long long fr[L1] = { 0 }, ow[L1] = { 0 }, need, have;
-	int l, m;
+	long long fr[L1] = { 0 }, ow[L1] = { 0 };
+	int l, bad;
 
 	for (l = 1; l <= ch->levels; l++) {
 		fr[l] = nfree(e, chain, l);
@@ -232,17 +258,7 @@ split_safe(const struct engine *e, int chain, int j, int k)
 		fr[l] += e->s->types[ch->level_type[l + 1]].nchild - 1;
 	/* the bound cell was owed at level k */
 	ow[k]--;
-	for (l = 1; l <= ch->levels; l++) {
-		need = have = 0;
-		for (m = l; m <= ch->levels; m++) {
-			long long u = spec_units(e->s, chain, m, l);
-			need += ow[m] * u;
-			have += fr[m] * u;
-		}
-		if (need > have)
-			return false;
-	}
-	return true;
+	return theorem1_holds(e->s, chain, ow, fr, &bad);
 }
 
 /* Split from level j down to level k along the best children; return the
@@ -358,11 +374,10 @@ vpath_add(struct engine *e, int *arr, int v, int d)
 /* An unbound virtual child of v, preferring one the placement in progress
    does not want; -1 if none. */
 static int
-free_vchild(struct engine *e, int v, bool *wanted)
+free_vchild(struct engine *e, int v)
 {
 	int k, c, n = v_nchild(e, v), fallback = -1;
 
-	*wanted = false;
 	for (k = 0; k < n; k++) {
 		c = v_child0(e, v) + k;
 		if (e->v_phys[c] >= 0)
@@ -372,7 +387,6 @@ free_vchild(struct engine *e, int v, bool *wanted)
 		if (fallback < 0)
 			fallback = c;
 	}
-	*wanted = fallback >= 0;
 	return fallback;
 }
 
@@ -383,7 +397,6 @@ bind_bad_below(struct engine *e, int v, int p)
 {
 	const struct spec_cell *sc = &e->s->cells[p];
 	int k, pc, vc;
-	bool wanted;
 
 	if (sc->nchild == 0) {
 		if (e->p_bad[p] && e->v_bad[v] == 0) {
@@ -400,7 +413,7 @@ bind_bad_below(struct engine *e, int v, int p)
 			bind_bad_below(e, e->p_vbind[pc], pc);
 			continue;
 		}
-		vc = free_vchild(e, v, &wanted);
+		vc = free_vchild(e, v);
 		if (vc < 0)
 			fatal("bind_bad_below: no unbound virtual child");
 		bind_cell(e, vc, pc);
@@ -410,15 +423,12 @@ bind_bad_below(struct engine *e, int v, int p)
 void
 bind_cell(struct engine *e, int v, int p)
 {
-	int par = v_parent(e, v);
-
 	e->v_phys[v] = p;
 	e->p_vbind[p] = v;
 	phys_reindex(e, p);
 	reindex_children(e, p);
 	e->st.binds++;
 	node_refresh(e, e->p_node[p]);
-	(void)par;
 	if (e->p_bad[p] > 0)
 		bind_bad_below(e, v, p);
 }

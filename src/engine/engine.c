@@ -22,6 +22,7 @@
  * function of the logical state (bitsets, no history), so the engine ends
  * exactly as it started.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,7 +283,6 @@ vview_build(struct engine *e, int vc, int chain, int pin, const int *roots, int 
 	c0 = xcalloc((size_t)n, sizeof *c0);
 	nc = xcalloc((size_t)n, sizeof *nc);
 	for (l = top; l >= 1; l--) {
-		int per = l > 1 ? e->s->types[ch->level_type[l]].nchild : 0;
 		/* children of level l+1 cells, then roots */
 		int nparents = l < top ? cnt[l + 1] : 0;
 		i = first[l];
@@ -300,7 +300,6 @@ vview_build(struct engine *e, int vc, int chain, int pin, const int *roots, int 
 			lv[i] = l;
 			par[i] = -1;
 		}
-		(void)per;
 		cap[l] = (int)spec_units(e->s, chain, l, 1);
 	}
 	for (c = 0; c < n; c++)
@@ -349,24 +348,12 @@ vcells_alloc(struct engine *e)
 static bool
 theorem1_ok(const struct engine *e, int chain, int *bad_level)
 {
-	const struct spec_chain *ch = &e->s->chains[chain];
-	int l, m;
-	long long need, have, u;
+	long long fr[L1] = { 0 };
+	int l;
 
-	for (l = 1; l <= ch->levels; l++) {
-		need = have = 0;
-		for (m = l; m <= ch->levels; m++) {
-			u = spec_units(e->s, chain, m, l);
-			need += e->pc[chain].owed[m] * u;
-			have += (e->pc[chain].fl_clean[m].count +
-			    e->pc[chain].fl_dirty[m].count) * u;
-		}
-		if (need > have) {
-			*bad_level = l;
-			return false;
-		}
-	}
-	return true;
+	for (l = 1; l <= e->s->chains[chain].levels; l++)
+		fr[l] = e->pc[chain].fl_clean[l].count + e->pc[chain].fl_dirty[l].count;
+	return theorem1_holds(e->s, chain, e->pc[chain].owed, fr, bad_level);
 }
 
 struct engine *
@@ -563,7 +550,6 @@ static int
 plan_fail(struct engine_plan *p, enum engine_fail f, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-#include <stdarg.h>
 static int
 plan_fail(struct engine_plan *p, enum engine_fail f, const char *fmt, ...)
 {
@@ -1278,7 +1264,7 @@ engine_place(struct engine *e, const struct engine_req *r, struct engine_plan *p
 int
 engine_node_set_bad(struct engine *e, const char *node, bool bad, int *affected, int max)
 {
-	int n = spec_find_node(e->s, node), k, c, lo, hi, l, na = 0, i, j;
+	int n = spec_find_node(e->s, node), k, c, lo, hi, na = 0, i, j;
 	const struct spec_node *sn;
 
 	if (n < 0)
@@ -1286,11 +1272,7 @@ engine_node_set_bad(struct engine *e, const char *node, bool bad, int *affected,
 	sn = &e->s->nodes[n];
 	for (k = 0; k < sn->ncells; k++) {
 		c = sn->cells[k];
-		lo = hi = c;
-		for (l = p_level(e, c); l > 1; l--) {
-			lo = e->s->cells[lo].first_child;
-			hi = e->s->cells[hi].first_child + e->s->cells[hi].nchild - 1;
-		}
+		leaf_range(e, c, &lo, &hi);
 		for (i = lo; i <= hi; i++) {
 			int jb = e->p_job[i];
 			phys_set_bad(e, i, bad);
@@ -1361,7 +1343,6 @@ engine_cell(const struct engine *e, int c, struct engine_cell_info *in)
 	memset(in, 0, sizeof *in);
 	in->vc = -1;
 	in->job = -1;
-	in->priority = 0;
 	v = e->p_vbind[c];
 	if (v >= 0) {
 		in->state = ENGINE_CELL_BOUND;
