@@ -47,10 +47,14 @@ LDLIBS     = $(PKG_LIBS) -lm $(LDASAN)
 SRC_CORE   := $(wildcard src/core/*.c)
 SRC_SPEC   := $(wildcard src/spec/*.c)
 SRC_ENGINE := $(wildcard src/engine/*.c)
+SRC_JOB    := $(wildcard src/job/*.c)
+SRC_POLICY := $(wildcard src/policy/*.c)
+SRC_SIM    := $(wildcard src/sim/*.c)
 SRC_CMD    := $(wildcard src/cmd/*.c)
 SRC_UI     := $(wildcard ui/*.c)
 SRC_STORE  := $(wildcard store/*.c)
-SRC_LIB    := $(SRC_CORE) $(SRC_SPEC) $(SRC_ENGINE) $(SRC_CMD) $(SRC_UI) $(SRC_STORE)
+SRC_LIB    := $(SRC_CORE) $(SRC_SPEC) $(SRC_ENGINE) $(SRC_JOB) $(SRC_POLICY) $(SRC_SIM) \
+              $(SRC_CMD) $(SRC_UI) $(SRC_STORE)
 GEN_SRC    := $(B)/gen/default-spec.c
 OBJ_LIB    := $(SRC_LIB:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
 OBJ_MAIN   := $(B)/src/main.o
@@ -115,9 +119,9 @@ $(B)/tests/unit/%: tests/unit/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
-$(B)/tests/bench/%: tests/bench/%.c $(OBJ_ENGINE)
+$(B)/tests/bench/%: tests/bench/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)

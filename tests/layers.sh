@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/layers.sh — the layer check: each outside library is included by one
-# layer only, and the pure layers (engine, policies) include no I/O, clock or
+# layer only, and the pure layers (engine, job, policies) include no I/O, clock or
 # randomness header. One "ok"/"not ok" line per rule.
 
 fail_rule() { echo "not ok - layers/$1: $2"; }
@@ -22,4 +22,4 @@ check libedit 'histedit\.h|editline/readline\.h' 'ui/' $dirs
 check sqlite 'sqlite3\.h' 'store/' $dirs
 check yaml 'yaml\.h' 'src/spec/spec-yaml\.c:' $dirs
 check engine-pure 'stdio\.h|time\.h|sys/time\.h|unistd\.h|fcntl\.h|sys/[a-z]+\.h|pthread\.h|signal\.h|dirent\.h' \
-    '^$' src/engine src/policy
+    '^$' src/engine src/policy src/job

@@ -218,7 +218,7 @@ check_jobs(const struct engine *e, char *why, size_t len)
 	bool ok = true;
 
 	for (id = 0; id < e->njobs && ok; id++) {
-		const struct job *j = &e->jobs[id];
+		const struct ejob *j = &e->jobs[id];
 		if (!j->live) {
 			if (!bitset_test(&e->job_free, id)) {
 				bufprintf(why, len, "job slot %d dead but not free", id);

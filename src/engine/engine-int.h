@@ -52,7 +52,7 @@ struct vview {
 	struct view	 view;
 };
 
-struct job {
+struct ejob {
 	bool		 live;
 	char		 name[64];
 	int		 vc;
@@ -111,7 +111,7 @@ struct engine {
 	int		*views_of;	/* view ids grouped by VC */
 
 	/* jobs */
-	struct job	*jobs;
+	struct ejob	*jobs;
 	int		 njobs;		/* slots allocated */
 	struct bitset	 job_free;	/* free slots (lowest first) */
 	struct namemap	 names;

@@ -168,7 +168,7 @@ job_new(struct engine *e, const char *name)
 void
 job_drop(struct engine *e, int id)
 {
-	struct job *j = &e->jobs[id];
+	struct ejob *j = &e->jobs[id];
 
 	names_del(e, j->name);
 	free(j->pod_first);
@@ -588,7 +588,7 @@ plan_victim(struct engine *e, struct engine_plan *p, int job, enum engine_victim
 /* ---- snapshots for rollback ---- */
 
 struct snap {
-	struct job	 j;
+	struct ejob	 j;
 	int		 id;
 };
 
@@ -601,7 +601,7 @@ struct txn {
 static void
 txn_save(struct engine *e, struct txn *t, int id)
 {
-	struct job *j = &e->jobs[id];
+	struct ejob *j = &e->jobs[id];
 	struct snap *sn;
 	int i;
 
@@ -641,7 +641,7 @@ txn_free(struct txn *t)
 
 /* Count a running job in its VC's priority histogram (d = +1 / -1). */
 static void
-prio_count(struct engine *e, const struct job *j, int d)
+prio_count(struct engine *e, const struct ejob *j, int d)
 {
 	e->vc_prio[j->vc * NPRIO + j->prio + 1] += d;
 	if (j->prio < 0)
@@ -666,7 +666,7 @@ vc_has_lower(const struct engine *e, int vc, int prio)
 static void
 job_release(struct engine *e, int id)
 {
-	struct job *j = &e->jobs[id];
+	struct ejob *j = &e->jobs[id];
 	int i, chain = j->chain;
 	bool opp = j->prio < 0;
 
@@ -691,8 +691,8 @@ job_release(struct engine *e, int id)
 static void
 job_restore(struct engine *e, const struct snap *sn)
 {
-	const struct job *s = &sn->j;
-	struct job *j;
+	const struct ejob *s = &sn->j;
+	struct ejob *j;
 	int id = job_take(e, s->name, sn->id), i;
 	bool opp = s->prio < 0;
 
@@ -736,11 +736,27 @@ engine_release(struct engine *e, int job)
 	return 0;
 }
 
+int
+engine_job_set_priority(struct engine *e, int job, int prio)
+{
+	struct ejob *j;
+
+	if (job < 0 || job >= e->njobs || !e->jobs[job].live ||
+	    prio < 0 || prio > ENGINE_PRIO_MAX || e->jobs[job].prio < 0)
+		return -1;
+	j = &e->jobs[job];
+	prio_count(e, j, -1);
+	j->prio = j->orig_prio = prio;
+	prio_count(e, j, +1);
+	engine_debug_check(e, "set priority");
+	return 0;
+}
+
 /* Lazy preemption: the job gives up its virtual cells and runs on. */
 static void
 job_downgrade(struct engine *e, int id)
 {
-	struct job *j = &e->jobs[id];
+	struct ejob *j = &e->jobs[id];
 	int i, *vl = j->vleaves;
 
 	for (i = 0; i < j->nleaves; i++)
@@ -1052,7 +1068,7 @@ place_physical(struct engine *e, const struct engine_req *r, const int *sizes, i
 static void
 plan_fill(struct engine *e, struct engine_plan *plan, int id)
 {
-	struct job *j = &e->jobs[id];
+	struct ejob *j = &e->jobs[id];
 
 	plan->job = id;
 	plan->chain = j->chain;
@@ -1134,7 +1150,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 
 	id = job_new(e, r->name);
 	{
-		struct job *j = &e->jobs[id];
+		struct ejob *j = &e->jobs[id];
 		j->vc = r->vc;
 		j->prio = j->orig_prio = r->priority;
 		j->lazy = r->lazy;
@@ -1305,7 +1321,7 @@ engine_job_limit(const struct engine *e)
 bool
 engine_job(const struct engine *e, int id, struct engine_job_info *info)
 {
-	const struct job *j;
+	const struct ejob *j;
 
 	if (id < 0 || id >= e->njobs || !e->jobs[id].live)
 		return false;
@@ -1398,7 +1414,7 @@ engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u)
 		}
 	}
 	for (j = 0; j < e->njobs; j++) {
-		const struct job *jb = &e->jobs[j];
+		const struct ejob *jb = &e->jobs[j];
 		if (!jb->live || jb->vc != vc)
 			continue;
 		if (jb->prio >= 0) {

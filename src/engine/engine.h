@@ -153,6 +153,13 @@ int	 engine_alloc(struct engine *e, const struct engine_req *r, struct engine_pl
 int	 engine_release(struct engine *e, int job);
 
 /*
+ * Change a running guaranteed job's priority (a policy re-ranked it); it
+ * keeps its cells. Returns -1 for no such job, an opportunistic job or a
+ * priority out of 0..ENGINE_PRIO_MAX.
+ */
+int	 engine_job_set_priority(struct engine *e, int job, int prio);
+
+/*
  * Mark a node bad or healthy (by name; a node may span several chains).
  * Jobs with a leaf on a node that goes bad are listed in affected (job ids,
  * up to max) and their count returned; they keep their cells until released.

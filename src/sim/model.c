@@ -1,0 +1,111 @@
+/*
+ * model.c — the model-class table. See model.h.
+ *
+ * Sources, read off the plots and rounded:
+ *  - locality: Tiresias (NSDI'19) Fig. 3 (VGG and AlexNet, with large dense
+ *    layers, lose most when spread; ResNet and Inception almost nothing) and
+ *    Gandiva (OSDI'18) Fig. 1-2 (intra-server: crossing CPU sockets costs
+ *    VGG-like models ~40%; inter-server costs much more).
+ *  - checkpoint save/restore: Tiresias Fig. 4-5 (seconds, growing with model
+ *    size; restore slower than save).
+ *  - suspend/resume and migration: Gandiva §5 (suspend+resume ~0.1-1 s,
+ *    migration ~1-3.5 s).
+ *  - utilization and memory: Gandiva Table 1 and AntMan (OSDI'20) Fig. 2,
+ *    with low-utilization models (LSTM, DCGAN) where packing wins and
+ *    high-utilization ones (ResNet, VGG) where it loses.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "sim/model.h"
+
+const struct model model_table[] = {
+	/* name        family                 switch socket node  rack  cluster
+	                                      save restore susp migr util  mem  min  weight */
+	{ "resnet50",    "image CNN, 25M params", { 1.00, 0.99, 0.97, 0.92, 0.90 },
+	  3, 6, 0.3, 1.5, 0.90, 7, 3.5, 20, "Tiresias Fig. 3; Gandiva Fig. 2" },
+	{ "resnet101",   "image CNN, 45M params", { 1.00, 0.99, 0.96, 0.90, 0.88 },
+	  4, 8, 0.4, 2.0, 0.92, 9, 4.5, 6, "Tiresias Fig. 3" },
+	{ "resnet152",   "image CNN, 60M params", { 1.00, 0.98, 0.95, 0.88, 0.85 },
+	  5, 9, 0.5, 2.5, 0.93, 11, 5, 4, "Tiresias Fig. 3" },
+	{ "inception3",  "image CNN, 24M params", { 1.00, 0.98, 0.95, 0.88, 0.85 },
+	  3, 7, 0.3, 1.5, 0.85, 7, 3.5, 10, "Tiresias Fig. 3" },
+	{ "inception4",  "image CNN, 43M params", { 1.00, 0.97, 0.93, 0.85, 0.82 },
+	  4, 8, 0.4, 2.0, 0.88, 9, 4.5, 4, "Tiresias Fig. 3" },
+	{ "googlenet",   "image CNN, 7M params",  { 1.00, 0.98, 0.94, 0.85, 0.82 },
+	  2, 5, 0.2, 1.0, 0.60, 4, 2, 6, "Tiresias Fig. 3" },
+	{ "alexnet",     "CNN, large dense layers", { 1.00, 0.85, 0.62, 0.35, 0.30 },
+	  6, 9, 0.5, 2.5, 0.55, 5, 2.5, 6, "Tiresias Fig. 3; Gandiva Fig. 1" },
+	{ "vgg11",       "CNN, 133M params",      { 1.00, 0.88, 0.65, 0.40, 0.34 },
+	  7, 10, 0.6, 3.0, 0.80, 8, 4, 4, "Tiresias Fig. 3" },
+	{ "vgg16",       "CNN, 138M params",      { 1.00, 0.88, 0.60, 0.35, 0.30 },
+	  8, 12, 0.8, 3.5, 0.85, 10, 5, 8, "Gandiva Fig. 1-2; Tiresias Fig. 3" },
+	{ "vgg19",       "CNN, 144M params",      { 1.00, 0.87, 0.58, 0.33, 0.28 },
+	  9, 13, 0.9, 3.5, 0.87, 11, 5.5, 4, "Tiresias Fig. 3" },
+	{ "lstm",        "language model (LSTM)", { 1.00, 0.95, 0.85, 0.60, 0.55 },
+	  4, 6, 0.2, 1.5, 0.45, 4, 1.5, 12, "Gandiva Table 1; AntMan Fig. 2" },
+	{ "transformer", "attention model",       { 1.00, 0.96, 0.88, 0.65, 0.60 },
+	  6, 10, 0.6, 3.0, 0.90, 14, 7, 10, "AntMan Fig. 2" },
+	{ "deepspeech",  "speech RNN",            { 1.00, 0.93, 0.80, 0.55, 0.50 },
+	  5, 8, 0.5, 2.5, 0.70, 9, 4, 4, "Gandiva Fig. 1" },
+	{ "dcgan",       "GAN, small convs",      { 1.00, 0.97, 0.92, 0.80, 0.75 },
+	  2, 3, 0.1, 1.0, 0.35, 2, 1, 2, "Gandiva Table 1" },
+};
+
+const int model_count = sizeof model_table / sizeof model_table[0];
+
+int
+model_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < model_count; i++)
+		if (strcasecmp(name, model_table[i].name) == 0)
+			return i;
+	return -1;
+}
+
+int
+model_pick(uint64_t h)
+{
+	double total = 0, x;
+	int i;
+
+	for (i = 0; i < model_count; i++)
+		total += model_table[i].weight;
+	/* 53 high bits -> [0, 1) */
+	x = (double)(h >> 11) / 9007199254740992.0 * total;
+	for (i = 0; i < model_count - 1; i++) {
+		if (x < model_table[i].weight)
+			return i;
+		x -= model_table[i].weight;
+	}
+	return model_count - 1;
+}
+
+const char *
+locality_name(enum locality l)
+{
+	static const char *const names[LOC_N] = {
+		"switch", "socket", "node", "rack", "cluster",
+	};
+	return (unsigned)l < LOC_N ? names[l] : "?";
+}
+
+uint64_t
+model_hash(const char *s, uint64_t seed)
+{
+	uint64_t h = 1469598103934665603ULL ^ (seed * 1099511628211ULL);
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	/* FNV's low bits are weak; finish with a 64-bit mix (splitmix64) */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return h;
+}
