@@ -18,13 +18,22 @@
  *
  * Invariants every policy keeps (tests/unit/tpolicy-*.c check them):
  *  1. key and klass depend only on the job's request, its attained service
- *     and work done, its queued time and `now`, never on other jobs.
+ *     and work done, its queued time and `now`, never on other jobs (and on
+ *     the policy's parameters and state: gittins learning from done() moves
+ *     its index table; keys cached before keep their values until the job
+ *     is re-keyed).
  *  2. Monotone: key(a) < key(b) implies klass(a) >= klass(b), so the head of
  *     a queue has the highest class of everything behind it.
  *  3. A pending job's key changes only at the time wait_change returns
  *     (promotion); a running job's only at the attained service `change`
- *     returns.
+ *     returns. Boundaries are inclusive: at exactly that time or service the
+ *     new key holds. Exception: an oracle's key is the remaining time, which
+ *     falls continuously while the job runs; its `change` reports the class,
+ *     the only part of a running job's rank the scheduler uses.
  *  4. Policies that read j->duration (oracles) set POLICY_ORACLE.
+ *
+ * Promotion (las, gittins) is memoryless so that invariant 1 holds: waiting
+ * earns credit instead of a one-time reset; see policy_service.
  */
 #ifndef CELLAR_POLICY_H
 #define CELLAR_POLICY_H
@@ -70,8 +79,15 @@ struct policy_ops {
 			    struct policy_key *out);
 	int		(*klass)(const struct policy *p, const struct job *j, double now);
 	/* Attained service (GPU-seconds) at which a running job's key or class
-	   next changes; INFINITY if never. */
+	   next changes; INFINITY if never. Oracles convert their remaining
+	   time with the job's average speed so far (work_done / run_time):
+	   a job slower than that is asked again, a little closer each time. */
 	double		(*change)(const struct policy *p, const struct job *j);
+	/* Oracles only (NULL otherwise): the work_done (ideal-speed seconds)
+	   at which a running job's class next changes; INFINITY if never.
+	   Exact at any speed: an emulator that knows the job's speed should
+	   prefer it to change(). */
+	double		(*change_work)(const struct policy *p, const struct job *j);
 	/* Time at which a pending job's key next changes; INFINITY if never. */
 	double		(*wait_change)(const struct policy *p, const struct job *j, double now);
 	/* A job finished (learning policies); optional. */
@@ -105,6 +121,32 @@ int	 policy_key_cmp(const struct policy_key *a, const struct policy_key *b);
 
 /* The queue (0 = highest) attained service a falls in, for las/gittins. */
 int	 policy_queue_of(const struct policy_params *par, double attained);
+
+/*
+ * Helpers for las and gittins (and for showing a job's rank).
+ *
+ * policy_wait: seconds the job has spent PENDING since it first ran, up to
+ * now (Tiresias counts no wait before the first run).
+ *
+ * policy_service: the service a job is ranked by. Without promotion
+ * (promote_knob 0) it is the attained service. With it, waiting earns credit:
+ * attained - gpus x wait / knob, floored at 0. A job that has waited knob x
+ * its run time ranks like a new job (Tiresias' promotion, executed time
+ * reset); on the way it climbs one queue whenever its credited service falls
+ * below that queue's threshold.
+ *
+ * policy_service_reaches: for a running job (wait fixed), the smallest
+ * attained service at which policy_service is >= s.
+ * policy_service_drops: for a pending job, the first time >= now at which
+ * policy_service is < s; INFINITY if it never will (no knob, never ran).
+ * Both are exact for the floating-point values policy_service computes.
+ */
+double	 policy_wait(const struct job *j, double now);
+double	 policy_service(const struct policy_params *par, const struct job *j, double now);
+double	 policy_service_reaches(const struct policy_params *par, const struct job *j,
+	    double s);
+double	 policy_service_drops(const struct policy_params *par, const struct job *j,
+	    double now, double s);
 
 /* The policies, defined in policy-*.c. */
 extern const struct policy_ops policy_fifo;
