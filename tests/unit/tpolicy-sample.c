@@ -1,8 +1,9 @@
 /*
  * tpolicy-sample.c — the service sample loader (src/sim/sample.h): the
  * Tiresias yarn-gput*.csv format with CRLF, headerless and multi-column
- * files, every error at its line and column, a file on disk, and a loaded
- * sample driving the gittins policy.
+ * files, every error at its line and column, a file on disk, a loaded
+ * sample driving the gittins policy, and Tiresias' yarn-gput1000 sample
+ * with its index table checked against the definition computed directly.
  */
 #include <math.h>
 #include <stdio.h>
@@ -134,10 +135,73 @@ test_file(void)
 	sample_release(&s);
 }
 
+/* G(a) straight from the definition, O(n), for the prefix-sum version. */
+static double
+brute_index(const double *v, size_t n, double a, double d)
+{
+	double m = 0, done = 0, e = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(v[i] > a))
+			continue;
+		m++;
+		if (v[i] - a <= d)
+			done++;
+		e += fmin(v[i] - a, d);
+	}
+	return m == 0 ? 0 : (done / m) / (e / m);
+}
+
+/* Tiresias' own sample, from the fixtures. */
+static void
+test_yarn(void)
+{
+	struct policy_params par;
+	struct policy_key k;
+	struct policy p;
+	struct sample s;
+	struct job j;
+	char *cause = NULL;
+	double a, want;
+	size_t i;
+
+	CHECKF(sample_load("tests/fixtures/traces/tiresias-yarn-gput1000.csv", &s,
+	    &cause) == 0, "%s", cause ? cause : "");
+	if (s.n == 0)
+		return;
+	CHECK(s.n == 1001 && s.v[0] == 121 && s.v[s.n - 1] == 53294624);
+	policy_params_init(&par);
+	par.service = s.v;
+	par.nservice = s.n;
+	CHECK(policy_init(&p, &policy_gittins, &par, &cause) == 0);
+	job_init(&j, 0, "j", 0, 0);
+	j.state = JOB_RUNNING;
+	j.first_start = 0;
+	/* at 0 and at every sample point (an interval start), and between */
+	for (i = 0; i <= s.n; i += 7) {
+		a = i == 0 ? 0 : s.v[i - 1];
+		j.attained = a;
+		p.ops->key(&p, &j, 0, &k);
+		want = brute_index(s.v, s.n, a, 3600);
+		CHECKF(fabs(-k.k[1] - want) <= 1e-12 * want, "G(%g) = %.17g, want %.17g",
+		    a, -k.k[1], want);
+		CHECK(p.ops->change(&p, &j) > a);
+	}
+	j.attained = 0;
+	CHECK(p.ops->change(&p, &j) == 121);	/* the smallest sample */
+	j.attained = 6e7;			/* past the largest: index 0 */
+	p.ops->key(&p, &j, 0, &k);
+	CHECK(k.k[0] == 1 && k.k[1] == 0 && isinf(p.ops->change(&p, &j)));
+	policy_release(&p);
+	sample_release(&s);
+}
+
 static const struct test tests[] = {
 	{ "formats", test_formats },
 	{ "errors", test_errors },
 	{ "file", test_file },
+	{ "yarn", test_yarn },
 };
 
 TEST_MAIN(tests)
