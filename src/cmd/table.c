@@ -1,18 +1,19 @@
 /*
  * table.c — output formats and the table writer (see table.h). Every
  * listing command fills a table and renders it here, so alignment, csv
- * quoting, "-o name" and colour are decided in one place.
+ * quoting, "-o name", wide columns and colour are decided in one place.
+ * Sorting and filtering live next door, in table-query.c.
  */
-#include "cmd/table.h"
-
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/table-int.h"
 #include "core/xmalloc.h"
 
 static const char *const format_names[OUT_NFORMATS] = {
 	[OUT_TABLE] = "table",
+	[OUT_WIDE] = "wide",
 	[OUT_JSON] = "json",
 	[OUT_NAME] = "name",
 	[OUT_CSV] = "csv",
@@ -52,6 +53,9 @@ out_format_list(struct strbuf *sb, unsigned mask)
 	bool first = true;
 	int f;
 
+	/* wide goes wherever table does (cmd_check_format agrees). */
+	if (mask & OUT_MASK(OUT_TABLE))
+		mask |= OUT_MASK(OUT_WIDE);
 	for (f = 0; f < OUT_NFORMATS; f++)
 		if (mask & OUT_MASK(f)) {
 			strbuf_addf(sb, "%s%s", first ? "" : ", ", format_names[f]);
@@ -65,32 +69,6 @@ table_role_sgr(enum table_role role)
 	return (unsigned)role < sizeof role_sgr / sizeof role_sgr[0] ?
 	    role_sgr[role] : "";
 }
-
-struct table_col {
-	char		*header;
-	char		*key;
-	unsigned	 flags;
-};
-
-struct table_cellv {
-	char		*text;
-	enum table_role	 role;
-};
-
-struct table_rowv {
-	struct table_cellv	*cells;		/* ncols entries */
-	int			 n;		/* cells filled */
-	int			 indent;
-};
-
-struct table {
-	struct table_col	*cols;
-	int			 ncols;
-	size_t			 colcap;
-	struct table_rowv	*rows;
-	size_t			 nrows;
-	size_t			 rowcap;
-};
 
 struct table *
 table_create(void)
@@ -128,8 +106,16 @@ table_column(struct table *t, const char *header, const char *key, unsigned flag
 	XGROW(t->cols, t->colcap, (size_t)t->ncols + 1);
 	t->cols[t->ncols].header = xstrdup(header);
 	t->cols[t->ncols].key = xstrdup(key);
-	t->cols[t->ncols].flags = flags;
+	/* Numbers are right-aligned; saying TABLE_NUM is enough. */
+	t->cols[t->ncols].flags = flags & TABLE_NUM ? flags | TABLE_RIGHT : flags;
 	t->ncols++;
+}
+
+void
+table_columns(struct table *t, const struct table_colspec *cols)
+{
+	for (; cols->header != NULL; cols++)
+		table_column(t, cols->header, cols->key, cols->flags);
 }
 
 void
@@ -139,7 +125,24 @@ table_row(struct table *t)
 	t->rows[t->nrows].cells = xcalloc((size_t)t->ncols, sizeof(struct table_cellv));
 	t->rows[t->nrows].n = 0;
 	t->rows[t->nrows].indent = 0;
+	t->rows[t->nrows].tag = -1;
 	t->nrows++;
+}
+
+void
+table_row_tag(struct table *t, long tag)
+{
+	if (t->nrows == 0)
+		fatal("table_row_tag without a row");
+	t->rows[t->nrows - 1].tag = tag;
+}
+
+long
+table_tag(const struct table *t, size_t r)
+{
+	if (r >= t->nrows)
+		fatal("table_tag: row %zu of %zu", r, t->nrows);
+	return t->rows[r].tag;
 }
 
 void
@@ -211,10 +214,17 @@ table_width(const char *s)
 	return w;
 }
 
-static const char *
+const char *
 table_text(const struct table_rowv *row, int c)
 {
 	return c < row->n ? row->cells[c].text : "";
+}
+
+/* Is column c part of output format f? */
+static bool
+table_shown(const struct table *t, int c, enum out_format f)
+{
+	return !(t->cols[c].flags & TABLE_WIDE) || f == OUT_WIDE || f == OUT_CSV;
 }
 
 static void
@@ -223,9 +233,12 @@ table_render_table(const struct table *t, const struct out_opts *o,
 {
 	size_t *width = xcalloc((size_t)t->ncols + 1, sizeof *width);
 	size_t r, w, pad;
-	int c;
+	int c, lastc = -1;
 
 	for (c = 0; c < t->ncols; c++) {
+		if (!table_shown(t, c, o->format))
+			continue;
+		lastc = c;
 		if (o->header)
 			width[c] = table_width(t->cols[c].header);
 		for (r = 0; r < t->nrows; r++) {
@@ -244,7 +257,10 @@ table_render_table(const struct table *t, const struct out_opts *o,
 			enum table_role role = row ? (c < row->n ? row->cells[c].role :
 			    ROLE_NONE) : ROLE_HEADER;
 			bool right = (t->cols[c].flags & TABLE_RIGHT) != 0;
-			bool last = c == t->ncols - 1;
+			bool last = c == lastc;
+
+			if (!table_shown(t, c, o->format))
+				continue;
 
 			w = table_width(s);
 			if (c == 0 && row != NULL) {
@@ -322,6 +338,7 @@ table_render(const struct table *t, const struct out_opts *o, struct strbuf *out
 
 	switch (o->format) {
 	case OUT_TABLE:
+	case OUT_WIDE:
 		table_render_table(t, o, out);
 		break;
 	case OUT_CSV:
