@@ -88,6 +88,69 @@ json_key(struct json *j, const char *key)
 	j->want_value = true;
 }
 
+/* Length of the valid UTF-8 sequence at p (1 to 4), or 0 if it is not one. */
+static size_t
+json_utf8_len(const unsigned char *p)
+{
+	size_t n, k;
+	unsigned cp, min;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 1, cp = p[0] & 0x1f, min = 0x80;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 2, cp = p[0] & 0x0f, min = 0x800;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 3, cp = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((p[k] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (p[k] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
+/*
+ * A string literal that is always valid JSON: control characters escaped,
+ * and any byte that is not part of valid UTF-8 (a file name, say) written
+ * as U+FFFD, so that strict parsers accept every document.
+ */
+static void
+json_add_str(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	strbuf_addc(sb, '"');
+	while (*p != '\0') {
+		if (*p < 0x80) {
+			if (*p == '"' || *p == '\\')
+				strbuf_addf(sb, "\\%c", *p);
+			else if (*p == '\n')
+				strbuf_adds(sb, "\\n");
+			else if (*p == '\r')
+				strbuf_adds(sb, "\\r");
+			else if (*p == '\t')
+				strbuf_adds(sb, "\\t");
+			else if (*p < 0x20 || *p == 0x7f)
+				strbuf_addf(sb, "\\u%04x", *p);
+			else
+				strbuf_addc(sb, (char)*p);
+			p++;
+		} else if ((n = json_utf8_len(p)) > 0) {
+			strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			strbuf_adds(sb, "\\ufffd");
+			p++;
+		}
+	}
+	strbuf_addc(sb, '"');
+}
+
 void
 json_string(struct json *j, const char *s)
 {
@@ -95,7 +158,7 @@ json_string(struct json *j, const char *s)
 	if (s == NULL)
 		strbuf_adds(j->sb, "null");
 	else
-		strbuf_add_json_str(j->sb, s);
+		json_add_str(j->sb, s);
 	json_post_value(j);
 }
 
@@ -247,6 +310,21 @@ jp_string(struct jp *p, struct strbuf *out)
 		p->pos++;
 		if (c == '"')
 			return 0;
+		if ((unsigned char)c >= 0x80) {
+			/* RFC 8259: text is UTF-8; look at most 4 bytes ahead. */
+			unsigned char u[5] = { 0, 0, 0, 0, 0 };
+			size_t n, avail = p->len - p->pos + 1;
+
+			memcpy(u, p->s + p->pos - 1, avail < 4 ? avail : 4);
+			if ((n = json_utf8_len(u)) == 0) {
+				p->pos--;
+				return jp_fail(p, "invalid UTF-8 in string");
+			}
+			if (out)
+				strbuf_add(out, p->s + p->pos - 1, n);
+			p->pos += n - 1;
+			continue;
+		}
 		if (c != '\\') {
 			if (out)
 				strbuf_addc(out, c);

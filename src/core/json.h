@@ -41,7 +41,8 @@ void	json_object_end(struct json *j);
 void	json_array_begin(struct json *j);
 void	json_array_end(struct json *j);
 void	json_key(struct json *j, const char *key);
-void	json_string(struct json *j, const char *s);	/* NULL writes null */
+/* NULL writes null; bytes that are not valid UTF-8 are written as U+FFFD. */
+void	json_string(struct json *j, const char *s);
 void	json_int(struct json *j, long long v);
 /* Non-finite values are written as null (JSON has no NaN). */
 void	json_double(struct json *j, double v);
@@ -60,7 +61,7 @@ bool	json_done(const struct json *j);
 
 /*
  * Check that text[0..len) starts with one valid JSON value (RFC 8259,
- * strings not checked for UTF-8). *end gets the offset just past it and any
+ * strings checked for UTF-8). *end gets the offset just past it and any
  * following whitespace. Returns 0, or -1 with *cause set (malloc'ed) naming
  * the byte offset.
  */

@@ -78,6 +78,30 @@ test_writer(void)
 	strbuf_release(&sb);
 }
 
+/* Whatever bytes a string holds, the document is valid UTF-8 JSON. */
+static void
+test_writer_utf8(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json j;
+
+	json_init(&j, &sb);
+	json_array_begin(&j);
+	json_string(&j, "\xc3\xa9t\xc3\xa9");		/* valid: kept */
+	json_string(&j, "a\xff" "b\xc3");			/* stray bytes */
+	json_string(&j, "\xed\xa0\x80\xc0\xaf\x7f");	/* surrogate, overlong, DEL */
+	json_string(&j, "\xf0\x9f\x98\x80");		/* U+1F600 */
+	json_array_end(&j);
+	CHECK_STREQ(sb.buf, "[\"\xc3\xa9t\xc3\xa9\",\"a\\ufffdb\\ufffd\","
+	    "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\u007f\",\"\xf0\x9f\x98\x80\"]");
+	CHECK(valid(sb.buf));
+	CHECK(!valid("\"a\xff\""));
+	CHECK(!valid("\"\xc3\""));
+	CHECK(!valid("\"\xe2\x82"));
+	CHECK(valid("\"\xe2\x82\xac\""));
+	strbuf_release(&sb);
+}
+
 static void
 test_writer_scalar(void)
 {
@@ -154,6 +178,7 @@ test_lookup(void)
 static const struct test tests[] = {
 	{ "writer", test_writer },
 	{ "writer-scalar", test_writer_scalar },
+	{ "writer-utf8", test_writer_utf8 },
 	{ "validate", test_validate },
 	{ "lookup", test_lookup },
 };
