@@ -128,15 +128,17 @@ run_words(struct runner *r, int argc, char *const *argv, const char *where)
  * --keep-going, or an interrupt). *incomplete asks the caller for more.
  */
 static int
-run_text(struct runner *r, const char *text, const char *where, bool *incomplete)
+run_text(struct runner *r, const char *text, size_t len, const char *where,
+    bool *incomplete)
 {
 	struct cmdline cl;
-	struct cmd_result res = { CMD_EXIT_USAGE, NULL, NULL };
+	struct cmd_result res = { .status = CMD_EXIT_USAGE };
 	size_t i;
 	int rc = 0;
 
 	cmdline_init(&cl);
-	if (cmdline_parse(text, &cl, incomplete, &res.cause) != 0) {
+	/* The length, not strlen: a NUL byte in the input is an error. */
+	if (cmdline_parsen(text, len, &cl, incomplete, &res.cause) != 0) {
 		if (incomplete != NULL && *incomplete) {
 			free(res.cause);
 			return 0;
@@ -202,7 +204,7 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 			where[0] = '\0';
 		else
 			snprintf(where, sizeof where, "line %zu: ", first);
-		rc = run_text(r, stmt.buf, where, &incomplete);
+		rc = run_text(r, stmt.buf, stmt.len, where, &incomplete);
 		if (incomplete)
 			continue;
 		strbuf_reset(&stmt);
@@ -216,7 +218,7 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 	if (interactive)
 		fputc('\n', stderr);
 	if (rc == 0 && incomplete && !interrupted) {
-		struct cmd_result res = { CMD_EXIT_USAGE, NULL, NULL };
+		struct cmd_result res = { .status = CMD_EXIT_USAGE };
 
 		snprintf(where, sizeof where, "line %zu: ", first);
 		res.cause = xstrdup("unexpected end of input (unterminated quote "
@@ -387,7 +389,7 @@ main(int argc, char **argv)
 			int rc = 0;
 
 			if (strcmp(name, "command") == 0)
-				rc = run_text(&r, val, "", NULL);
+				rc = run_text(&r, val, strlen(val), "", NULL);
 			else if (strcmp(name, "file") == 0)
 				rc = run_file(&r, val);
 			if (rc != 0 || interrupted)

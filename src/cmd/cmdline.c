@@ -42,8 +42,89 @@ cl_end_cmd(struct cmdline *cl, struct strvec *cur)
 	strvec_init(cur);
 }
 
+bool
+cmdline_utf8_valid(const char *s, size_t len, size_t *off)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k, n;
+	unsigned cp, min;
+
+	while (i < len) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (p[i] >= 0xc2 && p[i] <= 0xdf)
+			n = 1, cp = p[i] & 0x1f, min = 0x80;
+		else if (p[i] >= 0xe0 && p[i] <= 0xef)
+			n = 2, cp = p[i] & 0x0f, min = 0x800;
+		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
+			n = 3, cp = p[i] & 0x07, min = 0x10000;
+		else
+			goto bad;
+		if (len - i <= n)
+			goto bad;
+		for (k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (p[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			goto bad;
+		i += n + 1;
+	}
+	return true;
+bad:
+	if (off != NULL)
+		*off = i;
+	return false;
+}
+
+static int	cl_tokenize(const char *, struct cmdline *, bool *, char **);
+
 int
 cmdline_parse(const char *text, struct cmdline *cl, bool *incomplete, char **cause)
+{
+	return cmdline_parsen(text, strlen(text), cl, incomplete, cause);
+}
+
+int
+cmdline_parsen(const char *text, size_t len, struct cmdline *cl,
+    bool *incomplete, char **cause)
+{
+	const char *nul;
+	char *copy;
+	size_t off;
+	int rc;
+
+	cmdline_release(cl);
+	if (incomplete != NULL)
+		*incomplete = false;
+	/* Rule 7, before anything runs. */
+	if (len > CMDLINE_MAX) {
+		*cause = xasprintf("input too long (%zu bytes; at most %d)", len,
+		    CMDLINE_MAX);
+		return -1;
+	}
+	if ((nul = memchr(text, '\0', len)) != NULL) {
+		*cause = xasprintf("NUL byte in input (at byte %zu)",
+		    (size_t)(nul - text) + 1);
+		return -1;
+	}
+	if (!cmdline_utf8_valid(text, len, &off)) {
+		*cause = xasprintf("input is not valid UTF-8 (at byte %zu)", off + 1);
+		return -1;
+	}
+	/* The tokenizer reads up to a NUL; text[len] need not be one. */
+	copy = xstrndup(text, len);
+	rc = cl_tokenize(copy, cl, incomplete, cause);
+	free(copy);
+	return rc;
+}
+
+/* The state machine of rules 1 to 6 over NUL-terminated text. */
+static int
+cl_tokenize(const char *text, struct cmdline *cl, bool *incomplete, char **cause)
 {
 	struct strbuf word = STRBUF_INIT;
 	struct strvec cur = STRVEC_INIT;
@@ -51,9 +132,6 @@ cmdline_parse(const char *text, struct cmdline *cl, bool *incomplete, char **cau
 	bool inword = false;
 	const char *what = NULL;
 
-	cmdline_release(cl);
-	if (incomplete != NULL)
-		*incomplete = false;
 	for (;;) {
 		char c = *p;
 		bool was = inword;

@@ -15,6 +15,9 @@
  *     the end of the line.
  *  6. Quotes join with adjacent text into one word ("a"'b'c is abc); an empty
  *     pair ('' or "") is an empty word.
+ *  7. Text is UTF-8 without NUL bytes, at most CMDLINE_MAX bytes; anything
+ *     else is an error before any word is made, so no command of a bad line
+ *     runs.
  *
  * Ownership: a struct cmdline owns its commands and their words;
  * cmdline_release frees them.
@@ -33,6 +36,9 @@ struct cmdline {
 	size_t		 cap;
 };
 
+/* The longest text (and word) the grammar accepts, in bytes. */
+#define CMDLINE_MAX	65536
+
 void	cmdline_init(struct cmdline *cl);
 void	cmdline_release(struct cmdline *cl);
 
@@ -44,6 +50,16 @@ void	cmdline_release(struct cmdline *cl);
  */
 int	cmdline_parse(const char *text, struct cmdline *cl, bool *incomplete,
 	    char **cause);
+/* The same for len bytes that may hold NULs (which are an error, rule 7). */
+int	cmdline_parsen(const char *text, size_t len, struct cmdline *cl,
+	    bool *incomplete, char **cause);
+
+/*
+ * Is s[0..len) valid UTF-8 (no overlongs, surrogates or code points past
+ * U+10FFFF)? If not, *off (may be NULL) gets the offset of the first bad
+ * byte.
+ */
+bool	cmdline_utf8_valid(const char *s, size_t len, size_t *off);
 
 /*
  * Append word to sb quoted so that cmdline_parse reads it back as one word

@@ -1,7 +1,8 @@
 /*
  * tcmd-cmdline.c — unit tests of the command-line tokenizer (cmd/cmdline):
  * words, quoting, escapes, command separators, comments, incomplete input
- * and the quoting helper that must read back as the same word.
+ * the quoting helper that must read back as the same word, and rule 7:
+ * NUL bytes, invalid UTF-8 and overlong text are errors.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,53 @@ test_incomplete(void)
 	CHECK_STREQ(render("abc\\\ndef"), "<abcdef>");
 }
 
+/* Rule 7: errors before any word, with the byte that is wrong. */
+static void
+test_bad_text(void)
+{
+	static const struct {
+		const char	*s;
+		bool		 ok;
+	} utf8[] = {
+		{ "", true }, { "abc", true }, { "\xc3\xa9", true },
+		{ "\xe2\x82\xac", true }, { "\xf0\x9f\x98\x80", true },
+		{ "\xf4\x8f\xbf\xbf", true },		/* U+10FFFF */
+		{ "\xff", false }, { "\xc3", false }, { "\xc0\xaf", false },
+		{ "\xe0\x80\xaf", false }, { "\xed\xa0\x80", false },
+		{ "\xf4\x90\x80\x80", false }, { "\x80", false },
+		{ "a\xe2\x82", false }, { "\xf5\x80\x80\x80", false },
+	};
+	struct cmdline cl;
+	struct strbuf big = STRBUF_INIT;
+	char *cause = NULL;
+	size_t i, off = 99;
+
+	for (i = 0; i < sizeof utf8 / sizeof utf8[0]; i++)
+		CHECKF(cmdline_utf8_valid(utf8[i].s, strlen(utf8[i].s), NULL) ==
+		    utf8[i].ok, "case %zu", i);
+	CHECK(!cmdline_utf8_valid("ab\xffz", 4, &off) && off == 2);
+	CHECK_STREQ(render("jobs \xff"), "ERR input is not valid UTF-8 (at byte 6)");
+	CHECK_STREQ(render("'\xc3"), "ERR input is not valid UTF-8 (at byte 2)");
+
+	cmdline_init(&cl);
+	CHECK_INTEQ(cmdline_parsen("jobs\0vcs", 8, &cl, NULL, &cause), -1);
+	CHECK_STREQ(cause, "NUL byte in input (at byte 5)");
+	CHECK_INTEQ(cl.n, 0);
+	free(cause);
+	cause = NULL;
+	CHECK_INTEQ(cmdline_parsen("jobs; vcs", 9, &cl, NULL, &cause), 0);
+	CHECK_INTEQ(cl.n, 2);
+
+	strbuf_addchars(&big, 'a', CMDLINE_MAX);
+	CHECK_INTEQ(cmdline_parse(big.buf, &cl, NULL, &cause), 0);
+	strbuf_addc(&big, 'a');
+	CHECK_INTEQ(cmdline_parse(big.buf, &cl, NULL, &cause), -1);
+	CHECK_STREQ(cause, "input too long (65537 bytes; at most 65536)");
+	free(cause);
+	strbuf_release(&big);
+	cmdline_release(&cl);
+}
+
 static void
 test_quote_round_trip(void)
 {
@@ -179,6 +227,7 @@ static const struct test tests[] = {
 	{ "backslash", test_backslash },
 	{ "comments", test_comments },
 	{ "incomplete", test_incomplete },
+	{ "bad-text", test_bad_text },
 	{ "quote-round-trip", test_quote_round_trip },
 	{ "garbage", test_garbage },
 };
