@@ -15,8 +15,9 @@
 #include "core/hostlist.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
+#include "job/job.h"
 
-#define JOB_NAME_MAX	63	/* engine_victim.name holds 64 bytes */
+#define ALLOC_NAME_MAX	63	/* engine_victim.name holds 64 bytes */
 #define POD_MAX		4096
 #define POD_GPUS_MAX	65536
 #define PATH_MAX_LEN	1024
@@ -42,9 +43,9 @@ check_job_name(const char *name, char **cause)
 
 	ok = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "0123456789._:@+-");
-	if (len == 0 || len > JOB_NAME_MAX || ok != len || name[0] == '-') {
+	if (len == 0 || len > ALLOC_NAME_MAX || ok != len || name[0] == '-') {
 		*cause = xasprintf("invalid job name '%s' (1 to %d of A-Z a-z 0-9 . _ "
-		    ": @ + -, not starting with '-')", name, JOB_NAME_MAX);
+		    ": @ + -, not starting with '-')", name, ALLOC_NAME_MAX);
 		return -1;
 	}
 	return 0;
@@ -524,7 +525,7 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			fatal("release: engine refused job %d", ids[i]);
 	}
 	if (t != NULL) {
-		if (ctx->out.format == OUT_TABLE)
+		if (OUT_IS_TEXT(ctx->out.format))
 			strbuf_addf(ctx->o, "released %d job%s\n", n, n == 1 ? "" : "s");
 		table_render(t, &ctx->out, ctx->o);
 		table_free(t);
@@ -536,18 +537,123 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	return 0;
 }
 
+/*
+ * The engine holds running jobs only: their state is R. The class says how
+ * they run; "downgraded" is an opportunistic job that was guaranteed until
+ * lazily preempted. The legacy JSON "state" keeps its first meaning.
+ */
 static const char *
-job_state(const struct engine_job_info *info)
+job_class(const struct engine_job_info *info)
 {
 	if (info->downgraded)
 		return "downgraded";
-	return info->priority < 0 ? "opportunistic" : "running";
+	return info->priority < 0 ? job_class_name(JOB_OPPORTUNISTIC) :
+	    job_class_name(JOB_GUARANTEED);
+}
+
+static const char *
+job_legacy_state(const struct engine_job_info *info)
+{
+	if (info->downgraded)
+		return "downgraded";
+	return info->priority < 0 ? "opportunistic" : job_state_name(JOB_RUNNING);
+}
+
+/* The lowest cell of each pod, comma-separated, into sb. */
+static void
+pod_cells_text(const struct spec *s, const struct engine_job_info *info,
+    struct strbuf *sb)
+{
+	char path[PATH_MAX_LEN];
+	int p, lca;
+
+	for (p = 0; p < info->npods; p++) {
+		lca = leaf_lca(s, info->leaves + info->pod_first[p],
+		    info->pod_first[p + 1] - info->pod_first[p]);
+		strbuf_addf(sb, "%s%s", p ? "," : "", lca >= 0 ?
+		    spec_cell_path(s, lca, path, sizeof path) : "-");
+	}
 }
 
 static const struct cmd_opt jobs_opts[] = {
 	{ 0, "vc", "VC", "only the jobs of this virtual cluster" },
 	{ 0, NULL, NULL, NULL }
 };
+
+static const struct table_colspec jobs_columns[] = {
+	{ "JOB", "job", TABLE_NAME, "the job's name" },
+	{ "ID", "id", TABLE_NUM | TABLE_WIDE, "the engine's job id" },
+	{ "VC", "vc", 0, "its virtual cluster" },
+	{ "ST", "state", 0, "state code: PD, R, S, CG, CD, F, CA, PR (help states)" },
+	{ "CLASS", "class", 0, "guaranteed, opportunistic, or downgraded (lazily preempted)" },
+	{ "PRIO", "priority", TABLE_NUM, "priority now: 0 to 1000, -1 opportunistic" },
+	{ "ORIG", "orig_priority", TABLE_NUM | TABLE_WIDE, "priority as requested" },
+	{ "GPUS", "gpus", TABLE_NUM, "GPUs it holds" },
+	{ "PODS", "pods", TABLE_NUM, "pods" },
+	{ "CHAIN", "chain", 0, "the chain its cells are on" },
+	{ "NODES", "nodes", TABLE_HOSTS, "its nodes, as a hostlist" },
+	{ "CELLS", "cells", TABLE_WIDE, "the lowest cell holding each pod" },
+	{ "LAZY", "lazy", TABLE_WIDE, "yes if preemption downgrades it instead of stopping it" },
+	{ "REASON", "reason", 0, "why a pending job waits (help states), else -" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static void
+jobs_row(struct table *t, const struct spec *s, int id,
+    const struct engine_job_info *info)
+{
+	struct strbuf cells = STRBUF_INIT;
+	char *h = nodes_hostlist(s, info->leaves, info->nleaves);
+
+	pod_cells_text(s, info, &cells);
+	table_row(t);
+	table_row_tag(t, id);
+	table_cell(t, "%s", info->name);
+	table_cell_int(t, id);
+	table_cell(t, "%s", s->vcs[info->vc].name);
+	table_cell_role(t, ROLE_BUSY, "%s", job_state_code(JOB_RUNNING));
+	table_cell_role(t, info->priority < 0 ? ROLE_WARN : ROLE_NONE, "%s",
+	    job_class(info));
+	table_cell_int(t, info->priority);
+	table_cell_int(t, info->orig_priority);
+	table_cell_int(t, info->nleaves);
+	table_cell_int(t, info->npods);
+	table_cell(t, "%s", chain_name(s, info->chain));
+	table_cell(t, "%s", h);
+	table_cell(t, "%s", cells.buf);
+	table_cell(t, "%s", info->lazy ? "yes" : "no");
+	table_cell(t, "-");
+	free(h);
+	strbuf_release(&cells);
+}
+
+static void
+jobs_json_one(struct cmd_ctx *ctx, struct json *j, long id, void *arg)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct engine_job_info info;
+
+	(void)arg;
+	if (!engine_job(ctx->sess->engine, (int)id, &info))
+		fatal("jobs: job %ld vanished", id);
+	json_object_begin(j);
+	json_kv_string(j, "job", info.name);
+	json_kv_int(j, "id", id);
+	json_kv_string(j, "vc", s->vcs[info.vc].name);
+	json_kv_int(j, "priority", info.priority);
+	json_kv_int(j, "orig_priority", info.orig_priority);
+	json_kv_bool(j, "opportunistic", info.priority < 0);
+	json_kv_bool(j, "downgraded", info.downgraded);
+	json_kv_bool(j, "lazy", info.lazy);
+	json_kv_string(j, "state", job_legacy_state(&info));
+	json_kv_string(j, "state_code", job_state_code(JOB_RUNNING));
+	json_kv_string(j, "class", job_class(&info));
+	json_kv_null(j, "reason");
+	json_kv_string(j, "chain", chain_name(s, info.chain));
+	json_kv_int(j, "gpus", info.nleaves);
+	pods_json(j, s, info.npods, info.pod_first, info.leaves);
+	json_object_end(j);
+}
 
 static int
 jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
@@ -556,7 +662,7 @@ jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	const struct spec *s = ctx->sess->spec;
 	const char *vcname = args_get(a, "vc");
 	struct engine_job_info info;
-	struct table *t = NULL;
+	struct table *t;
 	int id, lim = engine_job_limit(e), vc = -1;
 	struct json j;
 
@@ -564,63 +670,22 @@ jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		*cause = xasprintf("unknown vc '%s'", vcname);
 		return -1;
 	}
+	t = table_create();
+	table_columns(t, jobs_columns);
+	for (id = 0; id < lim; id++)
+		if (engine_job(e, id, &info) && (vc < 0 || info.vc == vc))
+			jobs_row(t, s, id, &info);
+	if (cmd_list_apply(ctx, t, cause) != 0) {
+		table_free(t);
+		return -1;
+	}
 	if (ctx->out.format == OUT_JSON) {
 		cmd_json_begin(ctx, &j, "jobs");
-		json_key(&j, "jobs");
-		json_array_begin(&j);
-	} else {
-		t = table_create();
-		table_column(t, "JOB", "job", TABLE_NAME);
-		table_column(t, "VC", "vc", 0);
-		table_column(t, "PRIO", "priority", TABLE_RIGHT);
-		table_column(t, "GPUS", "gpus", TABLE_RIGHT);
-		table_column(t, "PODS", "pods", TABLE_RIGHT);
-		table_column(t, "CHAIN", "chain", 0);
-		table_column(t, "NODES", "nodes", 0);
-		table_column(t, "STATE", "state", 0);
-	}
-	for (id = 0; id < lim; id++) {
-		char *h;
-
-		if (!engine_job(e, id, &info) || (vc >= 0 && info.vc != vc))
-			continue;
-		if (t != NULL) {
-			h = nodes_hostlist(s, info.leaves, info.nleaves);
-			table_row(t);
-			table_cell(t, "%s", info.name);
-			table_cell(t, "%s", s->vcs[info.vc].name);
-			table_cell_int(t, info.priority);
-			table_cell_int(t, info.nleaves);
-			table_cell_int(t, info.npods);
-			table_cell(t, "%s", chain_name(s, info.chain));
-			table_cell(t, "%s", h);
-			table_cell_role(t, info.downgraded || info.priority < 0 ?
-			    ROLE_WARN : ROLE_BUSY, "%s", job_state(&info));
-			free(h);
-			continue;
-		}
-		json_object_begin(&j);
-		json_kv_string(&j, "job", info.name);
-		json_kv_int(&j, "id", id);
-		json_kv_string(&j, "vc", s->vcs[info.vc].name);
-		json_kv_int(&j, "priority", info.priority);
-		json_kv_int(&j, "orig_priority", info.orig_priority);
-		json_kv_bool(&j, "opportunistic", info.priority < 0);
-		json_kv_bool(&j, "downgraded", info.downgraded);
-		json_kv_bool(&j, "lazy", info.lazy);
-		json_kv_string(&j, "state", job_state(&info));
-		json_kv_string(&j, "chain", chain_name(s, info.chain));
-		json_kv_int(&j, "gpus", info.nleaves);
-		pods_json(&j, s, info.npods, info.pod_first, info.leaves);
-		json_object_end(&j);
-	}
-	if (t != NULL) {
-		table_render(t, &ctx->out, ctx->o);
-		table_free(t);
-	} else {
-		json_array_end(&j);
+		cmd_list_json(ctx, &j, "jobs", t, jobs_json_one, NULL);
 		cmd_json_end(ctx, &j);
-	}
+	} else
+		table_render(t, &ctx->out, ctx->o);
+	table_free(t);
 	return 0;
 }
 
@@ -652,7 +717,7 @@ const struct cmd_entry cmd_alloc_entry = {
 		"alloc scavenger --vc dev --gpus 1 --opportunistic",
 		NULL },
 	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
-	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = alloc_exec,
 };
 
@@ -669,7 +734,7 @@ const struct cmd_entry cmd_place_entry = {
 		"place big --vc research --gpus 8 --pods 4",
 		NULL },
 	.flags = CMD_NEEDS_ENGINE,
-	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = place_exec,
 };
 
@@ -698,16 +763,24 @@ const struct cmd_entry cmd_jobs_entry = {
 	.opts = jobs_opts,
 	.min = 0, .max = 0,
 	.usage = "[--vc VC]",
-	.summary = "list running jobs",
+	.summary = "list jobs",
 	.help =
-	    "List the running jobs: name, VC, priority (-1 for opportunistic), "
-	    "GPUs, pods, chain, nodes (as a hostlist) and state: running "
-	    "(guaranteed), opportunistic, or downgraded (a lazy job preempted to "
-	    "opportunistic).",
+	    "List the jobs, one per line: name, VC, state code (ST, as Slurm "
+	    "prints it: R running, PD pending, ...; see 'help states'), class "
+	    "(guaranteed, opportunistic, or downgraded: a lazy job preempted to "
+	    "opportunistic), priority (-1 for opportunistic), GPUs, pods, chain, "
+	    "nodes (as a hostlist) and, for a pending job, the reason it waits. "
+	    "-o wide adds the job id, the requested priority, the lowest cell of "
+	    "each pod and whether the job is lazy.\n"
+	    "The engine holds running jobs; pending ones appear once a scheduler "
+	    "queues them.",
 	.examples = (const char *const []){
 		"jobs",
 		"jobs --vc prod -o json",
+		"jobs --sort -gpus,job",
+		"jobs --filter nodes=r1n[00-03] -o wide",
 		NULL },
+	.columns = jobs_columns,
 	.flags = CMD_NEEDS_ENGINE,
 	.formats = OUT_ALL,
 	.exec = jobs_exec,

@@ -85,11 +85,22 @@ static const struct cmd_opt cells_opts[] = {
 	{ 0, NULL, NULL, NULL }
 };
 
-struct cells_walk {
-	struct cmd_ctx		*ctx;
-	const struct spec	*s;
-	struct table		*t;
-	struct json		*j;
+static const struct table_colspec cells_columns[] = {
+	{ "CELL", "cell", TABLE_NAME, "full cell address" },
+	{ "TYPE", "type", 0, "cell type" },
+	{ "LEVEL", "level", TABLE_NUM, "level in its chain, 1 for a GPU" },
+	{ "STATE", "state", 0, "free, split, bound or reserved" },
+	{ "VC", "vc", 0, "the VC it is bound to, or -" },
+	{ "GPUS", "gpus", TABLE_NUM, "GPUs in the cell" },
+	{ "USED", "used", TABLE_NUM, "of those, used by guaranteed jobs" },
+	{ "OPP", "opp", TABLE_NUM, "used by opportunistic jobs" },
+	{ "BAD", "bad", TABLE_NUM, "bad" },
+	{ "FLAGS", "flags", 0, "doomed, pinned, or -" },
+	{ "JOB", "job", 0, "for a GPU, the job on it" },
+	{ "PRIO", "priority", TABLE_NUM, "that job's priority" },
+	{ "CHAIN", "chain", TABLE_WIDE, "the chain (top-level cell type)" },
+	{ "NODE", "node", TABLE_WIDE | TABLE_HOSTS, "the node it is or is in, or -" },
+	{ NULL, NULL, 0, NULL }
 };
 
 static const char *
@@ -113,134 +124,201 @@ state_role(enum engine_cell_state st)
 	return (unsigned)st < sizeof roles / sizeof roles[0] ? roles[st] : ROLE_NONE;
 }
 
-/* Print cell and its subtree down to level `lowest`. */
-static void
-cells_visit(struct cells_walk *w, int cell, int lowest, int depth)
+/* The job on a leaf cell, or NULL. */
+static const char *
+cell_job(const struct cmd_ctx *ctx, int cell, const struct engine_cell_info *ci)
 {
-	const struct spec *s = w->s;
+	struct engine_job_info info;
+
+	if (ctx->sess->spec->cells[cell].nchild == 0 && ci->job >= 0 &&
+	    engine_job(ctx->sess->engine, ci->job, &info))
+		return info.name;
+	return NULL;
+}
+
+/* One row per cell of the subtree down to level `lowest`, tagged by cell. */
+static void
+cells_rows(struct cmd_ctx *ctx, struct table *t, int cell, int lowest, int depth)
+{
+	const struct spec *s = ctx->sess->spec;
 	const struct spec_cell *c = &s->cells[cell];
 	struct engine_cell_info ci;
-	const char *job = NULL;
+	const char *job;
 	char path[PATH_MAX_LEN], flags[32];
 	int k;
 
-	engine_cell(w->ctx->sess->engine, cell, &ci);
-	if (c->nchild == 0 && ci.job >= 0) {
-		struct engine_job_info info;
-
-		if (engine_job(w->ctx->sess->engine, ci.job, &info))
-			job = info.name;
-	}
+	engine_cell(ctx->sess->engine, cell, &ci);
+	job = cell_job(ctx, cell, &ci);
 	spec_cell_path(s, cell, path, sizeof path);
-	if (w->t != NULL) {
-		struct table *t = w->t;
-
-		table_row(t);
-		table_indent(t, depth);
-		table_cell(t, "%s", path);
-		table_cell(t, "%s", s->types[c->type].name);
-		table_cell_int(t, c->level);
-		table_cell_role(t, state_role(ci.state), "%s",
-		    engine_cell_state_name(ci.state));
-		table_cell(t, "%s", ci.vc >= 0 ? s->vcs[ci.vc].name : "-");
-		table_cell_int(t, ci.leaves);
-		table_cell_role(t, ci.used ? ROLE_BUSY : ROLE_NONE, "%d", ci.used);
-		table_cell_role(t, ci.opp ? ROLE_WARN : ROLE_NONE, "%d", ci.opp);
-		table_cell_role(t, ci.bad ? ROLE_BAD : ROLE_NONE, "%d", ci.bad);
-		table_cell_role(t, ci.doomed ? ROLE_BAD : ROLE_NONE, "%s",
-		    cell_flags(&ci, flags, sizeof flags));
-		table_cell(t, "%s", job ? job : "-");
-		if (job != NULL)
-			table_cell_int(t, ci.priority);
-		else
-			table_cell(t, "-");
-	} else {
-		struct json *j = w->j;
-
-		json_object_begin(j);
-		json_kv_string(j, "address", path);
-		json_kv_string(j, "name", c->addr);
-		json_kv_string(j, "type", s->types[c->type].name);
-		json_kv_int(j, "level", c->level);
-		json_kv_string(j, "chain", chain_name(s, c->chain));
-		json_kv_string(j, "node", c->node >= 0 ? s->nodes[c->node].name : NULL);
-		json_kv_string(j, "state", engine_cell_state_name(ci.state));
-		json_kv_string(j, "vc", ci.vc >= 0 ? s->vcs[ci.vc].name : NULL);
-		json_kv_int(j, "gpus", ci.leaves);
-		json_kv_int(j, "used", ci.used);
-		json_kv_int(j, "opp", ci.opp);
-		json_kv_int(j, "bad", ci.bad);
-		json_kv_bool(j, "doomed", ci.doomed);
-		json_kv_bool(j, "pinned", ci.pinned);
-		json_kv_string(j, "job", job);
-		if (job != NULL)
-			json_kv_int(j, "priority", ci.priority);
-		else
-			json_kv_null(j, "priority");
-	}
-	if (c->nchild > 0 && c->level > lowest) {
-		if (w->j != NULL) {
-			json_key(w->j, "children");
-			json_array_begin(w->j);
-		}
+	table_row(t);
+	table_row_tag(t, cell);
+	table_indent(t, depth);
+	table_cell(t, "%s", path);
+	table_cell(t, "%s", s->types[c->type].name);
+	table_cell_int(t, c->level);
+	table_cell_role(t, state_role(ci.state), "%s", engine_cell_state_name(ci.state));
+	table_cell(t, "%s", ci.vc >= 0 ? s->vcs[ci.vc].name : "-");
+	table_cell_int(t, ci.leaves);
+	table_cell_role(t, ci.used ? ROLE_BUSY : ROLE_NONE, "%d", ci.used);
+	table_cell_role(t, ci.opp ? ROLE_WARN : ROLE_NONE, "%d", ci.opp);
+	table_cell_role(t, ci.bad ? ROLE_BAD : ROLE_NONE, "%d", ci.bad);
+	table_cell_role(t, ci.doomed ? ROLE_BAD : ROLE_NONE, "%s",
+	    cell_flags(&ci, flags, sizeof flags));
+	table_cell(t, "%s", job ? job : "-");
+	if (job != NULL)
+		table_cell_int(t, ci.priority);
+	else
+		table_cell(t, "-");
+	table_cell(t, "%s", chain_name(s, c->chain));
+	table_cell(t, "%s", c->node >= 0 ? s->nodes[c->node].name : "-");
+	if (c->nchild > 0 && c->level > lowest)
 		for (k = 0; k < c->nchild; k++)
-			cells_visit(w, c->first_child + k, lowest, depth + 1);
-		if (w->j != NULL)
-			json_array_end(w->j);
-	}
-	if (w->j != NULL)
-		json_object_end(w->j);
+			cells_rows(ctx, t, c->first_child + k, lowest, depth + 1);
 }
 
 /*
- * The starting cells of `cells ARG`: a full cell address, a node name (its
- * node-level cell in every chain) or a chain name (its top-level cells).
+ * One cell as JSON; with lowest > 0 its children down to that level too
+ * (the tree), with lowest 0 none (a filtered or sorted list is flat).
+ */
+static void
+cells_json_cell(struct cmd_ctx *ctx, struct json *j, int cell, int lowest)
+{
+	const struct spec *s = ctx->sess->spec;
+	const struct spec_cell *c = &s->cells[cell];
+	struct engine_cell_info ci;
+	const char *job;
+	char path[PATH_MAX_LEN];
+	int k;
+
+	engine_cell(ctx->sess->engine, cell, &ci);
+	job = cell_job(ctx, cell, &ci);
+	json_object_begin(j);
+	json_kv_string(j, "address", spec_cell_path(s, cell, path, sizeof path));
+	json_kv_string(j, "name", c->addr);
+	json_kv_string(j, "type", s->types[c->type].name);
+	json_kv_int(j, "level", c->level);
+	json_kv_string(j, "chain", chain_name(s, c->chain));
+	json_kv_string(j, "node", c->node >= 0 ? s->nodes[c->node].name : NULL);
+	json_kv_string(j, "state", engine_cell_state_name(ci.state));
+	json_kv_string(j, "vc", ci.vc >= 0 ? s->vcs[ci.vc].name : NULL);
+	json_kv_int(j, "gpus", ci.leaves);
+	json_kv_int(j, "used", ci.used);
+	json_kv_int(j, "opp", ci.opp);
+	json_kv_int(j, "bad", ci.bad);
+	json_kv_bool(j, "doomed", ci.doomed);
+	json_kv_bool(j, "pinned", ci.pinned);
+	json_kv_string(j, "job", job);
+	if (job != NULL)
+		json_kv_int(j, "priority", ci.priority);
+	else
+		json_kv_null(j, "priority");
+	if (lowest > 0 && c->nchild > 0 && c->level > lowest) {
+		json_key(j, "children");
+		json_array_begin(j);
+		for (k = 0; k < c->nchild; k++)
+			cells_json_cell(ctx, j, c->first_child + k, lowest);
+		json_array_end(j);
+	}
+	json_object_end(j);
+}
+
+static void
+cells_json_flat(struct cmd_ctx *ctx, struct json *j, long cell, void *arg)
+{
+	(void)arg;
+	cells_json_cell(ctx, j, (int)cell, 0);
+}
+
+static void
+push_root(int **roots, int *n, int *cap, int cell)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*roots = xreallocarray(*roots, (size_t)*cap, sizeof **roots);
+	}
+	(*roots)[(*n)++] = cell;
+}
+
+/* Append the top-level cells of chain ch to roots. */
+static void
+chain_roots(const struct spec *s, int ch, int **roots, int *n, int *cap)
+{
+	const struct spec_chain *chn = &s->chains[ch];
+	int i;
+
+	for (i = 0; i < chn->level_count[chn->levels]; i++)
+		push_root(roots, n, cap, chn->level_first[chn->levels] + i);
+}
+
+/* One name: a full cell address, a node (every chain) or a chain. */
+static int
+cells_root(const struct spec *s, const char *name, int **roots, int *n, int *cap)
+{
+	int c, i;
+
+	if ((c = spec_find_cell(s, name)) >= 0) {
+		push_root(roots, n, cap, c);
+		return 0;
+	}
+	if ((c = spec_find_node(s, name)) >= 0) {
+		for (i = 0; i < s->nodes[c].ncells; i++)
+			push_root(roots, n, cap, s->nodes[c].cells[i]);
+		return 0;
+	}
+	if ((c = spec_find_chain(s, name)) >= 0) {
+		chain_roots(s, c, roots, n, cap);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The starting cells of `cells ARG...`: every chain's top without an
+ * argument; else each ARG, which may be a hostlist (r0n[00-03]).
  */
 static int
-cells_roots(const struct spec *s, const char *arg, int **roots, int *n, char **cause)
+cells_roots(struct cmd_ctx *ctx, const struct args *a, int **roots, int *n,
+    char **cause)
 {
-	int c, i, ch;
+	const struct spec *s = ctx->sess->spec;
+	int i, ch, cap = 0;
+	size_t k;
 
+	*roots = NULL;
 	*n = 0;
-	if (arg == NULL) {
-		*roots = xcalloc((size_t)s->ncells + 1, sizeof **roots);
-		for (ch = 0; ch < s->nchains; ch++) {
-			const struct spec_chain *chn = &s->chains[ch];
+	if (args_count(a) == 0) {
+		for (ch = 0; ch < s->nchains; ch++)
+			chain_roots(s, ch, roots, n, &cap);
+		return 0;
+	}
+	for (i = 0; i < args_count(a); i++) {
+		const char *arg = args_value(a, i);
+		struct strvec names = STRVEC_INIT;
 
-			for (i = 0; i < chn->level_count[chn->levels]; i++)
-				(*roots)[(*n)++] = chn->level_first[chn->levels] + i;
+		if (cells_root(s, arg, roots, n, &cap) == 0)
+			continue;
+		if (hostlist_expand(arg, &names, cause) != 0) {
+			strvec_release(&names);
+			return cmd_usage_error(ctx);
 		}
-		return 0;
+		for (k = 0; k < names.n; k++)
+			if (cells_root(s, names.v[k], roots, n, &cap) != 0) {
+				*cause = xasprintf("unknown cell, node or chain '%s'",
+				    names.v[k]);
+				strvec_release(&names);
+				return -1;
+			}
+		strvec_release(&names);
 	}
-	if ((c = spec_find_cell(s, arg)) >= 0) {
-		*roots = xcalloc(1, sizeof **roots);
-		(*roots)[(*n)++] = c;
-		return 0;
-	}
-	if ((c = spec_find_node(s, arg)) >= 0) {
-		*roots = xcalloc((size_t)s->nodes[c].ncells + 1, sizeof **roots);
-		for (i = 0; i < s->nodes[c].ncells; i++)
-			(*roots)[(*n)++] = s->nodes[c].cells[i];
-		return 0;
-	}
-	if ((ch = spec_find_chain(s, arg)) >= 0) {
-		const struct spec_chain *chn = &s->chains[ch];
-
-		*roots = xcalloc((size_t)chn->level_count[chn->levels] + 1, sizeof **roots);
-		for (i = 0; i < chn->level_count[chn->levels]; i++)
-			(*roots)[(*n)++] = chn->level_first[chn->levels] + i;
-		return 0;
-	}
-	*cause = xasprintf("unknown cell, node or chain '%s'", arg);
-	return -1;
+	return 0;
 }
 
 static int
 cells_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
 	const struct spec *s = ctx->sess->spec;
-	struct cells_walk w = { ctx, s, NULL, NULL };
-	int *roots = NULL, nroots, i, depth = -1, lowest, node_level;
+	int *roots = NULL, *lowest, nroots, i, depth = -1, node_level, rc = -1;
+	struct table *t;
 	struct json j;
 
 	if (args_has(a, "depth")) {
@@ -248,48 +326,50 @@ cells_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		if (*cause != NULL)
 			return cmd_usage_error(ctx);
 	}
-	if (cells_roots(s, args_value(a, 0), &roots, &nroots, cause) != 0)
+	if (cells_roots(ctx, a, &roots, &nroots, cause) != 0) {
+		free(roots);
 		return -1;
-	if (ctx->out.format == OUT_JSON) {
-		cmd_json_begin(ctx, &j, "cells");
-		json_key(&j, "cells");
-		json_array_begin(&j);
-		w.j = &j;
-	} else {
-		w.t = table_create();
-		table_column(w.t, "CELL", "cell", TABLE_NAME);
-		table_column(w.t, "TYPE", "type", 0);
-		table_column(w.t, "LEVEL", "level", TABLE_RIGHT);
-		table_column(w.t, "STATE", "state", 0);
-		table_column(w.t, "VC", "vc", 0);
-		table_column(w.t, "GPUS", "gpus", TABLE_RIGHT);
-		table_column(w.t, "USED", "used", TABLE_RIGHT);
-		table_column(w.t, "OPP", "opp", TABLE_RIGHT);
-		table_column(w.t, "BAD", "bad", TABLE_RIGHT);
-		table_column(w.t, "FLAGS", "flags", 0);
-		table_column(w.t, "JOB", "job", 0);
-		table_column(w.t, "PRIO", "priority", TABLE_RIGHT);
 	}
+	lowest = xcalloc((size_t)nroots + 1, sizeof *lowest);
+	t = table_create();
+	table_columns(t, cells_columns);
 	for (i = 0; i < nroots; i++) {
 		const struct spec_cell *c = &s->cells[roots[i]];
 
 		/* Default: down to node level, or to the leaves from below it. */
 		node_level = s->chains[c->chain].node_level;
 		if (depth >= 0)
-			lowest = c->level - depth;
+			lowest[i] = c->level - depth;
 		else
-			lowest = c->level > node_level ? node_level : 1;
-		cells_visit(&w, roots[i], lowest < 1 ? 1 : lowest, 0);
+			lowest[i] = c->level > node_level ? node_level : 1;
+		if (lowest[i] < 1)
+			lowest[i] = 1;
+		cells_rows(ctx, t, roots[i], lowest[i], 0);
 	}
-	if (w.t != NULL) {
-		table_render(w.t, &ctx->out, ctx->o);
-		table_free(w.t);
+	if (cmd_list_apply(ctx, t, cause) != 0)
+		goto out;
+	if (ctx->out.format != OUT_JSON)
+		table_render(t, &ctx->out, ctx->o);
+	else if (!table_query_empty(ctx->query)) {
+		cmd_json_begin(ctx, &j, "cells");
+		cmd_list_json(ctx, &j, "cells", t, cells_json_flat, NULL);
+		cmd_json_end(ctx, &j);
 	} else {
+		/* No query: the starting cells with their subtrees, nested. */
+		cmd_json_begin(ctx, &j, "cells");
+		json_key(&j, "cells");
+		json_array_begin(&j);
+		for (i = 0; i < nroots; i++)
+			cells_json_cell(ctx, &j, roots[i], lowest[i]);
 		json_array_end(&j);
 		cmd_json_end(ctx, &j);
 	}
+	rc = 0;
+out:
+	table_free(t);
+	free(lowest);
 	free(roots);
-	return 0;
+	return rc;
 }
 
 /* ---- vcs ---- */
@@ -311,6 +391,96 @@ vc_cells_text(const struct spec *s, int v, struct strbuf *sb)
 		strbuf_addc(sb, '-');
 }
 
+static const struct table_colspec vcs_columns[] = {
+	{ "VC", "vc", TABLE_NAME, "the virtual cluster" },
+	{ "GPUS", "gpus", TABLE_NUM, "GPUs assigned to it" },
+	{ "USED", "used", TABLE_NUM, "of those, used by its guaranteed jobs" },
+	{ "FREE", "free", TABLE_NUM, "free" },
+	{ "BAD", "bad", TABLE_NUM, "bad" },
+	{ "USED%", "used_pct_of_gpus", TABLE_NUM, "USED as a percentage of GPUS" },
+	{ "OPP", "opp", TABLE_NUM, "GPUs its opportunistic jobs use anywhere" },
+	{ "JOBS", "jobs", TABLE_NUM, "its guaranteed jobs" },
+	{ "OPPJOBS", "opp_jobs", TABLE_NUM, "its opportunistic jobs" },
+	{ "DOOMED", "doomed", TABLE_NUM | TABLE_WIDE, "bad cells bound to it for lack of others" },
+	{ "CELLS", "cells", 0, "assigned cells: NxTYPE, pin:ID" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static void
+vcs_json_one(struct cmd_ctx *ctx, struct json *j, long v, void *arg)
+{
+	const struct spec *s = ctx->sess->spec;
+	struct engine_vc_usage u;
+	int i, l;
+
+	(void)arg;
+	engine_vc_usage(ctx->sess->engine, (int)v, &u);
+	json_object_begin(j);
+	json_kv_string(j, "name", s->vcs[v].name);
+	json_kv_int(j, "gpus", u.gpus);
+	json_kv_int(j, "used", u.used);
+	json_kv_int(j, "free", u.free);
+	json_kv_int(j, "bad", u.bad);
+	json_kv_double(j, "used_pct_of_gpus", pct(u.used, u.gpus));
+	json_kv_int(j, "opp", u.opp);
+	json_kv_int(j, "jobs", u.jobs);
+	json_kv_int(j, "opp_jobs", u.opp_jobs);
+	json_kv_int(j, "doomed", u.doomed);
+	json_key(j, "cells");
+	json_array_begin(j);
+	for (i = 0; i < s->vcs[v].ncells; i++) {
+		const struct spec_vcell *vcl = &s->vcs[v].cells[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "chain", chain_name(s, vcl->chain));
+		json_kv_int(j, "level", vcl->level);
+		json_kv_string(j, "type", s->types[vcl->type].name);
+		json_kv_int(j, "number", vcl->number);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "pins");
+	json_array_begin(j);
+	for (i = 0; i < s->vcs[v].npins; i++)
+		json_string(j, s->pins[s->vcs[v].pins[i]].id);
+	json_array_end(j);
+	json_key(j, "levels");
+	json_array_begin(j);
+	for (l = 1; l <= SPEC_MAX_LEVELS; l++) {
+		if (u.assigned[l] == 0 && u.bound[l] == 0)
+			continue;
+		json_object_begin(j);
+		json_kv_int(j, "level", l);
+		json_kv_int(j, "assigned", u.assigned[l]);
+		json_kv_int(j, "bound", u.bound[l]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void
+vcs_row(struct table *t, const struct spec *s, int v, const struct engine_vc_usage *u)
+{
+	struct strbuf cells = STRBUF_INIT;
+
+	vc_cells_text(s, v, &cells);
+	table_row(t);
+	table_row_tag(t, v);
+	table_cell(t, "%s", s->vcs[v].name);
+	table_cell_int(t, u->gpus);
+	table_cell_role(t, u->used ? ROLE_BUSY : ROLE_NONE, "%lld", u->used);
+	table_cell_role(t, u->free ? ROLE_OK : ROLE_NONE, "%lld", u->free);
+	table_cell_role(t, u->bad ? ROLE_BAD : ROLE_NONE, "%lld", u->bad);
+	table_cell(t, "%.1f", pct(u->used, u->gpus));
+	table_cell_role(t, u->opp ? ROLE_WARN : ROLE_NONE, "%lld", u->opp);
+	table_cell_int(t, u->jobs);
+	table_cell_int(t, u->opp_jobs);
+	table_cell_role(t, u->doomed ? ROLE_BAD : ROLE_NONE, "%d", u->doomed);
+	table_cell(t, "%s", cells.buf);
+	strbuf_release(&cells);
+}
+
 static int
 vcs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
@@ -318,97 +488,26 @@ vcs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct engine *e = ctx->sess->engine;
 	struct engine_vc_usage u;
 	struct engine_stats st;
-	struct table *t = NULL;
+	struct table *t;
 	struct json j;
-	int v, i, l;
+	int v;
 
 	(void)a;
-	(void)cause;
 	engine_stats(e, &st);
-	if (ctx->out.format == OUT_JSON) {
-		cmd_json_begin(ctx, &j, "vcs");
-		json_key(&j, "vcs");
-		json_array_begin(&j);
-	} else {
-		t = table_create();
-		table_column(t, "VC", "vc", TABLE_NAME);
-		table_column(t, "GPUS", "gpus", TABLE_RIGHT);
-		table_column(t, "USED", "used", TABLE_RIGHT);
-		table_column(t, "FREE", "free", TABLE_RIGHT);
-		table_column(t, "BAD", "bad", TABLE_RIGHT);
-		table_column(t, "USED%", "used_pct_of_gpus", TABLE_RIGHT);
-		table_column(t, "OPP", "opp", TABLE_RIGHT);
-		table_column(t, "JOBS", "jobs", TABLE_RIGHT);
-		table_column(t, "OPPJOBS", "opp_jobs", TABLE_RIGHT);
-		table_column(t, "CELLS", "cells", 0);
-	}
+	t = table_create();
+	table_columns(t, vcs_columns);
 	for (v = 0; v < s->nvcs; v++) {
 		engine_vc_usage(e, v, &u);
-		if (t != NULL) {
-			struct strbuf cells = STRBUF_INIT;
-
-			vc_cells_text(s, v, &cells);
-			table_row(t);
-			table_cell(t, "%s", s->vcs[v].name);
-			table_cell_int(t, u.gpus);
-			table_cell_role(t, u.used ? ROLE_BUSY : ROLE_NONE, "%lld", u.used);
-			table_cell_role(t, u.free ? ROLE_OK : ROLE_NONE, "%lld", u.free);
-			table_cell_role(t, u.bad ? ROLE_BAD : ROLE_NONE, "%lld", u.bad);
-			table_cell(t, "%.1f", pct(u.used, u.gpus));
-			table_cell_role(t, u.opp ? ROLE_WARN : ROLE_NONE, "%lld", u.opp);
-			table_cell_int(t, u.jobs);
-			table_cell_int(t, u.opp_jobs);
-			table_cell(t, "%s", cells.buf);
-			strbuf_release(&cells);
-			continue;
-		}
-		json_object_begin(&j);
-		json_kv_string(&j, "name", s->vcs[v].name);
-		json_kv_int(&j, "gpus", u.gpus);
-		json_kv_int(&j, "used", u.used);
-		json_kv_int(&j, "free", u.free);
-		json_kv_int(&j, "bad", u.bad);
-		json_kv_double(&j, "used_pct_of_gpus", pct(u.used, u.gpus));
-		json_kv_int(&j, "opp", u.opp);
-		json_kv_int(&j, "jobs", u.jobs);
-		json_kv_int(&j, "opp_jobs", u.opp_jobs);
-		json_kv_int(&j, "doomed", u.doomed);
-		json_key(&j, "cells");
-		json_array_begin(&j);
-		for (i = 0; i < s->vcs[v].ncells; i++) {
-			const struct spec_vcell *vcl = &s->vcs[v].cells[i];
-
-			json_object_begin(&j);
-			json_kv_string(&j, "chain", chain_name(s, vcl->chain));
-			json_kv_int(&j, "level", vcl->level);
-			json_kv_string(&j, "type", s->types[vcl->type].name);
-			json_kv_int(&j, "number", vcl->number);
-			json_object_end(&j);
-		}
-		json_array_end(&j);
-		json_key(&j, "pins");
-		json_array_begin(&j);
-		for (i = 0; i < s->vcs[v].npins; i++)
-			json_string(&j, s->pins[s->vcs[v].pins[i]].id);
-		json_array_end(&j);
-		json_key(&j, "levels");
-		json_array_begin(&j);
-		for (l = 1; l <= SPEC_MAX_LEVELS; l++) {
-			if (u.assigned[l] == 0 && u.bound[l] == 0)
-				continue;
-			json_object_begin(&j);
-			json_kv_int(&j, "level", l);
-			json_kv_int(&j, "assigned", u.assigned[l]);
-			json_kv_int(&j, "bound", u.bound[l]);
-			json_object_end(&j);
-		}
-		json_array_end(&j);
-		json_object_end(&j);
+		vcs_row(t, s, v, &u);
 	}
-	if (t != NULL) {
+	if (cmd_list_apply(ctx, t, cause) != 0) {
+		table_free(t);
+		return -1;
+	}
+	if (ctx->out.format != OUT_JSON) {
 		table_render(t, &ctx->out, ctx->o);
 		table_free(t);
-		if (ctx->out.format == OUT_TABLE && ctx->out.header)
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			strbuf_addf(ctx->o,
 			    "\nGPUS: assigned to the VC. USED, FREE, BAD: GPUs of that "
 			    "assignment.\nUSED%%: USED as a percentage of GPUS. "
@@ -419,7 +518,9 @@ vcs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    pct(st.opp, st.gpus), st.bad, pct(st.bad, st.gpus));
 		return 0;
 	}
-	json_array_end(&j);
+	cmd_json_begin(ctx, &j, "vcs");
+	cmd_list_json(ctx, &j, "vcs", t, vcs_json_one, NULL);
+	table_free(t);
 	json_key(&j, "cluster");
 	json_object_begin(&j);
 	json_kv_int(&j, "gpus", st.gpus);
@@ -563,15 +664,15 @@ const struct cmd_entry cmd_status_entry = {
 	    "many are bad, each as a percentage of the cluster's GPUs.",
 	.examples = (const char *const []){ "status", NULL },
 	.flags = CMD_NEEDS_ENGINE,
-	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = status_exec,
 };
 
 const struct cmd_entry cmd_cells_entry = {
 	.name = "cells",
 	.opts = cells_opts,
-	.min = 0, .max = 1,
-	.usage = "[ADDRESS | NODE | CHAIN] [--depth N]",
+	.min = 0, .max = -1,
+	.usage = "[ADDRESS | NODE | CHAIN]... [--depth N]",
 	.summary = "show the physical cell tree",
 	.help =
 	    "Show physical cells, one per line, indented by depth: full address, "
@@ -582,16 +683,22 @@ const struct cmd_entry cmd_cells_entry = {
 	    "(doomed: bound to a VC because it is bad; pinned), and for a GPU "
 	    "the job on it and its priority.\n"
 	    "Without an argument every chain is shown from the top; ADDRESS is "
-	    "a full cell address (r0/r0n03/1), NODE a node name, CHAIN a chain "
-	    "(top-level cell type). By default the tree stops at node level, or "
-	    "goes down to the GPUs when it starts at or below node level; "
-	    "--depth N shows N levels below each starting cell.",
+	    "a full cell address (r0/r0n03/1), NODE a node name or a hostlist "
+	    "of them (r0n[00-03]), CHAIN a chain (top-level cell type). By "
+	    "default the tree stops at node level, or goes down to the GPUs when "
+	    "it starts at or below node level; --depth N shows N levels below "
+	    "each starting cell. -o wide adds each cell's chain and node.\n"
+	    "With --sort or --filter the cells are listed flat, without "
+	    "indentation (in JSON, without children).",
 	.examples = (const char *const []){
 		"cells",
 		"cells r0n03",
+		"cells r0n[00-01] --depth 0",
 		"cells r0 --depth 1",
 		"cells -o json --depth 4",
+		"cells --depth 3 --filter state=free --filter level=3",
 		NULL },
+	.columns = cells_columns,
 	.flags = CMD_NEEDS_ENGINE,
 	.formats = OUT_ALL,
 	.exec = cells_exec,
@@ -609,8 +716,15 @@ const struct cmd_entry cmd_vcs_entry = {
 	    "percentage of GPUS, the GPUs its opportunistic jobs use anywhere "
 	    "(OPP), its guaranteed and opportunistic job counts, and its "
 	    "assigned cells (NxTYPE, pin:ID). A legend and a cluster-wide line "
-	    "follow the table.",
-	.examples = (const char *const []){ "vcs", "vcs -o csv", NULL },
+	    "follow the table. -o wide adds the number of doomed cells (bad "
+	    "cells bound to the VC because it had no other choice).",
+	.examples = (const char *const []){
+		"vcs",
+		"vcs -o csv",
+		"vcs --sort -used%,vc",
+		"vcs --filter 'free>0' -o name",
+		NULL },
+	.columns = vcs_columns,
 	.flags = CMD_NEEDS_ENGINE,
 	.formats = OUT_ALL,
 	.exec = vcs_exec,

@@ -374,10 +374,10 @@ const struct cmd_entry cmd_spec_check_entry = {
 	    "Exits with status 3 if the spec is invalid.",
 	.examples = (const char *const []){
 		"spec check specs/default.yaml",
-		"spec check -o json my-cluster.yaml",
+		"spec check -o json specs/philly.yaml",
 		NULL },
 	.flags = 0,
-	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = spec_check_exec,
 };
 
@@ -400,6 +400,6 @@ const struct cmd_entry cmd_load_entry = {
 		"load --default",
 		NULL },
 	.flags = CMD_MUTATES,
-	.formats = OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_JSON),
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = load_exec,
 };

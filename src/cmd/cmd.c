@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmdline.h"
 #include "core/xmalloc.h"
 
 /* Every command, in the order `help` lists them. */
@@ -26,13 +27,35 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_node_bad_entry,
 	&cmd_node_ok_entry,
 	&cmd_help_entry,
+	&cmd_apropos_entry,
 	NULL
 };
 
+const struct cmd_exit_info cmd_exit_table[] = {
+	{ CMD_EXIT_OK, "success" },
+	{ CMD_EXIT_FAIL, "a command failed: an unknown VC, job or node, a job "
+	  "that cannot be placed, nothing found" },
+	{ CMD_EXIT_USAGE, "usage error: an unknown command, option, sort key or "
+	  "filter field, a missing or malformed argument, input that is not "
+	  "UTF-8 text" },
+	{ CMD_EXIT_SPEC, "spec or configuration error: a spec with errors, an "
+	  "unreadable spec, a spec the mode cannot use" },
+	{ CMD_EXIT_STORE, "state store error: the store cannot be opened, read "
+	  "or written" },
+	{ CMD_EXIT_INTR, "interrupted (SIGINT)" },
+	{ 0, NULL }
+};
+
 const struct cmd_opt cmd_common_opts[] = {
-	{ 'o', "output", "FORMAT", "output format: table, json, name or csv" },
+	{ 'o', "output", "FORMAT", "output format: table, wide, json, name or csv" },
 	{ 0, "no-header", NULL, "omit the header row of table and csv output" },
 	{ 'h', "help", NULL, "show the command's help" },
+	{ 0, NULL, NULL, NULL }
+};
+
+const struct cmd_opt cmd_list_opts[] = {
+	{ 0, "sort", "KEY[,-KEY]", "sort rows by these columns ('-': descending)" },
+	{ 0, "filter", "FIELD=VALUE", "keep rows whose FIELD matches (repeatable; also !=, <, >)" },
 	{ 0, NULL, NULL, NULL }
 };
 
@@ -284,6 +307,78 @@ cmd_note(struct cmd_ctx *ctx, const char *fmt, ...)
 	strbuf_addc(ctx->err, '\n');
 }
 
+int
+cmd_list_apply(struct cmd_ctx *ctx, struct table *t, char **cause)
+{
+	if (table_query_apply(t, ctx->query, cause) != 0)
+		return cmd_usage_error(ctx);
+	return 0;
+}
+
+void
+cmd_list_json(struct cmd_ctx *ctx, struct json *j, const char *key,
+    const struct table *t,
+    void (*fn)(struct cmd_ctx *, struct json *, long, void *), void *arg)
+{
+	size_t r;
+
+	json_key(j, key);
+	json_array_begin(j);
+	for (r = 0; r < table_nrows(t); r++)
+		fn(ctx, j, table_tag(t, r), arg);
+	json_array_end(j);
+}
+
+/* The --sort and --filter of a listing command into ctx->query, checked. */
+static int
+cmd_list_opts_parse(struct cmd_ctx *ctx, const struct cmd_entry *e,
+    const struct args *a, char **cause)
+{
+	size_t i;
+	const char *name, *v;
+
+	if (e->columns == NULL)
+		return 0;
+	ctx->query = table_query_create();
+	for (i = 0; i < args_nopts(a); i++) {
+		name = args_opt_name(a, i);
+		v = args_opt_value(a, i);
+		if (strcmp(name, "sort") == 0 &&
+		    table_query_sort(ctx->query, v, cause) != 0)
+			return -1;
+		if (strcmp(name, "filter") == 0 &&
+		    table_query_filter(ctx->query, v, cause) != 0)
+			return -1;
+	}
+	return table_query_check(ctx->query, e->columns, cause);
+}
+
+/*
+ * Words must be UTF-8 of a sane length whichever face they came from
+ * (argv skips the tokenizer, which checks the same for text).
+ */
+static int
+cmd_check_words(int argc, char *const *argv, char **cause)
+{
+	size_t len, off;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		len = strlen(argv[i]);
+		if (len > CMDLINE_MAX) {
+			*cause = xasprintf("word %d is too long (%zu bytes; at most %d)",
+			    i + 1, len, CMDLINE_MAX);
+			return -1;
+		}
+		if (!cmdline_utf8_valid(argv[i], len, &off)) {
+			*cause = xasprintf("word %d is not valid UTF-8 (at byte %zu)",
+			    i + 1, off + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Apply the common options to ctx->out; -1 on a bad -o. */
 static int
 cmd_output_opts(struct cmd_ctx *ctx, const struct args *a, char **cause)
@@ -294,7 +389,7 @@ cmd_output_opts(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (f != NULL) {
 		if ((fmt = out_format_parse(f)) < 0) {
 			*cause = xasprintf("unknown output format '%s' "
-			    "(table, json, name, csv)", f);
+			    "(table, wide, json, name, csv)", f);
 			return -1;
 		}
 		ctx->out.format = (enum out_format)fmt;
@@ -308,8 +403,10 @@ static int
 cmd_check_format(const struct cmd_ctx *ctx, const struct cmd_entry *e, char **cause)
 {
 	struct strbuf sb = STRBUF_INIT;
+	enum out_format f = ctx->out.format;
 
-	if (e->formats & OUT_MASK(ctx->out.format))
+	/* wide is table with more columns: wherever table goes, it goes. */
+	if (e->formats & OUT_MASK(f == OUT_WIDE ? OUT_TABLE : f))
 		return 0;
 	out_format_list(&sb, e->formats);
 	*cause = xasprintf("command '%s' has no '%s' output (it has: %s)", e->name,
@@ -322,7 +419,7 @@ int
 cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
     struct strbuf *err, struct cmd_result *res)
 {
-	const struct cmd_opt *tables[3];
+	const struct cmd_opt *tables[4];
 	const struct cmd_entry *e;
 	struct cmd_ctx ctx;
 	struct args *a = NULL;
@@ -337,7 +434,13 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	ctx.out = s->out;
 	ctx.o = out;
 	ctx.err = err;
+	res->format = ctx.out.format;
 
+	if (cmd_check_words(argc, argv, &cause) != 0) {
+		res->status = CMD_EXIT_USAGE;
+		res->cause = cause;
+		return res->status;
+	}
 	if ((e = cmd_find(argc, argv, &nwords, &cause)) == NULL) {
 		/* "node --help" asks for the family's help. */
 		char family[64];
@@ -355,7 +458,8 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	ctx.entry = e;
 	tables[0] = e->opts ? e->opts : cmd_no_opts;
 	tables[1] = cmd_common_opts;
-	tables[2] = NULL;
+	tables[2] = e->columns != NULL ? cmd_list_opts : NULL;
+	tables[3] = NULL;
 
 	/*
 	 * Positionals are counted here rather than by args_parse, so that
@@ -367,6 +471,7 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		    cmd_check_format(&ctx, &cmd_help_entry, &cause) != 0)
 			goto usage;
 		args_free(a);
+		res->format = ctx.out.format;
 		return res->status = cmd_help_write(&ctx, e, NULL);
 	}
 	if (a == NULL)
@@ -381,7 +486,8 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		    args_value(a, e->max), e->name);
 		goto usage;
 	}
-	if (cmd_output_opts(&ctx, a, &cause) != 0 || cmd_check_format(&ctx, e, &cause) != 0)
+	if (cmd_output_opts(&ctx, a, &cause) != 0 || cmd_check_format(&ctx, e, &cause) != 0 ||
+	    cmd_list_opts_parse(&ctx, e, a, &cause) != 0)
 		goto usage;
 	if ((e->flags & CMD_MUTATES) && s->read_only) {
 		res->status = CMD_EXIT_FAIL;
@@ -406,6 +512,8 @@ usage:
 	res->status = CMD_EXIT_USAGE;
 	res->cause = cause;
 out:
+	res->format = ctx.out.format;
+	table_query_free(ctx.query);
 	args_free(a);
 	return res->status;
 }

@@ -9,12 +9,20 @@
  * by word: an alias (first word only), an exact name, then a unique prefix;
  * an ambiguous prefix is an error listing the candidates.
  *
- * The dispatcher parses the words against the entry's option table plus the
- * common options (-o FORMAT, --no-header, --help), enforces the entry's
- * flags and output formats, then calls exec. Commands write their output to
- * ctx->out and notes to ctx->err, never to stdio, and report failure by
- * returning -1 with a malloc'ed *cause (lowercase, object in single quotes,
- * no trailing period).
+ * The dispatcher checks that every word is valid UTF-8, parses the words
+ * against the entry's option table plus the common options (-o FORMAT,
+ * --no-header, --help) and, for a listing command (one that declares
+ * columns), the list options (--sort, --filter) whose keys it checks against
+ * those columns; it enforces the entry's flags and output formats, then
+ * calls exec. Commands write their output to ctx->o and notes to ctx->err,
+ * never to stdio, and report failure by returning -1 with a malloc'ed
+ * *cause (lowercase, object in single quotes, no trailing period).
+ *
+ * A listing command builds one table row per object, tagged with the
+ * object's index (table_row_tag), calls cmd_list_apply to filter and sort,
+ * then renders the table, or writes JSON for the rows left, in their order,
+ * with cmd_list_json. Sorting, filtering, wide, csv and name output then
+ * work the same way in every listing.
  *
  * Ownership: entries are static. cmd_dispatch fills a struct cmd_result the
  * caller releases with cmd_result_release.
@@ -23,7 +31,11 @@
  *  1. Entry names are unique, made of one or two lowercase words; aliases
  *     are single words that are no command's first word.
  *  2. A first word is either a command or a family, never both.
- *  3. Every entry accepts at least table and json output.
+ *  3. Every entry accepts at least table (hence wide) and json output.
+ *  4. Every entry has a usage, summary, help and at least one example; the
+ *     first example runs on the default spec without -o (t0040 runs it).
+ *  5. A listing command's column keys are unique and its TABLE_NAME column
+ *     is its first column or the one flagged.
  */
 #ifndef CELLAR_CMD_H
 #define CELLAR_CMD_H
@@ -37,15 +49,22 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 
-/* Exit statuses, documented in cellar(1). */
+/* Exit statuses, documented in cellar(1) and by cmd_exit_table. */
 enum cmd_exit {
 	CMD_EXIT_OK = 0,
 	CMD_EXIT_FAIL = 1,	/* a command failed */
 	CMD_EXIT_USAGE = 2,	/* bad command line */
 	CMD_EXIT_SPEC = 3,	/* spec or configuration error */
-	CMD_EXIT_STORE = 4,	/* state store error (reserved) */
+	CMD_EXIT_STORE = 4,	/* state store error */
 	CMD_EXIT_INTR = 130,	/* interrupted */
 };
+
+/* Every exit status with its meaning ('help exit'); ends with help NULL. */
+struct cmd_exit_info {
+	int		 status;
+	const char	*help;
+};
+extern const struct cmd_exit_info cmd_exit_table[];
 
 /* Preconditions the dispatcher enforces so commands never re-check. */
 #define CMD_MUTATES	 0x1	/* changes cluster state (refused when read-only) */
@@ -61,6 +80,7 @@ struct cmd_ctx {
 	struct session		*sess;
 	const struct cmd_entry	*entry;
 	struct out_opts		 out;		/* effective for this command */
+	struct table_query	*query;		/* --sort/--filter, or NULL */
 	struct strbuf		*o;		/* output (stdout) */
 	struct strbuf		*err;		/* diagnostics and notes (stderr) */
 	int			 status;	/* exit status if exec fails */
@@ -75,6 +95,7 @@ struct cmd_entry {
 	const char		*summary;	/* one line */
 	const char		*help;		/* paragraphs, '\n'-separated */
 	const char *const	*examples;	/* NULL-terminated, or NULL */
+	const struct table_colspec *columns;	/* a listing's columns, or NULL */
 	unsigned		 flags;		/* CMD_* */
 	unsigned		 formats;	/* OUT_MASK() of supported formats */
 	int			(*exec)(struct cmd_ctx *ctx, const struct args *args,
@@ -86,12 +107,15 @@ struct cmd_result {
 	int			 status;	/* enum cmd_exit */
 	char			*cause;		/* why it failed, or NULL */
 	const struct cmd_entry	*entry;		/* the command, once found */
+	enum out_format		 format;	/* the output format it used */
 };
 
 /* Every command, NULL-terminated, in the order help lists them. */
 extern const struct cmd_entry *const cmd_table[];
 /* The options every command accepts. */
 extern const struct cmd_opt cmd_common_opts[];
+/* The options every listing command (one with columns) accepts. */
+extern const struct cmd_opt cmd_list_opts[];
 
 /*
  * Find the command named by the first words of argv. Returns the entry and
@@ -123,6 +147,18 @@ void		 cmd_json_begin(struct cmd_ctx *ctx, struct json *j, const char *kind);
 void		 cmd_json_end(struct cmd_ctx *ctx, struct json *j);
 /* Mark the failure as a usage error (exit 2, usage line shown); returns -1. */
 int		 cmd_usage_error(struct cmd_ctx *ctx);
+/*
+ * Apply the command's --filter and --sort to t (a listing's table). Returns
+ * 0, or -1 with *cause set and ctx->status marking a usage error.
+ */
+int		 cmd_list_apply(struct cmd_ctx *ctx, struct table *t, char **cause);
+/*
+ * Write "key":[...] into an open JSON object: one element per row of t, in
+ * order, written by fn from the row's tag.
+ */
+void		 cmd_list_json(struct cmd_ctx *ctx, struct json *j, const char *key,
+		    const struct table *t,
+		    void (*fn)(struct cmd_ctx *, struct json *, long, void *), void *arg);
 /* A note for stderr ("note: ..."), unless -q. */
 void		 cmd_note(struct cmd_ctx *ctx, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
@@ -140,6 +176,7 @@ extern const struct cmd_entry cmd_place_entry;
 extern const struct cmd_entry cmd_release_entry;
 extern const struct cmd_entry cmd_jobs_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_apropos_entry;
 
 /*
  * Write the help of entry e, or (e NULL) of the family ("node"), in ctx's

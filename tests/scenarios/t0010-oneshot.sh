@@ -108,9 +108,14 @@ check_out quiet ""
 run "$CELLAR" -q release nosuchjob
 check_err_has quiet-errors "unknown job 'nosuchjob'"
 
-# Arguments may contain anything: nothing crashes.
-run "$CELLAR" cells "$(printf 'r0/\001\377')"
+# Arguments may contain anything: nothing crashes. Control bytes are
+# echoed escaped; bytes that are not UTF-8 are a usage error.
+run "$CELLAR" cells "$(printf 'r0/\001x')"
 check_rc odd-bytes-rc 1
+check_err_has odd-bytes-escaped "unknown cell, node or chain 'r0/\\x01x'"
+run "$CELLAR" cells "$(printf 'r0/\001\377')"
+check_rc bad-utf8-rc 2
+check_err_has bad-utf8 "cellar: word 2 is not valid UTF-8 (at byte 5)"
 run "$CELLAR" alloc "$(printf 'x%.0s' $(seq 1 100))" --vc prod --gpus 1
 check_rc long-name-rc 2
 run "$CELLAR" alloc j --vc prod --gpus 99999999999999999999

@@ -1,57 +1,57 @@
 #!/bin/sh
 # t0040-formats — output formats: -o json on every command of the table is
 # one valid JSON document per command with schema_version 1 and its kind;
-# name and csv on listings; the table writer's alignment and --no-header.
+# name, csv and wide on listings; the table writer's alignment and
+# --no-header.
 . tests/scenarios/lib.sh
 
-# One runnable invocation per command (after a setup that starts a job).
-# A command missing here fails the coverage check below.
-invocation() {
-	case $1 in
-	"spec check")	echo "spec check specs/default.yaml" ;;
-	load)		echo "load" ;;
-	status)		echo "status" ;;
-	cells)		echo "cells r0n00" ;;
-	vcs)		echo "vcs" ;;
-	jobs)		echo "jobs" ;;
-	alloc)		echo "alloc j2 --vc dev --gpus 2" ;;
-	place)		echo "place j3 --vc research --gpus 8 --pods 2" ;;
-	release)	echo "release j1" ;;
-	"node bad")	echo "node bad r1n00" ;;
-	"node ok")	echo "node ok r1n00" ;;
-	help)		echo "help alloc" ;;
-	*)		echo "" ;;
-	esac
-}
-kind_of() {
-	case $1 in
-	"spec check")	echo spec-check ;;
-	"node bad"|"node ok") echo node ;;
-	*)		echo "$1" ;;
-	esac
-}
-
-run "$CELLAR" help -o name
-check_rc names-rc 0
-names=$OUT
-[ -n "$names" ] || not_ok names "help -o name printed nothing"
-echo "$names" | while IFS= read -r c; do
-	inv=$(invocation "$c")
-	if [ -z "$inv" ]; then
-		not_ok "json-$c" "no invocation for '$c' in t0040; add one"
-		continue
-	fi
-	# shellcheck disable=SC2086
-	run "$CELLAR" -c "alloc j1 --vc prod --gpus 8" -c "$inv -o json"
-	if [ "$RC" -ne 0 ]; then
-		not_ok "json-$c" "'$inv -o json' exited $RC: $ERR"
-		continue
-	fi
-	# The setup's table output comes first; the document is the last line.
-	OUT=$(printf '%s\n' "$OUT" | tail -n 1)
-	check_json "json-$(echo "$c" | tr ' ' -)"
-	check_json_field "json-kind-$(echo "$c" | tr ' ' -)" kind "$(kind_of "$c")"
+# Every command writes exactly one JSON document, of a kind named after it:
+# the examples of every command (those without their own -o), run in table
+# order in one session under a global -o json, give one line each. A new
+# command is covered by its examples (its first one is plain, cmd.h
+# invariant 4).
+num() { case $1 in ''|*[!0-9]*) echo 0 ;; *) echo "$1" ;; esac; }
+run "$CELLAR" help -o json
+check_rc help-json-rc 0
+: >"$TMP/script"
+: >"$TMP/firstword"
+n=$(num "$(json_get commands.#)")
+[ "$n" -gt 0 ] || not_ok commands "help -o json lists no commands"
+i=0
+while [ "$i" -lt "$n" ]; do
+	name=$(json_get "commands.$i.name")
+	m=$(num "$(json_get "commands.$i.examples.#")")
+	k=0
+	while [ "$k" -lt "$m" ]; do
+		ex=$(json_get "commands.$i.examples.$k")
+		case $ex in
+		*" -o "*|*my-cluster*) ;;
+		*) printf '%s\n' "$ex" >>"$TMP/script"
+		   printf '%s\n' "${name%% *}" >>"$TMP/firstword" ;;
+		esac
+		k=$((k + 1))
+	done
+	grep -qx "${name%% *}" "$TMP/firstword" ||
+	    not_ok "json-$name" "'$name' has no example without -o"
+	i=$((i + 1))
 done
+run "$CELLAR" -o json -f "$TMP/script"
+check_rc json-examples-rc 0
+check_json json-examples
+lines=$(printf '%s\n' "$OUT" | wc -l)
+want=$(wc -l <"$TMP/script")
+if [ "$lines" -eq "$want" ]; then ok json-one-per-command
+else not_ok json-one-per-command "$lines documents for $want commands"; fi
+k=1
+while IFS= read -r w; do
+	kind=$(json_get kind "$k")
+	case $kind in
+	"$w"|"$w"-*) ;;
+	*) not_ok "json-kind-$k" "command '$(sed -n "${k}p" "$TMP/script")' wrote kind '$kind'" ;;
+	esac
+	k=$((k + 1))
+done <"$TMP/firstword"
+ok json-kinds
 
 # Global -o json applies to every command of a batch: one line each.
 run "$CELLAR" -o json -c 'status; vcs; jobs; cells r0 --depth 0'
@@ -75,16 +75,33 @@ run "$CELLAR" cells r0 --depth 1 -o name
 # -o csv: header of keys, then rows; --no-header drops it.
 run "$CELLAR" vcs -o csv
 check_rc csv-rc 0
-check_out_has csv-header "vc,gpus,used,free,bad,used_pct_of_gpus,opp,jobs,opp_jobs,cells"
-check_out_has csv-row 'dev,12,0,12,0,0.0,0,0,0,"2xV100-SOCKET,2xV100-SWITCH"'
+check_out_has csv-header "vc,gpus,used,free,bad,used_pct_of_gpus,opp,jobs,opp_jobs,doomed,cells"
+check_out_has csv-row 'dev,12,0,12,0,0.0,0,0,0,0,"2xV100-SOCKET,2xV100-SWITCH"'
 run "$CELLAR" --no-header vcs -o csv
 check_out_lacks csv-no-header "vc,gpus"
 run "$CELLAR" -c 'alloc j --vc prod --gpus 2' -c 'jobs -o csv --no-header'
-check_out_has csv-jobs "j,prod,0,2,1,V100-RACK,r1n00,running"
+check_out_has csv-jobs "j,0,prod,R,guaranteed,0,0,2,1,V100-RACK,r1n00,r1/r1n00/0/0,no,-"
+
+# -o wide: the table plus the wide columns; csv has them all.
+run "$CELLAR" -c 'alloc j --vc prod --gpus 2 --lazy' -c 'jobs -o wide'
+check_rc wide-rc 0
+check_out_has wide-header "JOB  ID  VC    ST  CLASS       PRIO  ORIG  GPUS  PODS  CHAIN      NODES  CELLS         LAZY  REASON"
+check_out_has wide-row "j     0  prod  R   guaranteed     0     0     2     1  V100-RACK  r1n00  r1/r1n00/0/0  yes   -"
+run "$CELLAR" -c 'alloc j --vc prod --gpus 2' -c 'jobs'
+check_out_has table-jobs "JOB  VC    ST  CLASS       PRIO  GPUS  PODS  CHAIN      NODES  REASON"
+check_out_lacks table-no-wide "LAZY"
+run "$CELLAR" cells r0n00 --depth 0 -o wide
+check_out_has wide-cells "r0/r0n00  V100-NODE      4  free   -      8     0    0    0  -      -       -  V100-RACK  r0n00"
+run "$CELLAR" status -o wide
+check_rc wide-any-table-command 0
+run "$CELLAR" status -o name
+check_rc no-name-status 2
+check_err_has no-name-status-says "command 'status' has no 'name' output (it has: table, wide, json)"
 
 # Table output: aligned columns, numbers right-aligned, no trailing blanks.
 run "$CELLAR" vcs
 check_out_has table-header "VC        GPUS  USED  FREE  BAD  USED%  OPP  JOBS  OPPJOBS  CELLS"
+check_out_lacks table-no-doomed "DOOMED"
 check_out_has table-row "research    64     0    64    0    0.0    0     0        0  1xV100-RACK"
 case $OUT in
 *" 
@@ -98,6 +115,8 @@ check_out_lacks table-no-legend "USED%:"
 # Names are never truncated.
 run "$CELLAR" -c 'alloc a-very-long-job-name-that-goes-on-and-on-and-on --vc prod --gpus 1; jobs'
 check_out_has long-name "a-very-long-job-name-that-goes-on-and-on-and-on  prod"
+run "$CELLAR" -c 'alloc a-very-long-job-name-that-goes-on-and-on-and-on --vc prod --gpus 1; jobs -o wide'
+check_out_has long-name-wide "a-very-long-job-name-that-goes-on-and-on-and-on   0  prod"
 
 # Colour only when asked for and allowed (never into a pipe).
 run "$CELLAR" cells r0 --depth 0

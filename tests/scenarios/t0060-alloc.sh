@@ -13,7 +13,7 @@ check_out_has round-trip-listed "
 j1
 "
 check_out_has round-trip-released "released 1 job"
-check_out_has round-trip-free "prod,32,0,32,0,0.0,0,0,0,4xV100-NODE"
+check_out_has round-trip-free "prod,32,0,32,0,0.0,0,0,0,0,4xV100-NODE"
 
 # The documented JSON of alloc.
 run "$CELLAR" -c 'alloc j1 --vc prod --gpus 4 --pods 2 --priority 5 -o json'
@@ -105,7 +105,7 @@ run "$CELLAR" alloc o --vc dev --gpus 8 --opportunistic -o json
 check_json_field opp-json opportunistic true
 check_json_field opp-prio priority -1
 run "$CELLAR" -c 'alloc o --vc dev --gpus 2 --priority -1' -c 'jobs -o csv --no-header'
-check_out_has opp-state "o,dev,-1,2,1,V100-RACK,"
+check_out_has opp-state "o,0,dev,R,opportunistic,-1,-1,2,1,V100-RACK,"
 check_out_has opp-state-name ",opportunistic"
 run "$CELLAR" alloc o --vc dev --gpus 1 --opportunistic --priority 3
 check_rc opp-contradiction-rc 2

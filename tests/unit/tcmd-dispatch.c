@@ -63,6 +63,27 @@ test_table_invariants(void)
 		    (*e)->help != NULL && (*e)->exec != NULL, "'%s' incomplete", n);
 		CHECKF((*e)->examples != NULL && (*e)->examples[0] != NULL,
 		    "'%s' has no example", n);
+		/* Invariant 4: the first example is plain (t0040 runs it). */
+		if ((*e)->examples != NULL && (*e)->examples[0] != NULL)
+			CHECKF(strstr((*e)->examples[0], " -o") == NULL &&
+			    strncmp((*e)->examples[0], n, strlen(n)) == 0,
+			    "first example of '%s': '%s'", n, (*e)->examples[0]);
+		/* Invariant 5: listing columns have unique keys and help. */
+		if ((*e)->columns != NULL) {
+			const struct table_colspec *c, *d;
+
+			CHECKF((*e)->columns[0].header != NULL, "'%s' no columns", n);
+			for (c = (*e)->columns; c->header != NULL; c++) {
+				CHECKF(c->key != NULL && c->help != NULL &&
+				    strspn(c->key, "abcdefghijklmnopqrstuvwxyz_") ==
+				    strlen(c->key), "'%s' column '%s'", n, c->header);
+				for (d = c + 1; d->header != NULL; d++)
+					CHECKF(strcmp(c->key, d->key) != 0,
+					    "'%s' key '%s' twice", n, c->key);
+			}
+			CHECKF(!((*e)->columns[0].flags & TABLE_WIDE),
+			    "'%s': first column is wide", n);
+		}
 		for (f = e + 1; *f != NULL; f++)
 			CHECKF(strcmp(n, (*f)->name) != 0, "'%s' twice", n);
 		if ((*e)->alias != NULL) {
@@ -148,6 +169,32 @@ test_statuses(void)
 	CHECK(strncmp(out.buf, "usage: alloc NAME", 17) == 0);
 	CHECK_INTEQ(run(&s, "alloc x --vc prod --gpus 1 --bogus", &out, &cause), CMD_EXIT_USAGE);
 
+	/* Listings: --sort/--filter keys are checked before anything runs. */
+	CHECK_INTEQ(run(&s, "jobs --sort nope", &out, &cause), CMD_EXIT_USAGE);
+	CHECK(cause != NULL && strncmp(cause, "unknown sort key 'nope' (keys: job,", 35) == 0);
+	CHECK_INTEQ(run(&s, "vcs --filter gpus>x", &out, &cause), CMD_EXIT_USAGE);
+	CHECK_INTEQ(run(&s, "vcs --filter vc=prod -o name", &out, &cause), CMD_EXIT_OK);
+	CHECK_STREQ(out.buf, "prod\n");
+	CHECK_INTEQ(run(&s, "vcs --sort -gpus,vc -o name", &out, &cause), CMD_EXIT_OK);
+	CHECK_STREQ(out.buf, "research\nprod\ndev\ninfer\n");
+	CHECK_INTEQ(run(&s, "status --sort x", &out, &cause), CMD_EXIT_USAGE);
+	CHECK_STREQ(cause, "unknown option '--sort'");
+	CHECK_INTEQ(run(&s, "status -o wide", &out, &cause), CMD_EXIT_OK);
+	CHECK_INTEQ(run(&s, "help states --sort x", &out, &cause), CMD_EXIT_USAGE);
+	CHECK_INTEQ(run(&s, "help states -o csv", &out, &cause), CMD_EXIT_USAGE);
+	CHECK_INTEQ(run(&s, "apropos zzzz", &out, &cause), CMD_EXIT_FAIL);
+	CHECK_STREQ(cause, "nothing matches 'zzzz'");
+	{
+		char *const bad[] = { (char *)"cells", (char *)"r0\xff", NULL };
+		struct strbuf err = STRBUF_INIT;
+		struct cmd_result res;
+
+		CHECK_INTEQ(cmd_dispatch(&s, 2, bad, &out, &err, &res), CMD_EXIT_USAGE);
+		CHECK_STREQ(res.cause, "word 2 is not valid UTF-8 (at byte 3)");
+		cmd_result_release(&res);
+		strbuf_release(&err);
+	}
+
 	/* Read-only sessions refuse CMD_MUTATES commands and allow the rest. */
 	s.read_only = true;
 	CHECK_INTEQ(run(&s, "alloc x --vc prod --gpus 1", &out, &cause), CMD_EXIT_FAIL);
@@ -188,13 +235,15 @@ random_line(unsigned *seed, struct strbuf *line)
 	static const char *const heads[] = {
 		"alloc j%u --vc %s", "place j%u --vc %s", "release j%u", "jobs",
 		"cells", "vcs", "node bad", "node ok", "status", "help", "load",
-		"spec check", "alloc j%u --vc %s", "alloc j%u --vc %s",
+		"spec check", "alloc j%u --vc %s", "alloc j%u --vc %s", "apropos",
+		"help states",
 	};
 	static const char *const vcs[] = { "prod", "dev", "research", "infer", "nope", "a" };
 	static const char *const opts[] = {
 		"--gpus", "--pods", "--gang", "--priority", "--opportunistic",
 		"--lazy", "--pin", "--type", "--depth", "--mode", "--default",
-		"--vc", "-o", "--no-header", "--help", "--", "-x",
+		"--vc", "-o", "--no-header", "--help", "--", "-x", "--sort",
+		"--filter",
 	};
 	static const char *const vals[] = {
 		"1", "2", "4", "8", "16", "64", "0", "-1", "10", "1000", "x", "",
@@ -202,7 +251,9 @@ random_line(unsigned *seed, struct strbuf *line)
 		"V100", "V100-NODE", "json", "csv", "name", "table", "quota",
 		"private", "hived", "r0", "r1n00", "r1n[00-03]", "r0/r0n00/0",
 		"j1", "V100-RACK", "tests/fixtures/cmd/small.yaml", "'a b'", "-",
-		"99999999999999999999", "r0n[0-",
+		"99999999999999999999", "r0n[0-", "-gpus,vc", "state=R",
+		"gpus>2", "nodes=r1n[00-03]", "node=r0n0*", "level<=2", "wide",
+		"bogus=1", "gpus<x", "used%>0",
 	};
 	static const char *const nums[] = { "1", "2", "4", "8", "3", "16" };
 	static const char *const alloc_opts[] = {
@@ -213,6 +264,9 @@ random_line(unsigned *seed, struct strbuf *line)
 	static const char *const other_opts[] = {
 		"--depth 1", "--depth 0", "--no-header", "--mode quota",
 		"--mode private", "--default", "--vc prod", "--vc nope", "--depth 40",
+		"--sort -gpus", "--sort job,-priority", "--filter state=R",
+		"--filter gpus>=2 --sort vc", "--filter node=r1n[00-01] --depth 3",
+		"-o wide", "--sort nope",
 	};
 	const char *head = PICK(seed, heads);
 	unsigned k, n = rnd(seed, 5);
