@@ -6,6 +6,9 @@
 #   make asan       the whole suite under AddressSanitizer + UBSan
 #   make bench      build tests/bench/ with release flags and print the figures
 #   make run        build and start the console on the embedded default
+#   make check-man  the man pages against the command table, and their examples
+#   make fuzz       libFuzzer on the command grammar (clang), FUZZ_TIME seconds
+#   make install    the binary and both man pages under DESTDIR/PREFIX
 #
 # Missing Debian -dev packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -35,6 +38,11 @@ else ifeq ($(VARIANT),asan)
 OPT     := -O1 -g -DCELLAR_DEBUG -fsanitize=address,undefined -fno-omit-frame-pointer \
            -fno-sanitize-recover=undefined
 LDASAN  := -fsanitize=address,undefined
+else ifeq ($(VARIANT),fuzz)
+# clang only: everything instrumented for libFuzzer, which links the target.
+OPT     := -O1 -g -DCELLAR_DEBUG -fsanitize=fuzzer-no-link,address,undefined \
+           -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDASAN  := -fsanitize=address,undefined
 endif
 CFLAGS  ?=
 CFLAGS  += $(BASE) $(WARN) $(OPT)
@@ -63,12 +71,25 @@ TEST_SRC   := $(wildcard tests/unit/t*.c)
 TEST_BIN   := $(TEST_SRC:%.c=$(B)/%)
 BENCH_SRC  := $(wildcard tests/bench/*.c)
 BENCH_BIN  := $(BENCH_SRC:%.c=$(B)/%)
+# The fuzz target, driven deterministically in every test build.
+FUZZ_DRIVER := $(B)/tests/fuzz/fuzz-main
+FUZZ_TARGET := $(B)/tests/fuzz/fuzz-cmdline
+FUZZ_TIME  ?= 60
+FUZZ_FLAGS ?=
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+INSTALL ?= install
+INSTALL_BIN ?= build/rel/cellar
 
 # Only these objects see the outside libraries' headers (the layer check
 # enforces that nobody else includes them).
 $(B)/ui/%.o $(B)/store/%.o $(B)/src/spec/spec-yaml.o: CFLAGS += $(PKG_CFLAGS)
 
-.PHONY: all run check check-long asan bench clean deps variant-all variant-tests variant-bench lint-man
+.PHONY: all run check check-long asan bench clean deps variant-all variant-tests variant-bench lint-man \
+        check-man fuzz variant-fuzz install install-files
 all: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-all
 	@ln -sf build/rel/cellar cellar
@@ -93,9 +114,39 @@ bench: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-bench
 	@for b in $(BENCH_BIN:build/$(VARIANT)/%=build/rel/%); do echo "== $$b"; $$b || exit 1; done
 
+# The manual against the command table (t0050), its examples run (t0055),
+# and the lint; fails on the first "not ok".
+check-man: deps
+	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
+	@for t in tests/manlint.sh tests/scenarios/t0050-help-vs-man.sh \
+	    tests/scenarios/t0055-man-examples.sh; do \
+	  CELLAR=$$(pwd)/build/dbg/cellar sh $$t; \
+	done >build/check-man.log 2>&1; cat build/check-man.log; \
+	! grep -q '^not ok' build/check-man.log
+
+# libFuzzer: new inputs go to build/fuzz/corpus, crashes to build/fuzz/crash-*;
+# tests/fuzz/corpus is the seed corpus (add a crash there once it is fixed).
+fuzz: deps
+	@$(MAKE) --no-print-directory VARIANT=fuzz CC=clang variant-fuzz
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/tests/fuzz/fuzz-cmdline -max_total_time=$(FUZZ_TIME) \
+	    -dict=tests/fuzz/cmdline.dict -max_len=4096 -timeout=10 \
+	    -artifact_prefix=build/fuzz/ $(FUZZ_FLAGS) build/fuzz/corpus tests/fuzz/corpus
+
+install: all
+	@$(MAKE) --no-print-directory install-files
+
+# What install copies; INSTALL_BIN names the binary (tests install theirs).
+install-files:
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/cellar
+	$(INSTALL) -m 644 man/cellar.1 $(DESTDIR)$(MANDIR)/man1/cellar.1
+	$(INSTALL) -m 644 man/cellar-spec.5 $(DESTDIR)$(MANDIR)/man5/cellar-spec.5
+
 variant-all: $(B)/cellar
-variant-tests: $(B)/cellar $(TEST_BIN)
+variant-tests: $(B)/cellar $(TEST_BIN) $(FUZZ_DRIVER)
 variant-bench: $(BENCH_BIN)
+variant-fuzz: $(FUZZ_TARGET)
 
 $(B)/cellar: $(OBJ_MAIN) $(OBJ_LIB)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
@@ -118,6 +169,14 @@ $(B)/tests/unit/tengine-%: tests/unit/tengine-%.c $(OBJ_ENGINE)
 $(B)/tests/unit/%: tests/unit/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(OBJ_LIB) $(LDLIBS)
+
+$(FUZZ_DRIVER): tests/fuzz/fuzz-main.c tests/fuzz/fuzz-cmdline.c $(OBJ_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ tests/fuzz/fuzz-main.c tests/fuzz/fuzz-cmdline.c $(OBJ_LIB) $(LDLIBS)
+
+$(FUZZ_TARGET): tests/fuzz/fuzz-cmdline.c $(OBJ_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
 $(B)/tests/bench/%: tests/bench/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
