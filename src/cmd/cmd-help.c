@@ -238,7 +238,7 @@ static const struct help_topic {
 	  "FIELD<N, FIELD<=N, FIELD>N and FIELD>=N.\n"
 	  "A sorted or filtered tree (cells) is listed flat. Unknown keys are "
 	  "usage errors that list the valid ones.", NULL },
-	{ "exit", "exit statuses", "The exit status of cellar, and of each "
+	{ "exit-status", "exit statuses", "The exit status of cellar, and of each "
 	  "command in batch mode (the first failure's is kept).",
 	  help_topic_exit },
 };
@@ -460,7 +460,7 @@ help_list_write(struct cmd_ctx *ctx, const char *kind, struct table *t,
 			return;
 		strbuf_adds(ctx->o, "\nhelp topics:\n");
 		for (r = 0; r < NTOPICS; r++)
-			strbuf_addf(ctx->o, "  help %-9s %s\n", help_topics[r].name,
+			strbuf_addf(ctx->o, "  help %-12s %s\n", help_topics[r].name,
 			    help_topics[r].summary);
 		strbuf_adds(ctx->o, "\nRun 'help COMMAND' or 'COMMAND --help' "
 		    "for a command's options and examples,\n'apropos WORD' to "
@@ -728,7 +728,7 @@ const struct cmd_entry cmd_help_entry = {
 	    "shows the same. A family ('help node') lists its commands.\n"
 	    "Topics: 'help states' explains job state codes and pending "
 	    "reasons, 'help filters' the --sort and --filter grammar, 'help "
-	    "exit' the exit statuses.",
+	    "exit-status' the exit statuses.",
 	.examples = (const char *const []){
 		"help",
 		"help alloc",

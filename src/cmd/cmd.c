@@ -54,9 +54,11 @@ const struct cmd_opt cmd_common_opts[] = {
 };
 
 const struct cmd_opt cmd_list_opts[] = {
-	{ 0, "sort", "KEY[,-KEY]", "sort rows by these columns ('-': descending)" },
-	{ 0, "filter", "FIELD=VALUE", "keep rows whose FIELD matches (repeatable; also !=, <, >)" },
-	{ 0, NULL, NULL, NULL }
+	{ .name = "sort", .value = "KEY[,-KEY]",
+	  .help = "sort rows by these columns ('-': descending)" },
+	{ .name = "filter", .value = "FIELD=VALUE",
+	  .help = "keep rows whose FIELD matches (repeatable; also !=, <, >)" },
+	{ .name = NULL }
 };
 
 static const struct cmd_opt cmd_no_opts[] = { { 0, NULL, NULL, NULL } };

@@ -177,7 +177,7 @@ else not_ok job-states "program vs man: $(diff "$TMP/states" "$TMP/man-states" |
 
 # 6. EXIT STATUS: the statuses of cmd_exit_table, both ways.
 section "EXIT STATUS" | sed -n 's/^\.It \([0-9][0-9]*\)$/\1/p' >"$TMP/man-exit"
-run "$CELLAR" help exit -o json
+run "$CELLAR" help exit-status -o json
 check_rc exit-json-rc 0
 : >"$TMP/exit"
 m=$(num "$(json_get statuses.#)")

@@ -1,5 +1,5 @@
 help states
-help exit
+help exit-status
 apropos preempt
 apropos lazy --sort command -o name
 apropos nothing-like-this
