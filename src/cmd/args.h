@@ -24,12 +24,33 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * What kind of word an option's value or a command's positionals are, so
+ * that the REPL can complete them (cmd/complete.h). VALUE_NONE: free text.
+ */
+enum cmd_value {
+	VALUE_NONE = 0,
+	VALUE_VC,		/* a virtual cluster of the current spec */
+	VALUE_JOB,		/* a running job */
+	VALUE_NODE,		/* a node name */
+	VALUE_CELL,		/* a cell address, node or chain name */
+	VALUE_FILE,		/* a file name */
+	VALUE_SPEC,		/* a spec file (YAML) */
+	VALUE_MODE,		/* a sharing mode */
+	VALUE_FORMAT,		/* an output format */
+	VALUE_TYPE,		/* a leaf cell (GPU) type */
+	VALUE_PIN,		/* a pinned cell id */
+	VALUE_COMMAND,		/* a command name, one or two words (help) */
+	VALUE_CMDLINE,		/* a whole command with its arguments (watch) */
+};
+
 /* One option of a command's template; a table ends with a zeroed entry. */
 struct cmd_opt {
 	char		 short_name;	/* 'o', or 0 for long-only */
 	const char	*name;		/* long name, also the key for args_get */
 	const char	*value;		/* placeholder ("N"), NULL for a flag */
 	const char	*help;		/* one line for help and the man page */
+	enum cmd_value	 kind;		/* what the value is, for completion */
 };
 
 #define ARGS_STOP_AT_POSITIONAL	0x1

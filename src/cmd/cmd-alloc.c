@@ -203,16 +203,16 @@ pods_table(struct cmd_ctx *ctx, const struct spec *s, int npods,
 }
 
 static const struct cmd_opt alloc_opts[] = {
-	{ 0, "vc", "VC", "the virtual cluster the job belongs to (required)" },
-	{ 'g', "gpus", "N", "GPUs per pod" },
-	{ 'p', "pods", "P", "pods of --gpus GPUs each (default 1)" },
-	{ 0, "gang", "PxN,...", "gang members, each P pods of N GPUs (instead of --gpus)" },
-	{ 0, "priority", "P", "0 to 1000 for a guaranteed job (default 0), -1 for opportunistic" },
-	{ 0, "opportunistic", NULL, "the same as --priority -1" },
-	{ 't', "type", "TYPE", "leaf cell (GPU) type the pods need" },
-	{ 0, "pin", "ID", "place the job inside this pinned cell of its VC" },
-	{ 0, "lazy", NULL, "when preempted, downgrade to opportunistic instead of stopping" },
-	{ 0, NULL, NULL, NULL }
+	{ 0, "vc", "VC", "the virtual cluster the job belongs to (required)", VALUE_VC },
+	{ 'g', "gpus", "N", "GPUs per pod", VALUE_NONE },
+	{ 'p', "pods", "P", "pods of --gpus GPUs each (default 1)", VALUE_NONE },
+	{ 0, "gang", "PxN,...", "gang members, each P pods of N GPUs (instead of --gpus)", VALUE_NONE },
+	{ 0, "priority", "P", "0 to 1000 for a guaranteed job (default 0), -1 for opportunistic", VALUE_NONE },
+	{ 0, "opportunistic", NULL, "the same as --priority -1", VALUE_NONE },
+	{ 't', "type", "TYPE", "leaf cell (GPU) type the pods need", VALUE_TYPE },
+	{ 0, "pin", "ID", "place the job inside this pinned cell of its VC", VALUE_PIN },
+	{ 0, "lazy", NULL, "when preempted, downgrade to opportunistic instead of stopping", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 /* "2x4,1x8" (P pods x N GPUs) or "8" (one pod) into r->members. */
@@ -576,8 +576,8 @@ pod_cells_text(const struct spec *s, const struct engine_job_info *info,
 }
 
 static const struct cmd_opt jobs_opts[] = {
-	{ 0, "vc", "VC", "only the jobs of this virtual cluster" },
-	{ 0, NULL, NULL, NULL }
+	{ 0, "vc", "VC", "only the jobs of this virtual cluster", VALUE_VC },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 static const struct table_colspec jobs_columns[] = {
@@ -742,6 +742,7 @@ const struct cmd_entry cmd_release_entry = {
 	.name = "release",
 	.opts = NULL,
 	.min = 1, .max = -1,
+	.arg_kind = VALUE_JOB,
 	.usage = "NAME...",
 	.summary = "stop jobs and free their cells",
 	.help =

@@ -55,6 +55,7 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_int(&j, "bad", st.bad);
 		json_kv_int(&j, "jobs", st.jobs);
 		json_kv_int(&j, "opp_jobs", st.opp_jobs);
+		json_kv_string(&j, "db", ctx->sess->db_path);
 		cmd_json_end(ctx, &j);
 		return 0;
 	}
@@ -72,6 +73,8 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	ROW("opportunistic", "%lld GPUs (%.1f%% of cluster GPUs) in %d job%s", st.opp,
 	    pct(st.opp, st.gpus), st.opp_jobs, st.opp_jobs == 1 ? "" : "s");
 	ROW("bad", "%lld GPUs (%.1f%% of cluster GPUs)", st.bad, pct(st.bad, st.gpus));
+	if (ctx->sess->db_path != NULL)
+		ROW("store", "%s (not used yet)", ctx->sess->db_path);
 #undef ROW
 	table_render(t, &ctx->out, ctx->o);
 	table_free(t);
@@ -81,8 +84,8 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 /* ---- cells ---- */
 
 static const struct cmd_opt cells_opts[] = {
-	{ 'd', "depth", "N", "levels to show below each starting cell" },
-	{ 0, NULL, NULL, NULL }
+	{ 'd', "depth", "N", "levels to show below each starting cell", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 static const struct table_colspec cells_columns[] = {
@@ -672,6 +675,7 @@ const struct cmd_entry cmd_cells_entry = {
 	.name = "cells",
 	.opts = cells_opts,
 	.min = 0, .max = -1,
+	.arg_kind = VALUE_CELL,
 	.usage = "[ADDRESS | NODE | CHAIN]... [--depth N]",
 	.summary = "show the physical cell tree",
 	.help =
@@ -734,6 +738,7 @@ const struct cmd_entry cmd_node_bad_entry = {
 	.name = "node bad",
 	.opts = NULL,
 	.min = 1, .max = -1,
+	.arg_kind = VALUE_NODE,
 	.usage = "NODE...",
 	.summary = "mark nodes bad (failed hardware)",
 	.help =
@@ -755,6 +760,7 @@ const struct cmd_entry cmd_node_ok_entry = {
 	.name = "node ok",
 	.opts = NULL,
 	.min = 1, .max = -1,
+	.arg_kind = VALUE_NODE,
 	.usage = "NODE...",
 	.summary = "mark nodes healthy again",
 	.help = "Mark each NODE (or hostlist) healthy again.",

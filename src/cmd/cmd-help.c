@@ -717,6 +717,7 @@ const struct cmd_entry cmd_help_entry = {
 	.alias = "?",
 	.opts = NULL,
 	.min = 0, .max = 2,
+	.arg_kind = VALUE_COMMAND,
 	.usage = "[COMMAND | TOPIC]",
 	.summary = "list commands, or show a command's help or a topic",
 	.help =

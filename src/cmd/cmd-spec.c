@@ -295,9 +295,9 @@ spec_check_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 }
 
 static const struct cmd_opt load_opts[] = {
-	{ 'm', "mode", "MODE", "sharing mode: hived (default), quota or private" },
-	{ 0, "default", NULL, "load the embedded default spec" },
-	{ 0, NULL, NULL, NULL }
+	{ 'm', "mode", "MODE", "sharing mode: hived (default), quota or private", VALUE_MODE },
+	{ 0, "default", NULL, "load the embedded default spec", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 static int
@@ -363,6 +363,7 @@ const struct cmd_entry cmd_spec_check_entry = {
 	.name = "spec check",
 	.opts = NULL,
 	.min = 1, .max = 1,
+	.arg_kind = VALUE_SPEC,
 	.usage = "FILE",
 	.summary = "validate a spec file and summarize it",
 	.help =
@@ -385,6 +386,7 @@ const struct cmd_entry cmd_load_entry = {
 	.name = "load",
 	.opts = load_opts,
 	.min = 0, .max = 1,
+	.arg_kind = VALUE_SPEC,
 	.usage = "[FILE | --default] [--mode MODE]",
 	.summary = "make a spec current and rebuild the engine",
 	.help =

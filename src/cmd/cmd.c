@@ -28,6 +28,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_node_ok_entry,
 	&cmd_help_entry,
 	&cmd_apropos_entry,
+	&cmd_watch_entry,
 	NULL
 };
 
@@ -47,10 +48,10 @@ const struct cmd_exit_info cmd_exit_table[] = {
 };
 
 const struct cmd_opt cmd_common_opts[] = {
-	{ 'o', "output", "FORMAT", "output format: table, wide, json, name or csv" },
-	{ 0, "no-header", NULL, "omit the header row of table and csv output" },
-	{ 'h', "help", NULL, "show the command's help" },
-	{ 0, NULL, NULL, NULL }
+	{ 'o', "output", "FORMAT", "output format: table, wide, json, name or csv", VALUE_FORMAT },
+	{ 0, "no-header", NULL, "omit the header row of table and csv output", VALUE_NONE },
+	{ 'h', "help", NULL, "show the command's help", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 const struct cmd_opt cmd_list_opts[] = {
@@ -61,7 +62,7 @@ const struct cmd_opt cmd_list_opts[] = {
 	{ .name = NULL }
 };
 
-static const struct cmd_opt cmd_no_opts[] = { { 0, NULL, NULL, NULL } };
+static const struct cmd_opt cmd_no_opts[] = { { 0, NULL, NULL, NULL, VALUE_NONE } };
 
 /* Word `idx` (0 or 1) of an entry name: start and length; len 0 if none. */
 static const char *
@@ -467,7 +468,8 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	 * Positionals are counted here rather than by args_parse, so that
 	 * "alloc --help" works and messages can name the command.
 	 */
-	a = args_parse(tables, 0, -1, 0, argc - nwords, argv + nwords, &cause);
+	a = args_parse(tables, 0, -1, (e->flags & CMD_OPTS_FIRST) ?
+	    ARGS_STOP_AT_POSITIONAL : 0, argc - nwords, argv + nwords, &cause);
 	if (a != NULL && args_has(a, "help")) {
 		if (cmd_output_opts(&ctx, a, &cause) != 0 ||
 		    cmd_check_format(&ctx, &cmd_help_entry, &cause) != 0)
@@ -497,6 +499,12 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		    "the session is read-only", e->name);
 		goto out;
 	}
+	if ((e->flags & CMD_FRONTEND) && s->fe == NULL) {
+		res->status = CMD_EXIT_FAIL;
+		res->cause = xasprintf("command '%s' needs a front end (the "
+		    "REPL or the command line)", e->name);
+		goto out;
+	}
 	if ((e->flags & CMD_NEEDS_ENGINE) && session_ensure(s, err, &cause) != 0) {
 		res->status = CMD_EXIT_SPEC;
 		res->cause = cause;
@@ -505,6 +513,7 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	ctx.status = CMD_EXIT_FAIL;
 	if (e->exec(&ctx, a, &cause) != 0) {
 		res->status = ctx.status != CMD_EXIT_OK ? ctx.status : CMD_EXIT_FAIL;
+		res->reported = ctx.reported;
 		res->cause = cause ? cause : xasprintf("command '%s' failed", e->name);
 	} else
 		free(cause);

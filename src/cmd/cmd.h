@@ -33,9 +33,12 @@
  *  2. A first word is either a command or a family, never both.
  *  3. Every entry accepts at least table (hence wide) and json output.
  *  4. Every entry has a usage, summary, help and at least one example; the
- *     first example runs on the default spec without -o (t0040 runs it).
+ *     first example runs on the default spec without -o (t0040 runs it;
+ *     watch's, which need a terminal, are run by t0130).
  *  5. A listing command's column keys are unique and its TABLE_NAME column
  *     is its first column or the one flagged.
+ *  6. A CMD_FRONTEND command runs only in a session with a front end
+ *     (sess->fe, cmd/frontend.h); elsewhere it fails with a message.
  */
 #ifndef CELLAR_CMD_H
 #define CELLAR_CMD_H
@@ -69,6 +72,8 @@ extern const struct cmd_exit_info cmd_exit_table[];
 /* Preconditions the dispatcher enforces so commands never re-check. */
 #define CMD_MUTATES	 0x1	/* changes cluster state (refused when read-only) */
 #define CMD_NEEDS_ENGINE 0x2	/* a spec is loaded first (the default if none) */
+#define CMD_FRONTEND	 0x4	/* needs the front end's hooks (watch) */
+#define CMD_OPTS_FIRST	 0x8	/* options end at the first positional */
 
 /* The JSON schema version of every document; see cellar(1). */
 #define CMD_SCHEMA_VERSION	1
@@ -84,6 +89,7 @@ struct cmd_ctx {
 	struct strbuf		*o;		/* output (stdout) */
 	struct strbuf		*err;		/* diagnostics and notes (stderr) */
 	int			 status;	/* exit status if exec fails */
+	bool			 reported;	/* exec showed its failure itself */
 };
 
 struct cmd_entry {
@@ -91,6 +97,7 @@ struct cmd_entry {
 	const char		*alias;		/* one word, or NULL */
 	const struct cmd_opt	*opts;		/* own options, or NULL */
 	int			 min, max;	/* positionals; max -1: no limit */
+	enum cmd_value		 arg_kind;	/* what the positionals are */
 	const char		*usage;		/* what follows the name */
 	const char		*summary;	/* one line */
 	const char		*help;		/* paragraphs, '\n'-separated */
@@ -108,6 +115,7 @@ struct cmd_result {
 	char			*cause;		/* why it failed, or NULL */
 	const struct cmd_entry	*entry;		/* the command, once found */
 	enum out_format		 format;	/* the output format it used */
+	bool			 reported;	/* already shown; print nothing */
 };
 
 /* Every command, NULL-terminated, in the order help lists them. */
@@ -177,6 +185,7 @@ extern const struct cmd_entry cmd_release_entry;
 extern const struct cmd_entry cmd_jobs_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_apropos_entry;
+extern const struct cmd_entry cmd_watch_entry;
 
 /*
  * Write the help of entry e, or (e NULL) of the family ("node"), in ctx's

@@ -21,10 +21,13 @@ session_init(struct session *s)
 	s->out.color = false;
 	s->quiet = false;
 	s->read_only = false;
+	s->db_path = NULL;
+	s->fe = NULL;
 }
 
-void
-session_release(struct session *s)
+/* Drop the spec and its engine, as before any load. */
+static void
+session_unload(struct session *s)
 {
 	engine_free(s->engine);		/* before the spec it points into */
 	spec_free(s->spec);
@@ -32,6 +35,21 @@ session_release(struct session *s)
 	s->engine = NULL;
 	s->spec = NULL;
 	s->spec_path = NULL;
+}
+
+void
+session_release(struct session *s)
+{
+	session_unload(s);
+	free(s->db_path);
+	s->db_path = NULL;
+}
+
+void
+session_set_db(struct session *s, const char *path)
+{
+	free(s->db_path);
+	s->db_path = path != NULL ? xstrdup(path) : NULL;
 }
 
 void
@@ -97,7 +115,7 @@ session_load(struct session *s, const char *path, enum engine_mode mode,
 	}
 	if (dropped != NULL)
 		*dropped = session_njobs(s);
-	session_release(s);
+	session_unload(s);
 	s->spec = spec;
 	s->engine = e;
 	s->spec_path = xstrdup(label);

@@ -2,10 +2,12 @@
  * session.h — what one cellar session holds between commands: the current
  * spec and the engine built from it, the sharing mode, and the default
  * output options. The batch runner, the REPL and the dashboard each own one
- * session and hand it to the dispatcher with every command.
+ * session and hand it to the dispatcher with every command, and lend it
+ * their front-end hooks (cmd/frontend.h) for commands such as watch.
  *
- * Ownership: a session owns its spec, engine and path; session_release frees
- * them (engine before spec, since the engine points into the spec).
+ * Ownership: a session owns its spec, engine, spec path and store path;
+ * session_release frees them (engine before spec, since the engine points
+ * into the spec). The front end is borrowed: it outlives the session's use.
  *
  * Invariants:
  *  1. spec, engine and spec_path are all NULL (nothing loaded yet) or all
@@ -25,6 +27,8 @@
 /* The name the embedded default spec goes by in messages and output. */
 #define SESSION_DEFAULT_SPEC	"specs/default.yaml (embedded)"
 
+struct frontend;
+
 struct session {
 	char			*spec_path;	/* as given, or SESSION_DEFAULT_SPEC */
 	struct spec		*spec;
@@ -33,10 +37,14 @@ struct session {
 	struct out_opts		 out;		/* defaults; -o etc. override per command */
 	bool			 quiet;		/* -q: command output is discarded */
 	bool			 read_only;	/* refuse commands flagged CMD_MUTATES */
+	char			*db_path;	/* --db / CELLAR_DB; not used until the store */
+	const struct frontend	*fe;		/* the face running commands, or NULL */
 };
 
 void	session_init(struct session *s);
 void	session_release(struct session *s);
+/* Remember the state store's path (NULL: none); shown by status. */
+void	session_set_db(struct session *s, const char *path);
 
 /*
  * Load a spec (path NULL: the embedded default) and build an engine for it in

@@ -213,6 +213,9 @@ while [ "$i" -lt "$n" ]; do
 	done
 	i=$((i + 1))
 done
+# A watch without --count runs until interrupted: not in a script.
+awk '!/^watch / || /--count/' "$TMP/script" >"$TMP/script-all"
+mv "$TMP/script-all" "$TMP/script"
 sed -n '/^\.Ss JSON output/,/^\.S[hs] /p' "$man" |
     sed -n 's/^\.It Li //p' | tr -d ',' | tr ' ' '\n' >"$TMP/man-kinds"
 grep -v -- ' -o ' "$TMP/script" >"$TMP/script-json"

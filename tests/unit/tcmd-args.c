@@ -10,16 +10,16 @@
 #include "cmd/args.h"
 
 static const struct cmd_opt opts[] = {
-	{ 'g', "gpus", "N", "gpus" },
-	{ 'p', "pods", "P", "pods" },
-	{ 0, "priority", "P", "priority" },
-	{ 0, "lazy", NULL, "lazy" },
-	{ 'v', "verbose", NULL, "verbose" },
-	{ 0, NULL, NULL, NULL }
+	{ 'g', "gpus", "N", "gpus", VALUE_NONE },
+	{ 'p', "pods", "P", "pods", VALUE_NONE },
+	{ 0, "priority", "P", "priority", VALUE_NONE },
+	{ 0, "lazy", NULL, "lazy", VALUE_NONE },
+	{ 'v', "verbose", NULL, "verbose", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 static const struct cmd_opt common[] = {
-	{ 'o', "output", "FORMAT", "format" },
-	{ 0, NULL, NULL, NULL }
+	{ 'o', "output", "FORMAT", "format", VALUE_FORMAT },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 static const struct cmd_opt *const tables[] = { opts, common, NULL };
 
