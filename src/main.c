@@ -2,48 +2,58 @@
  * main.c — argv and wiring; the only file that sees every layer.
  *
  * Global options are parsed with the same argument grammar as commands
- * (cmd/args.h). Then commands run in one of four ways, all through
+ * (cmd/args.h). Then commands run in one of five ways, all through
  * cmd_dispatch with one session: one-shot (`cellar CMD ARGS`), -c strings
  * and -f files in the order given (tokenized by cmd/cmdline.h), commands on
- * stdin when it is not a terminal, or a minimal read-eval loop on a terminal
- * (the libedit REPL replaces it later, with the same dispatcher).
+ * stdin when it is not a terminal, or the REPL (ui/repl.c) for `cellar repl`
+ * and for a bare `cellar` on a terminal (until the dashboard exists).
  *
  * Batch mode stops at the first failing command unless --keep-going; the
- * exit status is the first failure's (see enum cmd_exit and cellar(1)).
+ * exit status is the first failure's. The REPL goes on after failures and
+ * exits with the last command's status, as a shell does (see enum cmd_exit
+ * and cellar(1)).
+ *
+ * The runner is also the session's front end (cmd/frontend.h): it shows
+ * output as watch produces it, sleeps, and turns SIGINT into a flag.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/args.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
+#include "cmd/frontend.h"
 #include "cmd/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
+#include "ui/repl.h"
 
 #define CELLAR_VERSION	"0.1.0"
 
 #define MAIN_USAGE \
-	"usage: cellar [-qk] [--spec FILE] [--mode MODE] [-o FORMAT] [--no-header]\n" \
-	"              [--no-color] [-c COMMANDS]... [-f FILE]... [COMMAND [ARGS...]]\n"
+	"usage: cellar [-qk] [--spec FILE] [--mode MODE] [--db PATH] [-o FORMAT]\n" \
+	"              [--no-header] [--no-color] [-c COMMANDS]... [-f FILE]...\n" \
+	"              [repl | COMMAND [ARGS...]]\n"
 
 static const struct cmd_opt global_opts[] = {
-	{ 0, "spec", "FILE", "start with this spec instead of the embedded default" },
-	{ 0, "mode", "MODE", "sharing mode: hived (default), quota or private" },
-	{ 'o', "output", "FORMAT", "default output format: table, json, name or csv" },
-	{ 0, "no-header", NULL, "omit header rows of table and csv output" },
-	{ 0, "no-color", NULL, "no colour, even on a terminal (also NO_COLOR)" },
-	{ 'q', "quiet", NULL, "discard command output; errors are still shown" },
-	{ 'k', "keep-going", NULL, "in batch mode, run the remaining commands after a failure" },
-	{ 'c', "command", "COMMANDS", "run these ';'-separated commands (repeatable)" },
-	{ 'f', "file", "FILE", "run the commands in FILE, '-' for stdin (repeatable)" },
-	{ 'V', "version", NULL, "print the version and exit" },
-	{ 'h', "help", NULL, "print this help and exit" },
-	{ 0, NULL, NULL, NULL }
+	{ 0, "spec", "FILE", "start with this spec instead of the embedded default", VALUE_SPEC },
+	{ 0, "mode", "MODE", "sharing mode: hived (default), quota or private", VALUE_MODE },
+	{ 0, "db", "PATH", "state store (not used yet; also CELLAR_DB)", VALUE_FILE },
+	{ 'o', "output", "FORMAT", "default output format: table, json, name or csv", VALUE_FORMAT },
+	{ 0, "no-header", NULL, "omit header rows of table and csv output", VALUE_NONE },
+	{ 0, "no-color", NULL, "no colour, even on a terminal (also NO_COLOR)", VALUE_NONE },
+	{ 'q', "quiet", NULL, "discard command output; errors are still shown", VALUE_NONE },
+	{ 'k', "keep-going", NULL, "in batch mode, run the remaining commands after a failure", VALUE_NONE },
+	{ 'c', "command", "COMMANDS", "run these ';'-separated commands (repeatable)", VALUE_NONE },
+	{ 'f', "file", "FILE", "run the commands in FILE, '-' for stdin (repeatable)", VALUE_FILE },
+	{ 'V', "version", NULL, "print the version and exit", VALUE_NONE },
+	{ 'h', "help", NULL, "print this help and exit", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 static volatile sig_atomic_t interrupted;
@@ -57,8 +67,10 @@ on_sigint(int sig)
 
 struct runner {
 	struct session	sess;
+	struct frontend	fe;
 	bool		keep_going;
 	int		status;		/* the first failure's exit status */
+	int		last;		/* the last command's, for the REPL */
 };
 
 /* Messages echo what the user typed: keep control bytes off the terminal. */
@@ -78,6 +90,8 @@ report(const char *where, const struct cmd_result *res)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	if (res->reported)
+		return;		/* the command showed it already (watch) */
 	strbuf_addf(&sb, "cellar: %s", where);
 	add_printable(&sb, res->cause ? res->cause : "failed");
 	strbuf_addc(&sb, '\n');
@@ -98,6 +112,54 @@ fail(struct runner *r, int status)
 		r->status = status;
 }
 
+/* ---- the front end (cmd/frontend.h) ---- */
+
+static void
+fe_flush(const struct frontend *fe, struct strbuf *out, struct strbuf *err,
+    bool clear_screen)
+{
+	const struct runner *r = fe->arg;
+
+	/* ANSI home + erase display: every terminal emulator in use knows it. */
+	if (clear_screen && isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	if (!r->sess.quiet && out->len > 0)
+		fwrite(out->buf, 1, out->len, stdout);
+	fflush(stdout);
+	if (err->len > 0)
+		fwrite(err->buf, 1, err->len, stderr);
+	strbuf_reset(out);
+	strbuf_reset(err);
+}
+
+static void
+fe_report(const struct frontend *fe, const struct cmd_result *res)
+{
+	(void)fe;
+	report("", res);
+}
+
+static bool
+fe_sleep(const struct frontend *fe, unsigned ms)
+{
+	struct timespec ts;
+
+	(void)fe;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	/* SIGINT has no SA_RESTART: nanosleep returns early with EINTR. */
+	while (!interrupted && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	return !interrupted;
+}
+
+static bool
+fe_interrupted(const struct frontend *fe)
+{
+	(void)fe;
+	return interrupted != 0;
+}
+
 /* Run one command given as words; returns its exit status. */
 static int
 run_words(struct runner *r, int argc, char *const *argv, const char *where)
@@ -107,16 +169,12 @@ run_words(struct runner *r, int argc, char *const *argv, const char *where)
 	int status;
 
 	status = cmd_dispatch(&r->sess, argc, argv, &out, &err, &res);
-	if (!r->sess.quiet && out.len > 0) {
-		fwrite(out.buf, 1, out.len, stdout);
-	}
-	fflush(stdout);
-	if (err.len > 0)
-		fwrite(err.buf, 1, err.len, stderr);
+	fe_flush(&r->fe, &out, &err, false);
 	if (status != CMD_EXIT_OK) {
 		report(where, &res);
 		fail(r, status);
 	}
+	r->last = status;
 	cmd_result_release(&res);
 	strbuf_release(&out);
 	strbuf_release(&err);
@@ -146,6 +204,7 @@ run_text(struct runner *r, const char *text, size_t len, const char *where,
 		report(where, &res);
 		free(res.cause);
 		fail(r, CMD_EXIT_USAGE);
+		r->last = CMD_EXIT_USAGE;
 		return r->keep_going ? 0 : -1;
 	}
 	for (i = 0; i < cl.n && rc == 0; i++) {
@@ -165,7 +224,7 @@ run_text(struct runner *r, const char *text, size_t len, const char *where,
  * command ("line 3: ..."). Returns 0 to go on, -1 to stop.
  */
 static int
-run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
+run_stream(struct runner *r, FILE *fp, const char *name)
 {
 	struct strbuf stmt = STRBUF_INIT;
 	char *line = NULL, where[64];
@@ -175,22 +234,9 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 	int rc = 0;
 
 	for (;;) {
-		/* Prompts go to stderr, so that stdout can be redirected. */
-		if (interactive)
-			fputs(stmt.len ? "> " : "cellar> ", stderr);
 		errno = 0;
-		n = getline(&line, &cap, fp);
-		if (n < 0) {
-			if (interrupted && interactive) {
-				/* Ctrl-C at the prompt drops the line, as a shell does. */
-				interrupted = 0;
-				clearerr(fp);
-				strbuf_reset(&stmt);
-				fputc('\n', stderr);
-				continue;
-			}
+		if ((n = getline(&line, &cap, fp)) < 0)
 			break;
-		}
 		lineno++;
 		if (stmt.len == 0)
 			first = lineno;
@@ -200,23 +246,14 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 		if (n > 0 && line[n - 1] == '\n')
 			line[--n] = '\0';
 		strbuf_add(&stmt, line, (size_t)n);
-		if (interactive)
-			where[0] = '\0';
-		else
-			snprintf(where, sizeof where, "line %zu: ", first);
+		snprintf(where, sizeof where, "line %zu: ", first);
 		rc = run_text(r, stmt.buf, stmt.len, where, &incomplete);
 		if (incomplete)
 			continue;
 		strbuf_reset(&stmt);
-		if (interrupted && !interactive)
-			break;
-		if (interactive)
-			interrupted = 0, rc = 0;
-		if (rc != 0)
+		if (rc != 0 || interrupted)
 			break;
 	}
-	if (interactive)
-		fputc('\n', stderr);
 	if (rc == 0 && incomplete && !interrupted) {
 		struct cmd_result res = { .status = CMD_EXIT_USAGE };
 
@@ -238,6 +275,41 @@ run_stream(struct runner *r, FILE *fp, const char *name, bool interactive)
 	return rc;
 }
 
+/* The REPL's hook: run what was typed; -1 when nothing ran. */
+static int
+repl_run_text(void *arg, const char *text, bool *more)
+{
+	struct runner *r = arg;
+
+	r->last = -1;
+	run_text(r, text, strlen(text), "", more);
+	if (interrupted && r->last >= 0)
+		r->last = CMD_EXIT_INTR;	/* the rest of the line was skipped */
+	return *more ? -1 : r->last;
+}
+
+/* The REPL, on the session loaded first so completion knows its names. */
+static void
+run_repl(struct runner *r)
+{
+	struct repl cfg = { &r->sess, CELLAR_VERSION, repl_run_text, r, &interrupted };
+	struct strbuf diags = STRBUF_INIT;
+	char *cause = NULL;
+
+	r->fe.interactive = isatty(STDIN_FILENO) != 0;
+	if (session_ensure(&r->sess, &diags, &cause) != 0) {
+		fputs(diags.buf, stderr);
+		fprintf(stderr, "cellar: %s\n", cause);
+		free(cause);
+		r->status = CMD_EXIT_SPEC;
+	} else {
+		if (!r->sess.quiet)
+			fputs(diags.buf, stderr);
+		r->status = repl_run(&cfg);
+	}
+	strbuf_release(&diags);
+}
+
 static int
 run_file(struct runner *r, const char *path)
 {
@@ -245,13 +317,13 @@ run_file(struct runner *r, const char *path)
 	int rc;
 
 	if (strcmp(path, "-") == 0)
-		return run_stream(r, stdin, "-", false);
+		return run_stream(r, stdin, "-");
 	if ((fp = fopen(path, "r")) == NULL) {
 		fprintf(stderr, "cellar: cannot open '%s': %s\n", path, strerror(errno));
 		fail(r, CMD_EXIT_FAIL);
 		return -1;
 	}
-	rc = run_stream(r, fp, path, false);
+	rc = run_stream(r, fp, path);
 	fclose(fp);
 	return rc;
 }
@@ -305,6 +377,88 @@ usage_error(char *cause)
 	return CMD_EXIT_USAGE;
 }
 
+/* Apply the global options to the session; -1 with *cause on a usage error. */
+static int
+apply_globals(struct runner *r, const struct args *a, char **cause)
+{
+	const char *v;
+	int m;
+
+	if ((v = args_get(a, "output")) != NULL) {
+		if ((m = out_format_parse(v)) < 0) {
+			*cause = xasprintf("unknown output format '%s' "
+			    "(table, json, name, csv)", v);
+			return -1;
+		}
+		r->sess.out.format = (enum out_format)m;
+	}
+	if ((v = args_get(a, "mode")) != NULL) {
+		if ((m = engine_mode_parse(v)) < 0) {
+			*cause = xasprintf("unknown mode '%s' (hived, quota, private)", v);
+			return -1;
+		}
+		r->sess.mode = (enum engine_mode)m;
+	}
+	if ((v = args_get(a, "db")) == NULL && (v = getenv("CELLAR_DB")) != NULL &&
+	    *v == '\0')
+		v = NULL;
+	session_set_db(&r->sess, v);
+	r->sess.out.header = !args_has(a, "no-header");
+	r->sess.out.color = want_color(a);
+	r->sess.quiet = args_has(a, "quiet");
+	r->keep_going = args_has(a, "keep-going");
+	if ((args_has(a, "command") || args_has(a, "file")) && args_count(a) > 0) {
+		*cause = xasprintf("unexpected command '%s' after -c or -f",
+		    args_value(a, 0));
+		return -1;
+	}
+	if (args_count(a) > 1 && strcmp(args_value(a, 0), "repl") == 0) {
+		*cause = xasprintf("unexpected argument '%s' after 'repl'",
+		    args_value(a, 1));
+		return -1;
+	}
+	return 0;
+}
+
+/* --spec: load it before any command; a bad spec ends the run (status 3). */
+static int
+load_spec(struct runner *r, const char *path)
+{
+	struct strbuf diags = STRBUF_INIT;
+	char *cause = NULL;
+
+	if (session_load(&r->sess, path, r->sess.mode, &diags, NULL, &cause) != 0) {
+		fputs(diags.buf, stderr);
+		fprintf(stderr, "cellar: %s\n", cause);
+		free(cause);
+		strbuf_release(&diags);
+		r->status = CMD_EXIT_SPEC;
+		return -1;
+	}
+	/* Warnings about the spec still deserve a look. */
+	if (!r->sess.quiet)
+		fputs(diags.buf, stderr);
+	strbuf_release(&diags);
+	return 0;
+}
+
+/* -c and -f, in the order given, in one session. */
+static void
+run_scripts(struct runner *r, const struct args *a)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < args_nopts(a) && rc == 0 && !interrupted; i++) {
+		const char *name = args_opt_name(a, i), *val = args_opt_value(a, i);
+
+		if (strcmp(name, "command") == 0)
+			rc = run_text(r, val, strlen(val), "", NULL);
+		else if (strcmp(name, "file") == 0)
+			rc = run_file(r, val);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -313,13 +467,13 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	struct args *a;
 	char *cause = NULL;
-	const char *v;
-	bool scripted = false;
-	size_t i;
-	int m;
+	const char *spec;
 
 	memset(&r, 0, sizeof r);
 	session_init(&r.sess);
+	r.fe = (struct frontend){ false, fe_flush, fe_report, fe_sleep,
+	    fe_interrupted, &r };
+	r.sess.fe = &r.fe;
 
 	a = args_parse(tables, 0, -1, ARGS_STOP_AT_POSITIONAL, argc - 1, argv + 1, &cause);
 	if (a == NULL)
@@ -332,32 +486,9 @@ main(int argc, char **argv)
 		printf("cellar %s\n", CELLAR_VERSION);
 		goto out;
 	}
-	if ((v = args_get(a, "output")) != NULL) {
-		if ((m = out_format_parse(v)) < 0) {
-			cause = xasprintf("unknown output format '%s' "
-			    "(table, json, name, csv)", v);
-			args_free(a);
-			return usage_error(cause);
-		}
-		r.sess.out.format = (enum out_format)m;
-	}
-	if ((v = args_get(a, "mode")) != NULL) {
-		if ((m = engine_mode_parse(v)) < 0) {
-			cause = xasprintf("unknown mode '%s' (hived, quota, private)", v);
-			args_free(a);
-			return usage_error(cause);
-		}
-		r.sess.mode = (enum engine_mode)m;
-	}
-	r.sess.out.header = !args_has(a, "no-header");
-	r.sess.out.color = want_color(a);
-	r.sess.quiet = args_has(a, "quiet");
-	r.keep_going = args_has(a, "keep-going");
-	scripted = args_has(a, "command") || args_has(a, "file");
-	if (scripted && args_count(a) > 0) {
-		cause = xasprintf("unexpected command '%s' after -c or -f",
-		    args_value(a, 0));
+	if (apply_globals(&r, a, &cause) != 0) {
 		args_free(a);
+		session_release(&r.sess);
 		return usage_error(cause);
 	}
 
@@ -366,41 +497,20 @@ main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 
-	if ((v = args_get(a, "spec")) != NULL) {
-		struct strbuf diags = STRBUF_INIT;
-
-		if (session_load(&r.sess, v, r.sess.mode, &diags, NULL, &cause) != 0) {
-			fputs(diags.buf, stderr);
-			fprintf(stderr, "cellar: %s\n", cause);
-			free(cause);
-			strbuf_release(&diags);
-			r.status = CMD_EXIT_SPEC;
-			goto out;
-		}
-		/* Warnings about the spec still deserve a look. */
-		if (!r.sess.quiet)
-			fputs(diags.buf, stderr);
-		strbuf_release(&diags);
-	}
-
-	if (scripted) {
-		for (i = 0; i < args_nopts(a); i++) {
-			const char *name = args_opt_name(a, i), *val = args_opt_value(a, i);
-			int rc = 0;
-
-			if (strcmp(name, "command") == 0)
-				rc = run_text(&r, val, strlen(val), "", NULL);
-			else if (strcmp(name, "file") == 0)
-				rc = run_file(&r, val);
-			if (rc != 0 || interrupted)
-				break;
-		}
-	} else if (args_count(a) > 0)
+	if ((spec = args_get(a, "spec")) != NULL && load_spec(&r, spec) != 0)
+		goto out;
+	if (args_has(a, "command") || args_has(a, "file"))
+		run_scripts(&r, a);
+	else if (args_count(a) == 1 && strcmp(args_value(a, 0), "repl") == 0)
+		run_repl(&r);
+	else if (args_count(a) > 0) {
+		/* A person at a terminal may watch a one-shot command. */
+		r.fe.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 		run_words(&r, args_count(a), args_argv(a), "");
-	else if (!isatty(STDIN_FILENO))
-		run_stream(&r, stdin, "-", false);
+	} else if (!isatty(STDIN_FILENO))
+		run_stream(&r, stdin, "-");
 	else
-		run_stream(&r, stdin, "-", true);
+		run_repl(&r);	/* the dashboard's place, once it exists */
 
 	if (interrupted) {
 		fputs("cellar: interrupted\n", stderr);

@@ -1,22 +1,29 @@
 #!/bin/sh
-# t0080-prompt-signals — the minimal read-eval loop on a terminal (driven
-# through script(1), which gives cellar a pseudo-terminal), and exit status
-# 130 when a batch is interrupted.
+# t0080-prompt-signals — the REPL on a terminal fed a script (through
+# script(1), which gives cellar a pseudo-terminal): prompt, errors that do
+# not end it, continuation lines, the last command's exit status; and exit
+# status 130 when a batch is interrupted. tests/scenarios/t01*-repl-*.sh
+# drive the REPL key by key in tmux.
 . tests/scenarios/lib.sh
 
 if ! command -v script >/dev/null 2>&1; then
 	not_ok prompt "script(1) is not installed (Debian: bsdutils)"
 else
 	printf 'status -o json\nrelease nope\nalloc a --vc prod \\\n --gpus 1\njobs -o name\n' |
-	    script -qec "$CELLAR --no-color" /dev/null >"$TMP/tty" 2>&1
+	    HOME=$TMP CELLAR_HISTFILE= script -qec "$CELLAR --no-color" /dev/null >"$TMP/tty" 2>&1
 	RC=$?
 	OUT=$(tr -d '\r' <"$TMP/tty")
-	check_out_has prompt "cellar> "
+	check_out_has prompt "cellar default/hived> "
 	check_out_has prompt-runs '"kind":"status"'
 	check_out_has prompt-error-goes-on "cellar: unknown job 'nope'"
-	check_out_has prompt-continuation "cellar> > job 'a' started"
-	check_out_has prompt-after-continuation "cellar> a"
-	check_rc prompt-status 1
+	check_out_has prompt-continuation ">  --gpus 1
+job 'a' started"
+	check_out_has prompt-after-continuation "cellar default/hived> jobs -o name
+a"
+	# The last command succeeded: a shell's rule, not batch mode's.
+	check_rc prompt-status 0
+	[ ! -e "$TMP/.local" ] && ok prompt-no-history ||
+	    not_ok prompt-no-history "an empty CELLAR_HISTFILE still wrote $TMP/.local"
 fi
 
 # An interrupted batch exits 130. The batch reads a FIFO that stays open,

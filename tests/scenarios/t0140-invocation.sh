@@ -1,0 +1,50 @@
+#!/bin/sh
+# t0140-invocation — how cellar is started, beyond one-shot and batch
+# (t0010, t0020): `cellar repl` off a terminal reads plain lines (no prompt,
+# banner or history) and exits with the last command's status; `repl` takes
+# no arguments; --db and CELLAR_DB are kept and shown by status, not used.
+. tests/scenarios/lib.sh
+
+run_stdin 'release nope
+vcs -o name
+' env HOME="$TMP" "$CELLAR" repl
+check_rc repl-plain-last-status 0
+check_out repl-plain-output "research
+prod
+dev
+infer"
+check_err_has repl-plain-error "cellar: unknown job 'nope'"
+case $ERR in
+*"cellar default/hived>"*|*"Ctrl-D leaves"*) not_ok repl-plain-quiet "[$ERR]" ;;
+*) ok repl-plain-quiet ;;
+esac
+[ ! -e "$TMP/.local" ] && ok repl-plain-no-history || not_ok repl-plain-no-history "$(find "$TMP/.local")"
+
+run_stdin 'vcs
+release nope
+' "$CELLAR" repl
+check_rc repl-plain-last-failure 1
+
+run "$CELLAR" repl status
+check_rc repl-args 2
+check_err_has repl-args-why "cellar: unexpected argument 'status' after 'repl'"
+check_err_has repl-args-usage "[repl | COMMAND [ARGS...]]"
+
+run "$CELLAR" --help
+check_out_has help-db "--db PATH"
+check_out_has help-repl "repl | COMMAND"
+
+# --db: kept and shown; CELLAR_DB when --db is absent; empty means unset.
+run "$CELLAR" --db "$TMP/state.db" status
+check_out_has db-status "store          $TMP/state.db (not used yet)"
+[ ! -e "$TMP/state.db" ] && ok db-not-created || not_ok db-not-created "created"
+run env CELLAR_DB="$TMP/env.db" "$CELLAR" status -o json
+check_json_field db-env db "$TMP/env.db"
+run env CELLAR_DB="$TMP/env.db" "$CELLAR" --db "$TMP/opt.db" status -o json
+check_json_field db-option-wins db "$TMP/opt.db"
+run env CELLAR_DB= "$CELLAR" status -o json
+check_json_field db-none db null
+run env CELLAR_DB= "$CELLAR" status
+check_out_lacks db-none-table "store"
+
+done_testing
