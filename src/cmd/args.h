@@ -40,6 +40,8 @@ enum cmd_value {
 	VALUE_FORMAT,		/* an output format */
 	VALUE_TYPE,		/* a leaf cell (GPU) type */
 	VALUE_PIN,		/* a pinned cell id */
+	VALUE_SORT,		/* a listing's column keys, "-" to descend (--sort) */
+	VALUE_FILTER,		/* a listing's column key, then '=' (--filter) */
 	VALUE_COMMAND,		/* a command name, one or two words (help) */
 	VALUE_CMDLINE,		/* a whole command with its arguments (watch) */
 };

@@ -56,9 +56,11 @@ const struct cmd_opt cmd_common_opts[] = {
 
 const struct cmd_opt cmd_list_opts[] = {
 	{ .name = "sort", .value = "KEY[,-KEY]",
-	  .help = "sort rows by these columns ('-': descending)" },
+	  .help = "sort rows by these columns ('-': descending)",
+	  .kind = VALUE_SORT },
 	{ .name = "filter", .value = "FIELD=VALUE",
-	  .help = "keep rows whose FIELD matches (repeatable; also !=, <, >)" },
+	  .help = "keep rows whose FIELD matches (repeatable; also !=, <, >)",
+	  .kind = VALUE_FILTER },
 	{ .name = NULL }
 };
 

@@ -30,6 +30,7 @@ struct collect {
 	struct completion	*c;
 	const char		*cur;
 	const char		*lead;	/* prepended to each candidate ("--vc=") */
+	const struct cmd_entry	*e;	/* the command, once known */
 };
 
 void
@@ -178,17 +179,58 @@ add_command_name(struct collect *k, char *const *pos, int npos)
 		add_subcommands(k, family);
 }
 
+/* The option tables of a command, as the dispatcher uses them. */
 static void
-add_options(struct collect *k, const struct cmd_opt *opts)
+option_tables(const struct cmd_entry *e, const struct cmd_opt *tables[3])
 {
-	const struct cmd_opt *o;
+	tables[0] = e->opts;
+	tables[1] = cmd_common_opts;
+	tables[2] = e->columns != NULL ? cmd_list_opts : NULL;
+}
 
-	for (o = opts; o != NULL && o->name != NULL; o++) {
-		char *w = xasprintf("--%s", o->name);
+static void
+add_options(struct collect *k, const struct cmd_entry *e)
+{
+	const struct cmd_opt *tables[3], *o;
+	size_t t;
+
+	option_tables(e, tables);
+	for (t = 0; t < 3; t++)
+		for (o = tables[t]; o != NULL && o->name != NULL; o++) {
+			char *w = xasprintf("--%s", o->name);
+
+			add(k, w);
+			free(w);
+		}
+}
+
+/*
+ * A listing's column keys: for --sort after any "KEY," and "-" already
+ * typed, for --filter followed by '='.
+ */
+static void
+add_columns(struct collect *k, bool filter)
+{
+	const struct table_colspec *col;
+	const char *cur = k->cur + strlen(k->lead), *p;
+	const char *old = k->lead;
+	char *lead;
+
+	if (k->e == NULL || k->e->columns == NULL)
+		return;
+	p = filter ? cur : (strrchr(cur, ',') ? strrchr(cur, ',') + 1 : cur);
+	if (!filter && *p == '-')
+		p++;
+	lead = xasprintf("%s%.*s", old, (int)(p - cur), cur);
+	k->lead = lead;
+	for (col = k->e->columns; col->key != NULL; col++) {
+		char *w = xasprintf("%s%s", col->key, filter ? "=" : "");
 
 		add(k, w);
 		free(w);
 	}
+	k->lead = old;
+	free(lead);
 }
 
 /*
@@ -296,6 +338,10 @@ add_values(struct collect *k, const struct complete_env *env, enum cmd_value kin
 		if (env->list_dir != NULL)
 			add_files(k, env, kind == VALUE_SPEC);
 		return;
+	case VALUE_SORT:
+	case VALUE_FILTER:
+		add_columns(k, kind == VALUE_FILTER);
+		return;
 	default:
 		break;
 	}
@@ -336,11 +382,12 @@ add_values(struct collect *k, const struct complete_env *env, enum cmd_value kin
 static const struct cmd_opt *
 find_long(const struct cmd_entry *e, const char *name, size_t len)
 {
-	const struct cmd_opt *tables[] = { e->opts, cmd_common_opts }, *o, *hit = NULL;
+	const struct cmd_opt *tables[3], *o, *hit = NULL;
 	size_t t;
 	int n = 0;
 
-	for (t = 0; t < 2; t++)
+	option_tables(e, tables);
+	for (t = 0; t < 3; t++)
 		for (o = tables[t]; o != NULL && o->name != NULL; o++) {
 			if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
 				return o;
@@ -355,10 +402,11 @@ find_long(const struct cmd_entry *e, const char *name, size_t len)
 static const struct cmd_opt *
 find_short(const struct cmd_entry *e, char ch)
 {
-	const struct cmd_opt *tables[] = { e->opts, cmd_common_opts }, *o;
+	const struct cmd_opt *tables[3], *o;
 	size_t t;
 
-	for (t = 0; t < 2; t++)
+	option_tables(e, tables);
+	for (t = 0; t < 3; t++)
 		for (o = tables[t]; o != NULL && o->name != NULL; o++)
 			if (o->short_name == ch)
 				return o;
@@ -413,8 +461,7 @@ complete_option(struct collect *k, const struct complete_env *env,
 		free(lead);
 		return;
 	}
-	add_options(k, e->opts);
-	add_options(k, cmd_common_opts);
+	add_options(k, e);
 }
 
 static void
@@ -435,6 +482,7 @@ complete_words(struct collect *k, const struct complete_env *env, char *const *w
 		free(cause);
 		return;
 	}
+	k->e = e;
 	pos = xcalloc((size_t)n, sizeof *pos);
 	for (i = nwords; i < n; i++) {
 		if (pending != NULL) {
@@ -524,6 +572,7 @@ complete_line(const struct complete_env *env, const char *line, size_t len,
 		k.c = c;
 		k.cur = sc.cur.buf;
 		k.lead = "";
+		k.e = NULL;
 		complete_words(&k, env, sc.words.v, (int)sc.words.n);
 	}
 	finish(c);
@@ -559,7 +608,8 @@ complete_replacement(const struct completion *c)
 	if (c->quote != 0)
 		strbuf_addc(&sb, c->quote);
 	add_quoted(&sb, text, c->quote);
-	if (one && !has_suffix(text, "/")) {
+	/* After a directory or "key=" one goes on typing. */
+	if (one && !has_suffix(text, "/") && !has_suffix(text, "=")) {
 		if (c->quote != 0)
 			strbuf_addc(&sb, c->quote);
 		strbuf_addc(&sb, ' ');

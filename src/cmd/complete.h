@@ -5,7 +5,8 @@
  * command's options (its own and the common ones), and values by kind
  * (cmd_opt.kind for an option's value, cmd_entry.arg_kind for positionals):
  * VC, job, node, cell, leaf type and pinned cell names from the session,
- * sharing modes and output formats, and file names through a callback.
+ * sharing modes and output formats, a listing's column keys for --sort and
+ * --filter, and file names through a callback.
  * `watch COMMAND ...` completes COMMAND as a command line of its own.
  *
  * Pure: no terminal and no file system of its own; ui/repl.c glues it to

@@ -111,8 +111,8 @@ repl_of(const char *line)
 static void
 test_command_names(void)
 {
-	CHECK_COMP("", "alloc cells help jobs load node place release spec "
-	    "status vcs watch");
+	CHECK_COMP("", "alloc apropos cells help jobs load node place release "
+	    "spec status vcs watch");
 	CHECK_COMP("s", "spec status");
 	CHECK_REPL("s", "s");
 	CHECK_COMP("sta", "status");
@@ -138,11 +138,11 @@ test_families(void)
 static void
 test_options(void)
 {
-	CHECK_COMP("jobs -", "--help --no-header --output --vc");
+	CHECK_COMP("jobs -", "--filter --help --no-header --output --sort --vc");
 	CHECK_COMP("jobs --v", "--vc");
 	CHECK_COMP("alloc j1 --p", "--pin --pods --priority");
 	CHECK_COMP("alloc j1 --vc prod --o", "--opportunistic --output");
-	CHECK_COMP("status --", "--help --no-header --output");
+	CHECK_COMP("status --", "--help --no-header --output");	/* no listing */
 	/* After "--" everything is positional. */
 	CHECK_COMP("release -- -", "");
 }
@@ -162,7 +162,7 @@ test_values(void)
 	CHECK_COMP("alloc j1 -t", "");		/* -t needs a value: "-t" is done */
 	CHECK_COMP("alloc j1 -t ", "V100");
 	CHECK_COMP("alloc j1 --pin ", "infer-node");
-	CHECK_COMP("jobs -o ", "csv json name table");
+	CHECK_COMP("jobs -o ", "csv json name table wide");
 	CHECK_COMP("jobs -oj", "");		/* -oj holds its value */
 	CHECK_COMP("jobs --output j", "json");
 	CHECK_COMP("load --mode ", "hived private quota");
@@ -176,6 +176,23 @@ test_values(void)
 	completion_release(&c);
 	CHECK_COMP("node ok r1n07 r1n0", "r1n00 r1n01 r1n02 r1n03 r1n04 r1n05 "
 	    "r1n06 r1n07");
+}
+
+/* Listings: --sort and --filter complete column keys. */
+static void
+test_columns(void)
+{
+	CHECK_COMP("jobs --so", "--sort");
+	CHECK_COMP("jobs --sort g", "gpus");
+	CHECK_REPL("jobs --sort g", "gpus ");
+	CHECK_COMP("jobs --sort -g", "-gpus");
+	CHECK_COMP("jobs --sort job,-p", "job,-pods job,-priority");
+	CHECK_COMP("jobs --sort=orig", "--sort=orig_priority");
+	CHECK_COMP("vcs --filter fr", "free=");
+	CHECK_REPL("vcs --filter fr", "free=");	/* the value follows */
+	CHECK_COMP("cells --filter st", "state=");
+	CHECK_COMP("status --sort ", "");
+	CHECK_COMP("watch jobs --sort re", "reason");
 }
 
 static void
@@ -216,12 +233,13 @@ test_files(void)
 static void
 test_help_and_watch(void)
 {
-	CHECK_COMP("help a", "alloc");
+	CHECK_COMP("help a", "alloc apropos");
+	CHECK_COMP("help al", "alloc");
 	CHECK_COMP("help node ", "bad ok");
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
-	CHECK_COMP("watch ", "alloc cells help jobs load node place release spec "
-	    "status vcs watch");
+	CHECK_COMP("watch ", "alloc apropos cells help jobs load node place "
+	    "release spec status vcs watch");
 	CHECK_COMP("watch -n 5 jo", "jobs");
 	CHECK_COMP("watch --c", "--count");
 	CHECK_COMP("watch jobs --v", "--vc");
@@ -262,6 +280,7 @@ test_invariants_everywhere(void)
 		"watch -n 0.5 --count 3 cells r0/r0n03/1 --depth 2",
 		"help node ok -o json; load specs/de --mode quo",
 		"jobs --vc=prod -oname\n spec check 'it'\\''s.yaml'",
+		"jobs --sort -gpus,jo --filter state=R --filter vc=pr",
 		"alloc \xc3\xa9t\xc3\xa9 --vc \xc3\xa9",
 	};
 	struct complete_env env = { session(), fake_list_dir, NULL };
@@ -319,6 +338,7 @@ static const struct test tests[] = {
 	{ "families", test_families },
 	{ "options", test_options },
 	{ "values", test_values },
+	{ "columns", test_columns },
 	{ "cells", test_cells },
 	{ "files", test_files },
 	{ "help-and-watch", test_help_and_watch },
