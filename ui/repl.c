@@ -382,12 +382,12 @@ expand(struct repl_state *st, char **text)
 	return true;
 }
 
-static void
+/* Returns -1 if libedit cannot start (out of memory). */
+static int
 repl_setup(struct repl_state *st, bool tty)
 {
-	HistEvent ev;
-
-	st->el = el_init("cellar", stdin, stderr, stderr);
+	if ((st->el = el_init("cellar", stdin, stderr, stderr)) == NULL)
+		return -1;
 	el_set(st->el, EL_CLIENTDATA, st);
 	el_set(st->el, EL_EDITOR, "emacs");
 	el_set(st->el, EL_PROMPT, prompt_fn);
@@ -401,7 +401,38 @@ repl_setup(struct repl_state *st, bool tty)
 		el_set(st->el, EL_HIST, history, st->hist);
 		el_source(st->el, NULL);	/* $EDITRC or ~/.editrc, may override */
 	}
-	(void)ev;
+	return 0;
+}
+
+/*
+ * One line read: expand a history event, join it to a command that
+ * continues, run what is complete, record it. *last gets the status of
+ * the last command run.
+ */
+static void
+run_line(struct repl_state *st, struct strbuf *stmt, const char *line,
+    bool tty, int *last)
+{
+	const struct repl *r = st->r;
+	char *text = xstrndup(line, strcspn(line, "\n"));
+	int status;
+
+	if (!st->more && !expand(st, &text)) {
+		free(text);
+		return;
+	}
+	if (st->more)
+		strbuf_addc(stmt, '\n');
+	strbuf_adds(stmt, text);
+	free(text);
+	if ((status = r->run(r->arg, stmt->buf, &st->more)) >= 0)
+		*last = status;
+	if (*r->interrupted && tty)
+		fputc('\n', stderr);	/* after the terminal's "^C" */
+	if (st->more)
+		return;
+	history_add(st, stmt->buf);
+	strbuf_reset(stmt);
 }
 
 int
@@ -410,14 +441,16 @@ repl_run(const struct repl *r)
 	struct repl_state st;
 	struct strbuf stmt = STRBUF_INIT;
 	const char *line;
-	char *text;
 	bool tty = isatty(STDIN_FILENO) != 0;
-	int n, status, last = 0;
+	int n, last = 0;
 
 	memset(&st, 0, sizeof st);
 	st.r = r;
 	setlocale(LC_CTYPE, "");	/* libedit reads characters, not bytes */
-	repl_setup(&st, tty);
+	if (repl_setup(&st, tty) != 0) {
+		fputs("cellar: cannot start the line editor\n", stderr);
+		return 1;
+	}
 	if (tty)
 		banner(r);
 	for (;;) {
@@ -435,24 +468,7 @@ repl_run(const struct repl *r)
 				fputc('\n', stderr);
 			break;
 		}
-		text = xstrndup(line, strcspn(line, "\n"));
-		if (!st.more && !expand(&st, &text)) {
-			free(text);
-			continue;
-		}
-		if (st.more)
-			strbuf_addc(&stmt, '\n');
-		strbuf_adds(&stmt, text);
-		free(text);
-		status = r->run(r->arg, stmt.buf, &st.more);
-		if (status >= 0)
-			last = status;
-		if (*r->interrupted && tty)
-			fputc('\n', stderr);	/* after the terminal's "^C" */
-		if (st.more)
-			continue;
-		history_add(&st, stmt.buf);
-		strbuf_reset(&stmt);
+		run_line(&st, &stmt, line, tty, &last);
 	}
 	*r->interrupted = 0;
 	strbuf_release(&stmt);
