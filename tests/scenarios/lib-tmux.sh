@@ -35,6 +35,9 @@ if ! command -v tmux >/dev/null 2>&1; then
 	exit 0
 fi
 
+# The server's socket lives in $TMP, so nothing outlives the test.
+TMUX_TMPDIR=$TMP
+export TMUX_TMPDIR
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 mkdir -p "$TMP/home"
 
