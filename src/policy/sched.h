@@ -76,7 +76,7 @@ void		 sched_touch_all(struct sched *s);
 
 /*
  * Start what the policy and the cells allow at time now. Appends actions to
- * *acts (grown with XGROW; *nacts/*cap updated) in the order they happened;
+ * *acts (grown with XGROW; *nacts and *cap updated) in the order they happened;
  * a START follows the PREEMPT/DOWNGRADE actions that made its room. Pending
  * jobs that stay pending get j->reason. Returns the number of actions added.
  */

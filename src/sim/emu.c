@@ -1,0 +1,718 @@
+/*
+ * emu.c — the emulated cluster. See emu.h.
+ *
+ * The loop: pop every event due at time t, apply each (arrivals, finishes,
+ * re-keys, failures...), then run one scheduler pass and carry out its
+ * actions. Events that a later change made stale (a finish computed before a
+ * preemption) carry the job's version and are dropped when it moved on.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "policy/sched.h"
+#include "sim/emu.h"
+
+enum ev_kind {
+	EV_ARRIVE,
+	EV_FINISH,
+	EV_REKEY,	/* a running job's key or class changes */
+	EV_PROMOTE,	/* a pending job's key changes */
+	EV_REQUEUE,	/* a preempted job finished checkpointing */
+	EV_NODE_BAD,
+	EV_NODE_OK,
+	EV_SAMPLE,
+};
+
+struct ev {
+	double		 t;
+	uint64_t	 seq;
+	int		 kind;
+	int		 arg;		/* job or fault index */
+	unsigned	 ver;		/* the job's version when scheduled */
+};
+
+/* The emulator's own view of a job, beside struct job. */
+struct ejob_state {
+	unsigned	 ver;		/* bumped when its pending events go stale */
+	double		 since;		/* accounted up to */
+	double		 stall_until;	/* restoring: no progress before this */
+	double		 speed;
+	double		 costs;		/* seconds of checkpoint save + restore */
+};
+
+struct emu {
+	const struct spec	*s;
+	const struct policy	*p;
+	struct emu_params	 par;
+	struct engine		*e;
+	struct sched		*sch;
+	struct job		*jobs;
+	int			 njobs;
+	struct ejob_state	*js;
+
+	struct ev		*heap;
+	int			 nheap;
+	size_t			 heap_cap;
+	uint64_t		 seq;
+	double			 now;
+	long long		 events;
+	int			 nfinal;
+	int			 live;		/* events other than samples queued */
+
+	struct sched_action	*acts;
+	int			 nacts, acts_cap;
+
+	double			 busy_since;	/* busy GPU-time integral */
+	double			 busy_gpu_time;
+	double			 first_submit, last_end;
+	struct emu_sample	*series;
+	int			 nseries;
+	size_t			 series_cap;
+	int			*affected;
+	int			 naffected_cap;
+	int			*failures;	/* per job: restarts after failures */
+};
+
+void
+emu_params_init(struct emu_params *par)
+{
+	memset(par, 0, sizeof *par);
+	par->ckpt_interval = 1800;
+	par->cost_scale = 1;
+	par->sample_interval = 3600;
+}
+
+/* ---- the event heap, ordered by (t, seq) ---- */
+
+static bool
+ev_before(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void
+ev_push(struct emu *m, double t, int kind, int arg, unsigned ver)
+{
+	struct ev x = { t, m->seq++, kind, arg, ver };
+	int i;
+
+	XGROW(m->heap, m->heap_cap, (size_t)m->nheap + 1);
+	i = m->nheap++;
+	while (i > 0 && ev_before(&x, &m->heap[(i - 1) / 2])) {
+		m->heap[i] = m->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	m->heap[i] = x;
+	if (kind != EV_SAMPLE)
+		m->live++;
+}
+
+static struct ev
+ev_pop(struct emu *m)
+{
+	struct ev top = m->heap[0], x = m->heap[--m->nheap];
+	int i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && ev_before(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!ev_before(&m->heap[c], &x))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->nheap > 0)
+		m->heap[i] = x;
+	if (top.kind != EV_SAMPLE)
+		m->live--;
+	return top;
+}
+
+/* ---- locality and speed ---- */
+
+enum locality
+emu_locality(const struct spec *s, const int *leaves, int n)
+{
+	const struct spec_chain *ch;
+	int i, a, b, lca, level, internal, d;
+
+	if (n <= 0)
+		return LOC_SWITCH;
+	lca = leaves[0];
+	for (i = 1; i < n && lca >= 0; i++) {
+		a = lca;
+		b = leaves[i];
+		while (b >= 0 && s->cells[b].level < s->cells[a].level)
+			b = s->cells[b].parent;
+		while (a >= 0 && b >= 0 && a != b) {
+			a = s->cells[a].parent;
+			b = s->cells[b].parent;
+		}
+		lca = a == b ? a : -1;
+	}
+	ch = &s->chains[s->cells[leaves[0]].chain];
+	level = lca >= 0 ? s->cells[lca].level : ch->levels + 1;
+	if (level > ch->node_level)
+		return level == ch->node_level + 1 ? LOC_RACK : LOC_CLUSTER;
+	/* inside a node: name the levels from the node down, as far as the
+	   spec describes them (node > socket > switch) */
+	internal = ch->node_level - 2;
+	d = ch->node_level - level;
+	if (internal >= 2)
+		return d == 0 ? LOC_NODE : d == 1 ? LOC_SOCKET : LOC_SWITCH;
+	if (internal == 1)
+		return d == 0 ? LOC_SOCKET : LOC_SWITCH;
+	return LOC_SWITCH;
+}
+
+static double
+job_speed(const struct emu *m, const struct job *j)
+{
+	struct engine_job_info info;
+
+	if (m->par.ideal || j->model < 0 || j->model >= model_count)
+		return 1;
+	if (!engine_job(m->e, j->engine_id, &info) || info.nleaves == 0)
+		return 1;
+	return model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+}
+
+static double
+cost(const struct emu *m, const struct job *j, bool restore)
+{
+	const struct model *md;
+
+	if (m->par.ideal || j->model < 0 || j->model >= model_count)
+		return 0;
+	md = &model_table[j->model];
+	return m->par.cost_scale * (restore ? md->ckpt_restore : md->ckpt_save);
+}
+
+/* ---- accounting ---- */
+
+static long long
+busy_gpus(const struct emu *m)
+{
+	struct engine_stats st;
+
+	engine_stats(m->e, &st);
+	return st.used + st.opp;
+}
+
+/* Bring a running job's service and progress up to now. */
+static void
+account(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	double from = x->since, stall;
+
+	if (!job_holds_cells(j) || m->now <= from) {
+		x->since = m->now;
+		return;
+	}
+	stall = fmin(m->now, x->stall_until) - from;
+	if (stall > 0) {
+		job_account(j, stall, 0);
+		from += stall;
+	}
+	if (j->state == JOB_RUNNING)
+		job_account(j, m->now - from, x->speed);
+	else
+		job_account(j, m->now - from, 0);
+	x->since = m->now;
+}
+
+static void
+apply(struct emu *m, int job, enum job_event ev)
+{
+	char why[256];
+
+	if (job_apply(&m->jobs[job], ev, m->now, why, sizeof why) < 0)
+		fatal("emu: %s", why);	/* a bug in the emulator, not input */
+	if (job_is_final(&m->jobs[job])) {
+		m->nfinal++;
+		if (m->now > m->last_end)
+			m->last_end = m->now;
+	}
+}
+
+/* Schedule a running job's finish and its next re-key. */
+static void
+plan_running(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	double left, t, c;
+
+	x->ver++;
+	left = j->duration >= 0 ? j->duration - j->work_done : 0;
+	if (left < 0)
+		left = 0;
+	t = fmax(m->now, x->stall_until) + (x->speed > 0 ? left / x->speed : 0);
+	ev_push(m, t, EV_FINISH, job, x->ver);
+	c = m->p->ops->change(m->p, j);
+	if (isfinite(c) && c > j->attained && j->gpus > 0)
+		ev_push(m, m->now + (c - j->attained) / j->gpus, EV_REKEY, job, x->ver);
+}
+
+static void
+plan_pending(struct emu *m, int job)
+{
+	double t;
+
+	m->js[job].ver++;
+	if (m->p->ops->wait_change == NULL)
+		return;
+	t = m->p->ops->wait_change(m->p, &m->jobs[job], m->now);
+	if (isfinite(t) && t >= m->now)
+		ev_push(m, t, EV_PROMOTE, job, m->js[job].ver);
+}
+
+static void
+submit(struct emu *m, int job)
+{
+	sched_submit(m->sch, job, m->now);
+	plan_pending(m, job);
+}
+
+/* ---- actions from the scheduler ---- */
+
+static void
+start(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	double restore = j->restarts > 0 ? cost(m, j, true) : 0;
+
+	apply(m, job, JOB_EV_START);
+	x->since = m->now;
+	x->stall_until = m->now + restore;
+	x->costs += restore;
+	x->speed = job_speed(m, j);
+	plan_running(m, job);
+}
+
+static void
+preempt(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	double save = cost(m, j, false);
+
+	account(m, job);
+	apply(m, job, JOB_EV_PREEMPT);
+	j->ckpt_work = j->work_done;	/* checkpointed on the way out */
+	m->js[job].costs += save;
+	m->js[job].ver++;
+	ev_push(m, m->now + save, EV_REQUEUE, job, m->js[job].ver);
+}
+
+static void
+carry_out(struct emu *m)
+{
+	int i;
+
+	for (i = 0; i < m->nacts; i++) {
+		const struct sched_action *a = &m->acts[i];
+		switch (a->kind) {
+		case SCHED_START:
+			start(m, a->job);
+			break;
+		case SCHED_PREEMPT:
+			preempt(m, a->job);
+			break;
+		case SCHED_DOWNGRADE:
+			break;	/* keeps running, as opportunistic */
+		}
+	}
+	m->nacts = 0;
+}
+
+/* ---- events ---- */
+
+static void
+finish(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+
+	account(m, job);
+	if (j->duration >= 0)
+		j->work_done = j->duration;
+	apply(m, job, JOB_EV_FINISH);
+	sched_release(m->sch, job);
+	apply(m, job, JOB_EV_COMPLETE);
+	m->js[job].ver++;
+	if (m->p->ops->done != NULL)
+		m->p->ops->done((struct policy *)m->p, j);
+}
+
+static void
+node_health(struct emu *m, const struct emu_fault *f, bool bad)
+{
+	int n, i, job, k;
+
+	n = engine_node_set_bad(m->e, f->node, bad, m->affected, m->naffected_cap);
+	if (n < 0)
+		return;
+	for (i = 0; i < n && i < m->naffected_cap; i++) {
+		for (job = -1, k = 0; k < m->njobs; k++)
+			if (job_holds_cells(&m->jobs[k]) && m->jobs[k].engine_id == m->affected[i]) {
+				job = k;
+				break;
+			}
+		if (job < 0)
+			continue;
+		account(m, job);
+		struct job *j = &m->jobs[job];
+		/* periodic checkpoints at every ckpt_interval of progress */
+		if (m->par.ckpt_interval > 0)
+			j->ckpt_work = fmax(j->ckpt_work, floor(j->work_done /
+			    m->par.ckpt_interval) * m->par.ckpt_interval);
+		j->lost_work += j->work_done - j->ckpt_work;
+		j->work_done = j->ckpt_work;
+		apply(m, job, JOB_EV_FAIL);
+		sched_release(m->sch, job);
+		apply(m, job, JOB_EV_REQUEUE);
+		m->nfinal--;	/* FAILED was not final after all */
+		m->failures[job]++;
+		submit(m, job);
+		j->reason = JOB_REASON_NODEFAIL;
+	}
+	sched_touch_all(m->sch);
+}
+
+static double
+fragmentation(const struct emu *m)
+{
+	struct engine_cell_info ci;
+	int i, k, partial = 0;
+
+	if (m->s->nnodes == 0)
+		return 0;
+	for (i = 0; i < m->s->nnodes; i++) {
+		long long leaves = 0, avail = 0;
+		for (k = 0; k < m->s->nodes[i].ncells; k++) {
+			engine_cell(m->e, m->s->nodes[i].cells[k], &ci);
+			leaves += ci.leaves;
+			avail += ci.leaves - ci.used - ci.bad;
+		}
+		if (avail > 0 && avail < leaves)
+			partial++;
+	}
+	return (double)partial / m->s->nnodes;
+}
+
+static void
+sample(struct emu *m)
+{
+	struct engine_stats st;
+	struct emu_sample *x;
+
+	engine_stats(m->e, &st);
+	XGROW(m->series, m->series_cap, (size_t)m->nseries + 1);
+	x = &m->series[m->nseries++];
+	x->t = m->now;
+	x->pending = sched_pending(m->sch);
+	x->running = st.jobs + st.opp_jobs;
+	x->used = st.used;
+	x->opp = st.opp;
+	x->bad = st.bad;
+	x->frag = fragmentation(m);
+}
+
+static void
+event(struct emu *m, const struct ev *x)
+{
+	int job = x->arg;
+
+	switch (x->kind) {
+	case EV_ARRIVE:
+		submit(m, job);
+		break;
+	case EV_FINISH:
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING)
+			finish(m, job);
+		break;
+	case EV_REKEY:
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING) {
+			account(m, job);
+			sched_rekey(m->sch, job, m->now);
+			/* keep the finish, plan the next re-key */
+			double c = m->p->ops->change(m->p, &m->jobs[job]);
+			if (isfinite(c) && c > m->jobs[job].attained)
+				ev_push(m, m->now + (c - m->jobs[job].attained) /
+				    m->jobs[job].gpus, EV_REKEY, job, x->ver);
+		}
+		break;
+	case EV_PROMOTE:
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_PENDING) {
+			sched_rekey(m->sch, job, m->now);
+			plan_pending(m, job);
+		}
+		break;
+	case EV_REQUEUE:
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_PREEMPTED) {
+			apply(m, job, JOB_EV_REQUEUE);
+			submit(m, job);
+		}
+		break;
+	case EV_NODE_BAD:
+	case EV_NODE_OK:
+		node_health(m, &m->par.faults[x->arg], x->kind == EV_NODE_BAD);
+		break;
+	case EV_SAMPLE:
+		sample(m);
+		if (m->live > 0)
+			ev_push(m, m->now + m->par.sample_interval, EV_SAMPLE, 0, 0);
+		break;
+	}
+}
+
+/* ---- create / run ---- */
+
+struct emu *
+emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
+    const struct emu_params *par, struct job *jobs, int njobs, char **cause)
+{
+	struct emu *m;
+	int i;
+
+	for (i = 0; i < njobs; i++) {
+		const struct job *j = &jobs[i];
+		if (j->id != i || j->vc < 0 || j->vc >= s->nvcs || j->gpus <= 0 ||
+		    j->state != JOB_PENDING || j->submit < 0) {
+			*cause = xasprintf("job '%s' (index %d) is not a valid new job",
+			    j->name, i);
+			return NULL;
+		}
+	}
+	m = xcalloc(1, sizeof *m);
+	m->e = engine_create(s, mode, cause);
+	if (m->e == NULL) {
+		free(m);
+		return NULL;
+	}
+	m->s = s;
+	m->p = p;
+	m->par = *par;
+	m->jobs = jobs;
+	m->njobs = njobs;
+	m->js = xcalloc((size_t)njobs + 1, sizeof *m->js);
+	m->failures = xcalloc((size_t)njobs + 1, sizeof *m->failures);
+	m->naffected_cap = njobs > 0 ? njobs : 1;
+	m->affected = xcalloc((size_t)m->naffected_cap, sizeof *m->affected);
+	m->sch = sched_create(m->e, p, jobs, njobs);
+	m->first_submit = njobs > 0 ? INFINITY : 0;
+	for (i = 0; i < njobs; i++) {
+		ev_push(m, jobs[i].submit, EV_ARRIVE, i, 0);
+		if (jobs[i].submit < m->first_submit)
+			m->first_submit = jobs[i].submit;
+	}
+	for (i = 0; i < par->nfaults; i++) {
+		ev_push(m, par->faults[i].at, EV_NODE_BAD, i, 0);
+		if (par->faults[i].until >= par->faults[i].at)
+			ev_push(m, par->faults[i].until, EV_NODE_OK, i, 0);
+	}
+	if (par->sample_interval > 0)
+		ev_push(m, njobs > 0 ? m->first_submit : 0, EV_SAMPLE, 0, 0);
+	m->now = njobs > 0 ? m->first_submit : 0;
+	m->busy_since = m->now;
+	m->last_end = m->now;
+	return m;
+}
+
+void
+emu_free(struct emu *m)
+{
+	if (m == NULL)
+		return;
+	sched_free(m->sch);
+	engine_free(m->e);
+	free(m->js);
+	free(m->heap);
+	free(m->acts);
+	free(m->series);
+	free(m->affected);
+	free(m->failures);
+	free(m);
+}
+
+long long
+emu_run(struct emu *m, double until,
+    void (*progress)(void *arg, const struct emu_progress *pr), void *arg,
+    char **cause)
+{
+	long long n = 0;
+	struct ev x;
+	char why[256];
+
+	while (m->nheap > 0 && m->heap[0].t <= until && (m->live > 0 ||
+	    m->heap[0].kind != EV_SAMPLE)) {
+		double t = m->heap[0].t;
+		m->busy_gpu_time += (t - m->busy_since) * (double)busy_gpus(m);
+		m->busy_since = t;
+		m->now = t;
+		while (m->nheap > 0 && m->heap[0].t == t) {
+			x = ev_pop(m);
+			event(m, &x);
+			n++;
+		}
+		sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
+		carry_out(m);
+#ifdef CELLAR_DEBUG
+		if (!sched_check(m->sch, why, sizeof why) || !engine_check(m->e, why, sizeof why)) {
+			*cause = xasprintf("invariant broken at t=%.3f: %s", m->now, why);
+			return -1;
+		}
+#else
+		(void)why;
+		(void)cause;
+#endif
+		if (progress != NULL && (m->events + n) / 4096 != (m->events + n - 1) / 4096) {
+			struct emu_progress pr = { m->events + n, m->nfinal, m->njobs, m->now };
+			progress(arg, &pr);
+		}
+	}
+	m->events += n;
+	return n;
+}
+
+bool
+emu_done(const struct emu *m)
+{
+	return m->live == 0;
+}
+
+double
+emu_now(const struct emu *m)
+{
+	return m->now;
+}
+
+struct engine *
+emu_engine(struct emu *m)
+{
+	return m->e;
+}
+
+const struct emu_sample *
+emu_series(const struct emu *m, int *n)
+{
+	*n = m->nseries;
+	return m->series;
+}
+
+/* ---- the report ---- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted v. */
+static double
+pct(const double *v, int n, double p)
+{
+	int k = (int)ceil(p / 100 * n);
+
+	if (n == 0)
+		return 0;
+	return v[k < 1 ? 0 : k > n ? n - 1 : k - 1];
+}
+
+void
+emu_dist(double *v, int n, struct emu_dist *d)
+{
+	double sum = 0;
+	int i;
+
+	memset(d, 0, sizeof *d);
+	d->n = n;
+	if (n == 0)
+		return;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	d->avg = sum / n;
+	d->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	d->p95 = pct(v, n, 95);
+	d->p99 = pct(v, n, 99);
+	d->max = v[n - 1];
+}
+
+/* Fill g from the jobs of VC vc (-1: all). */
+static void
+group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q)
+{
+	int i, n = 0;
+
+	for (i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		const struct ejob_state *x = &m->js[i];
+		if (vc >= 0 && j->vc != vc)
+			continue;
+		g->jobs++;
+		g->gpu_hours += j->attained / 3600;
+		g->preemptions += j->preemptions;
+		g->failures += m->failures[i];
+		g->lost_gpu_hours += (j->lost_work + x->costs) * j->gpus / 3600;
+		if (j->first_start < 0)
+			g->never++;
+		if (j->state != JOB_COMPLETED)
+			continue;
+		g->done++;
+		jct[n] = j->end - j->submit;
+		q[n] = j->queued;
+		n++;
+	}
+	emu_dist(jct, n, &g->jct);
+	emu_dist(q, n, &g->queue);
+}
+
+void
+emu_report(const struct emu *m, struct emu_report *r)
+{
+	double *jct = xcalloc((size_t)m->njobs + 1, sizeof *jct);
+	double *q = xcalloc((size_t)m->njobs + 1, sizeof *q);
+	struct sched_stats st;
+	double fsum = 0;
+	int i;
+
+	memset(r, 0, sizeof *r);
+	bufprintf(r->all.name, sizeof r->all.name, "all");
+	group(m, -1, &r->all, jct, q);
+	r->nvcs = m->s->nvcs;
+	r->vcs = xcalloc((size_t)r->nvcs + 1, sizeof *r->vcs);
+	for (i = 0; i < r->nvcs; i++) {
+		bufprintf(r->vcs[i].name, sizeof r->vcs[i].name, "%s", m->s->vcs[i].name);
+		group(m, i, &r->vcs[i], jct, q);
+	}
+	r->makespan = m->njobs > 0 ? m->last_end - m->first_submit : 0;
+	if (r->makespan > 0 && m->s->gpus > 0)
+		r->util = m->busy_gpu_time / ((double)m->s->gpus * r->makespan);
+	for (i = 0; i < m->nseries; i++)
+		fsum += m->series[i].frag;
+	r->frag_avg = m->nseries ? fsum / m->nseries : 0;
+	r->events = m->events;
+	sched_stats(m->sch, &st);
+	r->sched_passes = st.passes;
+	r->engine_attempts = st.attempts;
+	free(jct);
+	free(q);
+}
+
+void
+emu_report_release(struct emu_report *r)
+{
+	free(r->vcs);
+	r->vcs = NULL;
+}

@@ -1,0 +1,148 @@
+/*
+ * emu.h — the emulated cluster: a deterministic discrete-event backend that
+ * replays jobs on a spec under a policy and a sharing mode. No I/O, no wall
+ * clock: time is virtual (seconds), events are ordered by (time, sequence),
+ * so the same spec, jobs, policy and seed give the same results anywhere.
+ *
+ * Speed model: a running job progresses at speed = model.speed[locality]
+ * (sim/model.h), where locality is the lowest cell holding all its GPUs;
+ * 1 with --ideal. Attained service (what las and gittins rank by) grows at
+ * GPUs x wall time while a job holds its cells, whatever its speed.
+ *
+ * Costs (all zero with --ideal):
+ *  - preemption: the victim checkpoints (model ckpt_save seconds) before it
+ *    is requeued, and a restarted job stalls ckpt_restore seconds holding
+ *    its cells before it progresses; nothing is lost to a preemption.
+ *  - failure: a node that goes bad fails the jobs on it; they lose the work
+ *    since their last periodic checkpoint (every ckpt_interval seconds of
+ *    progress) and are requeued.
+ * The preemptor starts at once (the victim's save overlaps it); a known
+ * simplification.
+ *
+ * Ownership: the emulator owns its engine, scheduler and event heap, and
+ * borrows the spec, the policy and the jobs array (which it updates in
+ * place), all of which must outlive it.
+ *
+ * Invariants (checked by tests/unit/tsim-emu.c):
+ *  1. Every job reaches a final state exactly once, or stays pending because
+ *     nothing could ever place it (counted as never started).
+ *  2. Sum of jobs' attained service == the integral of busy GPUs over time.
+ *  3. The engine's invariants hold after every event (debug builds).
+ */
+#ifndef CELLAR_EMU_H
+#define CELLAR_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "job/job.h"
+#include "policy/policy.h"
+#include "sim/model.h"
+#include "spec/spec.h"
+
+/* A node failure to inject: bad at `at`, healthy again at `until` (< 0 never). */
+struct emu_fault {
+	char		 node[64];
+	double		 at;
+	double		 until;
+};
+
+struct emu_params {
+	bool			 ideal;		/* speed 1 everywhere, free preemption */
+	double			 ckpt_interval;	/* seconds of progress: 1800 */
+	double			 cost_scale;	/* x model checkpoint costs: 1 */
+	double			 sample_interval; /* time series period: 3600; 0 none */
+	const struct emu_fault	*faults;
+	int			 nfaults;
+};
+
+void	emu_params_init(struct emu_params *par);
+
+/* One point of the time series. */
+struct emu_sample {
+	double		 t;
+	int		 pending;
+	int		 running;
+	long long	 used;		/* GPUs of guaranteed jobs */
+	long long	 opp;		/* GPUs of opportunistic jobs */
+	long long	 bad;
+	double		 frag;		/* partially free nodes / all nodes */
+};
+
+/* Summary statistics of a set of values (seconds). */
+struct emu_dist {
+	int		 n;
+	double		 avg, median, p95, p99, max;
+};
+
+struct emu_group {
+	char		 name[64];	/* VC name, or "all" */
+	int		 jobs;		/* submitted */
+	int		 done;		/* completed */
+	int		 never;		/* never started */
+	struct emu_dist	 jct;		/* completed jobs: end - submit */
+	struct emu_dist	 queue;		/* completed jobs: time spent pending */
+	double		 gpu_hours;	/* service received */
+	int		 preemptions;
+	int		 failures;	/* restarts after node failures */
+	double		 lost_gpu_hours;	/* lost work + checkpoint costs */
+};
+
+struct emu_report {
+	struct emu_group	 all;
+	struct emu_group	*vcs;		/* one per spec VC */
+	int			 nvcs;
+	double			 makespan;	/* last completion - first submit */
+	double			 util;		/* busy GPU-time / (GPUs x makespan) */
+	double			 frag_avg;	/* mean of the samples' frag */
+	long long		 events;
+	long long		 sched_passes;
+	long long		 engine_attempts;
+};
+
+struct emu_progress {
+	long long	 events;
+	int		 done;		/* jobs final */
+	int		 njobs;
+	double		 now;
+};
+
+struct emu;
+
+/*
+ * Build an emulator over jobs (ids 0..njobs-1 == their index, all PENDING,
+ * not yet submitted). Returns NULL with *cause if the spec cannot be used in
+ * that mode or a job is malformed.
+ */
+struct emu	*emu_create(const struct spec *s, enum engine_mode mode,
+		    const struct policy *p, const struct emu_params *par,
+		    struct job *jobs, int njobs, char **cause);
+void		 emu_free(struct emu *m);
+
+/*
+ * Run events up to time `until` (INFINITY: to the end). progress, if not
+ * NULL, is called every few thousand events. Returns the number of events
+ * processed, or -1 with *cause when an invariant broke (a bug, reported).
+ */
+long long	 emu_run(struct emu *m, double until,
+		    void (*progress)(void *arg, const struct emu_progress *pr),
+		    void *arg, char **cause);
+bool		 emu_done(const struct emu *m);
+double		 emu_now(const struct emu *m);
+
+/* The report (malloc'ed vcs; emu_report_release frees it). */
+void		 emu_report(const struct emu *m, struct emu_report *r);
+void		 emu_report_release(struct emu_report *r);
+const struct emu_sample *emu_series(const struct emu *m, int *n);
+
+/* For the faces: the engine and the scheduler behind the emulator. */
+struct engine	*emu_engine(struct emu *m);
+
+/* The locality tier of a set of leaves (spec cell indices) of one chain. */
+enum locality	 emu_locality(const struct spec *s, const int *leaves, int n);
+
+/* Distribution of n values (sorted in place). */
+void		 emu_dist(double *v, int n, struct emu_dist *d);
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * tsim-emu.c — the emulator and the scheduler on hand-checkable cases
+ * (Tiresias' Figure 7, FIFO head-of-line blocking, LAS demotion and
+ * preemption, node failure) and on random workloads (conservation,
+ * determinism, no GPU held twice — the engine checks that after every
+ * event in debug builds).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+#include "policy/policy.h"
+#include "sim/emu.h"
+#include "spec/spec.h"
+#include "test.h"
+
+/* One node of `gpus` GPUs (a switch level in between when gpus == 8), VC A. */
+static struct spec *
+one_node(int gpus)
+{
+	char text[1024];
+	struct spec *s;
+
+	snprintf(text, sizeof text,
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    NODE: {childCellType: GPU, childCellNumber: %d, isNodeLevel: true}\n"
+	    "  physicalCells:\n"
+	    "  - {cellType: NODE, cellAddress: n0}\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: NODE, cellNumber: 1}\n", gpus);
+	s = spec_load_string("one-node.yaml", text, strlen(text), NULL);
+	if (s == NULL)
+		abort();
+	return s;
+}
+
+static struct spec *
+load_file(const char *path)
+{
+	struct spec *s = spec_load(path, NULL);
+
+	if (s == NULL) {
+		fprintf(stderr, "cannot load %s\n", path);
+		abort();
+	}
+	return s;
+}
+
+static void
+add(struct job *jobs, int i, int vc, double submit, int gpus, double dur)
+{
+	char name[32];
+
+	snprintf(name, sizeof name, "j%d", i);
+	job_init(&jobs[i], i, name, vc, submit);
+	job_set_shape(&jobs[i], 1, gpus);
+	jobs[i].duration = dur;
+	jobs[i].model = -1;
+}
+
+/* Run jobs to the end under the named policy; returns the report. */
+static int
+run(const struct spec *s, enum engine_mode mode, const char *policy, bool ideal,
+    struct job *jobs, int n, const struct emu_fault *faults, int nfaults,
+    struct emu_report *r)
+{
+	struct policy p;
+	struct emu_params par;
+	struct emu *m;
+	char *cause = NULL;
+	struct policy_params pp;
+	long long ev;
+
+	policy_params_init(&pp);
+	if (policy_init(&p, policy_find(policy), &pp, &cause) < 0)
+		return -1;
+	emu_params_init(&par);
+	par.ideal = ideal;
+	par.faults = faults;
+	par.nfaults = nfaults;
+	m = emu_create(s, mode, &p, &par, jobs, n, &cause);
+	if (m == NULL) {
+		fprintf(stderr, "emu_create: %s\n", cause);
+		free(cause);
+		policy_release(&p);
+		return -1;
+	}
+	ev = emu_run(m, INFINITY, NULL, NULL, &cause);
+	if (ev < 0) {
+		fprintf(stderr, "emu_run: %s\n", cause);
+		free(cause);
+	}
+	emu_report(m, r);
+	emu_free(m);
+	policy_release(&p);
+	return ev < 0 ? -1 : 0;
+}
+
+static void
+test_fig7_srsf(void)
+{
+	struct spec *s = one_node(2);
+	struct job jobs[3];
+	struct emu_report r;
+
+	add(jobs, 0, 0, 0, 2, 2);
+	add(jobs, 1, 0, 0, 1, 8);
+	add(jobs, 2, 0, 0, 2, 6);
+	CHECK(run(s, ENGINE_HIVED, "srsf", true, jobs, 3, NULL, 0, &r) == 0);
+	CHECK(jobs[0].end == 2);
+	CHECK(jobs[1].end == 10);
+	CHECK(jobs[2].end == 16);
+	CHECKF(fabs(r.all.jct.avg - 28.0 / 3) < 1e-9, "avg jct %g", r.all.jct.avg);
+	CHECK_INTEQ(r.all.done, 3);
+	emu_report_release(&r);
+	spec_free(s);
+}
+
+/* FIFO blocks behind a job that does not fit; fifo-skip lets later ones by. */
+static void
+test_fifo_blocking(void)
+{
+	struct spec *s = one_node(2);
+	struct job jobs[3];
+	struct emu_report r;
+	int skip;
+
+	for (skip = 0; skip < 2; skip++) {
+		add(jobs, 0, 0, 0, 1, 100);
+		add(jobs, 1, 0, 1, 2, 10);
+		add(jobs, 2, 0, 2, 1, 10);
+		CHECK(run(s, ENGINE_HIVED, skip ? "fifo-skip" : "fifo", true, jobs, 3,
+		    NULL, 0, &r) == 0);
+		CHECK(jobs[0].end == 100);
+		if (skip) {
+			CHECKF(jobs[2].first_start == 2, "j2 starts at %g", jobs[2].first_start);
+			CHECK(jobs[1].first_start == 100);
+		} else {
+			CHECK(jobs[1].first_start == 100);
+			CHECKF(jobs[2].first_start == 110, "j2 starts at %g", jobs[2].first_start);
+			CHECKF(jobs[2].queued == 108, "j2 queued %g", jobs[2].queued);
+		}
+		emu_report_release(&r);
+	}
+	spec_free(s);
+}
+
+/* LAS: a long job crosses 1 GPU-hour, drops a queue, and a new job preempts it. */
+static void
+test_las_preempt(void)
+{
+	struct spec *s = one_node(2);
+	struct job jobs[2];
+	struct emu_report r;
+
+	add(jobs, 0, 0, 0, 2, 3 * 3600);
+	add(jobs, 1, 0, 3600, 2, 600);
+	CHECK(run(s, ENGINE_HIVED, "las", true, jobs, 2, NULL, 0, &r) == 0);
+	CHECK(jobs[1].first_start == 3600);
+	CHECK(jobs[1].end == 4200);
+	CHECK_INTEQ(jobs[0].preemptions, 1);
+	CHECK_INTEQ(jobs[0].restarts, 1);
+	CHECKF(jobs[0].end == 11400, "j0 ends at %g", jobs[0].end);
+	CHECK(jobs[0].queued == 600);
+	CHECK(jobs[0].attained == 2 * 3 * 3600);
+	/* FIFO would have let it finish first */
+	add(jobs, 0, 0, 0, 2, 3 * 3600);
+	add(jobs, 1, 0, 3600, 2, 600);
+	CHECK(run(s, ENGINE_HIVED, "fifo", true, jobs, 2, NULL, 0, &r) == 0);
+	CHECK(jobs[0].end == 10800 && jobs[1].end == 11400);
+	CHECK_INTEQ(jobs[0].preemptions, 0);
+	emu_report_release(&r);
+	spec_free(s);
+}
+
+/* The cost model: a preempted job pays save + restore, a failed one loses work. */
+static void
+test_costs_and_failure(void)
+{
+	struct spec *s = one_node(2);
+	struct job jobs[2];
+	struct emu_report r;
+	struct emu_fault f = { "n0", 2700, 2800 };
+
+	add(jobs, 0, 0, 0, 2, 3600);
+	jobs[0].model = model_find("resnet50");
+	/* checkpoint every 1800 s of progress: at 2700 it loses 900 s */
+	CHECK(run(s, ENGINE_HIVED, "fifo", false, jobs, 1, &f, 1, &r) == 0);
+	CHECK_INTEQ(jobs[0].restarts, 1);
+	CHECK(jobs[0].lost_work == 900);
+	CHECK(jobs[0].state == JOB_COMPLETED);
+	/* restarts at 2800 (node back), restores 6 s, then 1800 s left */
+	CHECKF(jobs[0].end == 2800 + 6 + 1800, "ends at %g", jobs[0].end);
+	CHECK_INTEQ(r.all.failures, 1);
+	CHECK(r.all.lost_gpu_hours > 0);
+	emu_report_release(&r);
+
+	/* locality: vgg16 over two nodes of a rack runs at its rack speed */
+	spec_free(s);
+	s = load_file("specs/hived-fig3.yaml");
+	add(jobs, 0, spec_find_vc(s, "C"), 0, 8, 1000);
+	job_set_shape(&jobs[0], 2, 8);
+	jobs[0].model = model_find("vgg16");
+	CHECK(run(s, ENGINE_HIVED, "fifo", false, jobs, 1, NULL, 0, &r) == 0);
+	CHECKF(fabs(jobs[0].end - 1000 / model_table[jobs[0].model].speed[LOC_RACK]) < 1e-6,
+	    "vgg16 across nodes ends at %g", jobs[0].end);
+	emu_report_release(&r);
+	spec_free(s);
+}
+
+/* Random workloads on the default spec: conservation and determinism. */
+static void
+random_jobs(const struct spec *s, struct job *jobs, int n, unsigned seed)
+{
+	static const int sizes[] = { 1, 1, 1, 1, 2, 4, 8, 16 };
+	int i;
+
+	srand(seed);
+	for (i = 0; i < n; i++) {
+		int g = sizes[rand() % 8];
+		add(jobs, i, rand() % s->nvcs, i * 30.0 + rand() % 30, 1, 60 + rand() % 20000);
+		if (g > 8)
+			job_set_shape(&jobs[i], g / 8, 8);
+		else
+			job_set_shape(&jobs[i], 1, g);
+		jobs[i].model = rand() % model_count;
+		jobs[i].klass = rand() % 4 == 0 ? JOB_OPPORTUNISTIC : rand() % 3 == 0 ?
+		    JOB_AUTO : JOB_GUARANTEED;
+	}
+}
+
+static void
+test_conservation(void)
+{
+	static const char *const policies[] = { "fifo", "fifo-skip", "las", "srsf" };
+	static const enum engine_mode modes[] = { ENGINE_HIVED, ENGINE_QUOTA, ENGINE_PRIVATE };
+	struct spec *s = load_file("specs/default.yaml");
+	int n = test_long ? 3000 : 600, i, pi, mi, bad;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct job *again = xcalloc((size_t)n, sizeof *again);
+	struct emu_report r;
+	double attained;
+
+	for (pi = 0; pi < 4; pi++)
+		for (mi = 0; mi < 3; mi++) {
+			random_jobs(s, jobs, n, 7 + pi);
+			CHECK(run(s, modes[mi], policies[pi], false, jobs, n, NULL, 0, &r) == 0);
+			attained = 0;
+			bad = 0;
+			for (i = 0; i < n; i++) {
+				attained += jobs[i].attained;
+				if (jobs[i].state != JOB_COMPLETED || jobs[i].work_done !=
+				    jobs[i].duration || jobs[i].end < jobs[i].submit +
+				    jobs[i].duration - 1e-6)
+					bad++;
+			}
+			CHECKF(bad == 0, "%s/%s: %d jobs did not complete properly",
+			    policies[pi], engine_mode_name(modes[mi]), bad);
+			CHECK_INTEQ(r.all.done, n);
+			CHECKF(fabs(attained - r.util * (double)s->gpus * r.makespan) <
+			    1e-6 * attained, "%s: attained %g vs busy %g", policies[pi],
+			    attained, r.util * (double)s->gpus * r.makespan);
+			emu_report_release(&r);
+			/* determinism: the same inputs, the same outcome */
+			random_jobs(s, again, n, 7 + pi);
+			CHECK(run(s, modes[mi], policies[pi], false, again, n, NULL, 0, &r) == 0);
+			for (bad = 0, i = 0; i < n; i++)
+				bad += again[i].end != jobs[i].end ||
+				    again[i].preemptions != jobs[i].preemptions;
+			CHECKF(bad == 0, "%s: %d jobs differ between two runs",
+			    policies[pi], bad);
+			emu_report_release(&r);
+		}
+	free(jobs);
+	free(again);
+	spec_free(s);
+}
+
+static void
+test_locality(void)
+{
+	struct spec *s = load_file("specs/hived-fig3.yaml");
+	int node0 = s->nodes[0].cells[0], leaves[4], c, n = 0;
+
+	/* the first GPUs of node1: fig3 is RACK > NODE > CPU-SOCKET > PCIE-SWITCH > GPU */
+	for (c = 0; c < s->ncells && n < 4; c++) {
+		int a = c;
+		while (a >= 0 && a != node0)
+			a = s->cells[a].parent;
+		if (a == node0 && s->cells[c].level == 1)
+			leaves[n++] = c;
+	}
+	CHECK_INTEQ(n, 4);
+	CHECK(emu_locality(s, leaves, 1) == LOC_SWITCH);
+	CHECK(emu_locality(s, leaves, 2) == LOC_SWITCH);
+	CHECKF(emu_locality(s, leaves, 3) == LOC_SOCKET, "got %s",
+	    locality_name(emu_locality(s, leaves, 3)));
+	spec_free(s);
+}
+
+static const struct test tests[] = {
+	{ "fig7-srsf", test_fig7_srsf },
+	{ "fifo-blocking", test_fifo_blocking },
+	{ "las-preempt", test_las_preempt },
+	{ "costs-and-failure", test_costs_and_failure },
+	{ "locality", test_locality },
+	{ "conservation", test_conservation },
+};
+
+TEST_MAIN(tests)
