@@ -41,6 +41,8 @@ struct ejob_state {
 	double		 stall_until;	/* restoring: no progress before this */
 	double		 speed;
 	double		 costs;		/* seconds of checkpoint save + restore */
+	double		 target;	/* the re-key is due at this service / work */
+	bool		 by_work;	/* target is work_done (oracles), else attained */
 };
 
 struct emu {
@@ -243,13 +245,45 @@ apply(struct emu *m, int job, enum job_event ev)
 	}
 }
 
+/*
+ * Schedule a running job's next re-key: when its work reaches the oracle's
+ * change_work, else when its attained service reaches change. Always
+ * strictly after now, so rounding cannot spin at one instant.
+ */
+static void
+plan_rekey(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	const struct policy_ops *ops = m->p->ops;
+	double t, c;
+
+	if (ops->change_work != NULL) {
+		c = ops->change_work(m->p, j);
+		if (!isfinite(c) || c <= j->work_done || x->speed <= 0)
+			return;
+		t = fmax(m->now, x->stall_until) + (c - j->work_done) / x->speed;
+		x->by_work = true;
+	} else {
+		c = ops->change(m->p, j);
+		if (!isfinite(c) || c <= j->attained)
+			return;
+		t = m->now + (c - j->attained) / j->gpus;
+		x->by_work = false;
+	}
+	x->target = c;
+	if (t <= m->now)
+		t = nextafter(m->now, INFINITY);
+	ev_push(m, t, EV_REKEY, job, x->ver);
+}
+
 /* Schedule a running job's finish and its next re-key. */
 static void
 plan_running(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
-	double left, t, c;
+	double left, t;
 
 	x->ver++;
 	left = j->duration >= 0 ? j->duration - j->work_done : 0;
@@ -257,9 +291,25 @@ plan_running(struct emu *m, int job)
 		left = 0;
 	t = fmax(m->now, x->stall_until) + (x->speed > 0 ? left / x->speed : 0);
 	ev_push(m, t, EV_FINISH, job, x->ver);
-	c = m->p->ops->change(m->p, j);
-	if (isfinite(c) && c > j->attained && j->gpus > 0)
-		ev_push(m, m->now + (c - j->attained) / j->gpus, EV_REKEY, job, x->ver);
+	plan_rekey(m, job);
+}
+
+/* A re-key came due: snap the accounting onto the boundary it was planned
+   for (it lands an ulp short or long), then let the scheduler re-rank. */
+static void
+rekey(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+
+	account(m, job);
+	if (x->by_work) {
+		if (j->work_done < x->target && (j->duration < 0 || x->target <= j->duration))
+			j->work_done = x->target;
+	} else if (j->attained < x->target)
+		j->attained = x->target;
+	sched_rekey(m->sch, job, m->now);
+	plan_rekey(m, job);
 }
 
 static void
@@ -440,15 +490,8 @@ event(struct emu *m, const struct ev *x)
 			finish(m, job);
 		break;
 	case EV_REKEY:
-		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING) {
-			account(m, job);
-			sched_rekey(m->sch, job, m->now);
-			/* keep the finish, plan the next re-key */
-			double c = m->p->ops->change(m->p, &m->jobs[job]);
-			if (isfinite(c) && c > m->jobs[job].attained)
-				ev_push(m, m->now + (c - m->jobs[job].attained) /
-				    m->jobs[job].gpus, EV_REKEY, job, x->ver);
-		}
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING)
+			rekey(m, job);
 		break;
 	case EV_PROMOTE:
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_PENDING) {

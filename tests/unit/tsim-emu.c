@@ -65,20 +65,21 @@ add(struct job *jobs, int i, int vc, double submit, int gpus, double dur)
 
 /* Run jobs to the end under the named policy; returns the report. */
 static int
-run(const struct spec *s, enum engine_mode mode, const char *policy, bool ideal,
-    struct job *jobs, int n, const struct emu_fault *faults, int nfaults,
-    struct emu_report *r)
+run_with(const struct spec *s, enum engine_mode mode, const char *policy,
+    const struct policy_params *pp, bool ideal, struct job *jobs, int n,
+    const struct emu_fault *faults, int nfaults, struct emu_report *r)
 {
 	struct policy p;
 	struct emu_params par;
 	struct emu *m;
 	char *cause = NULL;
-	struct policy_params pp;
 	long long ev;
 
-	policy_params_init(&pp);
-	if (policy_init(&p, policy_find(policy), &pp, &cause) < 0)
+	if (policy_init(&p, policy_find(policy), pp, &cause) < 0) {
+		fprintf(stderr, "policy_init: %s\n", cause);
+		free(cause);
 		return -1;
+	}
 	emu_params_init(&par);
 	par.ideal = ideal;
 	par.faults = faults;
@@ -101,6 +102,17 @@ run(const struct spec *s, enum engine_mode mode, const char *policy, bool ideal,
 	return ev < 0 ? -1 : 0;
 }
 
+static int
+run(const struct spec *s, enum engine_mode mode, const char *policy, bool ideal,
+    struct job *jobs, int n, const struct emu_fault *faults, int nfaults,
+    struct emu_report *r)
+{
+	struct policy_params pp;
+
+	policy_params_init(&pp);
+	return run_with(s, mode, policy, &pp, ideal, jobs, n, faults, nfaults, r);
+}
+
 static void
 test_fig7_srsf(void)
 {
@@ -118,6 +130,43 @@ test_fig7_srsf(void)
 	CHECKF(fabs(r.all.jct.avg - 28.0 / 3) < 1e-9, "avg jct %g", r.all.jct.avg);
 	CHECK_INTEQ(r.all.done, 3);
 	emu_report_release(&r);
+	spec_free(s);
+}
+
+/*
+ * The same example under LAS (threshold 6 GPU-units) and Gittins (service
+ * sample {4, 8, 12}, quantum 6), worked by hand in policy-las.c and
+ * policy-gittins.c: J1 is demoted at t=8 and J2 preempts it; J2 is demoted
+ * at t=11 and keeps its GPUs (same queue); J1 resumes at 14. JCTs 2, 16, 14.
+ */
+static void
+test_fig7_las_gittins(void)
+{
+	static const double sample[] = { 4, 8, 12 };
+	static const char *const names[] = { "las", "gittins" };
+	struct spec *s = one_node(2);
+	struct policy_params pp;
+	struct job jobs[3];
+	struct emu_report r;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		policy_params_init(&pp);
+		pp.thresholds[0] = 6;
+		pp.service = sample;
+		pp.nservice = 3;
+		add(jobs, 0, 0, 0, 2, 2);
+		add(jobs, 1, 0, 0, 1, 8);
+		add(jobs, 2, 0, 0, 2, 6);
+		CHECK(run_with(s, ENGINE_HIVED, names[i], &pp, true, jobs, 3, NULL, 0,
+		    &r) == 0);
+		CHECKF(jobs[0].end == 2 && jobs[1].end == 16 && jobs[2].end == 14,
+		    "%s: ends %g %g %g", names[i], jobs[0].end, jobs[1].end, jobs[2].end);
+		CHECKF(fabs(r.all.jct.avg - 32.0 / 3) < 1e-9, "%s: avg jct %g", names[i],
+		    r.all.jct.avg);
+		CHECK_INTEQ(jobs[1].preemptions, 1);
+		emu_report_release(&r);
+	}
 	spec_free(s);
 }
 
@@ -218,12 +267,19 @@ static void
 random_jobs(const struct spec *s, struct job *jobs, int n, unsigned seed)
 {
 	static const int sizes[] = { 1, 1, 1, 1, 2, 4, 8, 16 };
-	int i;
+	/* the largest job each VC of specs/default.yaml can hold */
+	static const struct { const char *vc; int max; } cap[] = {
+		{ "research", 16 }, { "prod", 16 }, { "dev", 4 }, { "infer", 2 },
+	};
+	int i, k;
 
 	srand(seed);
 	for (i = 0; i < n; i++) {
-		int g = sizes[rand() % 8];
-		add(jobs, i, rand() % s->nvcs, i * 30.0 + rand() % 30, 1, 60 + rand() % 20000);
+		int g = sizes[rand() % 8], vc = rand() % s->nvcs;
+		for (k = 0; k < 4; k++)
+			if (strcmp(s->vcs[vc].name, cap[k].vc) == 0 && g > cap[k].max)
+				g = cap[k].max;
+		add(jobs, i, vc, i * 30.0 + rand() % 30, 1, 60 + rand() % 20000);
 		if (g > 8)
 			job_set_shape(&jobs[i], g / 8, 8);
 		else
@@ -237,16 +293,16 @@ random_jobs(const struct spec *s, struct job *jobs, int n, unsigned seed)
 static void
 test_conservation(void)
 {
-	static const char *const policies[] = { "fifo", "fifo-skip", "las", "srsf" };
+	static const char *const policies[] = { "fifo", "fifo-skip", "las", "gittins", "srtf", "srsf" };
 	static const enum engine_mode modes[] = { ENGINE_HIVED, ENGINE_QUOTA, ENGINE_PRIVATE };
 	struct spec *s = load_file("specs/default.yaml");
-	int n = test_long ? 3000 : 600, i, pi, mi, bad;
+	int n = test_long ? 3000 : 200, i, pi, mi, bad;
 	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
 	struct job *again = xcalloc((size_t)n, sizeof *again);
 	struct emu_report r;
 	double attained;
 
-	for (pi = 0; pi < 4; pi++)
+	for (pi = 0; pi < 6; pi++)
 		for (mi = 0; mi < 3; mi++) {
 			random_jobs(s, jobs, n, 7 + pi);
 			CHECK(run(s, modes[mi], policies[pi], false, jobs, n, NULL, 0, &r) == 0);
@@ -305,6 +361,7 @@ test_locality(void)
 
 static const struct test tests[] = {
 	{ "fig7-srsf", test_fig7_srsf },
+	{ "fig7-las-gittins", test_fig7_las_gittins },
 	{ "fifo-blocking", test_fifo_blocking },
 	{ "las-preempt", test_las_preempt },
 	{ "costs-and-failure", test_costs_and_failure },
