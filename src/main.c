@@ -160,6 +160,17 @@ fe_interrupted(const struct frontend *fe)
 	return interrupted != 0;
 }
 
+/* A transient line on stderr, only when it is a terminal. */
+static void
+fe_progress(const struct frontend *fe, const char *line)
+{
+	(void)fe;
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r\033[K%s", line != NULL ? line : "");
+	fflush(stderr);
+}
+
 /* Run one command given as words; returns its exit status. */
 static int
 run_words(struct runner *r, int argc, char *const *argv, const char *where)
@@ -471,8 +482,9 @@ main(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	session_init(&r.sess);
-	r.fe = (struct frontend){ false, fe_flush, fe_report, fe_sleep,
-	    fe_interrupted, &r };
+	r.fe = (struct frontend){ .interactive = false, .flush = fe_flush,
+	    .report = fe_report, .sleep = fe_sleep, .interrupted = fe_interrupted,
+	    .progress = fe_progress, .arg = &r };
 	r.sess.fe = &r.fe;
 
 	a = args_parse(tables, 0, -1, ARGS_STOP_AT_POSITIONAL, argc - 1, argv + 1, &cause);

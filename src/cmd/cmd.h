@@ -184,6 +184,9 @@ extern const struct cmd_entry cmd_place_entry;
 extern const struct cmd_entry cmd_release_entry;
 extern const struct cmd_entry cmd_jobs_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_replay_entry;
+extern const struct cmd_entry cmd_compare_entry;
+extern const struct cmd_entry cmd_anomaly_entry;
 extern const struct cmd_entry cmd_apropos_entry;
 extern const struct cmd_entry cmd_watch_entry;
 

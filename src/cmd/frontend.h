@@ -38,6 +38,9 @@ struct frontend {
 	bool	(*sleep)(const struct frontend *fe, unsigned ms);
 	/* True once the user has asked to stop (Ctrl-C). */
 	bool	(*interrupted)(const struct frontend *fe);
+	/* Replace the transient progress line (NULL: erase it); shown only
+	   where someone can see it (stderr a terminal). */
+	void	(*progress)(const struct frontend *fe, const char *line);
 	void	*arg;
 };
 

@@ -61,6 +61,7 @@ struct emu {
 	uint64_t		 seq;
 	double			 now;
 	long long		 events;
+	long long		 next_progress;	/* event count of the next progress call */
 	int			 nfinal;
 	int			 live;		/* events other than samples queued */
 
@@ -588,7 +589,7 @@ emu_free(struct emu *m)
 
 long long
 emu_run(struct emu *m, double until,
-    void (*progress)(void *arg, const struct emu_progress *pr), void *arg,
+    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
     char **cause)
 {
 	long long n = 0;
@@ -617,9 +618,14 @@ emu_run(struct emu *m, double until,
 		(void)why;
 		(void)cause;
 #endif
-		if (progress != NULL && (m->events + n) / 4096 != (m->events + n - 1) / 4096) {
+		if (progress != NULL && m->events + n >= m->next_progress) {
+			m->next_progress = m->events + n + 4096;
 			struct emu_progress pr = { m->events + n, m->nfinal, m->njobs, m->now };
-			progress(arg, &pr);
+			if (!progress(arg, &pr)) {
+				m->events += n;
+				*cause = xasprintf("interrupted at t=%.0f s", m->now);
+				return -1;
+			}
 		}
 	}
 	m->events += n;

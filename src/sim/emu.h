@@ -122,11 +122,12 @@ void		 emu_free(struct emu *m);
 
 /*
  * Run events up to time `until` (INFINITY: to the end). progress, if not
- * NULL, is called every few thousand events. Returns the number of events
- * processed, or -1 with *cause when an invariant broke (a bug, reported).
+ * NULL, is called every few thousand events and stops the run by returning
+ * false (the emulator can go on later). Returns the number of events
+ * processed, or -1 with *cause when stopped or an invariant broke.
  */
 long long	 emu_run(struct emu *m, double until,
-		    void (*progress)(void *arg, const struct emu_progress *pr),
+		    bool (*progress)(void *arg, const struct emu_progress *pr),
 		    void *arg, char **cause);
 bool		 emu_done(const struct emu *m);
 double		 emu_now(const struct emu *m);

@@ -1486,7 +1486,7 @@ too_big_error(const struct trace *t, const struct trace_job *tj, const struct sp
 	if (tj->line > 0)
 		bufprintf(where, sizeof where, ", line %d", tj->line);
 	return xasprintf("job '%s' (%s%s) asks for %d gpus; vc '%s' of spec '%s' holds "
-	    "%lld in its largest chain, so it can never run (skip such jobs to go on)",
+	    "%lld in its largest chain, so it can never run (--skip-too-big drops such jobs)",
 	    tj->name, t->path ? t->path : "trace", where, tj->gpus, s->vcs[vc].name,
 	    s->path, most);
 }

@@ -111,8 +111,8 @@ repl_of(const char *line)
 static void
 test_command_names(void)
 {
-	CHECK_COMP("", "alloc apropos cells help jobs load node place release "
-	    "spec status vcs watch");
+	CHECK_COMP("", "alloc anomaly apropos cells compare help jobs load node place "
+	    "release replay spec status vcs watch");
 	CHECK_COMP("s", "spec status");
 	CHECK_REPL("s", "s");
 	CHECK_COMP("sta", "status");
@@ -233,13 +233,13 @@ test_files(void)
 static void
 test_help_and_watch(void)
 {
-	CHECK_COMP("help a", "alloc apropos");
+	CHECK_COMP("help a", "alloc anomaly apropos");
 	CHECK_COMP("help al", "alloc");
 	CHECK_COMP("help node ", "bad ok");
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
-	CHECK_COMP("watch ", "alloc apropos cells help jobs load node place "
-	    "release spec status vcs watch");
+	CHECK_COMP("watch ", "alloc anomaly apropos cells compare help jobs load "
+	    "node place release replay spec status vcs watch");
 	CHECK_COMP("watch -n 5 jo", "jobs");
 	CHECK_COMP("watch --c", "--count");
 	CHECK_COMP("watch jobs --v", "--vc");

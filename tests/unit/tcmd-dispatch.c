@@ -75,8 +75,9 @@ test_table_invariants(void)
 			CHECKF((*e)->columns[0].header != NULL, "'%s' no columns", n);
 			for (c = (*e)->columns; c->header != NULL; c++) {
 				CHECKF(c->key != NULL && c->help != NULL &&
-				    strspn(c->key, "abcdefghijklmnopqrstuvwxyz_") ==
-				    strlen(c->key), "'%s' column '%s'", n, c->header);
+				    strspn(c->key, "abcdefghijklmnopqrstuvwxyz_0123456789") ==
+				    strlen(c->key) && c->key[0] >= 'a' && c->key[0] <= 'z',
+				    "'%s' column '%s'", n, c->header);
 				for (d = c + 1; d->header != NULL; d++)
 					CHECKF(strcmp(c->key, d->key) != 0,
 					    "'%s' key '%s' twice", n, c->key);

@@ -61,12 +61,20 @@ fake_sleep(const struct frontend *fe, unsigned ms)
 	return !fake_interrupted(fe);
 }
 
+static void
+fake_progress(const struct frontend *fe, const char *line)
+{
+	(void)fe;
+	(void)line;
+}
+
 /* Run one line of words in a fresh session with a fake front end. */
 static int
 watch(struct fake *f, const char *line, struct cmd_result *res, bool with_fe)
 {
-	struct frontend fe = { f->interactive, fake_flush, fake_report, fake_sleep,
-	    fake_interrupted, f };
+	struct frontend fe = { .interactive = f->interactive, .flush = fake_flush,
+	    .report = fake_report, .sleep = fake_sleep, .interrupted = fake_interrupted,
+	    .progress = fake_progress, .arg = f };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct session s;
 	char *copy = strdup(line), *argv[32], *w;

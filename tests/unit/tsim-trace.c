@@ -793,7 +793,7 @@ test_shapes_default(void)
 	CHECK(trace_to_jobs(&t, s, NULL, 1, false, &jobs, &n, &skipped, &dropped, &cause) < 0);
 	CHECK_STREQ(cause, "job 't-2' (t.csv, line 2) asks for 65 gpus; vc 'research' of "
 	    "spec 'specs/default.yaml' holds 64 in its largest chain, so it can never "
-	    "run (skip such jobs to go on)");
+	    "run (--skip-too-big drops such jobs)");
 	free(cause);
 	CHECK(trace_to_jobs(&t, s, NULL, 1, true, &jobs, &n, &skipped, &dropped, &cause) == 0);
 	CHECK_INTEQ(n, 0);

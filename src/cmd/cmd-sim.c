@@ -1,0 +1,991 @@
+/*
+ * cmd-sim.c — the emulator's commands: replay (one run of a trace under a
+ * policy and a sharing mode), compare (several runs side by side) and
+ * anomaly (each VC's queuing delay shared vs in its private cluster,
+ * HiveD's sharing-safety claim as one command).
+ *
+ * The three share one option set and one preparation (load the spec and the
+ * trace, map it, set up the policy); the emulator itself lives in src/sim.
+ * Reports are deterministic; the wall time of a run goes to stderr as a note
+ * so that the report stays byte-identical between machines.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "cmd/frontend.h"
+#include "core/xmalloc.h"
+#include "policy/policy.h"
+#include "sim/replay.h"
+#include "sim/sample.h"
+
+#define SIM_MAX_RUNS	32
+
+/* Options every emulator command takes. */
+#define SIM_COMMON_OPTS							\
+	{ 0, "spec", "FILE", "the cluster spec (default: the session's)", VALUE_SPEC }, \
+	{ 0, "format", "FMT", "trace format: auto, philly, itp, tiresias", VALUE_NONE }, \
+	{ 0, "vc-map", "MAP", "trace VCs to spec VCs: a=b,c=d,*=x (x '-' drops)", VALUE_NONE }, \
+	{ 0, "seed", "N", "seed for models, sampling and synth traces (default 1)", VALUE_NONE }, \
+	{ 0, "from", "T", "keep jobs submitted at or after T (30m, 12h, 3d)", VALUE_NONE }, \
+	{ 0, "to", "T", "keep jobs submitted before T", VALUE_NONE }, \
+	{ 0, "sample", "F", "keep each job with probability F (0 < F <= 1)", VALUE_NONE }, \
+	{ 0, "load", "X", "scale the arrival rate by X", VALUE_NONE }, \
+	{ 0, "class", "C", "priority class of every job: guaranteed, opportunistic, auto", VALUE_NONE }, \
+	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
+	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
+	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
+	{ 0, "thresholds", "LIST", "las/gittins: queue thresholds in GPU-time (default 1h)", VALUE_NONE }, \
+	{ 0, "promote", "KNOB", "las/gittins: promote after waiting KNOB x run time", VALUE_NONE }, \
+	{ 0, "service", "FILE", "gittins: job service sample (yarn-gput csv)", VALUE_FILE }, \
+	{ 0, "fault", "NODE@T[-T2]", "node goes bad at T (back at T2); repeatable", VALUE_NODE }, \
+	{ 0, "ckpt-interval", "T", "periodic checkpoint interval for failures (default 30m)", VALUE_NONE }
+
+static const struct cmd_opt replay_opts[] = {
+	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_NONE },
+	{ 0, "sharing", "MODE", "hived, quota or private (default: the session's mode)", VALUE_MODE },
+	{ 0, "series", "FILE", "write the time series as CSV to FILE", VALUE_FILE },
+	SIM_COMMON_OPTS,
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+static const struct cmd_opt compare_opts[] = {
+	{ 0, "policy", "P,...", "policies to compare (default fifo,las,gittins,srtf)", VALUE_NONE },
+	{ 0, "sharing", "MODE,...", "sharing modes to compare (default: the session's)", VALUE_MODE },
+	SIM_COMMON_OPTS,
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+static const struct cmd_opt anomaly_opts[] = {
+	{ 0, "policy", "P", "scheduling policy in both runs (default las)", VALUE_NONE },
+	{ 0, "sharing", "MODE", "the shared mode: hived or quota (default hived)", VALUE_MODE },
+	{ 0, "window", "T", "length of the windows compared (default 1d)", VALUE_NONE },
+	SIM_COMMON_OPTS,
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+/* One configuration to run. */
+struct simrun {
+	const struct policy_ops	*ops;
+	enum engine_mode	 mode;
+};
+
+/* Everything a command prepared; released by sim_release. */
+struct sim {
+	struct cmd_ctx		*ctx;
+	struct spec		*own_spec;	/* --spec, else borrowed from the session */
+	const struct spec	*s;
+	struct replay_cfg	 rc;
+	struct replay		 r;
+	bool			 prepared;
+	struct policy_params	 pp;
+	struct sample		 service;
+	struct emu_params	 ep;
+	struct emu_fault	*faults;
+	struct simrun		 runs[SIM_MAX_RUNS];
+	int			 nruns;
+	/* progress */
+	struct timespec		 t0, last;
+	const char		*label;
+	bool			 shown;
+};
+
+static double
+elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* "90", "90s", "15m", "36h", "10d", "2w" -> seconds. */
+static int
+parse_duration(const char *s, const char *what, double *out, char **cause)
+{
+	static const struct { char unit; double secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !isfinite(v) || v < 0)
+		goto bad;
+	if (*end != '\0') {
+		for (i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (end[0] == units[i].unit && end[1] == '\0')
+				break;
+		if (i == sizeof units / sizeof units[0])
+			goto bad;
+		v *= units[i].secs;
+	}
+	*out = v;
+	return 0;
+bad:
+	*cause = xasprintf("%s '%s' is not a duration (like 90, 15m, 36h, 10d)", what, s);
+	return -1;
+}
+
+static int
+parse_fraction(const char *s, const char *what, double lo, double hi, bool open_lo,
+    double *out, char **cause)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !isfinite(v) || v > hi ||
+	    (open_lo ? v <= lo : v < lo)) {
+		*cause = xasprintf("%s '%s' must be a number %s %g and <= %g", what, s,
+		    open_lo ? ">" : ">=", lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* --fault NODE@T or NODE@T-T2 */
+static int
+parse_fault(const struct spec *s, const char *arg, struct emu_fault *f, char **cause)
+{
+	const char *at = strrchr(arg, '@');
+	char *times, *dash;
+	int rc = -1;
+
+	memset(f, 0, sizeof *f);
+	f->until = -1;
+	if (at == NULL || at == arg || (size_t)(at - arg) >= sizeof f->node) {
+		*cause = xasprintf("--fault '%s': want NODE@T or NODE@T-T2", arg);
+		return -1;
+	}
+	memcpy(f->node, arg, (size_t)(at - arg));
+	if (spec_find_node(s, f->node) < 0) {
+		*cause = xasprintf("--fault: no node '%s' in the spec", f->node);
+		return -1;
+	}
+	times = xstrdup(at + 1);
+	dash = strchr(times, '-');
+	if (dash != NULL)
+		*dash++ = '\0';
+	if (parse_duration(times, "--fault time", &f->at, cause) < 0)
+		goto out;
+	if (dash != NULL) {
+		if (parse_duration(dash, "--fault end", &f->until, cause) < 0)
+			goto out;
+		if (f->until < f->at) {
+			*cause = xasprintf("--fault '%s': the node comes back before it fails", arg);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(times);
+	return rc;
+}
+
+static void
+sim_release(struct sim *m)
+{
+	if (m->prepared)
+		replay_release(&m->r);
+	sample_release(&m->service);
+	free(m->faults);
+	spec_free(m->own_spec);
+}
+
+/* Comma-separated list of policies into runs (crossed with modes later). */
+static int
+parse_list(const char *list, const char *what, int (*one)(const char *, int *),
+    int *out, int max, int *n, char **cause)
+{
+	char *copy = xstrdup(list), *item, *save = NULL;
+	int v;
+
+	*n = 0;
+	for (item = strtok_r(copy, ",", &save); item != NULL;
+	    item = strtok_r(NULL, ",", &save)) {
+		if (one(item, &v) < 0) {
+			*cause = xasprintf("unknown %s '%s'", what, item);
+			free(copy);
+			return -1;
+		}
+		if (*n == max) {
+			*cause = xasprintf("too many %ss (at most %d)", what, max);
+			free(copy);
+			return -1;
+		}
+		out[(*n)++] = v;
+	}
+	free(copy);
+	if (*n == 0) {
+		*cause = xasprintf("no %s given", what);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+one_policy(const char *name, int *v)
+{
+	int i;
+
+	for (i = 0; policy_table[i] != NULL; i++)
+		if (strcmp(policy_table[i]->name, name) == 0) {
+			*v = i;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+one_mode(const char *name, int *v)
+{
+	*v = engine_mode_parse(name);
+	return *v < 0 ? -1 : 0;
+}
+
+static void
+policy_names(struct strbuf *sb)
+{
+	int i;
+
+	for (i = 0; policy_table[i] != NULL; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", policy_table[i]->name);
+}
+
+/* Parse the options shared by the three commands and prepare the replay. */
+static int
+sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
+    const char *def_policies, char **cause)
+{
+	const char *v;
+	long long n;
+	size_t i, nf = 0;
+	int pol[SIM_MAX_RUNS], modes[4], np, nm, k, l;
+
+	memset(m, 0, sizeof *m);
+	m->ctx = ctx;
+	replay_cfg_init(&m->rc);
+	policy_params_init(&m->pp);
+	emu_params_init(&m->ep);
+	m->rc.trace = args_value(a, 0);
+
+	/* the spec: --spec, else the session's */
+	if ((v = args_get(a, "spec")) != NULL) {
+		struct spec_diags d;
+		struct strbuf diags = STRBUF_INIT;
+
+		spec_diags_init(&d);
+		m->own_spec = spec_load(v, &d);
+		session_add_diags(&diags, &d);
+		spec_diags_release(&d);
+		if (m->own_spec == NULL) {
+			strbuf_adds(ctx->err, diags.buf);
+			strbuf_release(&diags);
+			ctx->status = CMD_EXIT_SPEC;
+			*cause = xasprintf("cannot use spec '%s'", v);
+			return -1;
+		}
+		strbuf_release(&diags);
+		m->s = m->own_spec;
+	} else
+		m->s = ctx->sess->spec;
+
+	/* the trace and its transformations */
+	if ((v = args_get(a, "format")) != NULL &&
+	    (int)(m->rc.format = trace_format_parse(v)) < TRACE_AUTO) {
+		*cause = xasprintf("unknown trace format '%s' (auto, philly, itp, tiresias)", v);
+		return cmd_usage_error(ctx);
+	}
+	m->rc.vcmap = args_get(a, "vc-map");
+	if (args_has(a, "seed")) {
+		if ((n = args_strtonum(a, "seed", 0, 1LL << 53, cause)) < 0)
+			return cmd_usage_error(ctx);
+		m->rc.seed = (uint64_t)n;
+	}
+	if ((v = args_get(a, "from")) != NULL &&
+	    parse_duration(v, "--from", &m->rc.from, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "to")) != NULL &&
+	    parse_duration(v, "--to", &m->rc.to, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "sample")) != NULL &&
+	    parse_fraction(v, "--sample", 0, 1, true, &m->rc.sample, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "load")) != NULL &&
+	    parse_fraction(v, "--load", 0, 1e6, true, &m->rc.load, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "class")) != NULL && (m->rc.klass = job_class_parse(v)) < 0) {
+		*cause = xasprintf("unknown class '%s' (guaranteed, opportunistic, auto)", v);
+		return cmd_usage_error(ctx);
+	}
+	m->rc.skip_too_big = args_has(a, "skip-too-big");
+
+	/* the policy's parameters */
+	if (args_has(a, "queues")) {
+		if ((n = args_strtonum(a, "queues", 1, POLICY_MAX_QUEUES, cause)) < 0)
+			return cmd_usage_error(ctx);
+		m->pp.nqueues = (int)n;
+		for (k = 1; k < m->pp.nqueues - 1; k++)
+			if (m->pp.thresholds[k] <= m->pp.thresholds[k - 1])
+				m->pp.thresholds[k] = m->pp.thresholds[k - 1] * 10;
+	}
+	if ((v = args_get(a, "thresholds")) != NULL &&
+	    policy_params_thresholds(&m->pp, v, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "promote")) != NULL &&
+	    parse_fraction(v, "--promote", 0, 1e9, false, &m->pp.promote_knob, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "service")) != NULL) {
+		if (sample_load(v, &m->service, cause) < 0)
+			return -1;
+		m->pp.service = m->service.v;
+		m->pp.nservice = m->service.n;
+	}
+
+	/* the emulator */
+	m->ep.ideal = args_has(a, "ideal");
+	if ((v = args_get(a, "ckpt-interval")) != NULL &&
+	    parse_duration(v, "--ckpt-interval", &m->ep.ckpt_interval, cause) < 0)
+		return cmd_usage_error(ctx);
+	for (i = 0; i < args_nopts(a); i++)
+		if (strcmp(args_opt_name(a, i), "fault") == 0)
+			nf++;
+	m->faults = xcalloc(nf + 1, sizeof *m->faults);
+	for (i = 0; i < args_nopts(a); i++) {
+		if (strcmp(args_opt_name(a, i), "fault") != 0)
+			continue;
+		if (parse_fault(m->s, args_opt_value(a, i), &m->faults[m->ep.nfaults], cause) < 0)
+			return cmd_usage_error(ctx);
+		m->ep.nfaults++;
+	}
+	m->ep.faults = m->faults;
+
+	/* the runs: policies x sharing modes */
+	if (parse_list((v = args_get(a, "policy")) ? v : def_policies, "policy",
+	    one_policy, pol, SIM_MAX_RUNS, &np, cause) < 0) {
+		struct strbuf sb = STRBUF_INIT;
+		char *old = *cause;
+
+		policy_names(&sb);
+		*cause = xasprintf("%s (policies: %s)", old, sb.buf);
+		free(old);
+		strbuf_release(&sb);
+		return cmd_usage_error(ctx);
+	}
+	v = args_get(a, "sharing");
+	if (v == NULL) {
+		modes[0] = ctx->sess->mode;
+		nm = 1;
+	} else if (parse_list(v, "sharing mode", one_mode, modes, 4, &nm, cause) < 0)
+		return cmd_usage_error(ctx);
+	for (k = 0; k < np; k++)
+		for (l = 0; l < nm; l++) {
+			if (m->nruns == SIM_MAX_RUNS) {
+				*cause = xasprintf("at most %d runs at once", SIM_MAX_RUNS);
+				return cmd_usage_error(ctx);
+			}
+			m->runs[m->nruns].ops = policy_table[pol[k]];
+			m->runs[m->nruns].mode = (enum engine_mode)modes[l];
+			m->nruns++;
+		}
+
+	if (replay_prepare(&m->r, m->s, &m->rc, cause) < 0)
+		return -1;
+	m->prepared = true;
+	return 0;
+}
+
+/* ---- progress: a transient line on a terminal, for runs over a second ---- */
+
+static bool
+progress(void *arg, const struct emu_progress *pr)
+{
+	struct sim *m = arg;
+	const struct frontend *fe = m->ctx->sess->fe;
+	struct timespec now;
+	char line[160];
+	double secs;
+
+	if (fe == NULL)
+		return true;
+	if (fe->interrupted(fe))
+		return false;
+	if (fe->progress == NULL)
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = elapsed(&m->t0, &now);
+	if (secs < 1 || elapsed(&m->last, &now) < 0.2)
+		return true;
+	m->last = now;
+	snprintf(line, sizeof line, "%s: %d/%d jobs done, sim time %.1f d, %.0f events/s",
+	    m->label, pr->done, pr->njobs, pr->now / 86400, (double)pr->events / secs);
+	fe->progress(fe, line);
+	m->shown = true;
+	return true;
+}
+
+/* Run one configuration; the wall time goes to stderr as a note. */
+static int
+sim_run(struct sim *m, const struct simrun *run, struct replay_result *res, char **cause)
+{
+	const struct frontend *fe = m->ctx->sess->fe;
+	struct policy p;
+	struct timespec end;
+	char label[64];
+	int rc;
+
+	if (policy_init(&p, run->ops, &m->pp, cause) < 0)
+		return cmd_usage_error(m->ctx);
+	snprintf(label, sizeof label, "%s/%s", run->ops->name, engine_mode_name(run->mode));
+	m->label = label;
+	m->shown = false;
+	clock_gettime(CLOCK_MONOTONIC, &m->t0);
+	m->last = m->t0;
+	rc = replay_run(&m->r, &p, run->mode, &m->ep, progress, m, res, cause);
+	policy_release(&p);
+	if (m->shown && fe != NULL && fe->progress != NULL)
+		fe->progress(fe, NULL);
+	if (rc < 0) {
+		if (fe != NULL && fe->interrupted(fe))
+			m->ctx->status = CMD_EXIT_INTR;
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	cmd_note(m->ctx, "%s: %d jobs, %lld events in %.2f s (%.0f jobs/s)", label,
+	    m->r.njobs, res->events, elapsed(&m->t0, &end),
+	    m->r.njobs / fmax(elapsed(&m->t0, &end), 1e-9));
+	return 0;
+}
+
+/* ---- output ---- */
+
+static const struct table_colspec replay_columns[] = {
+	{ "GROUP", "group", TABLE_NAME, "all jobs, or one VC's" },
+	{ "JOBS", "jobs", TABLE_NUM, "jobs submitted" },
+	{ "DONE", "done", TABLE_NUM, "jobs completed" },
+	{ "NEVER", "never", TABLE_NUM, "jobs that never started" },
+	{ "JCT_AVG", "jct_avg", TABLE_NUM, "job completion time, seconds: mean" },
+	{ "JCT_MED", "jct_median", TABLE_NUM, "median" },
+	{ "JCT_P95", "jct_p95", TABLE_NUM, "95th percentile" },
+	{ "JCT_P99", "jct_p99", TABLE_NUM | TABLE_WIDE, "99th percentile" },
+	{ "Q_AVG", "queue_avg", TABLE_NUM, "queuing delay (time pending), seconds: mean" },
+	{ "Q_MED", "queue_median", TABLE_NUM, "median" },
+	{ "Q_P95", "queue_p95", TABLE_NUM, "95th percentile" },
+	{ "Q_P99", "queue_p99", TABLE_NUM | TABLE_WIDE, "99th percentile" },
+	{ "GPU_H", "gpu_hours", TABLE_NUM, "GPU-hours of service" },
+	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
+	{ "FAIL", "failures", TABLE_NUM | TABLE_WIDE, "restarts after node failures" },
+	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM, "GPU-hours lost to failures and checkpoints" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static void
+group_row(struct table *t, long tag, const struct emu_group *g)
+{
+	table_row(t);
+	table_row_tag(t, tag);
+	table_cell(t, "%s", g->name);
+	table_cell_int(t, g->jobs);
+	table_cell_int(t, g->done);
+	table_cell_role(t, g->never ? ROLE_WARN : ROLE_NONE, "%d", g->never);
+	table_cell(t, "%.0f", g->jct.avg);
+	table_cell(t, "%.0f", g->jct.median);
+	table_cell(t, "%.0f", g->jct.p95);
+	table_cell(t, "%.0f", g->jct.p99);
+	table_cell(t, "%.0f", g->queue.avg);
+	table_cell(t, "%.0f", g->queue.median);
+	table_cell(t, "%.0f", g->queue.p95);
+	table_cell(t, "%.0f", g->queue.p99);
+	table_cell(t, "%.1f", g->gpu_hours);
+	table_cell_int(t, g->preemptions);
+	table_cell_int(t, g->failures);
+	table_cell(t, "%.1f", g->lost_gpu_hours);
+}
+
+static void
+dist_json(struct json *j, const char *key, const struct emu_dist *d)
+{
+	json_key(j, key);
+	json_object_begin(j);
+	json_kv_double(j, "avg", d->avg);
+	json_kv_double(j, "median", d->median);
+	json_kv_double(j, "p95", d->p95);
+	json_kv_double(j, "p99", d->p99);
+	json_kv_double(j, "max", d->max);
+	json_object_end(j);
+}
+
+static void
+group_json(struct json *j, const struct emu_group *g)
+{
+	json_object_begin(j);
+	json_kv_string(j, "group", g->name);
+	json_kv_int(j, "jobs", g->jobs);
+	json_kv_int(j, "done", g->done);
+	json_kv_int(j, "never", g->never);
+	dist_json(j, "jct", &g->jct);
+	dist_json(j, "queue", &g->queue);
+	json_kv_double(j, "gpu_hours", g->gpu_hours);
+	json_kv_int(j, "preemptions", g->preemptions);
+	json_kv_int(j, "failures", g->failures);
+	json_kv_double(j, "lost_gpu_hours", g->lost_gpu_hours);
+	json_object_end(j);
+}
+
+struct replay_json_arg {
+	const struct emu_report	*rep;
+};
+
+static void
+replay_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
+{
+	const struct replay_json_arg *ra = arg;
+
+	(void)ctx;
+	group_json(j, tag < 0 ? &ra->rep->all : &ra->rep->vcs[tag]);
+}
+
+static void
+config_json(struct json *j, const struct sim *m, const struct simrun *run)
+{
+	json_key(j, "config");
+	json_object_begin(j);
+	json_kv_string(j, "trace", m->rc.trace);
+	json_kv_string(j, "spec", m->s->path);
+	json_kv_string(j, "policy", run->ops->name);
+	json_kv_string(j, "sharing", engine_mode_name(run->mode));
+	json_kv_int(j, "seed", (long long)m->rc.seed);
+	json_kv_bool(j, "ideal", m->ep.ideal);
+	json_kv_int(j, "jobs", m->r.njobs);
+	json_kv_int(j, "dropped", m->r.dropped);
+	json_kv_int(j, "too_big", m->r.skipped);
+	json_object_end(j);
+}
+
+static void
+totals_json(struct json *j, const struct replay_result *res)
+{
+	json_kv_double(j, "makespan", res->report.makespan);
+	json_kv_double(j, "util", res->report.util);
+	json_kv_double(j, "frag_avg", res->report.frag_avg);
+	json_kv_int(j, "events", res->events);
+}
+
+static int
+write_series(struct cmd_ctx *ctx, const char *path, const struct replay_result *res,
+    char **cause)
+{
+	FILE *fp = fopen(path, "w");
+	int i;
+
+	if (fp == NULL) {
+		*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(fp, "time,pending,running,gpus_guaranteed,gpus_opportunistic,gpus_bad,frag\n");
+	for (i = 0; i < res->nseries; i++) {
+		const struct emu_sample *x = &res->series[i];
+		fprintf(fp, "%.0f,%d,%d,%lld,%lld,%lld,%.4f\n", x->t, x->pending,
+		    x->running, x->used, x->opp, x->bad, x->frag);
+	}
+	if (fclose(fp) != 0) {
+		*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	cmd_note(ctx, "wrote %d samples to '%s'", res->nseries, path);
+	return 0;
+}
+
+static int
+replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct replay_json_arg ra;
+	struct replay_result res;
+	struct strbuf sb = STRBUF_INIT;
+	struct table *t;
+	struct json j;
+	struct sim m;
+	const char *series;
+	int v, rc = -1;
+
+	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
+		goto out;
+	if (m.nruns != 1) {
+		*cause = xstrdup("replay runs one policy in one sharing mode; use compare for more");
+		cmd_usage_error(ctx);
+		goto out;
+	}
+	if (sim_run(&m, &m.runs[0], &res, cause) < 0)
+		goto out;
+	t = table_create();
+	table_columns(t, replay_columns);
+	group_row(t, -1, &res.report.all);
+	for (v = 0; v < res.report.nvcs; v++)
+		if (res.report.vcs[v].jobs > 0)
+			group_row(t, v, &res.report.vcs[v]);
+	if (cmd_list_apply(ctx, t, cause) != 0) {
+		table_free(t);
+		replay_result_release(&res);
+		goto out;
+	}
+	if (ctx->out.format == OUT_JSON) {
+		ra.rep = &res.report;
+		cmd_json_begin(ctx, &j, "replay");
+		config_json(&j, &m, &m.runs[0]);
+		totals_json(&j, &res);
+		cmd_list_json(ctx, &j, "groups", t, replay_json_one, &ra);
+		cmd_json_end(ctx, &j);
+	} else {
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header) {
+			replay_describe(&m.r, &sb);
+			strbuf_addf(ctx->o, "replay of %s on %s: policy %s, sharing %s, seed %llu%s\n%s\n\n",
+			    m.rc.trace, m.s->path, m.runs[0].ops->name,
+			    engine_mode_name(m.runs[0].mode), (unsigned long long)m.rc.seed,
+			    m.ep.ideal ? ", ideal" : "", sb.buf);
+		}
+		table_render(t, &ctx->out, ctx->o);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			strbuf_addf(ctx->o, "\nmakespan %.0f s (%.2f d); GPU utilization %.1f%% of "
+			    "GPU-time; fragmentation %.1f%% of nodes partially free (average)\n"
+			    "JCT and Q (queuing delay: time pending) in seconds, over completed jobs.\n",
+			    res.report.makespan, res.report.makespan / 86400,
+			    100 * res.report.util, 100 * res.report.frag_avg);
+	}
+	table_free(t);
+	series = args_get(a, "series");
+	rc = series != NULL ? write_series(ctx, series, &res, cause) : 0;
+	replay_result_release(&res);
+out:
+	strbuf_release(&sb);
+	sim_release(&m);
+	return rc;
+}
+
+/* ---- compare ---- */
+
+static const struct table_colspec compare_columns[] = {
+	{ "POLICY", "policy", TABLE_NAME, "scheduling policy" },
+	{ "SHARING", "sharing", 0, "sharing mode" },
+	{ "DONE", "done", TABLE_NUM, "jobs completed" },
+	{ "JCT_AVG", "jct_avg", TABLE_NUM, "job completion time, seconds: mean" },
+	{ "JCT_MED", "jct_median", TABLE_NUM, "median" },
+	{ "JCT_P95", "jct_p95", TABLE_NUM, "95th percentile" },
+	{ "Q_AVG", "queue_avg", TABLE_NUM, "queuing delay, seconds: mean" },
+	{ "Q_P95", "queue_p95", TABLE_NUM, "95th percentile" },
+	{ "MAKESPAN", "makespan", TABLE_NUM, "last completion - first submission, seconds" },
+	{ "UTIL%", "util_pct", TABLE_NUM, "busy GPU-time as a percentage of all GPU-time" },
+	{ "FRAG%", "frag_pct", TABLE_NUM, "partially free nodes as a percentage of nodes" },
+	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
+	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours lost" },
+	{ NULL, NULL, 0, NULL }
+};
+
+struct compare_json_arg {
+	const struct sim		*m;
+	const struct replay_result	*res;
+};
+
+static void
+compare_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
+{
+	const struct compare_json_arg *ca = arg;
+	const struct replay_result *r = &ca->res[tag];
+
+	(void)ctx;
+	json_object_begin(j);
+	json_kv_string(j, "policy", ca->m->runs[tag].ops->name);
+	json_kv_string(j, "sharing", engine_mode_name(ca->m->runs[tag].mode));
+	json_kv_int(j, "done", r->report.all.done);
+	dist_json(j, "jct", &r->report.all.jct);
+	dist_json(j, "queue", &r->report.all.queue);
+	totals_json(j, r);
+	json_kv_int(j, "preemptions", r->report.all.preemptions);
+	json_kv_double(j, "lost_gpu_hours", r->report.all.lost_gpu_hours);
+	json_object_end(j);
+}
+
+static int
+compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct replay_result res[SIM_MAX_RUNS];
+	struct compare_json_arg ca;
+	struct table *t = NULL;
+	struct json j;
+	struct sim m;
+	int i, done = 0, rc = -1;
+
+	if (sim_prepare(&m, ctx, a, "fifo,las,gittins,srtf", cause) < 0)
+		goto out;
+	for (done = 0; done < m.nruns; done++)
+		if (sim_run(&m, &m.runs[done], &res[done], cause) < 0)
+			goto out;
+	t = table_create();
+	table_columns(t, compare_columns);
+	for (i = 0; i < m.nruns; i++) {
+		const struct emu_report *r = &res[i].report;
+		table_row(t);
+		table_row_tag(t, i);
+		table_cell(t, "%s", m.runs[i].ops->name);
+		table_cell(t, "%s", engine_mode_name(m.runs[i].mode));
+		table_cell_int(t, r->all.done);
+		table_cell(t, "%.0f", r->all.jct.avg);
+		table_cell(t, "%.0f", r->all.jct.median);
+		table_cell(t, "%.0f", r->all.jct.p95);
+		table_cell(t, "%.0f", r->all.queue.avg);
+		table_cell(t, "%.0f", r->all.queue.p95);
+		table_cell(t, "%.0f", r->makespan);
+		table_cell(t, "%.1f", 100 * r->util);
+		table_cell(t, "%.1f", 100 * r->frag_avg);
+		table_cell_int(t, r->all.preemptions);
+		table_cell(t, "%.1f", r->all.lost_gpu_hours);
+	}
+	if (cmd_list_apply(ctx, t, cause) != 0)
+		goto out;
+	if (ctx->out.format == OUT_JSON) {
+		ca.m = &m;
+		ca.res = res;
+		cmd_json_begin(ctx, &j, "compare");
+		json_kv_string(&j, "trace", m.rc.trace);
+		json_kv_string(&j, "spec", m.s->path);
+		json_kv_int(&j, "jobs", m.r.njobs);
+		json_kv_int(&j, "seed", (long long)m.rc.seed);
+		json_kv_bool(&j, "ideal", m.ep.ideal);
+		cmd_list_json(ctx, &j, "runs", t, compare_json_one, &ca);
+		cmd_json_end(ctx, &j);
+	} else {
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			strbuf_addf(ctx->o, "%d jobs of %s on %s, seed %llu%s\n\n", m.r.njobs,
+			    m.rc.trace, m.s->path, (unsigned long long)m.rc.seed,
+			    m.ep.ideal ? ", ideal" : "");
+		table_render(t, &ctx->out, ctx->o);
+	}
+	rc = 0;
+out:
+	table_free(t);
+	for (i = 0; i < done; i++)
+		replay_result_release(&res[i]);
+	sim_release(&m);
+	return rc;
+}
+
+/* ---- anomaly ---- */
+
+static const struct table_colspec anomaly_columns[] = {
+	{ "VC", "vc", TABLE_NAME, "the virtual cluster" },
+	{ "JOBS", "jobs", TABLE_NUM, "jobs completed in both runs" },
+	{ "Q_SHARED", "queue_shared", TABLE_NUM, "mean queuing delay in the shared cluster, seconds" },
+	{ "Q_PRIVATE", "queue_private", TABLE_NUM, "mean queuing delay in its private cluster, seconds" },
+	{ "RATIO", "ratio", TABLE_NUM, "Q_SHARED / Q_PRIVATE" },
+	{ "WINDOWS", "windows", TABLE_NUM, "windows with jobs of the VC" },
+	{ "WORSE", "worse", TABLE_NUM, "windows where shared was worse beyond noise" },
+	{ "WORST_AT", "worst_at", TABLE_NUM | TABLE_WIDE, "start of the worst window, seconds" },
+	{ "VERDICT", "verdict", 0, "ok, or ANOMALY when shared is worse beyond noise" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static void
+anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
+{
+	const struct anomaly_vc *x = (const struct anomaly_vc *)arg + tag;
+
+	(void)ctx;
+	json_object_begin(j);
+	json_kv_string(j, "vc", x->name);
+	json_kv_int(j, "jobs", x->jobs);
+	json_kv_double(j, "queue_shared", x->q_shared);
+	json_kv_double(j, "queue_private", x->q_private);
+	json_kv_double(j, "ratio", isfinite(x->ratio) ? x->ratio : -1);
+	json_kv_int(j, "windows", x->windows);
+	json_kv_int(j, "worse", x->worse);
+	json_kv_double(j, "worst_at", x->worst_at);
+	json_kv_bool(j, "anomalous", x->anomalous);
+	json_object_end(j);
+}
+
+static int
+anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct replay_result shared, priv;
+	struct anomaly_vc *an = NULL;
+	struct simrun prun;
+	struct table *t = NULL;
+	struct json j;
+	struct sim m;
+	const char *v;
+	double window = 86400;
+	int i, nbad = 0, ran = 0, rc = -1;
+
+	if ((v = args_get(a, "window")) != NULL &&
+	    (parse_duration(v, "--window", &window, cause) < 0 || window <= 0)) {
+		if (*cause == NULL)
+			*cause = xstrdup("--window must be longer than 0");
+		return cmd_usage_error(ctx);
+	}
+	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
+		goto out;
+	if (!args_has(a, "sharing"))
+		m.runs[0].mode = ENGINE_HIVED;
+	if (m.nruns != 1 || m.runs[0].mode == ENGINE_PRIVATE) {
+		*cause = xstrdup("anomaly compares one policy in one shared mode (hived or quota) "
+		    "with private clusters");
+		cmd_usage_error(ctx);
+		goto out;
+	}
+	if (sim_run(&m, &m.runs[0], &shared, cause) < 0)
+		goto out;
+	ran = 1;
+	prun = m.runs[0];
+	prun.mode = ENGINE_PRIVATE;
+	if (sim_run(&m, &prun, &priv, cause) < 0)
+		goto out;
+	ran = 2;
+	an = xcalloc((size_t)m.s->nvcs + 1, sizeof *an);
+	anomaly_compute(m.s, shared.jobs, priv.jobs, m.r.njobs, window, an);
+	t = table_create();
+	table_columns(t, anomaly_columns);
+	for (i = 0; i < m.s->nvcs; i++) {
+		if (an[i].jobs == 0)
+			continue;
+		nbad += an[i].anomalous;
+		table_row(t);
+		table_row_tag(t, i);
+		table_cell(t, "%s", an[i].name);
+		table_cell_int(t, an[i].jobs);
+		table_cell(t, "%.0f", an[i].q_shared);
+		table_cell(t, "%.0f", an[i].q_private);
+		if (isfinite(an[i].ratio))
+			table_cell(t, "%.2f", an[i].ratio);
+		else
+			table_cell(t, "inf");
+		table_cell_int(t, an[i].windows);
+		table_cell_role(t, an[i].worse ? ROLE_WARN : ROLE_NONE, "%d", an[i].worse);
+		table_cell(t, "%.0f", an[i].worst_at);
+		table_cell_role(t, an[i].anomalous ? ROLE_BAD : ROLE_OK, "%s",
+		    an[i].anomalous ? "ANOMALY" : "ok");
+	}
+	if (cmd_list_apply(ctx, t, cause) != 0)
+		goto out;
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "anomaly");
+		config_json(&j, &m, &m.runs[0]);
+		json_kv_double(&j, "window", window);
+		json_kv_double(&j, "tolerance", ANOMALY_TOLERANCE);
+		json_kv_double(&j, "slack", ANOMALY_SLACK);
+		json_kv_int(&j, "anomalous_vcs", nbad);
+		cmd_list_json(ctx, &j, "vcs", t, anomaly_json_one, an);
+		cmd_json_end(ctx, &j);
+	} else {
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			strbuf_addf(ctx->o, "%d jobs of %s under %s: %s sharing vs private "
+			    "clusters of each VC's cells\n\n", m.r.njobs, m.rc.trace,
+			    m.runs[0].ops->name, engine_mode_name(m.runs[0].mode));
+		table_render(t, &ctx->out, ctx->o);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			strbuf_addf(ctx->o, "\n%d VC(s) worse than private beyond noise "
+			    "(shared > private x %.2f + %.0f s, on average and per %.0f s window)\n",
+			    nbad, 1 + ANOMALY_TOLERANCE, ANOMALY_SLACK, window);
+	}
+	rc = 0;
+out:
+	table_free(t);
+	free(an);
+	if (ran >= 1)
+		replay_result_release(&shared);
+	if (ran >= 2)
+		replay_result_release(&priv);
+	sim_release(&m);
+	return rc;
+}
+
+/* ---- the entries ---- */
+
+const struct cmd_entry cmd_replay_entry = {
+	.name = "replay",
+	.opts = replay_opts,
+	.min = 1, .max = 1,
+	.arg_kind = VALUE_FILE,
+	.usage = "TRACE",
+	.summary = "replay a job trace on the emulated cluster and report JCT and queuing",
+	.help =
+	    "Replay TRACE (a Philly, ITP or Tiresias CSV file, or synth[:N] for N "
+	    "generated jobs) on the emulated cluster of the spec, under one "
+	    "scheduling policy (--policy: fifo, fifo-skip, las, gittins, srtf, srsf) "
+	    "and one sharing mode (--sharing: hived, quota, private). The run is "
+	    "deterministic: the same spec, trace, policy and seed give the same "
+	    "report.\n"
+	    "The report has one row for all jobs and one per VC: jobs, completed, "
+	    "never started, job completion time (JCT) and queuing delay (time "
+	    "pending) as mean, median, p95 and p99 in seconds, GPU-hours of "
+	    "service, preemptions and GPU-hours lost; then makespan, GPU "
+	    "utilization and the average fragmentation. --series writes a CSV time "
+	    "series (hourly). A progress line shows on a terminal for runs longer "
+	    "than a second.",
+	.examples = (const char *const []){
+		"replay synth:200 --policy las",
+		"replay tests/fixtures/traces/tiresias-60_job.csv --spec specs/tiresias-n2g4.yaml "
+		    "--policy gittins --ideal",
+		"replay tests/fixtures/traces/philly-sample.csv --spec specs/philly.yaml "
+		    "--vc-map '*=-' --policy fifo --sharing quota -o json",
+		"replay synth:500 --fault r0n01@2h-6h --series /tmp/series.csv",
+		NULL },
+	.columns = replay_columns,
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = replay_exec,
+};
+
+const struct cmd_entry cmd_compare_entry = {
+	.name = "compare",
+	.opts = compare_opts,
+	.min = 1, .max = 1,
+	.arg_kind = VALUE_FILE,
+	.usage = "TRACE",
+	.summary = "replay a trace under several policies and sharing modes, side by side",
+	.help =
+	    "Replay TRACE once for every policy in --policy crossed with every mode "
+	    "in --sharing (comma-separated lists, at most 32 runs) and print one row "
+	    "per run: jobs completed, JCT and queuing delay (seconds), makespan, "
+	    "GPU utilization, fragmentation and preemptions. Every run sees the "
+	    "same jobs.",
+	.examples = (const char *const []){
+		"compare synth:200 --policy fifo,las --sharing hived,quota",
+		"compare tests/fixtures/traces/tiresias-60_job.csv --spec specs/tiresias-n2g4.yaml "
+		    "--policy fifo,las,gittins,srtf --ideal --sort jct_avg",
+		NULL },
+	.columns = compare_columns,
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = compare_exec,
+};
+
+const struct cmd_entry cmd_anomaly_entry = {
+	.name = "anomaly",
+	.opts = anomaly_opts,
+	.min = 1, .max = 1,
+	.arg_kind = VALUE_FILE,
+	.usage = "TRACE",
+	.summary = "check sharing safety: each VC's queuing delay shared vs private",
+	.help =
+	    "Replay TRACE twice under the same policy: in the shared cluster "
+	    "(--sharing hived or quota) and with every VC alone on a private "
+	    "cluster of its own cells. For each VC: its mean queuing delay in both, "
+	    "their ratio, how many windows (--window, default a day, by submission "
+	    "time) were worse when shared, and a verdict. Worse beyond noise means "
+	    "shared > private x 1.10 + 60 s. HiveD's claim is that hived mode "
+	    "shows no such VC, while quota sharing can.",
+	.examples = (const char *const []){
+		"anomaly synth:300 --policy fifo",
+		"anomaly tests/fixtures/traces/philly-sample.csv --spec specs/philly.yaml "
+		    "--vc-map '*=-' --sharing quota",
+		NULL },
+	.columns = anomaly_columns,
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_ALL,
+	.exec = anomaly_exec,
+};

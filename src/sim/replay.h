@@ -1,0 +1,97 @@
+/*
+ * replay.h — a trace prepared for a spec, replayed under any number of
+ * policies and sharing modes, and the sharing-anomaly comparison of a shared
+ * run against private clusters. What the replay, compare and anomaly
+ * commands share.
+ *
+ * Ownership: a struct replay owns its trace and its pristine jobs (never
+ * run); replay_run copies them, so one prepared replay serves every run.
+ * The spec is borrowed and must outlive it.
+ *
+ * Invariants:
+ *  1. jobs are new (PENDING, not submitted), ids 0..njobs-1, each fits its
+ *     VC's assignment in the spec.
+ *  2. replay_run never changes the replay: two runs with the same inputs
+ *     give identical jobs and reports.
+ */
+#ifndef CELLAR_REPLAY_H
+#define CELLAR_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+#include "sim/emu.h"
+#include "sim/trace.h"
+
+struct replay_cfg {
+	const char		*trace;		/* a file, or "synth[:N]" */
+	enum trace_format	 format;	/* TRACE_AUTO */
+	const char		*vcmap;		/* NULL: by name */
+	uint64_t		 seed;		/* models, sampling, synth: 1 */
+	bool			 skip_too_big;
+	double			 from, to;	/* window, seconds; to < 0: none */
+	double			 sample;	/* fraction kept: 1 */
+	double			 load;		/* arrival-rate factor: 1 */
+	int			 klass;		/* enum job_class of every job */
+};
+
+void	replay_cfg_init(struct replay_cfg *c);
+
+struct replay {
+	const struct spec	*s;
+	struct trace		 t;
+	struct job		*jobs;
+	int			 njobs;
+	int			 skipped;	/* too big for their VC */
+	int			 dropped;	/* VC mapped to "-" */
+};
+
+/* Load, transform and map a trace. Returns 0, or -1 with *cause. */
+int	replay_prepare(struct replay *r, const struct spec *s,
+	    const struct replay_cfg *c, char **cause);
+void	replay_release(struct replay *r);
+/* "82229 jobs of philly.csv (18 dropped, 0 too big): ..." */
+void	replay_describe(const struct replay *r, struct strbuf *sb);
+
+/* One finished run. */
+struct replay_result {
+	struct job		*jobs;		/* the jobs as they ended */
+	struct emu_report	 report;
+	struct emu_sample	*series;
+	int			 nseries;
+	long long		 events;
+};
+
+int	replay_run(const struct replay *r, const struct policy *p,
+	    enum engine_mode mode, const struct emu_params *par,
+	    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
+	    struct replay_result *out, char **cause);
+void	replay_result_release(struct replay_result *res);
+
+/* The sharing-anomaly check of one VC. */
+struct anomaly_vc {
+	char		 name[64];
+	int		 jobs;		/* completed in both runs */
+	double		 q_shared;	/* average queuing delay, seconds */
+	double		 q_private;
+	double		 ratio;		/* shared / private (1 when both ~0) */
+	int		 windows;	/* windows with jobs of this VC */
+	int		 worse;		/* windows where shared was worse */
+	double		 worst_at;	/* start of the worst window, seconds */
+	double		 worst_ratio;
+	bool		 anomalous;	/* worse than private beyond noise */
+};
+
+/*
+ * "Worse beyond noise": shared > private x (1 + ANOMALY_TOLERANCE) +
+ * ANOMALY_SLACK seconds, for the VC's average and for each window.
+ */
+#define ANOMALY_TOLERANCE	0.10
+#define ANOMALY_SLACK		60.0
+
+/* Compare two runs of the same jobs; out has one entry per spec VC. */
+void	anomaly_compute(const struct spec *s, const struct job *shared,
+	    const struct job *priv, int n, double window, struct anomaly_vc *out);
+
+#endif

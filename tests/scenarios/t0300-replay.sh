@@ -1,0 +1,131 @@
+#!/bin/sh
+# t0300-replay — the emulator through its commands: determinism, the
+# Tiresias 60-job trace under fifo / las / gittins / srtf (the ordering the
+# paper reports), HiveD's sharing-safety claim on a Philly sample (hived: no
+# VC worse than private; quota: the anomaly), failures, the time series, and
+# the errors of bad input.
+. tests/scenarios/lib.sh
+
+FIX=tests/fixtures/traces
+T60="$FIX/tiresias-60_job.csv"
+PHILLY="$FIX/philly-sample.csv"
+
+# Determinism: the same inputs give byte-identical reports.
+run "$CELLAR" replay synth:400 --policy las --seed 7 -o json
+first=$OUT
+check_rc determinism-rc 0
+check_json determinism-json
+run "$CELLAR" replay synth:400 --policy las --seed 7 -o json
+if [ "$OUT" = "$first" ]; then ok determinism-same
+else not_ok determinism-same "two runs differ"; fi
+run "$CELLAR" replay synth:400 --policy las --seed 8 -o json
+if [ "$OUT" != "$first" ]; then ok determinism-seed-matters
+else not_ok determinism-seed-matters "seed 8 gave the seed-7 report"; fi
+
+# Tiresias' 60 jobs on 2 nodes x 4 GPUs: las and gittins far better than fifo
+# on average JCT, srtf (the oracle) best. Printed for the log.
+for ideal in --ideal ""; do
+	run "$CELLAR" compare "$T60" --spec specs/tiresias-n2g4.yaml \
+	    --policy fifo,las,gittins,srtf $ideal -o json
+	check_rc "tiresias60$ideal-rc" 0
+	fifo=$(json_get runs.0.jct.avg)
+	las=$(json_get runs.1.jct.avg)
+	git=$(json_get runs.2.jct.avg)
+	srtf=$(json_get runs.3.jct.avg)
+	echo "# tiresias 60 jobs, n2g4$ideal: avg JCT fifo $fifo las $las gittins $git srtf $srtf"
+	if awk -v f="$fifo" -v l="$las" -v g="$git" -v s="$srtf" \
+	    'BEGIN { exit !(l < 0.75 * f && g < 0.75 * f && s <= l && s <= g) }'; then
+		ok "tiresias60$ideal-ordering"
+	else
+		not_ok "tiresias60$ideal-ordering" "fifo $fifo las $las gittins $git srtf $srtf"
+	fi
+done
+# On 32 nodes x 4 GPUs the 60 jobs never contend: every policy ties.
+run "$CELLAR" compare "$T60" --spec specs/tiresias-n32g4.yaml --policy fifo,las,srtf --ideal -o csv --no-header
+check_rc tiresias60-n32g4-rc 0
+n=$(printf '%s\n' "$OUT" | cut -d, -f4 | sort -u | wc -l)
+if [ "$n" -eq 1 ]; then ok tiresias60-n32g4-tie
+else not_ok tiresias60-n32g4-tie "avg JCTs differ: $OUT"; fi
+
+# Sharing safety on the Philly sample (1 job in 27 of the trace) compressed
+# so its arrivals come within hours: a cluster under pressure. hived keeps
+# every VC as good as its private cluster; quota sharing does not.
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --sharing hived --policy fifo --load 1000 -o json
+check_rc philly-hived-rc 0
+got=$(json_get anomalous_vcs)
+echo "# philly sample, hived: $got anomalous VCs"
+if [ "$got" = 0 ]; then ok philly-hived-safe
+else not_ok philly-hived-safe "$got VCs worse than private: $OUT"; fi
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --sharing quota --policy fifo --load 1000 -o json
+check_rc philly-quota-rc 0
+got=$(json_get anomalous_vcs)
+echo "# philly sample, quota: $got anomalous VCs"
+if [ "${got:-0}" -ge 1 ] 2>/dev/null; then ok philly-quota-anomaly
+else not_ok philly-quota-anomaly "no VC worse than private: $OUT"; fi
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --sharing quota --policy fifo --load 1000
+check_out_has philly-quota-table "ANOMALY"
+check_out_has philly-quota-legend "worse than private beyond noise"
+
+# The report's shape.
+run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --policy las
+check_rc replay-table-rc 0
+check_out_has replay-table-header "GROUP"
+check_out_has replay-table-all "all "
+check_out_has replay-table-vc "default"
+check_out_has replay-table-legend "makespan"
+check_err_has replay-note "las/hived: 60 jobs"
+run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --policy las --sort -group -o name
+check_out replay-sort "default
+all"
+
+# Failures: a node that fails restarts its jobs, which lose work.
+run "$CELLAR" replay synth:300 --fault r0n00@1h-3h --fault r0n01@1h -o json
+check_rc fault-rc 0
+failures=$(json_get groups.0.failures)
+if [ "${failures:-0}" -ge 1 ] 2>/dev/null; then ok fault-restarts
+else not_ok fault-restarts "failures [$failures]"; fi
+check_json_field fault-all-done groups.0.never 0
+
+# The time series.
+series="$TMP/series.csv"
+run "$CELLAR" replay synth:200 --series "$series"
+check_rc series-rc 0
+if head -1 "$series" | grep -q '^time,pending,running,gpus_guaranteed' &&
+    [ "$(wc -l <"$series")" -gt 2 ]; then ok series-file
+else not_ok series-file "$(head -3 "$series" 2>&1)"; fi
+check_err_has series-note "samples to"
+
+# Bad input: a clear error and the right exit status, nothing else.
+run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --policy nosuch
+check_rc bad-policy-rc 2
+check_err_has bad-policy-msg "unknown policy 'nosuch' (policies: fifo"
+run "$CELLAR" replay /nonexistent/trace.csv
+check_rc missing-trace-rc 1
+check_err_has missing-trace-msg "/nonexistent/trace.csv"
+printf 'job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,1,0,10,vgg16,x,1\n' >"$TMP/bad.csv"
+run "$CELLAR" replay "$TMP/bad.csv" --spec specs/tiresias-n2g4.yaml
+check_rc bad-row-rc 1
+check_err_has bad-row-msg "bad.csv:2:"
+run "$CELLAR" replay "$PHILLY" --spec specs/philly.yaml
+check_rc unmapped-vc-rc 1
+check_err_has unmapped-vc-msg "23dbec"
+run "$CELLAR" replay synth:10 --fault nosuch@1h
+check_rc bad-fault-rc 2
+check_err_has bad-fault-msg "no node 'nosuch'"
+run "$CELLAR" replay synth:10 --sample 0
+check_rc bad-sample-rc 2
+run "$CELLAR" replay synth:10 --from soon
+check_rc bad-from-rc 2
+check_err_has bad-from-msg "'soon' is not a duration"
+run "$CELLAR" replay synth:10 --policy las,fifo
+check_rc replay-one-run-rc 2
+check_err_has replay-one-run-msg "use compare"
+run "$CELLAR" anomaly synth:10 --sharing private
+check_rc anomaly-private-rc 2
+run "$CELLAR" replay "$T60" --spec /nonexistent.yaml
+check_rc bad-spec-rc 3
+
+done_testing
