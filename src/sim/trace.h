@@ -33,8 +33,8 @@
  * job (not to `from`) so invariant 1 holds, and adjusts epoch; the three
  * transformations return 0 / -1 with *cause for arguments out of range;
  * trace_to_jobs also counts the jobs a vcmap drops ("*=-"); epoch is the
- * first submission's original time for every format; trace_load_samples
- * reads the one-column service samples of the Tiresias simulator.
+ * first submission's original time for every format. Service samples for
+ * gittins (yarn-gput*.csv) are read by sim/sample.h.
  */
 #ifndef CELLAR_TRACE_H
 #define CELLAR_TRACE_H
@@ -172,13 +172,5 @@ int		 trace_to_jobs(const struct trace *t, const struct spec *s,
 		    const char *vcmap, uint64_t seed, bool skip_too_big,
 		    struct job **jobs, int *njobs, int *skipped, int *dropped,
 		    char **cause);
-
-/*
- * A service-time sample for Gittins (tiresias/yarn-gput*.csv): a "duration"
- * header, then one number >= 0 per line. *v malloc'ed, in file order.
- */
-int		 trace_load_samples(const char *path, double **v, int *n, char **cause);
-int		 trace_load_samples_string(const char *name, const char *text, size_t len,
-		    double **v, int *n, char **cause);
 
 #endif

@@ -187,31 +187,6 @@ test_tiresias_files(void)
 	}
 }
 
-static void
-test_samples_file(void)
-{
-	char *cause = NULL;
-	double *v;
-	int n;
-
-	CHECKF(trace_load_samples(FIX "tiresias-yarn-gput1000.csv", &v, &n, &cause) == 0,
-	    "%s", cause ? cause : "?");
-	/* 1001 samples despite the name */
-	CHECK_INTEQ(n, 1001);
-	if (n == 1001)
-		CHECK(v[0] == 121 && v[1] == 122);
-	free(v);
-	CHECK(trace_load_samples_string("s.csv", "duration\n1\nx\n", 13, &v, &n, &cause) < 0);
-	CHECK_STREQ(cause, "s.csv:3:1: duration 'x' is not a number");
-	free(cause);
-	CHECK(trace_load_samples_string("s.csv", "duration\r\n", 10, &v, &n, &cause) < 0);
-	CHECK_STREQ(cause, "s.csv:2:1: no samples");
-	free(cause);
-	CHECK(trace_load_samples_string("s.csv", "3,4\n", 4, &v, &n, &cause) < 0);
-	CHECK_STREQ(cause, "s.csv:1:3: extra column: a sample file has one");
-	free(cause);
-}
-
 /* ---- malformed input, each at its line:col ---- */
 
 #define PH "timestamp,duration,num_gpus,gpu_time,cluster\n"
@@ -1028,7 +1003,6 @@ static const struct test tests[] = {
 	{ "philly-sample", test_philly_sample },
 	{ "itp-sample", test_itp_sample },
 	{ "tiresias-files", test_tiresias_files },
-	{ "samples-file", test_samples_file },
 	{ "malformed", test_malformed },
 	{ "line-ends", test_line_ends },
 	{ "dates", test_dates },
