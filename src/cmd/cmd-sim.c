@@ -36,6 +36,7 @@
 	{ 0, "sample", "F", "keep each job with probability F (0 < F <= 1)", VALUE_NONE }, \
 	{ 0, "load", "X", "scale the arrival rate by X", VALUE_NONE }, \
 	{ 0, "class", "C", "priority class of every job: guaranteed, opportunistic, auto", VALUE_NONE }, \
+	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
 	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
@@ -325,6 +326,13 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		return cmd_usage_error(ctx);
 	}
 	m->rc.skip_too_big = args_has(a, "skip-too-big");
+	if ((v = args_get(a, "affinity")) != NULL) {
+		if (strcmp(v, "soft") != 0 && strcmp(v, "hard") != 0) {
+			*cause = xasprintf("unknown affinity '%s' (hard, soft)", v);
+			return cmd_usage_error(ctx);
+		}
+		m->rc.soft_affinity = strcmp(v, "soft") == 0;
+	}
 
 	/* the policy's parameters */
 	if (args_has(a, "queues")) {
@@ -575,6 +583,7 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_double(j, "util", res->report.util);
 	json_kv_double(j, "frag_avg", res->report.frag_avg);
 	json_kv_int(j, "events", res->events);
+	json_kv_int(j, "relaxed_starts", res->report.relaxed);
 }
 
 static int

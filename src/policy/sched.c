@@ -7,7 +7,8 @@
  * own idle cells.
  *
  * A shape is what makes two requests interchangeable for the engine: gang
- * members, leaf type and whether it is opportunistic. Jobs of one shape in
+ * members, leaf type, affinity, and (by its domain) whether it is
+ * opportunistic. Jobs of one shape in
  * one domain wait in one heap ordered by the policy key, so when the head
  * fails everything behind it fails too (policy.h invariant 2), and a pass
  * never looks behind a failed head.
@@ -24,6 +25,7 @@ struct shape {
 	int			 nmembers;
 	struct engine_member	 members[ENGINE_MAX_MEMBERS];
 	int			 leaf_type;
+	bool			 soft;		/* soft affinity: may relax */
 	int			*heap;		/* job ids, min-heap by key */
 	int			 n;
 	size_t			 cap;
@@ -245,6 +247,7 @@ shape_of(struct domain *d, const struct job *j)
 	for (i = 0; i < d->nshapes; i++) {
 		struct shape *sh = &d->shapes[i];
 		if (sh->nmembers == j->nmembers && sh->leaf_type == j->leaf_type &&
+		    sh->soft == j->soft_affinity &&
 		    memcmp(sh->members, j->members,
 		    (size_t)j->nmembers * sizeof j->members[0]) == 0)
 			return i;
@@ -254,6 +257,7 @@ shape_of(struct domain *d, const struct job *j)
 	d->shapes[d->nshapes].nmembers = j->nmembers;
 	memcpy(d->shapes[d->nshapes].members, j->members, sizeof j->members);
 	d->shapes[d->nshapes].leaf_type = j->leaf_type;
+	d->shapes[d->nshapes].soft = j->soft_affinity;
 	return d->nshapes++;
 }
 
@@ -447,6 +451,25 @@ request(const struct sched *s, int job, bool opp, struct engine_req *r)
 	memcpy(r->members, j->members, sizeof r->members);
 }
 
+/*
+ * Halve every pod of a request, doubling the pods (8 -> 2x4 -> 4x2 -> 8x1);
+ * false when no pod can be split further.
+ */
+static bool
+relax(struct engine_req *r)
+{
+	int i;
+	bool any = false;
+
+	for (i = 0; i < r->nmembers; i++)
+		if (r->members[i].gpus > 1 && r->members[i].gpus % 2 == 0) {
+			r->members[i].gpus /= 2;
+			r->members[i].pods *= 2;
+			any = true;
+		}
+	return any;
+}
+
 /* Idle healthy GPUs in the cluster: a bound for any opportunistic start. */
 static long long
 idle_gpus(const struct sched *s)
@@ -486,6 +509,13 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 	request(s, job, opp, &r);
 	s->st.attempts++;
 	id = engine_alloc(s->e, &r, plan);
+	/* soft affinity: rather than wait, run as more, smaller pods */
+	while (id < 0 && j->soft_affinity && relax(&r)) {
+		s->st.attempts++;
+		id = engine_alloc(s->e, &r, plan);
+		if (id >= 0)
+			s->st.relaxed++;
+	}
 	if (id < 0) {
 		j->reason = job_reason_from_engine(plan->fail);
 		if (j->reason == JOB_REASON_VCFULL && !opp &&

@@ -19,6 +19,11 @@
  * Strict (non-POLICY_SKIP) policies stop a domain at its first failure
  * (head-of-line blocking).
  *
+ * Affinity: a job whose gang does not fit waits (hard affinity), unless it
+ * has soft affinity: then its pods are halved (doubling their number) until
+ * it fits or a pod is one GPU; the emulator's speed model charges the
+ * looser placement.
+ *
  * Classes: a guaranteed job is placed with engine priority = the policy's
  * class, so the engine preempts only strictly lower classes in the same VC
  * (and opportunistic jobs on the VC's cells). sched_rekey updates a running
@@ -56,6 +61,7 @@ struct sched_action {
 
 struct sched_stats {
 	long long	 passes, attempts, starts, preemptions, fast_rejects;
+	long long	 relaxed;	/* soft-affinity jobs started as smaller pods */
 };
 
 /* The engine and the jobs array must outlive the scheduler. */

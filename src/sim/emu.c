@@ -755,6 +755,7 @@ emu_report(const struct emu *m, struct emu_report *r)
 	sched_stats(m->sch, &st);
 	r->sched_passes = st.passes;
 	r->engine_attempts = st.attempts;
+	r->relaxed = st.relaxed;
 	free(jct);
 	free(q);
 }

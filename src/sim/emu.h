@@ -99,6 +99,7 @@ struct emu_report {
 	long long		 events;
 	long long		 sched_passes;
 	long long		 engine_attempts;
+	long long		 relaxed;	/* soft-affinity starts as smaller pods */
 };
 
 struct emu_progress {

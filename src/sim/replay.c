@@ -86,8 +86,10 @@ replay_prepare(struct replay *r, const struct spec *s, const struct replay_cfg *
 	    r->t.format == TRACE_SYNTH, &r->jobs,
 	    &r->njobs, &r->skipped, &r->dropped, cause) < 0)
 		goto fail;
-	for (i = 0; i < r->njobs; i++)
+	for (i = 0; i < r->njobs; i++) {
 		r->jobs[i].klass = c->klass;
+		r->jobs[i].soft_affinity = c->soft_affinity;
+	}
 	return 0;
 fail:
 	replay_release(r);

@@ -34,6 +34,7 @@ struct replay_cfg {
 	double			 sample;	/* fraction kept: 1 */
 	double			 load;		/* arrival-rate factor: 1 */
 	int			 klass;		/* enum job_class of every job */
+	bool			 soft_affinity;	/* every job may relax its pods */
 };
 
 void	replay_cfg_init(struct replay_cfg *c);

@@ -262,6 +262,60 @@ test_costs_and_failure(void)
 	spec_free(s);
 }
 
+/*
+ * Affinity: two 2-GPU nodes, one GPU busy on each; a 2-GPU job waits for a
+ * whole node (hard) or runs now as 2 pods x 1 GPU across nodes (soft), at
+ * its model's speed across nodes.
+ */
+static void
+test_affinity(void)
+{
+	static const char text[] =
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}\n"
+	    "    RACK: {childCellType: NODE, childCellNumber: 2}\n"
+	    "  physicalCells:\n"
+	    "  - cellType: RACK\n"
+	    "    cellChildren:\n"
+	    "    - cellAddress: n0\n"
+	    "    - cellAddress: n1\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK, cellNumber: 1}\n";
+	struct spec *s = spec_load_string("two.yaml", text, strlen(text), NULL);
+	struct job jobs[4];
+	struct emu_report r;
+	int soft, vgg = model_find("vgg16");
+
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	for (soft = 0; soft < 2; soft++) {
+		/* A and B pack n0; D goes to n1; B leaves: one GPU free on each */
+		add(jobs, 0, 0, 0, 1, 1000);
+		add(jobs, 1, 0, 0, 1, 1);
+		add(jobs, 2, 0, 0.5, 1, 1000);
+		add(jobs, 3, 0, 10, 2, 350);
+		jobs[3].soft_affinity = soft;
+		jobs[3].model = vgg;
+		CHECK(run(s, ENGINE_HIVED, "fifo-skip", false, jobs, 4, NULL, 0, &r) == 0);
+		if (soft) {
+			CHECKF(jobs[3].first_start == 10, "soft starts at %g", jobs[3].first_start);
+			CHECKF(fabs(jobs[3].end - (10 + 350 / model_table[vgg].speed[LOC_RACK])) < 1e-6,
+			    "soft ends at %g", jobs[3].end);
+			CHECK(r.relaxed == 1);
+		} else {
+			CHECKF(jobs[3].first_start == 1000, "hard starts at %g", jobs[3].first_start);
+			CHECK(jobs[3].end == 1350);
+			CHECK(r.relaxed == 0);
+		}
+		emu_report_release(&r);
+	}
+	spec_free(s);
+}
+
 /* Random workloads on the default spec: conservation and determinism. */
 static void
 random_jobs(const struct spec *s, struct job *jobs, int n, unsigned seed)
@@ -337,6 +391,48 @@ test_conservation(void)
 	spec_free(s);
 }
 
+static bool
+stop_now(void *arg, const struct emu_progress *pr)
+{
+	(*(int *)arg)++;
+	(void)pr;
+	return false;
+}
+
+/* A progress callback that says stop stops the run, which can go on later. */
+static void
+test_progress_stop(void)
+{
+	struct spec *s = load_file("specs/default.yaml");
+	struct job jobs[200];
+	struct policy p;
+	struct policy_params pp;
+	struct emu_params par;
+	struct emu *m;
+	char *cause = NULL;
+	int calls = 0;
+
+	random_jobs(s, jobs, 200, 3);
+	policy_params_init(&pp);
+	CHECK(policy_init(&p, policy_find("las"), &pp, &cause) == 0);
+	emu_params_init(&par);
+	m = emu_create(s, ENGINE_HIVED, &p, &par, jobs, 200, &cause);
+	CHECK(m != NULL);
+	if (m == NULL)
+		return;
+	CHECK(emu_run(m, INFINITY, stop_now, &calls, &cause) < 0);
+	CHECKF(cause != NULL && strstr(cause, "interrupted") != NULL, "%s", cause);
+	free(cause);
+	cause = NULL;
+	CHECK(!emu_done(m));
+	CHECK(emu_run(m, INFINITY, NULL, NULL, &cause) > 0);
+	CHECK(emu_done(m));
+	CHECK(calls >= 1);
+	emu_free(m);
+	policy_release(&p);
+	spec_free(s);
+}
+
 static void
 test_locality(void)
 {
@@ -366,6 +462,8 @@ static const struct test tests[] = {
 	{ "las-preempt", test_las_preempt },
 	{ "costs-and-failure", test_costs_and_failure },
 	{ "locality", test_locality },
+	{ "affinity", test_affinity },
+	{ "progress-stop", test_progress_stop },
 	{ "conservation", test_conservation },
 };
 
