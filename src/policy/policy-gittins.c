@@ -24,9 +24,11 @@
  *  2. Higher index first (k[1] = -G).
  *  3. Earlier submission first (k[2]).
  *  4. The job id.
- * Class = (K-1-queue) x B + the index's rank among the table's distinct
- * indices scaled to 0..B-1, B = (POLICY_MAX_CLASS+1) / K: a job preempts
- * lower queues, and inside its queue jobs with a clearly lower index.
+ * Class = K-1-queue, as in las: a job preempts only lower queues. The
+ * index orders the jobs waiting in a queue; a running job keeps its GPUs
+ * against a waiting one of its own queue. So `change` reports the queue
+ * thresholds only (policy.h invariant 3: the scheduler ranks a running job
+ * by its class; its key matters again when it is requeued).
  *
  * The sample: params.service (e.g. Tiresias' yarn-gput1000.csv, loaded by
  * src/sim/sample.h). Without one the policy learns: done() adds the service
@@ -40,8 +42,12 @@
  *  - dlas-gpu-gittins keeps the las queues, re-sorts every queue at every
  *    event by (index, -submit) descending, running jobs included, and
  *    hands out GPUs in that order: a running job loses its GPUs to a
- *    pending one of higher index in its own queue. We follow that: the
- *    class includes the index (rules 2 and 3 are its sort).
+ *    pending one of higher index in its own queue. We do not: preempting
+ *    inside a queue whenever two indices cross thrashed (1,481 preemptions
+ *    for the 60-job trace with the yarn-gput1000 sample) and cost an event
+ *    per sample point (170 million for the Philly trace, 47 s); the queues
+ *    exist to bound preemption (Tiresias' discretization), so we preempt
+ *    across queues only and let the index order the waiting jobs.
  *  - Its index (cal_r_gittins_index) uses a static quantum gittins_delta
  *    equal to its first queue limit, as our D = T0, and is evaluated once
  *    per sample interval (at the next sample point minus 1). Its expected
@@ -90,8 +96,6 @@ struct gittins {
 	double		*point;		/* distinct sample values, ascending */
 	size_t		 npoint;
 	double		*index;		/* [npoint + 1]: on [point[i-1], point[i]) */
-	int		*bucket;	/* [npoint + 1]: class within a queue */
-	size_t		*next;		/* [npoint + 1]: next interval whose index differs */
 	size_t		*first;		/* [npoint + 1]: first interval of i's equal run */
 	/* learning */
 	bool		 learning;
@@ -123,23 +127,14 @@ upper(const double *v, size_t n, double x)
 	return lo;
 }
 
-static int
-buckets_per_queue(const struct policy *p)
-{
-	return (POLICY_MAX_CLASS + 1) / p->par.nqueues;
-}
-
 static void
 free_table(struct gittins *g)
 {
 	free(g->point);
 	free(g->index);
-	free(g->bucket);
-	free(g->next);
 	free(g->first);
 	g->point = g->index = NULL;
-	g->bucket = NULL;
-	g->next = g->first = NULL;
+	g->first = NULL;
 	g->npoint = 0;
 	g->table = false;
 }
@@ -171,9 +166,8 @@ static void
 build(const struct policy *p, struct gittins *g, double *s, size_t n)
 {
 	double d = p->par.nqueues > 1 ? p->par.thresholds[0] : INFINITY;
-	double *ps, *sorted;
-	size_t i, nd, ng, r;
-	int b = buckets_per_queue(p);
+	double *ps;
+	size_t i, nd;
 
 	free_table(g);
 	qsort(s, n, sizeof s[0], cmp_dbl);
@@ -187,30 +181,12 @@ build(const struct policy *p, struct gittins *g, double *s, size_t n)
 			g->point[nd++] = s[i];
 	g->npoint = nd;
 	g->index = xreallocarray(NULL, nd + 1, sizeof g->index[0]);
-	g->bucket = xreallocarray(NULL, nd + 1, sizeof g->bucket[0]);
-	g->next = xreallocarray(NULL, nd + 1, sizeof g->next[0]);
 	g->first = xreallocarray(NULL, nd + 1, sizeof g->first[0]);
 	for (i = 0; i <= nd; i++)
 		g->index[i] = index_at(s, ps, n, i == 0 ? 0 : g->point[i - 1], d);
 	free(ps);
 
-	/* classes: rank among the distinct index values, scaled to 0..b-1 */
-	sorted = xreallocarray(NULL, nd + 1, sizeof sorted[0]);
-	memcpy(sorted, g->index, (nd + 1) * sizeof sorted[0]);
-	qsort(sorted, nd + 1, sizeof sorted[0], cmp_dbl);
-	for (i = ng = 0; i <= nd; i++)
-		if (ng == 0 || sorted[i] != sorted[ng - 1])
-			sorted[ng++] = sorted[i];
-	for (i = 0; i <= nd; i++) {
-		r = upper(sorted, ng, g->index[i]) - 1;
-		g->bucket[i] = (int)(r * (size_t)b / ng);
-	}
-	free(sorted);
-
-	/* runs of equal index: where a key can next change */
-	for (i = nd + 1; i-- > 0;)
-		g->next[i] = i == nd ? nd + 1 :
-		    g->index[i + 1] != g->index[i] ? i + 1 : g->next[i + 1];
+	/* runs of equal index: where a pending key can next change */
 	for (i = 0; i <= nd; i++)
 		g->first[i] = i > 0 && g->index[i - 1] == g->index[i] ? g->first[i - 1] : i;
 	g->table = true;
@@ -316,8 +292,8 @@ gittins_klass(const struct policy *p, const struct job *j, double now)
 	struct spot sp;
 
 	locate(p, j, now, &sp);
-	return (p->par.nqueues - 1 - sp.q) * buckets_per_queue(p) +
-	    (g != NULL && g->table ? g->bucket[sp.i] : 0);
+	(void)g;
+	return p->par.nqueues - 1 - sp.q;
 }
 
 static double
@@ -327,12 +303,10 @@ gittins_change(const struct policy *p, const struct job *j)
 	struct spot sp;
 	double u = INFINITY;
 
+	(void)g;
 	locate(p, j, j->state_since, &sp);
 	if (sp.q < p->par.nqueues - 1)
 		u = p->par.thresholds[sp.q];
-	if (g != NULL && g->table && g->next[sp.i] <= g->npoint &&
-	    g->point[g->next[sp.i] - 1] < u)
-		u = g->point[g->next[sp.i] - 1];
 	if (isinf(u))
 		return INFINITY;
 	return policy_service_reaches(&p->par, j, u);

@@ -12,11 +12,14 @@
  *     arrival order among equals).
  *  3. The job id.
  *
- * Class: remaining x falls into logarithmic buckets (1.05^(b-1), 1.05^b],
+ * Class: remaining x falls into logarithmic buckets (1.5^(b-1), 1.5^b],
  * bucket 0 for x <= 1, and class = POLICY_MAX_CLASS - b; unknown jobs are
- * class 0. A job preempts only jobs whose remaining is more than 5% longer
- * (at least one bucket boundary apart), never a near tie, so the oracle
- * does not thrash between jobs of about the same size.
+ * class 0. A job preempts only jobs whose remaining lies at least one
+ * bucket boundary above its own, never a near tie, so the oracle does not
+ * thrash between jobs of about the same size. The factor bounds the
+ * re-keys: a job crosses ln(remaining) / ln 1.5 boundaries (about 38 for
+ * the longest Philly job, 53 days), where 1.05 cost 300 and made a Philly
+ * replay 12 s instead of 1.
  *
  * A running job's key (its remaining) falls continuously; change_work()
  * reports, exactly, the work_done at which its class next rises (x reaches
@@ -33,7 +36,7 @@
 
 #include "policy/policy.h"
 
-#define SRTF_RATIO	1.05
+#define SRTF_RATIO	1.5
 #define SRTF_BUCKETS	(POLICY_MAX_CLASS - 1)	/* top bucket; class >= 1 */
 
 static bool

@@ -27,9 +27,11 @@
  *  3. A pending job's key changes only at the time wait_change returns
  *     (promotion); a running job's only at the attained service `change`
  *     returns. Boundaries are inclusive: at exactly that time or service the
- *     new key holds. Exception: an oracle's key is the remaining time, which
- *     falls continuously while the job runs; its `change` reports the class,
- *     the only part of a running job's rank the scheduler uses.
+ *     new key holds. Exceptions: an oracle's key is the remaining time, which
+ *     falls continuously while the job runs, and gittins' index moves at
+ *     every sample point; their `change` reports the class, the only part
+ *     of a running job's rank the scheduler uses (a requeued job is ranked
+ *     afresh).
  *  4. Policies that read j->duration (oracles) set POLICY_ORACLE.
  *
  * Promotion (las, gittins) is memoryless so that invariant 1 holds: waiting

@@ -184,16 +184,16 @@ test_srtf_srsf(void)
 	CHECK(cmp(&s, &b, &u, 0) < 0 && s.ops->klass(&s, &u, 0) == 0);
 	CHECK(isinf(t.ops->change(&t, &u)) && isinf(t.ops->change_work(&t, &u)));
 	CHECK(t.ops->klass(&t, &b, 0) > 0);
-	/* buckets finer than a factor 1.1, and monotone */
+	/* buckets of a factor 1.5, and monotone */
 	a.duration = a.work_done + 1000;
-	b.duration = b.work_done + 1100;
+	b.duration = b.work_done + 1600;
 	CHECK(t.ops->klass(&t, &a, 0) > t.ops->klass(&t, &b, 0));
 	b.duration = b.work_done + 1000;
 	CHECK(t.ops->klass(&t, &a, 0) == t.ops->klass(&t, &b, 0));
 	CHECK(cmp(&t, &a, &b, 0) < 0);		/* equal remaining: the id */
 	/* change_work: where the remaining time reaches the bucket below */
 	a.duration = a.work_done + 1000;
-	CHECKF(fabs(t.ops->change_work(&t, &a) - (a.duration - pow(1.05, 141))) < 1e-6,
+	CHECKF(fabs(t.ops->change_work(&t, &a) - (a.duration - pow(1.5, 17))) < 1e-6,
 	    "%.17g", t.ops->change_work(&t, &a));
 	/* nothing left: the top class, nothing more to change */
 	a.work_done = a.duration;
@@ -248,15 +248,15 @@ test_gittins_index(void)
 	CHECKF(near(index_of(&p, 2), 1.0 / 3), "%.17g", index_of(&p, 2));
 	/* [3,10): {10}: cannot end within 2 -> 0; past the last sample 0 */
 	CHECK(index_of(&p, 3) == 0 && index_of(&p, 9.99) == 0 && index_of(&p, 50) == 0);
-	/* change: the next sample point or threshold where the key moves */
-	CHECK(change_at(&p, 0.5) == 1);
+	/* change: where the class moves, the queue threshold T0 only */
+	CHECK(change_at(&p, 0.5) == 2);
 	CHECK(change_at(&p, 1.5) == 2);
-	CHECK(change_at(&p, 2.5) == 3);
-	CHECK(isinf(change_at(&p, 3.5)));	/* 0 from here on */
-	/* inside a queue a higher index is a higher class: it preempts */
+	CHECK(isinf(change_at(&p, 2.5)));	/* the last queue */
+	CHECK(isinf(change_at(&p, 3.5)));
+	/* inside a queue a higher index goes first, but preempts nobody */
 	running(&a, 0, 0, 1, 1.5);
 	running(&b, 1, 0, 1, 0.5);
-	CHECK(cmp(&p, &a, &b, 0) < 0 && p.ops->klass(&p, &a, 0) > p.ops->klass(&p, &b, 0));
+	CHECK(cmp(&p, &a, &b, 0) < 0 && p.ops->klass(&p, &a, 0) == p.ops->klass(&p, &b, 0));
 	running(&a, 0, 0, 1, 2.5);		/* queue 1 loses to queue 0 */
 	CHECK(cmp(&p, &b, &a, 0) < 0 && p.ops->klass(&p, &b, 0) > p.ops->klass(&p, &a, 0));
 	running(&a, 0, 5, 1, 0.2);		/* equal index: earlier submission */
@@ -270,7 +270,7 @@ test_gittins_index(void)
 	CHECK(near(index_of(&p, 2), 2.0 / 9));		/* (1+8)/2 */
 	CHECK(near(index_of(&p, 3), 1.0 / 7));
 	CHECK(index_of(&p, 10) == 0);
-	CHECK(change_at(&p, 0.5) == 2);		/* 1/4 on [0,2): skips 1 */
+	CHECK(isinf(change_at(&p, 0.5)));	/* one queue: one class */
 	policy_release(&p);
 }
 
@@ -296,7 +296,7 @@ test_gittins_learn(void)
 	}
 	/* until 32 jobs finished: las order, no index */
 	CHECK(index_of(&p, 0.5) == 0);
-	CHECK(p.ops->klass(&p, &j, 0) == (POLICY_MAX_CLASS + 1) / 2);
+	CHECK(p.ops->klass(&p, &j, 0) == 1);
 	CHECK(change_at(&p, 0.5) == 2);
 	job_init(&done, 31, "d", 0, 0);
 	done.state = JOB_COMPLETED;
@@ -305,7 +305,7 @@ test_gittins_learn(void)
 	/* 32 samples, each of {1,2,3,10} eight times: the same index */
 	CHECKF(near(index_of(&p, 0.5), 2.0 / 7), "%.17g", index_of(&p, 0.5));
 	CHECK(near(index_of(&p, 2.5), 1.0 / 3));
-	CHECK(change_at(&p, 0.5) == 1);
+	CHECK(change_at(&p, 0.5) == 2);		/* the class moves at T0 only */
 	policy_release(&p);
 }
 
