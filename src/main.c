@@ -98,7 +98,8 @@ report(const char *where, const struct cmd_result *res)
 	if (res->status == CMD_EXIT_USAGE) {
 		if (res->entry != NULL)
 			cmd_usage(&sb, res->entry);
-		else
+		else if (res->cause != NULL && strstr(res->cause, "command") != NULL)
+			/* not for input errors (NUL bytes, bad UTF-8, quotes) */
 			strbuf_adds(&sb, "run 'help' for the list of commands\n");
 	}
 	fputs(sb.buf, stderr);
