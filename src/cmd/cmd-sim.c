@@ -802,6 +802,7 @@ static void
 anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 {
 	const struct anomaly_vc *x = (const struct anomaly_vc *)arg + tag;
+	int i;
 
 	(void)ctx;
 	json_object_begin(j);
@@ -813,6 +814,11 @@ anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_kv_int(j, "windows", x->windows);
 	json_kv_int(j, "worse", x->worse);
 	json_kv_double(j, "worst_at", x->worst_at);
+	json_key(j, "worse_windows");
+	json_array_begin(j);
+	for (i = 0; i < x->worse && i < ANOMALY_MAX_WINDOWS; i++)
+		json_double(j, x->worse_at[i]);
+	json_array_end(j);
 	json_kv_bool(j, "anomalous", x->anomalous);
 	json_object_end(j);
 }

@@ -218,6 +218,8 @@ anomaly_compute(const struct spec *s, const struct job *shared, const struct job
 			wp = qp[w] / cnt[w];
 			if (!worse(ws, wp))
 				continue;
+			if (a->worse < ANOMALY_MAX_WINDOWS)
+				a->worse_at[a->worse] = t0 + w * window;
 			a->worse++;
 			ratio = wp > 1e-9 ? ws / wp : INFINITY;
 			if (a->worse == 1 || ratio > a->worst_ratio) {

@@ -70,6 +70,8 @@ int	replay_run(const struct replay *r, const struct policy *p,
 	    struct replay_result *out, char **cause);
 void	replay_result_release(struct replay_result *res);
 
+#define ANOMALY_MAX_WINDOWS	32
+
 /* The sharing-anomaly check of one VC. */
 struct anomaly_vc {
 	char		 name[64];
@@ -80,6 +82,7 @@ struct anomaly_vc {
 	int		 windows;	/* windows with jobs of this VC */
 	int		 worse;		/* windows where shared was worse */
 	double		 worst_at;	/* start of the worst window, seconds */
+	double		 worse_at[ANOMALY_MAX_WINDOWS];	/* the first worse windows' starts */
 	double		 worst_ratio;
 	bool		 anomalous;	/* worse than private beyond noise */
 };
