@@ -217,6 +217,7 @@ test_las_preempt(void)
 	CHECKF(jobs[0].end == 11400, "j0 ends at %g", jobs[0].end);
 	CHECK(jobs[0].queued == 600);
 	CHECK(jobs[0].attained == 2 * 3 * 3600);
+	emu_report_release(&r);
 	/* FIFO would have let it finish first */
 	add(jobs, 0, 0, 0, 2, 3 * 3600);
 	add(jobs, 1, 0, 3600, 2, 600);
