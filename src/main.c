@@ -84,26 +84,41 @@ add_printable(struct strbuf *sb, const char *s)
 			strbuf_addc(sb, *s);
 }
 
-/* Print "cellar: [where]message" and, for usage errors, the usage line. */
+/* Print "cellar: [where]message" and, for usage errors, what to do. */
 static void
-report(const char *where, const struct cmd_result *res)
+say(const char *where, const char *cause, const struct cmd_entry *usage, bool hint)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (res->reported)
-		return;		/* the command showed it already (watch) */
 	strbuf_addf(&sb, "cellar: %s", where);
-	add_printable(&sb, res->cause ? res->cause : "failed");
+	add_printable(&sb, cause);
 	strbuf_addc(&sb, '\n');
-	if (res->status == CMD_EXIT_USAGE) {
-		if (res->entry != NULL)
-			cmd_usage(&sb, res->entry);
-		else if (res->cause != NULL && strstr(res->cause, "command") != NULL)
-			/* not for input errors (NUL bytes, bad UTF-8, quotes) */
-			strbuf_adds(&sb, "run 'help' for the list of commands\n");
-	}
+	if (usage != NULL)
+		cmd_usage(&sb, usage);
+	else if (hint)
+		strbuf_adds(&sb, "run 'help' for the list of commands\n");
 	fputs(sb.buf, stderr);
 	strbuf_release(&sb);
+}
+
+/* An input error (NUL byte, bad UTF-8, open quote): the line, not a command. */
+static void
+report_input(const char *where, const char *cause)
+{
+	say(where, cause, NULL, false);
+}
+
+/* A failed command; a usage error shows the usage line, or the help hint
+   when no command was found. */
+static void
+report(const char *where, const struct cmd_result *res)
+{
+	bool usage = res->status == CMD_EXIT_USAGE;
+
+	if (res->reported)
+		return;		/* the command showed it already (watch) */
+	say(where, res->cause ? res->cause : "failed", usage ? res->entry : NULL,
+	    usage && res->entry == NULL);
 }
 
 static void
@@ -213,7 +228,7 @@ run_text(struct runner *r, const char *text, size_t len, const char *where,
 			free(res.cause);
 			return 0;
 		}
-		report(where, &res);
+		report_input(where, res.cause);
 		free(res.cause);
 		fail(r, CMD_EXIT_USAGE);
 		r->last = CMD_EXIT_USAGE;
@@ -267,13 +282,9 @@ run_stream(struct runner *r, FILE *fp, const char *name)
 			break;
 	}
 	if (rc == 0 && incomplete && !interrupted) {
-		struct cmd_result res = { .status = CMD_EXIT_USAGE };
-
 		snprintf(where, sizeof where, "line %zu: ", first);
-		res.cause = xstrdup("unexpected end of input (unterminated quote "
+		report_input(where, "unexpected end of input (unterminated quote "
 		    "or trailing backslash)");
-		report(where, &res);
-		free(res.cause);
 		fail(r, CMD_EXIT_USAGE);
 		rc = -1;
 	}

@@ -112,12 +112,6 @@ job_set_shape(struct job *j, int pods, int gpus)
 	j->gpus = pods * gpus;
 }
 
-bool
-job_can(enum job_state s, enum job_event ev)
-{
-	return job_next_state(s, ev) >= 0;
-}
-
 int
 job_next_state(enum job_state s, enum job_event ev)
 {
@@ -223,17 +217,6 @@ job_state_help(enum job_state s)
 	return (unsigned)s < JOB_NSTATES ? states[s].help : "";
 }
 
-int
-job_state_parse(const char *s)
-{
-	int i;
-
-	for (i = 0; i < JOB_NSTATES; i++)
-		if (strcasecmp(s, states[i].name) == 0 || strcasecmp(s, states[i].code) == 0)
-			return i;
-	return -1;
-}
-
 const char *
 job_event_name(enum job_event ev)
 {
@@ -250,17 +233,6 @@ const char *
 job_reason_help(enum job_reason r)
 {
 	return (unsigned)r < JOB_NREASONS ? reasons[r].help : "";
-}
-
-int
-job_reason_parse(const char *s)
-{
-	int i;
-
-	for (i = 0; i < JOB_NREASONS; i++)
-		if (strcasecmp(s, reasons[i].name) == 0)
-			return i;
-	return -1;
 }
 
 const char *

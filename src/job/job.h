@@ -133,8 +133,6 @@ void		 job_set_shape(struct job *j, int pods, int gpus);
  * allowed in the current state or time goes back.
  */
 int		 job_apply(struct job *j, enum job_event ev, double now, char *why, size_t len);
-/* Is ev allowed in state s? (the transition table) */
-bool		 job_can(enum job_state s, enum job_event ev);
 /* The state ev leads to from s, or -1. */
 int		 job_next_state(enum job_state s, enum job_event ev);
 
@@ -152,11 +150,9 @@ bool		 job_holds_cells(const struct job *j);
 const char	*job_state_name(enum job_state s);	/* "pending" */
 const char	*job_state_code(enum job_state s);	/* "PD" (Slurm) */
 const char	*job_state_help(enum job_state s);
-int		 job_state_parse(const char *s);	/* name or code; -1 */
 const char	*job_event_name(enum job_event ev);
 const char	*job_reason_name(enum job_reason r);	/* "VCFull"; "None" */
 const char	*job_reason_help(enum job_reason r);
-int		 job_reason_parse(const char *s);
 const char	*job_class_name(enum job_class c);	/* "guaranteed" */
 int		 job_class_parse(const char *s);
 /* The reason a failed placement gives a pending job. */

@@ -13,7 +13,6 @@
  * fails everything behind it fails too (policy.h invariant 2), and a pass
  * never looks behind a failed head.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,15 +300,6 @@ unqueue(struct sched *s, int job)
 	s->npending--;
 }
 
-void
-sched_remove(struct sched *s, int job)
-{
-	if (job < 0 || job >= s->njobs || s->dom[job] < 0)
-		return;
-	s->doms[s->dom[job]].dirty = true;
-	unqueue(s, job);
-}
-
 /* ---- running jobs ---- */
 
 static void
@@ -408,6 +398,12 @@ sched_rekey(struct sched *s, int job, double now)
 	/* a demoted job may now yield to its VC's pending jobs */
 	if (s->klass[job] < old)
 		s->doms[j->vc].dirty = true;
+}
+
+int
+sched_job_of(const struct sched *s, int eid)
+{
+	return eid >= 0 && (size_t)eid < s->eid_cap ? s->by_eid[eid] : -1;
 }
 
 void
@@ -526,9 +522,7 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 	}
 	/* victims first: the engine has already taken their cells */
 	for (i = 0; i < plan->nvictims; i++) {
-		v = (size_t)plan->victims[i].job < s->eid_cap ?
-		    s->by_eid[plan->victims[i].job] : -1;
-		if (v < 0)
+		if ((v = sched_job_of(s, plan->victims[i].job)) < 0)
 			continue;
 		if (plan->victims[i].kind == ENGINE_VICTIM_LAZY) {
 			struct job *vj = &s->jobs[v];
@@ -624,7 +618,8 @@ bool
 sched_check(const struct sched *s, char *why, size_t len)
 {
 	int i, k, h, n = 0;
-	long long used[64];
+	long long *used;
+	bool ok = true;
 
 	for (i = 0; i < s->ndoms; i++)
 		for (k = 0; k < s->doms[i].nshapes; k++) {
@@ -652,24 +647,22 @@ sched_check(const struct sched *s, char *why, size_t len)
 		bufprintf(why, len, "%d jobs in heaps, %d counted pending", n, s->npending);
 		return false;
 	}
-	if (s->nvcs <= 64) {
-		memset(used, 0, sizeof used);
-		for (i = 0; i < s->njobs; i++) {
-			if (!s->running[i])
-				continue;
-			if (s->jobs[i].engine_id < 0) {
-				bufprintf(why, len, "job '%s' runs without cells", s->jobs[i].name);
-				return false;
-			}
-			if (!s->jobs[i].opportunistic)
-				used[s->jobs[i].vc] += s->jobs[i].gpus;
-		}
-		for (i = 0; i < s->nvcs; i++)
-			if (used[i] != s->used[i] || fen_below(s, i, NCLASS) != used[i]) {
-				bufprintf(why, len, "vc %d: %lld gpus used, counted %lld",
-				    i, used[i], s->used[i]);
-				return false;
-			}
+	used = xcalloc((size_t)s->nvcs + 1, sizeof *used);
+	for (i = 0; i < s->njobs && ok; i++) {
+		if (!s->running[i])
+			continue;
+		if (s->jobs[i].engine_id < 0) {
+			bufprintf(why, len, "job '%s' runs without cells", s->jobs[i].name);
+			ok = false;
+		} else if (!s->jobs[i].opportunistic)
+			used[s->jobs[i].vc] += s->jobs[i].gpus;
 	}
-	return true;
+	for (i = 0; i < s->nvcs && ok; i++)
+		if (used[i] != s->used[i] || fen_below(s, i, NCLASS) != used[i]) {
+			bufprintf(why, len, "vc %d: %lld gpus used, counted %lld",
+			    i, used[i], s->used[i]);
+			ok = false;
+		}
+	free(used);
+	return ok;
 }

@@ -6,8 +6,8 @@
  * Jobs live in the caller's array (struct job *jobs, indexed by job id); the
  * scheduler keeps indices. A job is handed over with sched_submit when it
  * becomes PENDING and comes back either as a START action (the engine has
- * committed its cells; j->engine_id and j->opportunistic are set) or through
- * sched_remove. Running jobs leave through sched_release (their cells are
+ * committed its cells; j->engine_id and j->opportunistic are set). Running
+ * jobs leave through sched_release (their cells are
  * freed) or as PREEMPT actions (cells already freed by the engine).
  *
  * Queues: per domain (a VC; the whole cluster's opportunistic jobs form one
@@ -30,8 +30,7 @@
  * job's class when the policy says it changed.
  *
  * Invariants (sched_check):
- *  1. Every job given to sched_submit and not yet started, removed or
- *     released is in exactly one heap, PENDING; every started one holds
+ *  1. Every job given to sched_submit and not yet started or released is in exactly one heap, PENDING; every started one holds
  *     engine cells (engine_id >= 0) and is in no heap.
  *  2. Heap order: each parent's key <= its children's (keys cached at
  *     submit / rekey).
@@ -71,12 +70,12 @@ void		 sched_free(struct sched *s);
 
 /* A job became PENDING at now (submitted, requeued). */
 void		 sched_submit(struct sched *s, int job, double now);
-/* A pending job leaves (cancelled). */
-void		 sched_remove(struct sched *s, int job);
 /* A running job stops (completed, failed, cancelled): free its cells. */
 void		 sched_release(struct sched *s, int job);
 /* A job's key or class changed (policy.change / wait_change came due). */
 void		 sched_rekey(struct sched *s, int job, double now);
+/* The job holding engine job id eid, or -1. */
+int		 sched_job_of(const struct sched *s, int eid);
 /* Something outside changed placement chances (node health): retry all. */
 void		 sched_touch_all(struct sched *s);
 

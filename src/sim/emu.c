@@ -62,7 +62,7 @@ struct emu {
 	double			 now;
 	long long		 events;
 	long long		 next_progress;	/* event count of the next progress call */
-	int			 nfinal;
+	int			 nfinal;		/* jobs completed */
 	int			 live;		/* events other than samples queued */
 
 	struct sched_action	*acts;
@@ -74,8 +74,6 @@ struct emu {
 	struct emu_sample	*series;
 	int			 nseries;
 	size_t			 series_cap;
-	int			*affected;
-	int			 naffected_cap;
 	int			*failures;	/* per job: restarts after failures */
 };
 
@@ -239,11 +237,6 @@ apply(struct emu *m, int job, enum job_event ev)
 
 	if (job_apply(&m->jobs[job], ev, m->now, why, sizeof why) < 0)
 		fatal("emu: %s", why);	/* a bug in the emulator, not input */
-	if (job_is_final(&m->jobs[job])) {
-		m->nfinal++;
-		if (m->now > m->last_end)
-			m->last_end = m->now;
-	}
 }
 
 /*
@@ -398,6 +391,8 @@ finish(struct emu *m, int job)
 	apply(m, job, JOB_EV_FINISH);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_COMPLETE);
+	m->nfinal++;
+	m->last_end = m->now;	/* events come in time order */
 	m->js[job].ver++;
 	if (m->p->ops->done != NULL)
 		m->p->ops->done((struct policy *)m->p, j);
@@ -406,21 +401,16 @@ finish(struct emu *m, int job)
 static void
 node_health(struct emu *m, const struct emu_fault *f, bool bad)
 {
-	int n, i, job, k;
+	int max = engine_job_limit(m->e) + 1, *affected, n, i, job;
+	struct job *j;
 
-	n = engine_node_set_bad(m->e, f->node, bad, m->affected, m->naffected_cap);
-	if (n < 0)
-		return;
-	for (i = 0; i < n && i < m->naffected_cap; i++) {
-		for (job = -1, k = 0; k < m->njobs; k++)
-			if (job_holds_cells(&m->jobs[k]) && m->jobs[k].engine_id == m->affected[i]) {
-				job = k;
-				break;
-			}
-		if (job < 0)
+	affected = xcalloc((size_t)max, sizeof *affected);
+	n = engine_node_set_bad(m->e, f->node, bad, affected, max);
+	for (i = 0; i < n && i < max; i++) {
+		if ((job = sched_job_of(m->sch, affected[i])) < 0)
 			continue;
 		account(m, job);
-		struct job *j = &m->jobs[job];
+		j = &m->jobs[job];
 		/* periodic checkpoints at every ckpt_interval of progress */
 		if (m->par.ckpt_interval > 0)
 			j->ckpt_work = fmax(j->ckpt_work, floor(j->work_done /
@@ -430,11 +420,11 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 		apply(m, job, JOB_EV_FAIL);
 		sched_release(m->sch, job);
 		apply(m, job, JOB_EV_REQUEUE);
-		m->nfinal--;	/* FAILED was not final after all */
 		m->failures[job]++;
 		submit(m, job);
 		j->reason = JOB_REASON_NODEFAIL;
 	}
+	free(affected);
 	sched_touch_all(m->sch);
 }
 
@@ -549,8 +539,6 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	m->njobs = njobs;
 	m->js = xcalloc((size_t)njobs + 1, sizeof *m->js);
 	m->failures = xcalloc((size_t)njobs + 1, sizeof *m->failures);
-	m->naffected_cap = njobs > 0 ? njobs : 1;
-	m->affected = xcalloc((size_t)m->naffected_cap, sizeof *m->affected);
 	m->sch = sched_create(m->e, p, jobs, njobs);
 	m->first_submit = njobs > 0 ? INFINITY : 0;
 	for (i = 0; i < njobs; i++) {
@@ -582,7 +570,6 @@ emu_free(struct emu *m)
 	free(m->heap);
 	free(m->acts);
 	free(m->series);
-	free(m->affected);
 	free(m->failures);
 	free(m);
 }
@@ -616,7 +603,6 @@ emu_run(struct emu *m, double until,
 		}
 #else
 		(void)why;
-		(void)cause;
 #endif
 		if (progress != NULL && m->events + n >= m->next_progress) {
 			m->next_progress = m->events + n + 4096;
@@ -636,18 +622,6 @@ bool
 emu_done(const struct emu *m)
 {
 	return m->live == 0;
-}
-
-double
-emu_now(const struct emu *m)
-{
-	return m->now;
-}
-
-struct engine *
-emu_engine(struct emu *m)
-{
-	return m->e;
 }
 
 const struct emu_sample *

@@ -104,7 +104,7 @@ struct emu_report {
 
 struct emu_progress {
 	long long	 events;
-	int		 done;		/* jobs final */
+	int		 done;		/* jobs completed */
 	int		 njobs;
 	double		 now;
 };
@@ -131,15 +131,11 @@ long long	 emu_run(struct emu *m, double until,
 		    bool (*progress)(void *arg, const struct emu_progress *pr),
 		    void *arg, char **cause);
 bool		 emu_done(const struct emu *m);
-double		 emu_now(const struct emu *m);
 
 /* The report (malloc'ed vcs; emu_report_release frees it). */
 void		 emu_report(const struct emu *m, struct emu_report *r);
 void		 emu_report_release(struct emu_report *r);
 const struct emu_sample *emu_series(const struct emu *m, int *n);
-
-/* For the faces: the engine and the scheduler behind the emulator. */
-struct engine	*emu_engine(struct emu *m);
 
 /* The locality tier of a set of leaves (spec cell indices) of one chain. */
 enum locality	 emu_locality(const struct spec *s, const int *leaves, int n);
