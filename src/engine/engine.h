@@ -192,6 +192,44 @@ struct engine_job_info {
 	int		 nleaves;
 };
 
+/*
+ * A running job's complete placement: enough to re-create it exactly in a
+ * fresh engine built from the same spec and mode (crash recovery, the
+ * store). engine_job_placement fills one with pointers into the engine
+ * (valid until the next mutating call); engine_restore_job copies.
+ */
+struct engine_placement {
+	int		 id;		/* engine job id */
+	const char	*name;
+	int		 vc;
+	int		 priority;	/* current: -1 when opportunistic */
+	int		 orig_priority;
+	bool		 lazy;
+	bool		 downgraded;
+	int		 chain;
+	int		 pin;		/* spec pin index, -1 none */
+	int		 npods;
+	const int	*pod_first;	/* npods + 1 offsets into leaves */
+	const int	*leaves;	/* physical leaf cells */
+	const int	*vleaves;	/* bound virtual leaves, NULL when opportunistic
+					   or in quota mode */
+	int		 nleaves;
+};
+
+bool	 engine_job_placement(const struct engine *e, int job, struct engine_placement *pl);
+
+/*
+ * Re-create a job exactly as recorded: same id, leaves and virtual cell
+ * bindings. Restore every running job first, then mark bad nodes
+ * (engine_node_set_bad), which recomputes the doomed cells from that state
+ * exactly as the original engine had them. Returns 0, or -1 with a message
+ * in why (a leaf in use or out of range, an id taken, a binding that breaks
+ * an invariant: stored data that does not fit this spec); the engine is
+ * then unchanged.
+ */
+int	 engine_restore_job(struct engine *e, const struct engine_placement *pl,
+	    char *why, size_t len);
+
 /* Job ids are small integers; iterate 0 .. engine_job_limit()-1. */
 int	 engine_job_limit(const struct engine *e);
 /* Fill info for a running job; false for a free slot or bad id. */

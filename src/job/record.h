@@ -1,0 +1,49 @@
+/*
+ * record.h — one entry of the event log: what happened to which job, VC or
+ * cell at what time. The emulator and the session produce them, the store
+ * appends them (never rewrites one), and `events` / `history` show them.
+ * Pure: no I/O.
+ *
+ * Times are on the backend's clock (virtual seconds for the emulator).
+ * Indices refer to the spec of the run the record belongs to: job is the
+ * job's id in its run, vc a spec VC index, cell a spec cell index (a node's
+ * cell for node events); -1 means "not about one".
+ */
+#ifndef CELLAR_RECORD_H
+#define CELLAR_RECORD_H
+
+enum rec_kind {
+	REC_SUBMIT,		/* job entered the queue */
+	REC_START,		/* job got its cells (detail: where) */
+	REC_SUSPEND,
+	REC_RESUME,
+	REC_PREEMPT,		/* job lost its cells to `by` */
+	REC_REQUEUE,		/* back to pending (after preemption or failure) */
+	REC_COMPLETE,
+	REC_FAIL,
+	REC_CANCEL,
+	REC_DOWNGRADE,		/* lazily preempted by `by`: runs on as opportunistic */
+	REC_RELEASE,		/* cells freed by an operator (session) */
+	REC_NODE_BAD,
+	REC_NODE_OK,
+	REC_RECONFIG,		/* a spec change moved the job (detail: how) */
+	REC_NKINDS
+};
+
+#define REC_DETAIL_MAX	128
+
+struct rec {
+	double		 t;
+	enum rec_kind	 kind;
+	int		 job;		/* -1: not about a job */
+	int		 vc;		/* -1: none */
+	int		 cell;		/* -1: none */
+	int		 by;		/* preempt/downgrade: the job that took the cells */
+	char		 detail[REC_DETAIL_MAX];	/* "" or one line */
+};
+
+/* "submit", "start"...; rec_kind_parse returns -1 for an unknown name. */
+const char	*rec_kind_name(enum rec_kind k);
+int		 rec_kind_parse(const char *name);
+
+#endif
