@@ -64,7 +64,8 @@ SRC_STORE  := $(wildcard store/*.c)
 SRC_LIB    := $(SRC_CORE) $(SRC_SPEC) $(SRC_ENGINE) $(SRC_JOB) $(SRC_POLICY) $(SRC_SIM) \
               $(SRC_CMD) $(SRC_UI) $(SRC_STORE)
 GEN_SRC    := $(B)/gen/default-spec.c
-OBJ_LIB    := $(SRC_LIB:%.c=$(B)/%.o) $(GEN_SRC:.c=.o)
+GEN_STORE  := $(B)/gen/store-schema.c
+OBJ_LIB    := $(SRC_LIB:%.c=$(B)/%.o) $(GEN_SRC:.c=.o) $(GEN_STORE:.c=.o)
 OBJ_MAIN   := $(B)/src/main.o
 
 TEST_SRC   := $(wildcard tests/unit/t*.c)
@@ -197,6 +198,17 @@ $(B)/gen/default-spec.c: specs/default.yaml
 	   echo 'const size_t default_spec_yaml_len = sizeof default_spec_yaml - 1;'; } > $@
 
 $(B)/gen/default-spec.o: $(B)/gen/default-spec.c
+	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
+
+# The store's schema, the same way: store/schema.sql as one C string.
+$(B)/gen/store-schema.c: store/schema.sql
+	@mkdir -p $(@D)
+	@{ echo '/* generated from store/schema.sql by the Makefile; do not edit */'; \
+	   echo 'const char store_schema_sql[] = {'; \
+	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '0x00 };'; } > $@
+
+$(B)/gen/store-schema.o: $(B)/gen/store-schema.c
 	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
 
 # Install what is missing (as root) or say exactly what to run.

@@ -14,7 +14,16 @@ CELLAR=$(pwd)/$B/cellar
 export CELLAR
 top=$(pwd)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# No test may touch the user's state: the store and the REPL history live
+# under a scratch XDG_STATE_HOME (and HOME), and CELLAR_DB from the
+# caller's environment is ignored.
+state=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$state"' EXIT
+XDG_STATE_HOME=$state/state
+HOME=$state/home
+mkdir -p "$HOME"
+export XDG_STATE_HOME HOME
+unset CELLAR_DB CELLAR_BUSY_TIMEOUT
 
 run() {   # run NAME CMD...: stream its lines, record a crash as a failure
 	name=$1; shift

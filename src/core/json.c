@@ -182,6 +182,14 @@ json_double(struct json *j, double v)
 }
 
 void
+json_raw(struct json *j, const char *text, size_t len)
+{
+	json_pre_value(j);
+	strbuf_add(j->sb, text, len);
+	json_post_value(j);
+}
+
+void
 json_bool(struct json *j, bool v)
 {
 	json_pre_value(j);
@@ -571,4 +579,111 @@ json_lookup(const char *text, size_t len, const char *path, struct strbuf *out,
 		return -1;
 	jp_ws(&p);
 	return jp_lookup(&p, path, out);
+}
+
+/* ---- the pull reader ---- */
+
+void
+json_reader_init(struct json_reader *r, const char *text, size_t len)
+{
+	r->s = text;
+	r->len = len;
+	r->pos = 0;
+	strbuf_init(&r->str);
+}
+
+void
+json_reader_release(struct json_reader *r)
+{
+	strbuf_release(&r->str);
+}
+
+int
+json_reader_next(struct json_reader *r, struct json_token *t, char **cause)
+{
+	struct jp p = { r->s, r->len, r->pos, 0, cause };
+	size_t start, i;
+
+	memset(t, 0, sizeof *t);
+	while (p.pos < p.len && strchr(" \t\r\n,:", p.s[p.pos]) != NULL &&
+	    p.s[p.pos] != '\0')
+		p.pos++;
+	start = p.pos;
+	t->text = r->s + start;
+	if (p.pos >= p.len) {
+		t->type = JSON_TOK_END;
+		r->pos = p.pos;
+		return 0;
+	}
+	switch (p.s[p.pos]) {
+	case '{': t->type = JSON_TOK_OBJECT; p.pos++; break;
+	case '}': t->type = JSON_TOK_OBJECT_END; p.pos++; break;
+	case '[': t->type = JSON_TOK_ARRAY; p.pos++; break;
+	case ']': t->type = JSON_TOK_ARRAY_END; p.pos++; break;
+	case '"':
+		strbuf_reset(&r->str);
+		if (jp_string(&p, &r->str) != 0)
+			return -1;
+		t->type = JSON_TOK_STRING;
+		t->str = r->str.buf;
+		t->str_len = r->str.len;
+		break;
+	case 't':
+		if (jp_literal(&p, "true") != 0)
+			return -1;
+		t->type = JSON_TOK_TRUE;
+		break;
+	case 'f':
+		if (jp_literal(&p, "false") != 0)
+			return -1;
+		t->type = JSON_TOK_FALSE;
+		break;
+	case 'n':
+		if (jp_literal(&p, "null") != 0)
+			return -1;
+		t->type = JSON_TOK_NULL;
+		break;
+	default:
+		if (jp_number(&p) != 0)
+			return -1;
+		t->type = JSON_TOK_NUMBER;
+		t->integer = true;
+		for (i = start; i < p.pos; i++)
+			if (p.s[i] == '.' || p.s[i] == 'e' || p.s[i] == 'E')
+				t->integer = false;
+		break;
+	}
+	t->len = p.pos - start;
+	r->pos = p.pos;
+	return 0;
+}
+
+int
+json_reader_skip(struct json_reader *r, const struct json_token *t, char **cause)
+{
+	struct json_token x;
+	int depth;
+
+	if (t->type != JSON_TOK_OBJECT && t->type != JSON_TOK_ARRAY)
+		return 0;
+	for (depth = 1; depth > 0;) {
+		if (json_reader_next(r, &x, cause) != 0)
+			return -1;
+		switch (x.type) {
+		case JSON_TOK_END:
+			*cause = xstrdup("invalid json: unexpected end of input");
+			return -1;
+		case JSON_TOK_OBJECT:
+		case JSON_TOK_ARRAY:
+			depth++;
+			break;
+		case JSON_TOK_OBJECT_END:
+		case JSON_TOK_ARRAY_END:
+			depth--;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
 }

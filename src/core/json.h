@@ -58,6 +58,11 @@ void	json_kv_null(struct json *j, const char *key);
 
 /* True once the top-level value is complete (all containers closed). */
 bool	json_done(const struct json *j);
+/*
+ * Write text, which must be one complete JSON value (checked with
+ * json_validate by the caller), as the next value.
+ */
+void	json_raw(struct json *j, const char *text, size_t len);
 
 /*
  * Check that text[0..len) starts with one valid JSON value (RFC 8259,
@@ -76,5 +81,48 @@ int	json_validate(const char *text, size_t len, size_t *end, char **cause);
  */
 int	json_lookup(const char *text, size_t len, const char *path,
 	    struct strbuf *out, char **cause);
+
+/*
+ * A pull reader: the tokens of a document one at a time, for reading
+ * documents too large to look up path by path (an import). Run
+ * json_validate on the text first: the reader checks each token but not
+ * the grammar between them (it skips ',' and ':').
+ */
+enum json_tok {
+	JSON_TOK_END,		/* no more input */
+	JSON_TOK_OBJECT,	/* '{' */
+	JSON_TOK_OBJECT_END,	/* '}' */
+	JSON_TOK_ARRAY,		/* '[' */
+	JSON_TOK_ARRAY_END,	/* ']' */
+	JSON_TOK_STRING,	/* decoded into tok.str (keys too) */
+	JSON_TOK_NUMBER,	/* its text is tok.text, tok.len */
+	JSON_TOK_TRUE,
+	JSON_TOK_FALSE,
+	JSON_TOK_NULL,
+};
+
+struct json_token {
+	enum json_tok	 type;
+	const char	*text;		/* the token in the input */
+	size_t		 len;
+	const char	*str;		/* a string's decoded bytes, NUL-terminated */
+	size_t		 str_len;	/* (a string may hold NUL bytes) */
+	bool		 integer;	/* a number without '.', 'e' or 'E' */
+};
+
+struct json_reader {
+	const char	*s;
+	size_t		 len;
+	size_t		 pos;
+	struct strbuf	 str;
+};
+
+void	json_reader_init(struct json_reader *r, const char *text, size_t len);
+void	json_reader_release(struct json_reader *r);
+/* The next token into *t (valid until the next call). 0, or -1 with *cause. */
+int	json_reader_next(struct json_reader *r, struct json_token *t, char **cause);
+/* Skip the value that starts with token t (all of a container). */
+int	json_reader_skip(struct json_reader *r, const struct json_token *t,
+	    char **cause);
 
 #endif

@@ -4,6 +4,8 @@
 # naming the binary under test. A script calls `run CMD...` and then checks
 # the captured result, or uses the expect_* one-liners; every check prints
 # exactly one line, "ok - SCRIPT/NAME" or "not ok - SCRIPT/NAME: why".
+# Every script gets its own XDG_STATE_HOME ($TMP/state), so the default
+# state store is $TMP/state/cellar/cellar.db and never the user's.
 # JSON is checked with the tcore-json unit-test binary built next to
 # $CELLAR (no python or jq needed); if it is missing, JSON checks fail.
 #
@@ -37,6 +39,10 @@ OUT= ERR= RC=0
 # No colour, whatever the caller's environment says.
 NO_COLOR=1
 export NO_COLOR
+# Each script has its own state store (and REPL history), never the user's.
+XDG_STATE_HOME=$TMP/state
+export XDG_STATE_HOME
+unset CELLAR_DB CELLAR_BUSY_TIMEOUT
 
 ok() { echo "ok - $T/$1"; }
 not_ok() {

@@ -1,0 +1,196 @@
+-- store/schema.sql — the cellar state store, schema version 1.
+--
+-- This file is the whole schema of a new database. The Makefile embeds it
+-- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
+-- one transaction on a database whose user_version is 0 and that holds no
+-- table, then sets user_version to 1 and application_id to 0x43656c6c
+-- ("Cell"). Later versions add forward migrations to the table in
+-- store.c (from version N to N + 1) and change this file so that a new
+-- database is created at the newest version directly.
+--
+-- Conventions:
+--  - In events, placements and the audit, "none" is NULL (a record's job
+--    -1 is stored as NULL). Jobs keep struct job's own conventions (-1 for
+--    an unknown duration, a start not yet made, any leaf type) so that
+--    every field reads back exactly as written.
+--  - Enumerations are stored by name ('running', 'preempt', 'las'), not by
+--    number, so that reordering an enum in the code cannot change stored
+--    meaning; the names are those of src/job and src/engine.
+--  - Times: `t`, `now`, `submit`... are on the run's clock (virtual seconds
+--    for a replay, Unix seconds for a session); `created`, `updated`, `at`
+--    are wall-clock Unix seconds (REAL).
+--  - Integer arrays (placements) are BLOBs of little-endian int32, so a
+--    database moves between machines unchanged.
+--  - Every row below `runs` belongs to one run and goes when it goes
+--    (ON DELETE CASCADE).
+
+-- A cluster spec, stored once per distinct text. `hash` is the FNV-1a-64
+-- of the text (src/spec: spec->hash) as 16 lowercase hex digits; two specs
+-- are the same when hash and text are equal (the text is compared, so a
+-- hash collision cannot merge two specs).
+CREATE TABLE specs (
+	id		INTEGER PRIMARY KEY,
+	hash		TEXT NOT NULL,
+	path		TEXT NOT NULL,		-- as first given (or the embedded label)
+	text		TEXT NOT NULL,
+	created		REAL NOT NULL
+);
+CREATE INDEX specs_hash ON specs(hash);
+
+-- The virtual clusters of a spec, by their index in the spec (records and
+-- jobs refer to VCs by index), with the GPUs each is assigned.
+CREATE TABLE spec_vcs (
+	spec		INTEGER NOT NULL REFERENCES specs(id) ON DELETE CASCADE,
+	idx		INTEGER NOT NULL,
+	name		TEXT NOT NULL,
+	gpus		INTEGER NOT NULL,
+	PRIMARY KEY (spec, idx)
+) WITHOUT ROWID;
+
+-- A run: one stream of cluster state on one spec. A 'session' is the
+-- operator's live cluster; a 'replay' is an emulator replay of a trace.
+-- `now` is the run's clock at its last committed write.
+CREATE TABLE runs (
+	id		INTEGER PRIMARY KEY,
+	kind		TEXT NOT NULL CHECK (kind IN ('session', 'replay')),
+	spec		INTEGER NOT NULL REFERENCES specs(id),
+	mode		TEXT NOT NULL,		-- hived, quota, private
+	policy		TEXT,			-- replays: the scheduling policy
+	trace		TEXT,			-- replays: the trace as given
+	params		TEXT NOT NULL DEFAULT '{}',	-- a JSON object
+	seed		INTEGER NOT NULL DEFAULT 0,
+	state		TEXT NOT NULL CHECK (state IN ('running', 'done', 'interrupted')),
+	now		REAL NOT NULL DEFAULT 0,
+	created		REAL NOT NULL,
+	updated		REAL NOT NULL,
+	user		TEXT NOT NULL,		-- Unix user who created it
+	report		TEXT,			-- a JSON object, once there is one
+	emu		BLOB			-- the emulator's saved state (opaque)
+);
+
+-- Jobs: every field of struct job (src/job/job.h), the request and the
+-- lifecycle. `id` is the job's id in its run (struct job.id), `vc` and
+-- `leaf_type` indices in the run's spec, `members` the gang as "PxN,...".
+-- `last_seq` is the seq of the job's newest event: events.prev chains
+-- back from it, which is how one job's history is read without an index
+-- on events(run, job) (see events).
+CREATE TABLE jobs (
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	id		INTEGER NOT NULL,
+	name		TEXT NOT NULL,
+	user		TEXT NOT NULL DEFAULT '',
+	vc		INTEGER NOT NULL,
+	submit		REAL NOT NULL,
+	members		TEXT NOT NULL,
+	gpus		INTEGER NOT NULL,
+	leaf_type	INTEGER NOT NULL,	-- -1: any type
+	class		TEXT NOT NULL,		-- guaranteed, opportunistic, auto
+	soft_affinity	INTEGER NOT NULL,
+	duration	REAL NOT NULL,		-- < 0: unknown
+	model		TEXT,			-- model class name (src/sim/model.c)
+	elastic_min	INTEGER NOT NULL,
+	elastic_max	INTEGER NOT NULL,
+	state		TEXT NOT NULL,		-- pending, running, ... (job_state_name)
+	reason		TEXT NOT NULL,		-- None, Resources, ... (job_reason_name)
+	state_since	REAL NOT NULL,
+	first_start	REAL NOT NULL,		-- < 0 until it first runs
+	end_time	REAL NOT NULL,		-- < 0 until final
+	queued		REAL NOT NULL,
+	attained	REAL NOT NULL,
+	run_time	REAL NOT NULL,
+	work_done	REAL NOT NULL,
+	ckpt_work	REAL NOT NULL,
+	lost_work	REAL NOT NULL,
+	restarts	INTEGER NOT NULL,
+	preemptions	INTEGER NOT NULL,
+	suspensions	INTEGER NOT NULL,
+	opportunistic	INTEGER NOT NULL,
+	engine_id	INTEGER NOT NULL,	-- -1 unless it holds cells
+	last_seq	INTEGER,		-- its newest event, NULL if none
+	emu		BLOB,			-- the emulator's per-job state (opaque)
+	PRIMARY KEY (run, id),
+	UNIQUE (run, name)
+);
+
+-- Where a job that holds cells runs: struct engine_placement, enough to
+-- re-create it in a fresh engine of the same spec and mode, plus `nodes`
+-- (a hostlist) and `gpus` (GPU addresses per node) for people. In their
+-- own table rather than in jobs: only jobs holding cells have one, and a
+-- job's frequent updates do not rewrite its arrays (bench-store measures
+-- both loads).
+CREATE TABLE placements (
+	run		INTEGER NOT NULL,
+	job		INTEGER NOT NULL,
+	engine_id	INTEGER NOT NULL,
+	chain		INTEGER NOT NULL,
+	pin		INTEGER,		-- spec pin index, NULL none
+	priority	INTEGER NOT NULL,	-- -1 when running opportunistic
+	orig_priority	INTEGER NOT NULL,
+	lazy		INTEGER NOT NULL,
+	downgraded	INTEGER NOT NULL,
+	pod_first	BLOB NOT NULL,		-- npods + 1 int32 offsets into leaves
+	leaves		BLOB NOT NULL,		-- physical leaf cells, int32 each
+	vleaves		BLOB,			-- bound virtual leaves, or NULL
+	nodes		TEXT NOT NULL,
+	gpus		TEXT NOT NULL,
+	PRIMARY KEY (run, job),
+	FOREIGN KEY (run, job) REFERENCES jobs(run, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+-- Node health as the run last saw it.
+CREATE TABLE health (
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	node		TEXT NOT NULL,
+	bad		INTEGER NOT NULL,
+	since		REAL NOT NULL,
+	PRIMARY KEY (run, node)
+) WITHOUT ROWID;
+
+-- The event log (struct rec, src/job/record.h), append-only: a row is
+-- never updated or deleted except with its run. `seq` grows with every
+-- append across runs (`events --follow` polls for seq > the last seen).
+-- `prev` is the seq of the same job's previous event in the same run
+-- (NULL for its first, and for events about no job): one job's history
+-- is a walk from jobs.last_seq down the prev links, a primary-key lookup
+-- per event. The only index is (run, seq), which appends in order as long
+-- as one run writes at a time; an index on (run, job) would insert at
+-- random places and cut ingest about fourfold (README, "State store").
+CREATE TABLE events (
+	seq		INTEGER PRIMARY KEY,
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	t		REAL NOT NULL,
+	kind		TEXT NOT NULL,		-- submit, start, ... (rec_kind_name)
+	job		INTEGER,		-- the job's id in the run
+	vc		INTEGER,		-- spec VC index
+	cell		INTEGER,		-- spec cell index
+	by_job		INTEGER,		-- preempt, downgrade: the job that took the cells
+	detail		TEXT NOT NULL DEFAULT '',
+	prev		INTEGER
+);
+CREATE INDEX events_run ON events(run, seq);
+
+-- The metric time series of a run (struct emu_sample).
+CREATE TABLE series (
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	t		REAL NOT NULL,
+	pending		INTEGER NOT NULL,
+	running		INTEGER NOT NULL,
+	used		INTEGER NOT NULL,	-- GPUs of guaranteed jobs
+	opp		INTEGER NOT NULL,	-- GPUs of opportunistic jobs
+	bad		INTEGER NOT NULL,
+	frag		REAL NOT NULL,
+	PRIMARY KEY (run, t)
+) WITHOUT ROWID;
+
+-- Operator commands that change state (flagged CMD_MUTATES), with who ran
+-- them, when, the command line as typed and its exit status. `run` is the
+-- session's run at the time, if it had one (no foreign key: the audit
+-- outlives what it talks about).
+CREATE TABLE audit (
+	id		INTEGER PRIMARY KEY,
+	at		REAL NOT NULL,
+	user		TEXT NOT NULL,
+	run		INTEGER,
+	cmdline		TEXT NOT NULL,
+	status		INTEGER NOT NULL
+);

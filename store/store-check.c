@@ -1,0 +1,294 @@
+/*
+ * store-check.c — `db check` and `db vacuum`: SQLite's own checks, then the
+ * domain invariants that no constraint in the schema can say (store.h,
+ * store_check), each problem as one line for people.
+ */
+#include "store/store-int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+
+/* No leaf held by two jobs of one run: (run, leaf, job), sorted. */
+struct leaf_use {
+	int64_t	 run;
+	int	 leaf;
+	int	 job;
+};
+
+struct check {
+	struct store	*st;
+	void		(*fn)(void *, const char *);
+	void		*arg;
+	int		 n;
+	int		 shown;
+	struct leaf_use	*leaves;
+	size_t		 nleaves, cap;
+};
+
+#define CHECK_MAX_SHOWN	200	/* problems listed one by one, then a count */
+
+static void
+problem(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+problem(struct check *c, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	c->n++;
+	if (c->shown >= CHECK_MAX_SHOWN)
+		return;
+	c->shown++;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	c->fn(c->arg, sb.buf);
+	strbuf_release(&sb);
+}
+
+/*
+ * Run a constant query; for each row call row(c, stmt). SQLite errors go to
+ * *cause (the store cannot be read: exit 4).
+ */
+static int
+check_query(struct check *c, const char *sql, void (*row)(struct check *,
+    sqlite3_stmt *), char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(c->st->db, sql, -1, &q, NULL)) != SQLITE_OK)
+		return store_fail(c->st, rc, cause);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		row(c, q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_fail(c->st, rc, cause);
+	return 0;
+}
+
+static const char *
+text(sqlite3_stmt *q, int col)
+{
+	const unsigned char *t = sqlite3_column_text(q, col);
+
+	return t != NULL ? (const char *)t : "NULL";
+}
+
+static void
+row_integrity(struct check *c, sqlite3_stmt *q)
+{
+	if (strcmp(text(q, 0), "ok") != 0)
+		problem(c, "integrity: %s", text(q, 0));
+}
+
+static void
+row_fk(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "foreign key: row %lld of table '%s' refers to a missing row "
+	    "of '%s'", (long long)sqlite3_column_int64(q, 1), text(q, 0), text(q, 2));
+}
+
+static void
+row_dup_name(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: job name '%s' is used by %lld jobs",
+	    (long long)sqlite3_column_int64(q, 0), text(q, 1),
+	    (long long)sqlite3_column_int64(q, 2));
+}
+
+static void
+row_pl_state(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: job '%s' (%s) has a placement but holds no cells",
+	    (long long)sqlite3_column_int64(q, 0), text(q, 1), text(q, 2));
+}
+
+static void
+row_no_pl(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: job '%s' is %s but has no placement",
+	    (long long)sqlite3_column_int64(q, 0), text(q, 1), text(q, 2));
+}
+
+static void
+row_orphan_event(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: event %lld (%s) is about job %lld, which the run "
+	    "does not have", (long long)sqlite3_column_int64(q, 1),
+	    (long long)sqlite3_column_int64(q, 0), text(q, 2),
+	    (long long)sqlite3_column_int64(q, 3));
+}
+
+static void
+row_bad_link(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: event %lld links to event %lld, which is not an "
+	    "earlier event of the same job", (long long)sqlite3_column_int64(q, 1),
+	    (long long)sqlite3_column_int64(q, 0), (long long)sqlite3_column_int64(q, 2));
+}
+
+static void
+row_shared_link(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "event %lld is the previous event of %lld events (the history "
+	    "forks)", (long long)sqlite3_column_int64(q, 0),
+	    (long long)sqlite3_column_int64(q, 1));
+}
+
+static void
+row_chain_head(struct check *c, sqlite3_stmt *q)
+{
+	long long last = sqlite3_column_type(q, 3) == SQLITE_NULL ? 0 :
+	    sqlite3_column_int64(q, 3);
+	long long max = sqlite3_column_int64(q, 4), heads = sqlite3_column_int64(q, 5);
+
+	if (last != max)
+		problem(c, "run %lld: job '%s' names event %lld as its newest, but "
+		    "its newest is %lld", (long long)sqlite3_column_int64(q, 0),
+		    text(q, 2), last, max);
+	if (heads != 1)
+		problem(c, "run %lld: the history of job '%s' has %lld first events",
+		    (long long)sqlite3_column_int64(q, 0), text(q, 2), heads);
+}
+
+static int
+leaf_cmp(const void *a, const void *b)
+{
+	const struct leaf_use *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+static void
+row_leaves(struct check *c, sqlite3_stmt *q)
+{
+	int n, npf, i, *leaves, *pf;
+
+	leaves = store_i32_decode(sqlite3_column_blob(q, 2),
+	    sqlite3_column_bytes(q, 2), &n);
+	pf = store_i32_decode(sqlite3_column_blob(q, 3),
+	    sqlite3_column_bytes(q, 3), &npf);
+	if (sqlite3_column_bytes(q, 2) % 4 != 0 || npf < 1 || pf[npf - 1] != n ||
+	    (sqlite3_column_type(q, 4) != SQLITE_NULL &&
+	    sqlite3_column_bytes(q, 4) != sqlite3_column_bytes(q, 2)))
+		problem(c, "run %lld: the placement of job %lld is malformed",
+		    (long long)sqlite3_column_int64(q, 0),
+		    (long long)sqlite3_column_int64(q, 1));
+	for (i = 0; i < n; i++) {
+		XGROW(c->leaves, c->cap, c->nleaves + 1);
+		c->leaves[c->nleaves].run = sqlite3_column_int64(q, 0);
+		c->leaves[c->nleaves].leaf = leaves[i];
+		c->leaves[c->nleaves].job = sqlite3_column_int(q, 1);
+		c->nleaves++;
+	}
+	free(leaves);
+	free(pf);
+}
+
+static void
+row_lost_head(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: job '%s' names event %lld as its newest, which is "
+	    "not one of its events", (long long)sqlite3_column_int64(q, 0),
+	    text(q, 1), (long long)sqlite3_column_int64(q, 2));
+}
+
+#define HOLDING	"('running', 'suspended', 'completing')"
+
+int
+store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
+    int *nproblems, char **cause)
+{
+	struct check c = { st, fn, arg, 0, 0, NULL, 0, 0 };
+	struct leaf_use *v;
+	size_t i;
+	int rc = -1;
+
+	*nproblems = 0;
+	if (store_exec(st, "BEGIN", cause) != 0)
+		return -1;
+	if (check_query(&c, "PRAGMA integrity_check(100)", row_integrity, cause) != 0 ||
+	    check_query(&c, "PRAGMA foreign_key_check", row_fk, cause) != 0)
+		goto out;
+	if (c.n > 0) {
+		/* The domain checks would read damaged data: stop here. */
+		rc = 0;
+		goto out;
+	}
+	if (check_query(&c, "SELECT run, name, count(*) FROM jobs GROUP BY run, name "
+	    "HAVING count(*) > 1", row_dup_name, cause) != 0 ||
+	    check_query(&c, "SELECT j.run, j.name, j.state FROM placements p "
+	    "JOIN jobs j ON j.run = p.run AND j.id = p.job "
+	    "WHERE j.state NOT IN " HOLDING, row_pl_state, cause) != 0 ||
+	    check_query(&c, "SELECT j.run, j.name, j.state FROM jobs j "
+	    "WHERE j.state IN " HOLDING " AND NOT EXISTS (SELECT 1 FROM placements p "
+	    "WHERE p.run = j.run AND p.job = j.id)", row_no_pl, cause) != 0)
+		goto out;
+	if (check_query(&c, "SELECT p.run, p.job, p.leaves, p.pod_first, p.vleaves "
+	    "FROM placements p JOIN jobs j ON j.run = p.run AND j.id = p.job "
+	    "WHERE j.state IN " HOLDING, row_leaves, cause) != 0)
+		goto out;
+	v = c.leaves;
+	qsort(v, c.nleaves, sizeof *v, leaf_cmp);
+	for (i = 1; i < c.nleaves; i++)
+		if (v[i].run == v[i - 1].run && v[i].leaf == v[i - 1].leaf)
+			problem(&c, "run %lld: leaf cell %d is held by jobs %d and %d",
+			    (long long)v[i].run, v[i].leaf, v[i - 1].job, v[i].job);
+	if (check_query(&c, "SELECT e.seq, e.run, e.kind, e.job FROM events e "
+	    "WHERE e.job IS NOT NULL AND NOT EXISTS (SELECT 1 FROM jobs j "
+	    "WHERE j.run = e.run AND j.id = e.job) UNION ALL "
+	    "SELECT e.seq, e.run, e.kind, e.by_job FROM events e "
+	    "WHERE e.by_job IS NOT NULL AND NOT EXISTS (SELECT 1 FROM jobs j "
+	    "WHERE j.run = e.run AND j.id = e.by_job)", row_orphan_event, cause) != 0 ||
+	    check_query(&c, "SELECT e.seq, e.run, e.prev FROM events e "
+	    "LEFT JOIN events p ON p.seq = e.prev WHERE e.prev IS NOT NULL AND "
+	    "(p.seq IS NULL OR p.run != e.run OR p.job IS NOT e.job OR "
+	    "p.seq >= e.seq)", row_bad_link, cause) != 0 ||
+	    check_query(&c, "SELECT prev, count(*) FROM events WHERE prev IS NOT NULL "
+	    "GROUP BY prev HAVING count(*) > 1", row_shared_link, cause) != 0 ||
+	    check_query(&c, "SELECT j.run, j.id, j.name, j.last_seq, x.mx, x.heads "
+	    "FROM (SELECT run, job, max(seq) AS mx, count(*) - count(prev) AS heads "
+	    "FROM events WHERE job IS NOT NULL GROUP BY run, job) x "
+	    "JOIN jobs j ON j.run = x.run AND j.id = x.job "
+	    "WHERE j.last_seq IS NOT x.mx OR x.heads != 1", row_chain_head, cause) != 0 ||
+	    check_query(&c, "SELECT j.run, j.name, j.last_seq FROM jobs j "
+	    "WHERE j.last_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM events e "
+	    "WHERE e.seq = j.last_seq AND e.run = j.run AND e.job = j.id)",
+	    row_lost_head, cause) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(c.leaves);
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	if (c.n > c.shown) {
+		char *more = xasprintf("(%d more problems not shown)", c.n - c.shown);
+
+		fn(arg, more);
+		free(more);
+	}
+	*nproblems = c.n;
+	return rc;
+}
+
+int
+store_vacuum(struct store *st, long long *before, long long *after, char **cause)
+{
+	if (st->txn)
+		fatal("store_vacuum: inside a transaction");
+	*before = store_size(st);
+	if (store_exec(st, "VACUUM", cause) != 0)
+		return -1;
+	if (!st->memory && store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)", cause) != 0)
+		return -1;
+	*after = store_size(st);
+	return 0;
+}

@@ -1,0 +1,953 @@
+/*
+ * store-dump.c — export and import: the whole store as one JSON document,
+ * portable between machines and cellar versions that read its
+ * store_version.
+ *
+ *   {"schema_version":1,"kind":"cellar-dump","store_version":1,
+ *    "tables":{"specs":{"columns":["id",...],"rows":[[1,"...",...],...]},
+ *              "spec_vcs":{...}, "runs", "jobs", "placements", "health",
+ *              "events", "series", "audit"}}
+ *
+ * Tables come in that order (each refers only to earlier ones), rows in
+ * primary-key order, one per line; a dump is a pure function of the
+ * store's content. Values: null, integers, reals printed with 17
+ * significant digits (so they read back exactly; infinities as +-1e999),
+ * strings, and BLOBs as {"base64":"..."}.
+ *
+ * Import runs constant INSERT statements whose columns are the schema's;
+ * the dump's column list must equal them (nothing of the dump's text ever
+ * becomes SQL). Everything happens in one transaction.
+ */
+#include "store/store-int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/xmalloc.h"
+
+#define DUMP_KIND	"cellar-dump"
+#define DUMP_MAX_COLS	48
+
+enum dump_table_id { T_SPECS, T_SPEC_VCS, T_RUNS, T_JOBS, T_PLACEMENTS, T_HEALTH,
+	T_EVENTS, T_SERIES, T_AUDIT, T_COUNT };
+
+struct dump_table {
+	const char	*name;
+	const char	*cols;		/* the schema's columns, in order */
+	const char	*order;		/* primary-key order */
+};
+
+static const struct dump_table dump_tables[T_COUNT] = {
+	{ "specs", "id, hash, path, text, created", "id" },
+	{ "spec_vcs", "spec, idx, name, gpus", "spec, idx" },
+	{ "runs", "id, kind, spec, mode, policy, trace, params, seed, state, now, "
+	  "created, updated, user, report, emu", "id" },
+	{ "jobs", "run, id, name, user, vc, submit, members, gpus, leaf_type, class, "
+	  "soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
+	  "state_since, first_start, end_time, queued, attained, run_time, "
+	  "work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
+	  "opportunistic, engine_id, last_seq, emu", "run, id" },
+	{ "placements", "run, job, engine_id, chain, pin, priority, orig_priority, "
+	  "lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus", "run, job" },
+	{ "health", "run, node, bad, since", "run, node" },
+	{ "events", "seq, run, t, kind, job, vc, cell, by_job, detail, prev", "seq" },
+	{ "series", "run, t, pending, running, used, opp, bad, frag", "run, t" },
+	{ "audit", "id, at, user, run, cmdline, status", "id" },
+};
+
+/* The constant statements, spelled out so no SQL is assembled at run time. */
+static const char *const dump_select[T_COUNT] = {
+	"SELECT id, hash, path, text, created FROM specs ORDER BY id",
+	"SELECT spec, idx, name, gpus FROM spec_vcs ORDER BY spec, idx",
+	"SELECT id, kind, spec, mode, policy, trace, params, seed, state, now, "
+	"created, updated, user, report, emu FROM runs ORDER BY id",
+	"SELECT run, id, name, user, vc, submit, members, gpus, leaf_type, class, "
+	"soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
+	"state_since, first_start, end_time, queued, attained, run_time, "
+	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
+	"opportunistic, engine_id, last_seq, emu FROM jobs ORDER BY run, id",
+	"SELECT run, job, engine_id, chain, pin, priority, orig_priority, lazy, "
+	"downgraded, pod_first, leaves, vleaves, nodes, gpus FROM placements "
+	"ORDER BY run, job",
+	"SELECT run, node, bad, since FROM health ORDER BY run, node",
+	"SELECT seq, run, t, kind, job, vc, cell, by_job, detail, prev FROM events "
+	"ORDER BY seq",
+	"SELECT run, t, pending, running, used, opp, bad, frag FROM series "
+	"ORDER BY run, t",
+	"SELECT id, at, user, run, cmdline, status FROM audit ORDER BY id",
+};
+
+static const char *const dump_insert[T_COUNT] = {
+	"INSERT INTO specs(id, hash, path, text, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+	"INSERT INTO spec_vcs(spec, idx, name, gpus) VALUES (?1, ?2, ?3, ?4)",
+	"INSERT INTO runs(id, kind, spec, mode, policy, trace, params, seed, state, "
+	"now, created, updated, user, report, emu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	"?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	"INSERT INTO jobs(run, id, name, user, vc, submit, members, gpus, leaf_type, "
+	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, "
+	"reason, state_since, first_start, end_time, queued, attained, run_time, "
+	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
+	"opportunistic, engine_id, last_seq, emu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	"?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+	"?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
+	"INSERT INTO placements(run, job, engine_id, chain, pin, priority, "
+	"orig_priority, lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	"INSERT INTO health(run, node, bad, since) VALUES (?1, ?2, ?3, ?4)",
+	"INSERT INTO events(seq, run, t, kind, job, vc, cell, by_job, detail, prev) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	"INSERT INTO audit(id, at, user, run, cmdline, status) VALUES (?1, ?2, ?3, "
+	"?4, ?5, ?6)",
+};
+
+/* ---- base64 (RFC 4648) ---- */
+
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void
+b64_encode(struct strbuf *sb, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		strbuf_addc(sb, b64[p[i] >> 2]);
+		strbuf_addc(sb, b64[((p[i] & 3) << 4) | (p[i + 1] >> 4)]);
+		strbuf_addc(sb, b64[((p[i + 1] & 15) << 2) | (p[i + 2] >> 6)]);
+		strbuf_addc(sb, b64[p[i + 2] & 63]);
+	}
+	if (n - i == 1) {
+		strbuf_addc(sb, b64[p[i] >> 2]);
+		strbuf_addc(sb, b64[(p[i] & 3) << 4]);
+		strbuf_adds(sb, "==");
+	} else if (n - i == 2) {
+		strbuf_addc(sb, b64[p[i] >> 2]);
+		strbuf_addc(sb, b64[((p[i] & 3) << 4) | (p[i + 1] >> 4)]);
+		strbuf_addc(sb, b64[(p[i + 1] & 15) << 2]);
+		strbuf_addc(sb, '=');
+	}
+}
+
+static int
+b64_value(char c)
+{
+	const char *p = c != '\0' ? strchr(b64, c) : NULL;
+
+	return p != NULL ? (int)(p - b64) : -1;
+}
+
+/* Decode into out (at least 3 * n / 4 bytes); -1 when malformed. */
+static long
+b64_decode(const char *s, size_t n, unsigned char *out)
+{
+	size_t i, o = 0;
+	int v[4], k;
+
+	if (n % 4 != 0)
+		return -1;
+	for (i = 0; i < n; i += 4) {
+		for (k = 0; k < 4; k++) {
+			if (s[i + k] == '=' && i + 4 == n && k >= 2)
+				v[k] = -2;
+			else if ((v[k] = b64_value(s[i + k])) < 0)
+				return -1;
+		}
+		if (v[2] == -2 && v[3] != -2)
+			return -1;
+		out[o++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+		if (v[2] != -2)
+			out[o++] = (unsigned char)((v[1] & 15) << 4 | v[2] >> 2);
+		if (v[3] != -2)
+			out[o++] = (unsigned char)((v[2] & 3) << 6 | v[3]);
+	}
+	return (long)o;
+}
+
+/* ---- export ---- */
+
+static void
+dump_double(struct strbuf *sb, double d)
+{
+	char buf[40];
+
+	if (isinf(d)) {
+		strbuf_adds(sb, d > 0 ? "1e999" : "-1e999");
+		return;
+	}
+	if (isnan(d)) {
+		strbuf_adds(sb, "null");
+		return;
+	}
+	snprintf(buf, sizeof buf, "%.17g", d);
+	/* Keep it a real: 3 would read back as an integer. */
+	if (strpbrk(buf, ".eEn") == NULL)
+		strcat(buf, ".0");
+	strbuf_adds(sb, buf);
+}
+
+static void
+dump_value(struct strbuf *sb, sqlite3_stmt *q, int col)
+{
+	switch (sqlite3_column_type(q, col)) {
+	case SQLITE_NULL:
+		strbuf_adds(sb, "null");
+		break;
+	case SQLITE_INTEGER:
+		strbuf_addf(sb, "%lld", (long long)sqlite3_column_int64(q, col));
+		break;
+	case SQLITE_FLOAT:
+		dump_double(sb, sqlite3_column_double(q, col));
+		break;
+	case SQLITE_BLOB:
+		strbuf_adds(sb, "{\"base64\":\"");
+		b64_encode(sb, sqlite3_column_blob(q, col),
+		    (size_t)sqlite3_column_bytes(q, col));
+		strbuf_adds(sb, "\"}");
+		break;
+	default:
+		strbuf_add_json_str(sb, (const char *)sqlite3_column_text(q, col));
+		break;
+	}
+}
+
+static long long *
+count_of(struct store_counts *n, int t)
+{
+	switch (t) {
+	case T_SPECS: return &n->specs;
+	case T_RUNS: return &n->runs;
+	case T_JOBS: return &n->jobs;
+	case T_PLACEMENTS: return &n->placements;
+	case T_HEALTH: return &n->health;
+	case T_EVENTS: return &n->events;
+	case T_SERIES: return &n->series;
+	case T_AUDIT: return &n->audit;
+	default: return NULL;
+	}
+}
+
+int
+store_export(struct store *st, struct strbuf *out, struct store_counts *n,
+    char **cause)
+{
+	sqlite3_stmt *q = NULL;
+	long long *cnt;
+	int t, c, ncols, rc = SQLITE_OK;
+	bool first;
+
+	memset(n, 0, sizeof *n);
+	if (store_exec(st, "BEGIN", cause) != 0)	/* one snapshot */
+		return -1;
+	strbuf_addf(out, "{\"schema_version\":1,\"kind\":\"%s\",\"store_version\":%d,"
+	    "\"tables\":{", DUMP_KIND, STORE_SCHEMA_VERSION);
+	for (t = 0; t < T_COUNT; t++) {
+		if ((rc = sqlite3_prepare_v2(st->db, dump_select[t], -1, &q, NULL)) != SQLITE_OK)
+			goto fail;
+		ncols = sqlite3_column_count(q);
+		strbuf_addf(out, "%s\n\"%s\":{\"columns\":[", t ? "," : "",
+		    dump_tables[t].name);
+		for (c = 0; c < ncols; c++) {
+			if (c > 0)
+				strbuf_addc(out, ',');
+			strbuf_add_json_str(out, sqlite3_column_name(q, c));
+		}
+		strbuf_adds(out, "],\"rows\":[");
+		cnt = count_of(n, t);
+		first = true;
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+			strbuf_adds(out, first ? "\n[" : ",\n[");
+			first = false;
+			for (c = 0; c < ncols; c++) {
+				if (c > 0)
+					strbuf_addc(out, ',');
+				dump_value(out, q, c);
+			}
+			strbuf_addc(out, ']');
+			if (cnt != NULL)
+				(*cnt)++;
+		}
+		if (rc != SQLITE_DONE)
+			goto fail;
+		sqlite3_finalize(q);
+		q = NULL;
+		strbuf_adds(out, "]}");
+	}
+	strbuf_adds(out, "}}\n");
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	return 0;
+fail:
+	sqlite3_finalize(q);
+	store_fail(st, rc, cause);
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/* ---- import ---- */
+
+/* One value of a row, as read from the dump. */
+struct dval {
+	enum { DV_NULL, DV_INT, DV_REAL, DV_TEXT, DV_BLOB } type;
+	long long	 i;
+	double		 d;
+	char		*s;		/* text or blob bytes (malloc'ed) */
+	size_t		 len;
+};
+
+/* The old -> new seq of every event imported under a fresh seq. */
+struct seq_map {
+	int64_t		*from, *to;
+	size_t		 n, cap1, cap2;
+};
+
+/* An id map for specs and runs (small): old -> new, new 0 = skip. */
+struct id_map {
+	int64_t		*from, *to;
+	size_t		 n, cap1, cap2;
+	bool		*skip;		/* spec already there: skip its VCs */
+	size_t		 cap3;
+};
+
+struct import {
+	struct store		*st;
+	struct json_reader	 r;
+	bool			 as_new;
+	struct store_counts	*n;
+	char			**cause;
+	struct id_map		 specs, runs;
+	struct seq_map		 seqs;
+	/* jobs whose last_seq must be mapped once their events are in */
+	struct { int64_t run; int id; int64_t old; } *heads;
+	size_t			 nheads, heads_cap;
+	long long		 row;		/* in the current table, from 1 */
+	const char		*table;
+};
+
+static int
+imp_fail(struct import *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+imp_fail(struct import *im, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (*im->cause != NULL)
+		return STORE_INVALID;
+	if (im->table != NULL) {
+		strbuf_addf(&sb, "table '%s'", im->table);
+		if (im->row > 0)
+			strbuf_addf(&sb, " row %lld", im->row);
+		strbuf_adds(&sb, ": ");
+	}
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	*im->cause = strbuf_detach(&sb, NULL);
+	return STORE_INVALID;
+}
+
+static int
+imp_next(struct import *im, struct json_token *t)
+{
+	char *why = NULL;
+
+	if (json_reader_next(&im->r, t, &why) != 0) {
+		imp_fail(im, "%s", why);
+		free(why);
+		return STORE_INVALID;
+	}
+	return 0;
+}
+
+static int
+imp_expect(struct import *im, struct json_token *t, enum json_tok type,
+    const char *what)
+{
+	if (imp_next(im, t) != 0)
+		return STORE_INVALID;
+	if (t->type != type)
+		return imp_fail(im, "expected %s", what);
+	return 0;
+}
+
+static void
+id_map_add(struct id_map *m, int64_t from, int64_t to, bool skip)
+{
+	XGROW(m->from, m->cap1, m->n + 1);
+	XGROW(m->to, m->cap2, m->n + 1);
+	XGROW(m->skip, m->cap3, m->n + 1);
+	m->from[m->n] = from;
+	m->to[m->n] = to;
+	m->skip[m->n] = skip;
+	m->n++;
+}
+
+static int64_t
+id_map_get(const struct id_map *m, int64_t from, bool *skip)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->from[i] == from) {
+			if (skip != NULL)
+				*skip = m->skip[i];
+			return m->to[i];
+		}
+	return 0;
+}
+
+static void
+id_map_release(struct id_map *m)
+{
+	free(m->from);
+	free(m->to);
+	free(m->skip);
+}
+
+/* Events are imported in seq order, so from[] is sorted. */
+static int64_t
+seq_map_get(const struct seq_map *m, int64_t from)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->from[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->from[lo] == from ? m->to[lo] : 0;
+}
+
+static void
+dval_clear(struct dval *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].s);
+		memset(&v[i], 0, sizeof v[i]);
+	}
+}
+
+/* One value of a row. */
+static int
+imp_value(struct import *im, struct dval *v)
+{
+	struct json_token t;
+	char *end;
+	long got;
+
+	if (imp_next(im, &t) != 0)
+		return STORE_INVALID;
+	switch (t.type) {
+	case JSON_TOK_NULL:
+		v->type = DV_NULL;
+		return 0;
+	case JSON_TOK_TRUE:
+	case JSON_TOK_FALSE:
+		v->type = DV_INT;
+		v->i = t.type == JSON_TOK_TRUE;
+		return 0;
+	case JSON_TOK_NUMBER: {
+		char num[64];
+
+		if (t.len >= sizeof num)
+			return imp_fail(im, "number too long");
+		memcpy(num, t.text, t.len);
+		num[t.len] = '\0';
+		errno = 0;
+		if (t.integer) {
+			v->i = strtoll(num, &end, 10);
+			if (errno == 0) {
+				v->type = DV_INT;
+				return 0;
+			}
+		}
+		errno = 0;
+		v->d = strtod(num, &end);
+		v->type = DV_REAL;
+		return 0;
+	}
+	case JSON_TOK_STRING:
+		v->type = DV_TEXT;
+		v->s = xmalloc(t.str_len + 1);
+		memcpy(v->s, t.str, t.str_len + 1);
+		v->len = t.str_len;
+		return 0;
+	case JSON_TOK_OBJECT:
+		if (imp_expect(im, &t, JSON_TOK_STRING, "\"base64\"") != 0)
+			return STORE_INVALID;
+		if (strcmp(t.str, "base64") != 0)
+			return imp_fail(im, "an object value must be {\"base64\":...}");
+		if (imp_expect(im, &t, JSON_TOK_STRING, "base64 text") != 0)
+			return STORE_INVALID;
+		v->type = DV_BLOB;
+		v->s = xmalloc(t.str_len / 4 * 3 + 1);
+		if ((got = b64_decode(t.str, t.str_len, (unsigned char *)v->s)) < 0)
+			return imp_fail(im, "malformed base64");
+		v->len = (size_t)got;
+		if (imp_expect(im, &t, JSON_TOK_OBJECT_END, "'}'") != 0)
+			return STORE_INVALID;
+		return 0;
+	default:
+		return imp_fail(im, "expected a value");
+	}
+}
+
+static void
+imp_bind(sqlite3_stmt *q, int i, const struct dval *v)
+{
+	switch (v->type) {
+	case DV_NULL:
+		sqlite3_bind_null(q, i);
+		break;
+	case DV_INT:
+		sqlite3_bind_int64(q, i, v->i);
+		break;
+	case DV_REAL:
+		sqlite3_bind_double(q, i, v->d);
+		break;
+	case DV_TEXT:
+		sqlite3_bind_text(q, i, v->s, (int)v->len, SQLITE_STATIC);
+		break;
+	case DV_BLOB:
+		sqlite3_bind_blob(q, i, v->s, (int)v->len, SQLITE_STATIC);
+		break;
+	}
+}
+
+static void
+dval_set_int(struct dval *v, long long i, bool null)
+{
+	free(v->s);
+	memset(v, 0, sizeof *v);
+	v->type = null ? DV_NULL : DV_INT;
+	v->i = i;
+}
+
+/*
+ * With as_new, give a row its new ids. Returns 1 to skip the row, 0 to
+ * insert it, STORE_INVALID/-1 on failure. *fresh_id asks for a new rowid
+ * (col 0 bound NULL), whose value then goes into the map kind given.
+ */
+static int
+imp_remap(struct import *im, int t, struct dval *v, int ncols)
+{
+	struct store *st = im->st;
+	int64_t id;
+	bool skip = false;
+
+	(void)ncols;
+	switch (t) {
+	case T_SPECS: {
+		sqlite3_stmt *q = store_stmt(st, SQ_SPEC_BY_HASH, im->cause);
+		int rc;
+
+		if (q == NULL)
+			return -1;
+		if (v[1].type != DV_TEXT || v[3].type != DV_TEXT)
+			return imp_fail(im, "a spec needs a hash and a text");
+		sqlite3_bind_text(q, 1, v[1].s, -1, SQLITE_STATIC);
+		id = 0;
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+			if ((size_t)sqlite3_column_bytes(q, 1) == v[3].len &&
+			    memcmp(sqlite3_column_blob(q, 1), v[3].s, v[3].len) == 0) {
+				id = sqlite3_column_int64(q, 0);
+				break;
+			}
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return store_fail(st, rc, im->cause);
+		if (id != 0) {
+			id_map_add(&im->specs, v[0].i, id, true);
+			return 1;
+		}
+		id_map_add(&im->specs, v[0].i, 0, false);
+		dval_set_int(&v[0], 0, true);
+		return 0;
+	}
+	case T_SPEC_VCS:
+		id = id_map_get(&im->specs, v[0].i, &skip);
+		if (id == 0 && !skip)
+			return imp_fail(im, "spec %lld is not in the dump", v[0].i);
+		if (skip)
+			return 1;
+		dval_set_int(&v[0], id, false);
+		return 0;
+	case T_RUNS:
+		if ((id = id_map_get(&im->specs, v[2].i, NULL)) == 0)
+			return imp_fail(im, "spec %lld is not in the dump", v[2].i);
+		dval_set_int(&v[2], id, false);
+		id_map_add(&im->runs, v[0].i, 0, false);
+		dval_set_int(&v[0], 0, true);
+		return 0;
+	case T_JOBS:
+		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
+			return imp_fail(im, "run %lld is not in the dump", v[0].i);
+		dval_set_int(&v[0], id, false);
+		if (v[31].type == DV_INT) {
+			XGROW(im->heads, im->heads_cap, im->nheads + 1);
+			im->heads[im->nheads].run = id;
+			im->heads[im->nheads].id = (int)v[1].i;
+			im->heads[im->nheads].old = v[31].i;
+			im->nheads++;
+			dval_set_int(&v[31], 0, true);
+		}
+		return 0;
+	case T_PLACEMENTS:
+	case T_HEALTH:
+	case T_SERIES:
+		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
+			return imp_fail(im, "run %lld is not in the dump", v[0].i);
+		dval_set_int(&v[0], id, false);
+		return 0;
+	case T_EVENTS:
+		if ((id = id_map_get(&im->runs, v[1].i, NULL)) == 0)
+			return imp_fail(im, "run %lld is not in the dump", v[1].i);
+		dval_set_int(&v[1], id, false);
+		if (v[9].type == DV_INT) {
+			if ((id = seq_map_get(&im->seqs, v[9].i)) == 0)
+				return imp_fail(im, "event %lld links to %lld, which is "
+				    "not an earlier event of the dump", v[0].i, v[9].i);
+			dval_set_int(&v[9], id, false);
+		}
+		XGROW(im->seqs.from, im->seqs.cap1, im->seqs.n + 1);
+		im->seqs.from[im->seqs.n] = v[0].i;
+		dval_set_int(&v[0], 0, true);
+		return 0;
+	case T_AUDIT:
+		dval_set_int(&v[0], 0, true);
+		if (v[3].type == DV_INT) {
+			id = id_map_get(&im->runs, v[3].i, NULL);
+			dval_set_int(&v[3], id, id == 0);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* After an insert with a fresh id: remember where the old one went. */
+static void
+imp_mapped(struct import *im, int t)
+{
+	int64_t id = sqlite3_last_insert_rowid(im->st->db);
+
+	switch (t) {
+	case T_SPECS:
+		im->specs.to[im->specs.n - 1] = id;
+		break;
+	case T_RUNS:
+		im->runs.to[im->runs.n - 1] = id;
+		break;
+	case T_EVENTS:
+		XGROW(im->seqs.to, im->seqs.cap2, im->seqs.n + 1);
+		im->seqs.to[im->seqs.n++] = id;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The schema's columns of table t, checked against the dump's list. */
+static int
+imp_columns(struct import *im, int t, int *ncols)
+{
+	struct json_token tok;
+	const char *want = dump_tables[t].cols;
+	size_t len;
+	int n = 0;
+
+	if (imp_expect(im, &tok, JSON_TOK_ARRAY, "the list of columns") != 0)
+		return STORE_INVALID;
+	for (;;) {
+		if (imp_next(im, &tok) != 0)
+			return STORE_INVALID;
+		if (tok.type == JSON_TOK_ARRAY_END)
+			break;
+		if (tok.type != JSON_TOK_STRING)
+			return imp_fail(im, "a column name must be a string");
+		while (*want == ' ' || *want == ',')
+			want++;
+		len = strcspn(want, ",");
+		if (len != tok.str_len || strncmp(want, tok.str, len) != 0)
+			return imp_fail(im, "column %d is '%s'; this cellar has: %s",
+			    n + 1, tok.str, dump_tables[t].cols);
+		want += len;
+		n++;
+	}
+	while (*want == ' ' || *want == ',')
+		want++;
+	if (*want != '\0')
+		return imp_fail(im, "%d columns; this cellar has: %s", n,
+		    dump_tables[t].cols);
+	*ncols = n;
+	return 0;
+}
+
+static int
+imp_rows(struct import *im, int t, int ncols)
+{
+	struct dval v[DUMP_MAX_COLS];
+	struct json_token tok;
+	sqlite3_stmt *q;
+	long long *cnt = count_of(im->n, t);
+	int c, rc, skip;
+
+	memset(v, 0, sizeof v);
+	if ((rc = sqlite3_prepare_v2(im->st->db, dump_insert[t], -1, &q, NULL)) != SQLITE_OK)
+		return store_fail(im->st, rc, im->cause);
+	if (imp_expect(im, &tok, JSON_TOK_ARRAY, "the list of rows") != 0)
+		goto invalid;
+	for (im->row = 1;; im->row++) {
+		if (imp_next(im, &tok) != 0)
+			goto invalid;
+		if (tok.type == JSON_TOK_ARRAY_END)
+			break;
+		if (tok.type != JSON_TOK_ARRAY) {
+			imp_fail(im, "a row must be an array");
+			goto invalid;
+		}
+		for (c = 0; c < ncols; c++)
+			if (imp_value(im, &v[c]) != 0)
+				goto invalid;
+		if (imp_expect(im, &tok, JSON_TOK_ARRAY_END, "the end of the row") != 0)
+			goto invalid;
+		skip = 0;
+		if (im->as_new && (skip = imp_remap(im, t, v, ncols)) < 0)
+			goto fail;
+		if (skip == STORE_INVALID)
+			goto invalid;
+		if (skip == 0) {
+			for (c = 0; c < ncols; c++)
+				imp_bind(q, c + 1, &v[c]);
+			rc = sqlite3_step(q);
+			sqlite3_reset(q);
+			sqlite3_clear_bindings(q);
+			if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+				imp_fail(im, "%s", sqlite3_errmsg(im->st->db));
+				goto invalid;
+			}
+			if (rc != SQLITE_DONE) {
+				store_fail(im->st, rc, im->cause);
+				goto fail;
+			}
+			if (im->as_new)
+				imp_mapped(im, t);
+		}
+		if (cnt != NULL)
+			(*cnt)++;
+		dval_clear(v, ncols);
+	}
+	im->row = 0;
+	sqlite3_finalize(q);
+	return 0;
+invalid:
+	dval_clear(v, DUMP_MAX_COLS);
+	sqlite3_finalize(q);
+	return STORE_INVALID;
+fail:
+	dval_clear(v, DUMP_MAX_COLS);
+	sqlite3_finalize(q);
+	return -1;
+}
+
+/* One table: {"columns":[...],"rows":[...]}. */
+static int
+imp_table(struct import *im, const char *name, int *last)
+{
+	struct json_token tok;
+	int t, ncols = -1, rc;
+
+	for (t = 0; t < T_COUNT; t++)
+		if (strcmp(dump_tables[t].name, name) == 0)
+			break;
+	if (t == T_COUNT)
+		return imp_fail(im, "unknown table '%s'", name);
+	if (t <= *last)
+		return imp_fail(im, "table '%s' out of order (specs, spec_vcs, runs, "
+		    "jobs, placements, health, events, series, audit)", name);
+	*last = t;
+	im->table = dump_tables[t].name;
+	if (imp_expect(im, &tok, JSON_TOK_OBJECT, "an object") != 0)
+		return STORE_INVALID;
+	for (;;) {
+		if (imp_next(im, &tok) != 0)
+			return STORE_INVALID;
+		if (tok.type == JSON_TOK_OBJECT_END)
+			break;
+		if (strcmp(tok.str, "columns") == 0) {
+			if ((rc = imp_columns(im, t, &ncols)) != 0)
+				return rc;
+		} else if (strcmp(tok.str, "rows") == 0) {
+			if (ncols < 0)
+				return imp_fail(im, "\"rows\" before \"columns\"");
+			if ((rc = imp_rows(im, t, ncols)) != 0)
+				return rc;
+		} else
+			return imp_fail(im, "unknown key '%s'", tok.str);
+	}
+	im->table = NULL;
+	return 0;
+}
+
+static int
+imp_fix_heads(struct import *im)
+{
+	sqlite3_stmt *q;
+	int64_t to;
+	size_t i;
+
+	for (i = 0; i < im->nheads; i++) {
+		if ((to = seq_map_get(&im->seqs, im->heads[i].old)) == 0)
+			return imp_fail(im, "job %d of run %lld names event %lld, "
+			    "which is not in the dump", im->heads[i].id,
+			    (long long)im->heads[i].run, (long long)im->heads[i].old);
+		if ((q = store_stmt(im->st, SQ_JOB_LAST_SEQ_SET, im->cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, im->heads[i].run);
+		sqlite3_bind_int(q, 2, im->heads[i].id);
+		sqlite3_bind_int64(q, 3, to);
+		if (store_step_done(im->st, q, im->cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+store_is_empty(struct store *st, bool *empty, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT (SELECT count(*) FROM specs) + "
+	    "(SELECT count(*) FROM runs) + (SELECT count(*) FROM events) + "
+	    "(SELECT count(*) FROM audit)", -1, &q, NULL);
+	if (rc != SQLITE_OK)
+		return store_fail(st, rc, cause);
+	rc = sqlite3_step(q);
+	*empty = rc == SQLITE_ROW && sqlite3_column_int64(q, 0) == 0;
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW ? 0 : store_fail(st, rc, cause);
+}
+
+int
+store_import(struct store *st, const char *text, size_t len, bool as_new,
+    struct store_counts *n, char **cause)
+{
+	struct import im;
+	struct json_token tok;
+	char *why = NULL;
+	size_t end;
+	int rc = STORE_INVALID, last = -1;
+	bool empty, seen_tables = false;
+
+	memset(n, 0, sizeof *n);
+	if (json_validate(text, len, &end, &why) != 0 || end != len) {
+		*cause = xasprintf("not a cellar dump: %s", why != NULL ? why :
+		    "text after the document");
+		free(why);
+		return STORE_INVALID;
+	}
+	memset(&im, 0, sizeof im);
+	im.st = st;
+	im.as_new = as_new;
+	im.n = n;
+	im.cause = cause;
+	json_reader_init(&im.r, text, len);
+	if (store_begin(st, cause) != 0) {
+		json_reader_release(&im.r);
+		return -1;
+	}
+	if (store_is_empty(st, &empty, cause) != 0) {
+		rc = -1;
+		goto out;
+	}
+	if (!as_new && !empty) {
+		*cause = xasprintf("state store '%s' is not empty: import into an "
+		    "empty store keeps every id; --as-new adds the dump's runs under "
+		    "new ids", st->path);
+		goto out;
+	}
+	if (imp_expect(&im, &tok, JSON_TOK_OBJECT, "a JSON object") != 0)
+		goto out;
+	for (;;) {
+		if ((rc = imp_next(&im, &tok)) != 0)
+			goto out;
+		rc = STORE_INVALID;
+		if (tok.type == JSON_TOK_OBJECT_END)
+			break;
+		if (strcmp(tok.str, "schema_version") == 0 ||
+		    strcmp(tok.str, "store_version") == 0) {
+			bool store_v = strcmp(tok.str, "store_version") == 0;
+			long long want = store_v ? STORE_SCHEMA_VERSION : 1;
+
+			if (imp_next(&im, &tok) != 0)
+				goto out;
+			if (tok.type != JSON_TOK_NUMBER || !tok.integer ||
+			    strtoll(tok.text, NULL, 10) != want) {
+				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
+				    store_v ? "store version" : "schema version",
+				    (int)tok.len, tok.text, want);
+				goto out;
+			}
+		} else if (strcmp(tok.str, "kind") == 0) {
+			if (imp_expect(&im, &tok, JSON_TOK_STRING, "a kind") != 0)
+				goto out;
+			if (strcmp(tok.str, DUMP_KIND) != 0) {
+				imp_fail(&im, "not a cellar dump (kind '%s', not '%s')",
+				    tok.str, DUMP_KIND);
+				goto out;
+			}
+		} else if (strcmp(tok.str, "tables") == 0) {
+			seen_tables = true;
+			if (imp_expect(&im, &tok, JSON_TOK_OBJECT, "an object of tables") != 0)
+				goto out;
+			for (;;) {
+				char *name;
+
+				if (imp_next(&im, &tok) != 0)
+					goto out;
+				if (tok.type == JSON_TOK_OBJECT_END)
+					break;
+				name = xstrdup(tok.str);
+				rc = imp_table(&im, name, &last);
+				free(name);
+				if (rc != 0)
+					goto out;
+				rc = STORE_INVALID;
+			}
+		} else {
+			if (imp_next(&im, &tok) != 0 ||
+			    json_reader_skip(&im.r, &tok, cause) != 0)
+				goto out;
+		}
+	}
+	if (!seen_tables) {
+		imp_fail(&im, "not a cellar dump (no \"tables\")");
+		goto out;
+	}
+	if (as_new && (rc = imp_fix_heads(&im)) != 0)
+		goto out;
+	rc = store_commit(st, cause) != 0 ? -1 : 0;
+out:
+	if (rc != 0)
+		store_rollback(st);
+	json_reader_release(&im.r);
+	id_map_release(&im.specs);
+	id_map_release(&im.runs);
+	free(im.seqs.from);
+	free(im.seqs.to);
+	free(im.heads);
+	return rc;
+}

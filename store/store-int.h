@@ -1,0 +1,155 @@
+/*
+ * store-int.h — what the files of store/ share: the connection, the cache of
+ * prepared statements, the in-memory event chains, error mapping and the
+ * migration machinery (exposed here so tests/unit/tstore-migrate.c can run
+ * a fake step). Private to store/ and its unit tests.
+ *
+ * Invariants:
+ *  1. stmt[i] is NULL or the prepared form of store_sql[i]; statements are
+ *     reset after every use (store_stmt hands them out reset and unbound).
+ *  2. A chain[] entry of the current generation holds its job's newest
+ *     event's seq in chain_run; the dirty ones, listed in dirty[], are
+ *     exactly those not yet written to jobs.last_seq. Every transaction
+ *     starts a new generation (another process may have written between).
+ */
+#ifndef CELLAR_STORE_INT_H
+#define CELLAR_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* Every statement the store runs, by number; the SQL is in store.c. */
+enum store_stmt_id {
+	SQ_BEGIN,
+	SQ_COMMIT,
+	SQ_ROLLBACK,
+	SQ_SPEC_BY_HASH,
+	SQ_SPEC_INSERT,
+	SQ_SPEC_VC_INSERT,
+	SQ_SPEC_GET,
+	SQ_SPEC_VCS,
+	SQ_RUN_INSERT,
+	SQ_RUN_GET,
+	SQ_RUN_LAST,
+	SQ_RUN_LAST_KIND,
+	SQ_RUN_LIST,
+	SQ_RUN_STATE,
+	SQ_RUN_REPORT,
+	SQ_RUN_BLOB_SET,
+	SQ_RUN_BLOB_GET,
+	SQ_RUN_INTERRUPT,
+	SQ_JOB_UPSERT,
+	SQ_JOB_BLOB,
+	SQ_JOB_LAST_SEQ_GET,
+	SQ_JOB_LAST_SEQ_SET,
+	SQ_JOB_GET,
+	SQ_JOB_FIND,
+	SQ_JOB_LAST_RUN,
+	SQ_JOB_NEXT_ID,
+	SQ_JOB_LOAD,
+	SQ_PL_PUT,
+	SQ_PL_DELETE,
+	SQ_HEALTH_SET,
+	SQ_HEALTH_LOAD,
+	SQ_EVENT_INSERT,
+	SQ_EVENT_GET,
+	SQ_EVENT_RUN,
+	SQ_EVENT_RUN_NEWEST,
+	SQ_EVENT_ALL,
+	SQ_EVENT_ALL_NEWEST,
+	SQ_EVENT_LAST,
+	SQ_EVENT_LAST_RUN,
+	SQ_SERIES_PUT,
+	SQ_SERIES_LOAD,
+	SQ_AUDIT_INSERT,
+	SQ_AUDIT_LIST,
+	SQ_COUNT
+};
+
+/* One job's newest event, for the prev links of the next one. */
+struct store_chain {
+	int64_t		 seq;		/* 0: none */
+	uint32_t	 gen;		/* valid when == store.chain_gen */
+	bool		 dirty;		/* not yet written to jobs.last_seq */
+};
+
+struct store {
+	sqlite3			*db;
+	char			*path;
+	bool			 write;
+	bool			 memory;
+	bool			 txn;		/* between store_begin and commit/rollback */
+	int			 busy_ms;
+	sqlite3_stmt		*stmt[SQ_COUNT];
+	/*
+	 * The event chains of one run (the one written last) in the current
+	 * transaction, by job id; bumping chain_gen forgets them all.
+	 */
+	int64_t			 chain_run;
+	struct store_chain	*chain;
+	size_t			 nchain;
+	uint32_t		 chain_gen;
+	int			*dirty;		/* job ids with dirty chains */
+	size_t			 ndirty, dirty_cap;
+};
+
+/* The schema text, generated from store/schema.sql by the Makefile. */
+extern const char store_schema_sql[];
+
+/* A prepared statement, reset and unbound; NULL with *cause on failure. */
+sqlite3_stmt	*store_stmt(struct store *st, enum store_stmt_id id, char **cause);
+/*
+ * The message for a failed SQLite call (rc its result code), naming the
+ * file: locked, not a database, disk full, damaged, read-only, ... Sets
+ * *cause (if not already set) and returns -1.
+ */
+int		 store_fail(struct store *st, int rc, char **cause);
+/* Step a statement that returns no rows; resets it. 0 or -1 with *cause. */
+int		 store_step_done(struct store *st, sqlite3_stmt *s, char **cause);
+/* Run constant SQL (no values) that returns no rows. */
+int		 store_exec(struct store *st, const char *sql, char **cause);
+/* A column as text, NULL for NULL; a copy the caller frees. */
+char		*store_col_strdup(sqlite3_stmt *s, int col);
+
+/* Bind helpers: NULL for "none". */
+int		 store_bind_text(sqlite3_stmt *s, int i, const char *v);
+int		 store_bind_int_or_null(sqlite3_stmt *s, int i, long long v, bool null);
+int		 store_bind_double_or_null(sqlite3_stmt *s, int i, double v, bool null);
+
+/* Write the chains of the run being written to jobs.last_seq. */
+int		 store_chain_flush(struct store *st, char **cause);
+/* Forget the chains (after a rollback, or when another run starts). */
+void		 store_chain_reset(struct store *st);
+
+/* int32 arrays as portable little-endian blobs. */
+void		 store_i32_encode(const int *v, int n, unsigned char *out);
+int		*store_i32_decode(const void *blob, int bytes, int *n);
+
+/* ---- migrations ---- */
+
+/*
+ * One forward step: from version `from` to from + 1, by running sql (one
+ * or more statements) and then fn (either may be NULL). The step from 0
+ * runs the whole schema and goes straight to STORE_SCHEMA_VERSION.
+ */
+struct store_migration {
+	int		 from;
+	const char	*sql;
+	int		(*fn)(struct store *st, char **cause);
+};
+
+extern const struct store_migration store_migrations[];
+extern const int store_nmigrations;
+
+/*
+ * Bring the database from its user_version to `target` with steps, in one
+ * transaction: either every step applies or none. Refuses a database newer
+ * than target.
+ */
+int		 store_migrate(struct store *st, const struct store_migration *steps,
+		    int nsteps, int target, char **cause);
+/* PRAGMA user_version, or -1 with *cause. */
+int		 store_user_version(struct store *st, char **cause);
+
+#endif

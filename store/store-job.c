@@ -1,0 +1,843 @@
+/*
+ * store-job.c — jobs, placements and the event log of a run.
+ *
+ * A job row holds every field of struct job; its placement, while it holds
+ * cells, is a row of its own (placements). Events are appended with a link
+ * to the same job's previous event (prev) and the job row names the newest
+ * (last_seq), so reading one job's history follows links by primary key
+ * instead of needing an index on (run, job), which would make every append
+ * an insertion at a random place (the README's "State store" has the
+ * numbers). The links of the jobs a transaction touches are cached here and
+ * written to jobs.last_seq at commit; the cache is rebuilt in every
+ * transaction, so another process writing the same run in between cannot
+ * leave it stale.
+ */
+#include "store/store-int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+#include "sim/model.h"
+
+/* Job ids above this go uncached (one read and one write per event). */
+#define CHAIN_MAX_JOB	(1 << 24)
+
+/* ---- names of enums ---- */
+
+static int
+state_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; s != NULL && i < JOB_NSTATES; i++)
+		if (strcmp(job_state_name((enum job_state)i), s) == 0)
+			return i;
+	return -1;
+}
+
+static int
+reason_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; s != NULL && i < JOB_NREASONS; i++)
+		if (strcmp(job_reason_name((enum job_reason)i), s) == 0)
+			return i;
+	return -1;
+}
+
+/* "2x4,1x8" from a job's gang. */
+static void
+members_text(const struct job *j, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < j->nmembers && i < ENGINE_MAX_MEMBERS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%dx%d", i ? "," : "",
+		    j->members[i].pods, j->members[i].gpus);
+}
+
+static int
+members_parse(const char *s, struct job *j)
+{
+	char *end;
+	long p, g;
+
+	j->nmembers = 0;
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (;;) {
+		if (j->nmembers == ENGINE_MAX_MEMBERS)
+			return -1;
+		p = strtol(s, &end, 10);
+		if (end == s || *end != 'x')
+			return -1;
+		s = end + 1;
+		g = strtol(s, &end, 10);
+		if (end == s)
+			return -1;
+		j->members[j->nmembers].pods = (int)p;
+		j->members[j->nmembers].gpus = (int)g;
+		j->nmembers++;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+/* ---- jobs ---- */
+
+void
+store_job_init(struct store_job *sj)
+{
+	memset(sj, 0, sizeof *sj);
+	sj->pl.pl.id = -1;
+	sj->pl.pl.pin = -1;
+}
+
+void
+store_job_release(struct store_job *sj)
+{
+	free((int *)sj->pl.pl.pod_first);
+	free((int *)sj->pl.pl.leaves);
+	free((int *)sj->pl.pl.vleaves);
+	free(sj->pl.nodes);
+	free(sj->pl.gpus);
+	free(sj->blob);
+	store_job_init(sj);
+}
+
+int
+store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
+{
+	sqlite3_stmt *q;
+	char members[ENGINE_MAX_MEMBERS * 24];
+
+	if ((q = store_stmt(st, SQ_JOB_UPSERT, cause)) == NULL)
+		return -1;
+	members_text(j, members, sizeof members);
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, j->id);
+	sqlite3_bind_text(q, 3, j->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, j->user, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 5, j->vc);
+	sqlite3_bind_double(q, 6, j->submit);
+	sqlite3_bind_text(q, 7, members, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 8, j->gpus);
+	sqlite3_bind_int(q, 9, j->leaf_type);
+	sqlite3_bind_text(q, 10, job_class_name(j->klass), -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 11, j->soft_affinity);
+	sqlite3_bind_double(q, 12, j->duration);
+	store_bind_text(q, 13, j->model >= 0 && j->model < model_count ?
+	    model_table[j->model].name : NULL);
+	sqlite3_bind_int(q, 14, j->elastic_min);
+	sqlite3_bind_int(q, 15, j->elastic_max);
+	sqlite3_bind_text(q, 16, job_state_name(j->state), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 17, job_reason_name(j->reason), -1, SQLITE_STATIC);
+	sqlite3_bind_double(q, 18, j->state_since);
+	sqlite3_bind_double(q, 19, j->first_start);
+	sqlite3_bind_double(q, 20, j->end);
+	sqlite3_bind_double(q, 21, j->queued);
+	sqlite3_bind_double(q, 22, j->attained);
+	sqlite3_bind_double(q, 23, j->run_time);
+	sqlite3_bind_double(q, 24, j->work_done);
+	sqlite3_bind_double(q, 25, j->ckpt_work);
+	sqlite3_bind_double(q, 26, j->lost_work);
+	sqlite3_bind_int(q, 27, j->restarts);
+	sqlite3_bind_int(q, 28, j->preemptions);
+	sqlite3_bind_int(q, 29, j->suspensions);
+	sqlite3_bind_int(q, 30, j->opportunistic);
+	sqlite3_bind_int(q, 31, j->engine_id);
+	return store_step_done(st, q, cause);
+}
+
+/* An UPDATE of one job's row; no such job is STORE_NOTFOUND. */
+static int
+job_update(struct store *st, sqlite3_stmt *q, int64_t run, int job, char **cause)
+{
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	if (sqlite3_changes(st->db) == 0) {
+		*cause = xasprintf("no job %d in run %lld", job, (long long)run);
+		return STORE_NOTFOUND;
+	}
+	return 0;
+}
+
+int
+store_job_set_blob(struct store *st, int64_t run, int job, const void *data,
+    size_t len, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_JOB_BLOB, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	if (data != NULL)
+		sqlite3_bind_blob64(q, 3, data, len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 3);
+	return job_update(st, q, run, job, cause);
+}
+
+int
+store_placement_put(struct store *st, int64_t run, int job,
+    const struct engine_placement *pl, const char *nodes, const char *gpus,
+    char **cause)
+{
+	unsigned char stack[3][1024], *pf = stack[0], *lv = stack[1], *vl = stack[2];
+	size_t npf = ((size_t)pl->npods + 1) * 4, nlv = (size_t)pl->nleaves * 4;
+	sqlite3_stmt *q;
+	int rc;
+
+	if (pl->npods < 0 || pl->nleaves < 0 ||
+	    (pl->npods > 0 && pl->pod_first[pl->npods] != pl->nleaves)) {
+		*cause = xasprintf("placement of job %d: %d pods do not cover %d "
+		    "leaves", job, pl->npods, pl->nleaves);
+		return STORE_INVALID;
+	}
+	if (npf > sizeof stack[0])
+		pf = xmalloc(npf);
+	if (nlv > sizeof stack[1]) {
+		lv = xmalloc(nlv);
+		vl = xmalloc(nlv);
+	}
+	if (pl->npods > 0)
+		store_i32_encode(pl->pod_first, pl->npods + 1, pf);
+	else
+		store_i32_encode((const int []){ 0 }, 1, pf), npf = 4;
+	store_i32_encode(pl->leaves, pl->nleaves, lv);
+	if (pl->vleaves != NULL)
+		store_i32_encode(pl->vleaves, pl->nleaves, vl);
+	rc = -1;
+	if ((q = store_stmt(st, SQ_PL_PUT, cause)) == NULL)
+		goto out;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	sqlite3_bind_int(q, 3, pl->id);
+	sqlite3_bind_int(q, 4, pl->chain);
+	store_bind_int_or_null(q, 5, pl->pin, pl->pin < 0);
+	sqlite3_bind_int(q, 6, pl->priority);
+	sqlite3_bind_int(q, 7, pl->orig_priority);
+	sqlite3_bind_int(q, 8, pl->lazy);
+	sqlite3_bind_int(q, 9, pl->downgraded);
+	sqlite3_bind_blob(q, 10, pf, (int)npf, SQLITE_STATIC);
+	sqlite3_bind_blob(q, 11, lv, (int)nlv, SQLITE_STATIC);
+	if (pl->vleaves != NULL)
+		sqlite3_bind_blob(q, 12, vl, (int)nlv, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 12);
+	sqlite3_bind_text(q, 13, nodes != NULL ? nodes : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 14, gpus != NULL ? gpus : "", -1, SQLITE_STATIC);
+	rc = store_step_done(st, q, cause);
+out:
+	if (pf != stack[0])
+		free(pf);
+	if (lv != stack[1]) {
+		free(lv);
+		free(vl);
+	}
+	return rc;
+}
+
+int
+store_placement_delete(struct store *st, int64_t run, int job, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_PL_DELETE, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	return store_step_done(st, q, cause);
+}
+
+/* Column `col` as an int32 array blob. */
+static int *
+col_i32(sqlite3_stmt *q, int col, int *n)
+{
+	return store_i32_decode(sqlite3_column_blob(q, col),
+	    sqlite3_column_bytes(q, col), n);
+}
+
+/* A row of JOB_COLS into sj; -1 with *cause for a row that makes no sense. */
+static int
+job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *sj,
+    char **cause)
+{
+	struct job *j = &sj->job;
+	const char *t;
+	int v, npf, nvl;
+
+	store_job_release(sj);
+	j->id = sqlite3_column_int(q, 0);
+	snprintf(j->name, sizeof j->name, "%s", sqlite3_column_text(q, 1));
+	snprintf(j->user, sizeof j->user, "%s", sqlite3_column_text(q, 2));
+	j->vc = sqlite3_column_int(q, 3);
+	j->submit = sqlite3_column_double(q, 4);
+	if (members_parse((const char *)sqlite3_column_text(q, 5), j) != 0)
+		goto bad;
+	j->gpus = sqlite3_column_int(q, 6);
+	j->leaf_type = sqlite3_column_int(q, 7);
+	if ((v = job_class_parse((const char *)sqlite3_column_text(q, 8))) < 0)
+		goto bad;
+	j->klass = (enum job_class)v;
+	j->soft_affinity = sqlite3_column_int(q, 9) != 0;
+	j->duration = sqlite3_column_double(q, 10);
+	t = (const char *)sqlite3_column_text(q, 11);
+	j->model = t != NULL ? model_find(t) : -1;
+	j->elastic_min = sqlite3_column_int(q, 12);
+	j->elastic_max = sqlite3_column_int(q, 13);
+	if ((v = state_parse((const char *)sqlite3_column_text(q, 14))) < 0)
+		goto bad;
+	j->state = (enum job_state)v;
+	if ((v = reason_parse((const char *)sqlite3_column_text(q, 15))) < 0)
+		goto bad;
+	j->reason = (enum job_reason)v;
+	j->state_since = sqlite3_column_double(q, 16);
+	j->first_start = sqlite3_column_double(q, 17);
+	j->end = sqlite3_column_double(q, 18);
+	j->queued = sqlite3_column_double(q, 19);
+	j->attained = sqlite3_column_double(q, 20);
+	j->run_time = sqlite3_column_double(q, 21);
+	j->work_done = sqlite3_column_double(q, 22);
+	j->ckpt_work = sqlite3_column_double(q, 23);
+	j->lost_work = sqlite3_column_double(q, 24);
+	j->restarts = sqlite3_column_int(q, 25);
+	j->preemptions = sqlite3_column_int(q, 26);
+	j->suspensions = sqlite3_column_int(q, 27);
+	j->opportunistic = sqlite3_column_int(q, 28) != 0;
+	j->engine_id = sqlite3_column_int(q, 29);
+	sj->last_seq = sqlite3_column_int64(q, 30);
+	if (sqlite3_column_type(q, 31) != SQLITE_NULL) {
+		sj->blob_len = (size_t)sqlite3_column_bytes(q, 31);
+		sj->blob = xmalloc(sj->blob_len + 1);
+		memcpy(sj->blob, sqlite3_column_blob(q, 31), sj->blob_len);
+	}
+	if (sqlite3_column_type(q, 32) == SQLITE_NULL)
+		return 0;
+	sj->placed = true;
+	sj->pl.pl.id = sqlite3_column_int(q, 32);
+	sj->pl.pl.name = j->name;
+	sj->pl.pl.vc = j->vc;
+	sj->pl.pl.chain = sqlite3_column_int(q, 33);
+	sj->pl.pl.pin = sqlite3_column_type(q, 34) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(q, 34);
+	sj->pl.pl.priority = sqlite3_column_int(q, 35);
+	sj->pl.pl.orig_priority = sqlite3_column_int(q, 36);
+	sj->pl.pl.lazy = sqlite3_column_int(q, 37) != 0;
+	sj->pl.pl.downgraded = sqlite3_column_int(q, 38) != 0;
+	sj->pl.pl.pod_first = col_i32(q, 39, &npf);
+	sj->pl.pl.npods = npf - 1;
+	sj->pl.pl.leaves = col_i32(q, 40, &sj->pl.pl.nleaves);
+	if (sqlite3_column_type(q, 41) != SQLITE_NULL) {
+		sj->pl.pl.vleaves = col_i32(q, 41, &nvl);
+		if (nvl != sj->pl.pl.nleaves)
+			goto bad;
+	}
+	if (npf < 1 || sj->pl.pl.pod_first[npf - 1] != sj->pl.pl.nleaves)
+		goto bad;
+	sj->pl.nodes = store_col_strdup(q, 42);
+	sj->pl.gpus = store_col_strdup(q, 43);
+	return 0;
+bad:
+	*cause = xasprintf("state store '%s': job %d of run %lld ('%s') is "
+	    "malformed", st->path, j->id, (long long)run, j->name);
+	store_job_release(sj);
+	return -1;
+}
+
+/* One row from q (bound), or STORE_NOTFOUND with message `what`. */
+static int
+job_one(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *out,
+    char *what, char **cause)
+{
+	int rc;
+
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		if (rc != SQLITE_DONE) {
+			free(what);
+			return store_fail(st, rc, cause);
+		}
+		*cause = what;
+		return STORE_NOTFOUND;
+	}
+	free(what);
+	rc = job_from_row(st, run, q, out, cause);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc;
+}
+
+int
+store_job_get(struct store *st, int64_t run, int id, struct store_job *out,
+    char **cause)
+{
+	sqlite3_stmt *q;
+
+	store_job_init(out);
+	if ((q = store_stmt(st, SQ_JOB_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, id);
+	return job_one(st, run, q, out, xasprintf("no job %d in run %lld", id,
+	    (long long)run), cause);
+}
+
+int
+store_job_find(struct store *st, int64_t run, const char *name,
+    struct store_job *out, char **cause)
+{
+	sqlite3_stmt *q;
+
+	store_job_init(out);
+	if ((q = store_stmt(st, SQ_JOB_FIND, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+	return job_one(st, run, q, out, xasprintf("no job '%s' in run %lld", name,
+	    (long long)run), cause);
+}
+
+int
+store_job_last_run(struct store *st, const char *name, int64_t *run, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*run = 0;
+	if ((q = store_stmt(st, SQ_JOB_LAST_RUN, cause)) == NULL)
+		return -1;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*run = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(st, rc, cause);
+	if (*run == 0) {
+		*cause = xasprintf("no job '%s' in state store '%s'", name, st->path);
+		return STORE_NOTFOUND;
+	}
+	return 0;
+}
+
+int
+store_job_next_id(struct store *st, int64_t run, int *id, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*id = 0;
+	if ((q = store_stmt(st, SQ_JOB_NEXT_ID, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*id = sqlite3_column_int(q, 0) + 1;
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
+}
+
+int
+store_job_load(struct store *st, int64_t run,
+    int (*fn)(void *, const struct store_job *), void *arg, char **cause)
+{
+	struct store_job sj;
+	sqlite3_stmt *q;
+	int rc, stop = 0;
+
+	if ((q = store_stmt(st, SQ_JOB_LOAD, cause)) == NULL)
+		return -1;
+	store_job_init(&sj);
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (job_from_row(st, run, q, &sj, cause) != 0) {
+			stop = -1;
+			break;
+		}
+		if ((stop = fn(arg, &sj)) != 0)
+			break;
+	}
+	store_job_release(&sj);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (stop == 0 && rc != SQLITE_DONE)
+		return store_fail(st, rc, cause);
+	return stop;
+}
+
+/* ---- the event chains ---- */
+
+void
+store_chain_reset(struct store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ndirty; i++)
+		st->chain[st->dirty[i]].dirty = false;
+	st->ndirty = 0;
+	if (++st->chain_gen == 0) {	/* wrapped: really forget */
+		memset(st->chain, 0, st->nchain * sizeof *st->chain);
+		st->chain_gen = 1;
+	}
+}
+
+int
+store_chain_flush(struct store *st, char **cause)
+{
+	struct store_chain *c;
+	sqlite3_stmt *q;
+	size_t i;
+
+	for (i = 0; i < st->ndirty; i++) {
+		c = &st->chain[st->dirty[i]];
+		if ((q = store_stmt(st, SQ_JOB_LAST_SEQ_SET, cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, st->chain_run);
+		sqlite3_bind_int(q, 2, st->dirty[i]);
+		sqlite3_bind_int64(q, 3, c->seq);
+		if (store_step_done(st, q, cause) != 0)
+			return -1;
+		c->dirty = false;
+	}
+	st->ndirty = 0;
+	return 0;
+}
+
+/* The newest event of a job as stored (0 when none). */
+static int
+job_last_seq(struct store *st, int64_t run, int job, int64_t *seq, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*seq = 0;
+	if ((q = store_stmt(st, SQ_JOB_LAST_SEQ_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*seq = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
+}
+
+/* The cached chain entry of a job of run, read from the store if new. */
+static struct store_chain *
+chain_get(struct store *st, int64_t run, int job, char **cause)
+{
+	struct store_chain *c;
+	size_t n;
+
+	if (job >= CHAIN_MAX_JOB)
+		return NULL;
+	if (st->chain_run != run) {
+		if (store_chain_flush(st, cause) != 0)
+			return NULL;
+		store_chain_reset(st);
+		st->chain_run = run;
+	}
+	if (st->chain_gen == 0)
+		st->chain_gen = 1;
+	if ((size_t)job >= st->nchain) {
+		n = st->nchain ? st->nchain : 1024;
+		while (n <= (size_t)job)
+			n *= 2;
+		st->chain = xreallocarray(st->chain, n, sizeof *st->chain);
+		memset(st->chain + st->nchain, 0, (n - st->nchain) * sizeof *st->chain);
+		st->nchain = n;
+	}
+	c = &st->chain[job];
+	if (c->gen != st->chain_gen) {
+		if (job_last_seq(st, run, job, &c->seq, cause) != 0)
+			return NULL;
+		c->gen = st->chain_gen;
+		c->dirty = false;
+	}
+	return c;
+}
+
+/* ---- events ---- */
+
+int
+store_event_append(struct store *st, int64_t run, const struct rec *r,
+    int64_t *seqp, char **cause)
+{
+	struct store_chain *c = NULL, big = { 0, 0, false };
+	bool own = !st->txn;
+	sqlite3_stmt *q;
+	int64_t seq;
+
+	if (own && store_begin(st, cause) != 0)
+		return -1;
+	if (r->job >= 0) {
+		if (r->job >= CHAIN_MAX_JOB) {
+			c = &big;
+			if (job_last_seq(st, run, r->job, &big.seq, cause) != 0)
+				goto fail;
+		} else if ((c = chain_get(st, run, r->job, cause)) == NULL)
+			goto fail;
+	}
+	if ((q = store_stmt(st, SQ_EVENT_INSERT, cause)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_double(q, 2, r->t);
+	sqlite3_bind_text(q, 3, rec_kind_name(r->kind), -1, SQLITE_STATIC);
+	store_bind_int_or_null(q, 4, r->job, r->job < 0);
+	store_bind_int_or_null(q, 5, r->vc, r->vc < 0);
+	store_bind_int_or_null(q, 6, r->cell, r->cell < 0);
+	store_bind_int_or_null(q, 7, r->by, r->by < 0);
+	sqlite3_bind_text(q, 8, r->detail, (int)strnlen(r->detail, sizeof r->detail),
+	    SQLITE_STATIC);
+	store_bind_int_or_null(q, 9, c != NULL ? c->seq : 0, c == NULL || c->seq == 0);
+	if (store_step_done(st, q, cause) != 0)
+		goto fail;
+	seq = sqlite3_last_insert_rowid(st->db);
+	if (c == &big) {
+		if ((q = store_stmt(st, SQ_JOB_LAST_SEQ_SET, cause)) == NULL)
+			goto fail;
+		sqlite3_bind_int64(q, 1, run);
+		sqlite3_bind_int(q, 2, r->job);
+		sqlite3_bind_int64(q, 3, seq);
+		if (store_step_done(st, q, cause) != 0)
+			goto fail;
+	} else if (c != NULL) {
+		c->seq = seq;
+		if (!c->dirty) {
+			c->dirty = true;
+			XGROW(st->dirty, st->dirty_cap, st->ndirty + 1);
+			st->dirty[st->ndirty++] = r->job;
+		}
+	}
+	if (seqp != NULL)
+		*seqp = seq;
+	if (own && store_commit(st, cause) != 0)
+		goto fail;
+	return 0;
+fail:
+	if (own)
+		store_rollback(st);
+	return -1;
+}
+
+void
+store_event_filter_init(struct store_event_filter *f)
+{
+	memset(f, 0, sizeof *f);
+	f->vc = -1;
+	f->job = -1;
+	f->kind = -1;
+}
+
+/* An event whose strings are its own (for lists read newest first). */
+struct owned_event {
+	struct store_event	 ev;
+	char			*names;		/* job, by and vc names, NUL-separated */
+};
+
+static void
+event_from_row(sqlite3_stmt *q, struct store_event *ev)
+{
+	const char *t;
+	int k;
+
+	memset(ev, 0, sizeof *ev);
+	ev->seq = sqlite3_column_int64(q, 0);
+	ev->run = sqlite3_column_int64(q, 1);
+	ev->rec.t = sqlite3_column_double(q, 2);
+	k = rec_kind_parse((const char *)sqlite3_column_text(q, 3));
+	ev->rec.kind = k >= 0 ? (enum rec_kind)k : REC_NKINDS;
+	ev->rec.job = sqlite3_column_type(q, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 4);
+	ev->rec.vc = sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 5);
+	ev->rec.cell = sqlite3_column_type(q, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 6);
+	ev->rec.by = sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 7);
+	t = (const char *)sqlite3_column_text(q, 8);
+	snprintf(ev->rec.detail, sizeof ev->rec.detail, "%s", t != NULL ? t : "");
+	ev->job_name = (const char *)sqlite3_column_text(q, 9);
+	ev->by_name = (const char *)sqlite3_column_text(q, 10);
+	ev->vc_name = (const char *)sqlite3_column_text(q, 11);
+}
+
+static void
+event_own(struct owned_event *o, const struct store_event *ev)
+{
+	const char *n[3] = { ev->job_name, ev->by_name, ev->vc_name };
+	size_t len[3], total = 0, off = 0;
+	int i;
+
+	o->ev = *ev;
+	for (i = 0; i < 3; i++)
+		total += (len[i] = n[i] != NULL ? strlen(n[i]) + 1 : 0);
+	o->names = total > 0 ? xmalloc(total) : NULL;
+	for (i = 0; i < 3; i++) {
+		const char **dst = i == 0 ? &o->ev.job_name : i == 1 ? &o->ev.by_name :
+		    &o->ev.vc_name;
+
+		if (n[i] == NULL) {
+			*dst = NULL;
+			continue;
+		}
+		memcpy(o->names + off, n[i], len[i]);
+		*dst = o->names + off;
+		off += len[i];
+	}
+}
+
+/* Hand the collected events (newest first) to fn oldest first; free them. */
+static int
+events_deliver(struct owned_event *v, size_t n, int (*fn)(void *,
+    const struct store_event *), void *arg)
+{
+	size_t i;
+	int stop = 0;
+
+	for (i = n; i > 0 && fn != NULL; i--)
+		if (stop == 0)
+			stop = fn(arg, &v[i - 1].ev);
+	for (i = 0; i < n; i++)
+		free(v[i].names);
+	free(v);
+	return stop;
+}
+
+static bool
+event_matches(const struct store_event_filter *f, const struct store_event *ev)
+{
+	return (!f->has_since || ev->rec.t >= f->since) &&
+	    (f->vc < 0 || ev->rec.vc == f->vc) &&
+	    (f->kind < 0 || (int)ev->rec.kind == f->kind) && ev->seq > f->after;
+}
+
+/* One job's events: down its chain from the newest, by primary key. */
+static int
+events_of_job(struct store *st, const struct store_event_filter *f,
+    int (*fn)(void *, const struct store_event *), void *arg, char **cause)
+{
+	struct owned_event *v = NULL;
+	struct store_event ev;
+	struct store_chain *c;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *q;
+	int64_t seq;
+	int rc;
+
+	if (job_last_seq(st, f->run, f->job, &seq, cause) != 0)
+		return -1;
+	/* Our own transaction's appends are not in jobs.last_seq yet. */
+	if (st->txn && st->chain_run == f->run && (size_t)f->job < st->nchain) {
+		c = &st->chain[f->job];
+		if (c->gen == st->chain_gen && c->seq > seq)
+			seq = c->seq;
+	}
+	while (seq > f->after) {
+		if ((q = store_stmt(st, SQ_EVENT_GET, cause)) == NULL)
+			goto fail;
+		sqlite3_bind_int64(q, 1, seq);
+		if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+			sqlite3_reset(q);
+			if (rc != SQLITE_DONE) {
+				store_fail(st, rc, cause);
+				goto fail;
+			}
+			break;		/* a broken chain: db check reports it */
+		}
+		event_from_row(q, &ev);
+		if (ev.run != f->run || ev.rec.job != f->job) {
+			sqlite3_reset(q);
+			break;
+		}
+		seq = sqlite3_column_type(q, 12) == SQLITE_NULL ? 0 :
+		    sqlite3_column_int64(q, 12);
+		if (seq >= ev.seq)
+			seq = 0;	/* links go back only */
+		if (event_matches(f, &ev)) {
+			XGROW(v, cap, n + 1);
+			event_own(&v[n++], &ev);
+		}
+		sqlite3_reset(q);
+		if (f->limit > 0 && (long long)n >= f->limit)
+			break;
+	}
+	return events_deliver(v, n, fn, arg);
+fail:
+	events_deliver(v, n, NULL, NULL);
+	return -1;
+}
+
+int
+store_event_query(struct store *st, const struct store_event_filter *f,
+    int (*fn)(void *, const struct store_event *), void *arg, char **cause)
+{
+	struct owned_event *v = NULL;
+	struct store_event ev;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *q;
+	int rc, stop = 0;
+	bool newest = f->limit > 0;
+
+	if (f->job >= 0 && f->run > 0)
+		return events_of_job(st, f, fn, arg, cause);
+	q = store_stmt(st, f->run > 0 ? (newest ? SQ_EVENT_RUN_NEWEST : SQ_EVENT_RUN) :
+	    (newest ? SQ_EVENT_ALL_NEWEST : SQ_EVENT_ALL), cause);
+	if (q == NULL)
+		return -1;
+	store_bind_int_or_null(q, 1, f->run, f->run <= 0);
+	store_bind_double_or_null(q, 2, f->since, !f->has_since);
+	store_bind_int_or_null(q, 3, f->vc, f->vc < 0);
+	store_bind_text(q, 4, f->kind >= 0 ? rec_kind_name((enum rec_kind)f->kind) : NULL);
+	sqlite3_bind_int64(q, 5, f->after);
+	if (newest)
+		sqlite3_bind_int64(q, 6, f->limit);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		event_from_row(q, &ev);
+		if (f->job >= 0 && ev.rec.job != f->job)
+			continue;
+		if (newest) {
+			XGROW(v, cap, n + 1);
+			event_own(&v[n++], &ev);
+		} else if ((stop = fn(arg, &ev)) != 0)
+			break;
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (stop == 0 && rc != SQLITE_DONE) {
+		events_deliver(v, n, NULL, NULL);
+		return store_fail(st, rc, cause);
+	}
+	if (newest)
+		return events_deliver(v, n, fn, arg);
+	return stop;
+}
+
+int
+store_event_last_seq(struct store *st, int64_t run, int64_t *seq, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*seq = 0;
+	if ((q = store_stmt(st, run > 0 ? SQ_EVENT_LAST_RUN : SQ_EVENT_LAST, cause)) == NULL)
+		return -1;
+	if (run > 0)
+		sqlite3_bind_int64(q, 1, run);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*seq = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
+}

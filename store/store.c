@@ -1,0 +1,1282 @@
+/*
+ * store.c — opening the state store (creating, checking and migrating its
+ * schema), turning SQLite failures into messages people can act on,
+ * transactions, and the small tables: specs, runs, node health, time
+ * series and the audit log. Jobs and events are in store-job.c, db check
+ * and vacuum in store-check.c, export and import in store-dump.c.
+ *
+ * Opening, in order: the file is created by us (O_EXCL, mode 0600) when it
+ * is missing and we may write, so SQLite never creates it with the umask's
+ * mode and a failed open can remove exactly what it created; then the
+ * connection gets its busy timeout and foreign keys; the header is read
+ * (application_id, user_version: a file that is no database fails here);
+ * then, for writing, WAL mode, synchronous=NORMAL (a commit is durable
+ * once the WAL is synced at checkpoint; a power cut may lose the last
+ * transactions, never corrupt the file), and the schema is created or
+ * migrated in one transaction.
+ */
+#include "store/store-int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/xmalloc.h"
+
+/* The SQL of every statement (store-int.h: enum store_stmt_id). */
+#define RUN_COLS \
+	"r.id, r.kind, r.spec, r.mode, r.policy, r.trace, r.params, r.seed, " \
+	"r.state, r.now, r.created, r.updated, r.user, r.report, s.path, s.hash, " \
+	"(SELECT count(*) FROM jobs j WHERE j.run = r.id)"
+#define JOB_COLS \
+	"j.id, j.name, j.user, j.vc, j.submit, j.members, j.gpus, j.leaf_type, " \
+	"j.class, j.soft_affinity, j.duration, j.model, j.elastic_min, " \
+	"j.elastic_max, j.state, j.reason, j.state_since, j.first_start, " \
+	"j.end_time, j.queued, j.attained, j.run_time, j.work_done, j.ckpt_work, " \
+	"j.lost_work, j.restarts, j.preemptions, j.suspensions, j.opportunistic, " \
+	"j.engine_id, j.last_seq, j.emu, " \
+	"p.engine_id, p.chain, p.pin, p.priority, p.orig_priority, p.lazy, " \
+	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus"
+#define JOB_FROM \
+	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
+#define EVENT_COLS \
+	"e.seq, e.run, e.t, e.kind, e.job, e.vc, e.cell, e.by_job, e.detail, " \
+	"j.name, b.name, v.name"
+#define EVENT_FROM \
+	" FROM events e" \
+	" LEFT JOIN jobs j ON j.run = e.run AND j.id = e.job" \
+	" LEFT JOIN jobs b ON b.run = e.run AND b.id = e.by_job" \
+	" LEFT JOIN runs r ON r.id = e.run" \
+	" LEFT JOIN spec_vcs v ON v.spec = r.spec AND v.idx = e.vc"
+#define EVENT_WHERE \
+	" (?2 IS NULL OR e.t >= ?2) AND (?3 IS NULL OR e.vc = ?3)" \
+	" AND (?4 IS NULL OR e.kind = ?4) AND e.seq > ?5"
+
+static const char *const store_sql[SQ_COUNT] = {
+	[SQ_BEGIN] = "BEGIN IMMEDIATE",
+	[SQ_COMMIT] = "COMMIT",
+	[SQ_ROLLBACK] = "ROLLBACK",
+	[SQ_SPEC_BY_HASH] = "SELECT id, text FROM specs WHERE hash = ?1 ORDER BY id",
+	[SQ_SPEC_INSERT] = "INSERT INTO specs(hash, path, text, created) "
+	    "VALUES (?1, ?2, ?3, ?4)",
+	[SQ_SPEC_VC_INSERT] = "INSERT INTO spec_vcs(spec, idx, name, gpus) "
+	    "VALUES (?1, ?2, ?3, ?4)",
+	[SQ_SPEC_GET] = "SELECT id, hash, path, text FROM specs WHERE id = ?1",
+	[SQ_SPEC_VCS] = "SELECT idx, name, gpus FROM spec_vcs WHERE spec = ?1 "
+	    "ORDER BY idx",
+	[SQ_RUN_INSERT] = "INSERT INTO runs(kind, spec, mode, policy, trace, params, "
+	    "seed, state, now, created, updated, user) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
+	[SQ_RUN_GET] = "SELECT " RUN_COLS ", "
+	    "(SELECT count(*) FROM events e WHERE e.run = r.id) "
+	    "FROM runs r JOIN specs s ON s.id = r.spec WHERE r.id = ?1",
+	[SQ_RUN_LAST] = "SELECT max(id) FROM runs",
+	[SQ_RUN_LAST_KIND] = "SELECT max(id) FROM runs WHERE kind = ?1",
+	[SQ_RUN_LIST] = "SELECT " RUN_COLS ", NULL "
+	    "FROM runs r JOIN specs s ON s.id = r.spec ORDER BY r.id",
+	[SQ_RUN_STATE] = "UPDATE runs SET state = ?2, now = ?3, updated = ?4 "
+	    "WHERE id = ?1",
+	[SQ_RUN_REPORT] = "UPDATE runs SET report = ?2, updated = ?3 WHERE id = ?1",
+	[SQ_RUN_BLOB_SET] = "UPDATE runs SET emu = ?2, updated = ?3 WHERE id = ?1",
+	[SQ_RUN_BLOB_GET] = "SELECT emu FROM runs WHERE id = ?1",
+	[SQ_RUN_INTERRUPT] = "UPDATE runs SET state = 'interrupted', updated = ?2 "
+	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
+	[SQ_JOB_UPSERT] = "INSERT INTO jobs(run, id, name, user, vc, submit, "
+	    "members, gpus, leaf_type, class, soft_affinity, duration, model, "
+	    "elastic_min, elastic_max, state, reason, state_since, first_start, "
+	    "end_time, queued, attained, run_time, work_done, ckpt_work, lost_work, "
+	    "restarts, preemptions, suspensions, opportunistic, engine_id) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+	    "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31) "
+	    "ON CONFLICT (run, id) DO UPDATE SET name = excluded.name, "
+	    "user = excluded.user, vc = excluded.vc, submit = excluded.submit, "
+	    "members = excluded.members, gpus = excluded.gpus, "
+	    "leaf_type = excluded.leaf_type, class = excluded.class, "
+	    "soft_affinity = excluded.soft_affinity, duration = excluded.duration, "
+	    "model = excluded.model, elastic_min = excluded.elastic_min, "
+	    "elastic_max = excluded.elastic_max, state = excluded.state, "
+	    "reason = excluded.reason, state_since = excluded.state_since, "
+	    "first_start = excluded.first_start, end_time = excluded.end_time, "
+	    "queued = excluded.queued, attained = excluded.attained, "
+	    "run_time = excluded.run_time, work_done = excluded.work_done, "
+	    "ckpt_work = excluded.ckpt_work, lost_work = excluded.lost_work, "
+	    "restarts = excluded.restarts, preemptions = excluded.preemptions, "
+	    "suspensions = excluded.suspensions, "
+	    "opportunistic = excluded.opportunistic, engine_id = excluded.engine_id",
+	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
+	[SQ_JOB_LAST_SEQ_GET] = "SELECT last_seq FROM jobs WHERE run = ?1 AND id = ?2",
+	[SQ_JOB_LAST_SEQ_SET] = "UPDATE jobs SET last_seq = ?3 WHERE run = ?1 AND id = ?2",
+	[SQ_JOB_GET] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id = ?2",
+	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.name = ?2",
+	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
+	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",
+	[SQ_JOB_LOAD] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id",
+	[SQ_PL_PUT] = "INSERT OR REPLACE INTO placements(run, job, engine_id, chain, "
+	    "pin, priority, orig_priority, lazy, downgraded, pod_first, leaves, "
+	    "vleaves, nodes, gpus) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	    "?11, ?12, ?13, ?14)",
+	[SQ_PL_DELETE] = "DELETE FROM placements WHERE run = ?1 AND job = ?2",
+	[SQ_HEALTH_SET] = "INSERT OR REPLACE INTO health(run, node, bad, since) "
+	    "VALUES (?1, ?2, ?3, ?4)",
+	[SQ_HEALTH_LOAD] = "SELECT node, bad, since FROM health WHERE run = ?1 "
+	    "ORDER BY node",
+	[SQ_EVENT_INSERT] = "INSERT INTO events(run, t, kind, job, vc, cell, by_job, "
+	    "detail, prev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQ_EVENT_GET] = "SELECT " EVENT_COLS ", e.prev" EVENT_FROM " WHERE e.seq = ?1",
+	[SQ_EVENT_RUN] = "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
+	    EVENT_WHERE " ORDER BY e.seq",
+	[SQ_EVENT_RUN_NEWEST] = "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
+	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6",
+	[SQ_EVENT_ALL] = "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
+	    EVENT_WHERE " ORDER BY e.seq",
+	[SQ_EVENT_ALL_NEWEST] = "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
+	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6",
+	[SQ_EVENT_LAST] = "SELECT max(seq) FROM events",
+	[SQ_EVENT_LAST_RUN] = "SELECT max(seq) FROM events WHERE run = ?1",
+	[SQ_SERIES_PUT] = "INSERT OR REPLACE INTO series(run, t, pending, running, "
+	    "used, opp, bad, frag) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[SQ_SERIES_LOAD] = "SELECT t, pending, running, used, opp, bad, frag "
+	    "FROM series WHERE run = ?1 ORDER BY t",
+	[SQ_AUDIT_INSERT] = "INSERT INTO audit(at, user, run, cmdline, status) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQ_AUDIT_LIST] = "SELECT id, at, user, run, cmdline, status FROM audit "
+	    "ORDER BY id",
+};
+
+/* ---- errors ---- */
+
+int
+store_fail(struct store *st, int rc, char **cause)
+{
+	const char *path = st != NULL ? st->path : "?";
+	const char *msg = st != NULL && st->db != NULL ? sqlite3_errmsg(st->db) :
+	    sqlite3_errstr(rc);
+	int sys = st != NULL && st->db != NULL ? sqlite3_system_errno(st->db) : 0;
+
+	if (*cause != NULL)
+		return -1;
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		*cause = xasprintf("state store '%s' is locked by another process "
+		    "(waited %g s)", path, st != NULL ? st->busy_ms / 1000.0 : 0.0);
+		break;
+	case SQLITE_NOTADB:
+		*cause = xasprintf("'%s' is not a cellar state store (file is not a "
+		    "database)", path);
+		break;
+	case SQLITE_CORRUPT:
+		*cause = xasprintf("state store '%s' is damaged (%s): restore a copy, "
+		    "or export what 'db check' can still read", path, msg);
+		break;
+	case SQLITE_FULL:
+		*cause = xasprintf("state store '%s': disk full", path);
+		break;
+	case SQLITE_READONLY:
+		*cause = xasprintf("state store '%s' cannot be written (%s)", path, msg);
+		break;
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		*cause = xasprintf("cannot open state store '%s': %s", path,
+		    sys != 0 ? strerror(sys) : msg);
+		break;
+	case SQLITE_IOERR:
+		if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
+			*cause = xasprintf("state store '%s': disk full (%s)", path,
+			    strerror(sys));
+		else
+			*cause = xasprintf("state store '%s': I/O error (%s%s%s)", path,
+			    msg, sys != 0 ? ": " : "", sys != 0 ? strerror(sys) : "");
+		break;
+	case SQLITE_NOMEM:
+		fatal("state store '%s': out of memory", path);
+	default:
+		*cause = xasprintf("state store '%s': %s", path, msg);
+		break;
+	}
+	return -1;
+}
+
+sqlite3_stmt *
+store_stmt(struct store *st, enum store_stmt_id id, char **cause)
+{
+	int rc;
+
+	if (st->stmt[id] == NULL) {
+		rc = sqlite3_prepare_v3(st->db, store_sql[id], -1,
+		    SQLITE_PREPARE_PERSISTENT, &st->stmt[id], NULL);
+		if (rc != SQLITE_OK) {
+			st->stmt[id] = NULL;
+			store_fail(st, rc, cause);
+			return NULL;
+		}
+	}
+	return st->stmt[id];
+}
+
+int
+store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(st, rc, cause);
+	return 0;
+}
+
+int
+store_exec(struct store *st, const char *sql, char **cause)
+{
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store_fail(st, rc, cause);
+}
+
+char *
+store_col_strdup(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	return t != NULL ? xstrdup((const char *)t) : NULL;
+}
+
+int
+store_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	return v != NULL ? sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC) :
+	    sqlite3_bind_null(s, i);
+}
+
+int
+store_bind_int_or_null(sqlite3_stmt *s, int i, long long v, bool null)
+{
+	return null ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, v);
+}
+
+int
+store_bind_double_or_null(sqlite3_stmt *s, int i, double v, bool null)
+{
+	return null ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, v);
+}
+
+/* Reset and unbind s; then turn rc (a step's result) into 0 or -1. */
+static int
+store_done(struct store *st, sqlite3_stmt *s, int rc, char **cause)
+{
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && rc != SQLITE_OK)
+		return store_fail(st, rc, cause);
+	return 0;
+}
+
+void
+store_i32_encode(const int *v, int n, unsigned char *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t u = (uint32_t)v[i];
+
+		out[4 * i] = (unsigned char)(u & 0xff);
+		out[4 * i + 1] = (unsigned char)((u >> 8) & 0xff);
+		out[4 * i + 2] = (unsigned char)((u >> 16) & 0xff);
+		out[4 * i + 3] = (unsigned char)((u >> 24) & 0xff);
+	}
+}
+
+int *
+store_i32_decode(const void *blob, int bytes, int *n)
+{
+	const unsigned char *b = blob;
+	int i, *v;
+
+	*n = bytes / 4;
+	v = xcalloc((size_t)*n + 1, sizeof *v);
+	for (i = 0; i < *n; i++)
+		v[i] = (int)((uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+		    (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24);
+	return v;
+}
+
+/* ---- paths, clock, user ---- */
+
+bool
+store_is_memory(const char *path)
+{
+	return strcmp(path, ":memory:") == 0;
+}
+
+char *
+store_default_path(char **cause)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		return xasprintf("%s/cellar/cellar.db", xdg);
+	if (home != NULL && home[0] == '/')
+		return xasprintf("%s/.local/state/cellar/cellar.db", home);
+	*cause = xstrdup("no place for the state store: neither XDG_STATE_HOME "
+	    "nor HOME is an absolute path (give --db PATH)");
+	return NULL;
+}
+
+double
+store_wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *
+store_user(void)
+{
+	static char name[64];
+	struct passwd *pw;
+	const char *u;
+
+	if (name[0] != '\0')
+		return name;
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_name != NULL)
+		u = pw->pw_name;
+	else if ((u = getenv("USER")) == NULL || *u == '\0')
+		u = "?";
+	snprintf(name, sizeof name, "%s", u);
+	return name;
+}
+
+/* ---- opening ---- */
+
+/* Make the directories of path that are missing, mode 0700. */
+static int
+store_mkdirs(const char *path, char **cause)
+{
+	char *dir = xstrdup(path), *p;
+	struct stat sb;
+	int rc = 0;
+
+	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
+		free(dir);
+		return 0;
+	}
+	*p = '\0';
+	for (p = dir + 1; rc == 0; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (stat(dir, &sb) != 0) {
+			if (errno != ENOENT || mkdir(dir, 0700) != 0) {
+				*cause = xasprintf("cannot create directory '%s' for the "
+				    "state store: %s", dir, strerror(errno));
+				rc = -1;
+			}
+		} else if (!S_ISDIR(sb.st_mode)) {
+			*cause = xasprintf("cannot create directory '%s' for the state "
+			    "store: %s", dir, strerror(ENOTDIR));
+			rc = -1;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	free(dir);
+	return rc;
+}
+
+static void
+store_unlink_files(const char *path)
+{
+	char *x;
+
+	unlink(path);
+	x = xasprintf("%s-wal", path);
+	unlink(x);
+	free(x);
+	x = xasprintf("%s-shm", path);
+	unlink(x);
+	free(x);
+	x = xasprintf("%s-journal", path);
+	unlink(x);
+	free(x);
+}
+
+static int
+store_pragma_int(struct store *st, const char *sql, long long *v, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_fail(st, rc, cause);
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(st, rc, cause);
+	return 0;
+}
+
+int
+store_user_version(struct store *st, char **cause)
+{
+	long long v;
+
+	if (store_pragma_int(st, "PRAGMA user_version", &v, cause) != 0)
+		return -1;
+	return (int)v;
+}
+
+static int
+store_busy_ms(void)
+{
+	const char *v = getenv("CELLAR_BUSY_TIMEOUT");
+	char *end;
+	long ms;
+
+	if (v == NULL || *v == '\0')
+		return STORE_BUSY_MS;
+	errno = 0;
+	ms = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || ms < 0 || ms > 3600000)
+		return STORE_BUSY_MS;
+	return (int)ms;
+}
+
+const struct store_migration store_migrations[] = {
+	{ 0, store_schema_sql, NULL },
+};
+const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
+
+int
+store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
+    int target, char **cause)
+{
+	char sql[64];
+	int v, i;
+
+	if (store_exec(st, "BEGIN IMMEDIATE", cause) != 0)
+		return -1;
+	/* Another process may have migrated while we waited for the lock. */
+	if ((v = store_user_version(st, cause)) < 0)
+		goto fail;
+	if (v > target) {
+		*cause = xasprintf("state store '%s' has schema version %d, newer "
+		    "than this cellar (%d): upgrade cellar", st->path, v, target);
+		goto fail;
+	}
+	while (v < target) {
+		for (i = 0; i < nsteps; i++)
+			if (steps[i].from == v)
+				break;
+		if (i == nsteps) {
+			*cause = xasprintf("state store '%s' has schema version %d, and "
+			    "this cellar knows no way from there to %d", st->path, v,
+			    target);
+			goto fail;
+		}
+		if (steps[i].sql != NULL && store_exec(st, steps[i].sql, cause) != 0)
+			goto fail;
+		if (steps[i].fn != NULL && steps[i].fn(st, cause) != 0)
+			goto fail;
+		v = v == 0 ? target : v + 1;
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
+		if (store_exec(st, sql, cause) != 0)
+			goto fail;
+	}
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+	if (store_exec(st, sql, cause) != 0 || store_exec(st, "COMMIT", cause) != 0)
+		goto fail;
+	return 0;
+fail:
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+/*
+ * Read the header: is this a cellar database, an empty one, or something
+ * else? *fresh when it holds nothing yet.
+ */
+static int
+store_check_header(struct store *st, bool *fresh, int *version, char **cause)
+{
+	long long appid, ntables;
+
+	if (store_pragma_int(st, "PRAGMA application_id", &appid, cause) != 0 ||
+	    store_pragma_int(st, "PRAGMA user_version", &ntables, cause) != 0)
+		return -1;
+	*version = (int)ntables;
+	if (store_pragma_int(st, "SELECT count(*) FROM sqlite_master", &ntables,
+	    cause) != 0)
+		return -1;
+	*fresh = appid == 0 && *version == 0 && ntables == 0;
+	if (*fresh)
+		return 0;
+	if (appid != STORE_APPLICATION_ID) {
+		*cause = xasprintf("'%s' is not a cellar state store (a SQLite "
+		    "database of something else)", st->path);
+		return -1;
+	}
+	if (*version > STORE_SCHEMA_VERSION) {
+		*cause = xasprintf("state store '%s' has schema version %d, newer "
+		    "than this cellar (%d): upgrade cellar", st->path, *version,
+		    STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_open(const char *path, unsigned oflags, struct store **out, char **cause)
+{
+	struct store *st = xcalloc(1, sizeof *st);
+	bool created = false, fresh, write = (oflags & STORE_WRITE) != 0;
+	struct stat sb;
+	int rc, fd, flags, version;
+
+	*out = NULL;
+	st->path = xstrdup(path);
+	st->write = write;
+	st->memory = store_is_memory(path);
+	st->busy_ms = store_busy_ms();
+	if (!st->memory) {
+		if (stat(path, &sb) != 0) {
+			if (errno != ENOENT) {
+				*cause = xasprintf("cannot open state store '%s': %s", path,
+				    strerror(errno));
+				goto fail;
+			}
+			if (!write) {
+				*cause = xasprintf("no state store at '%s' (nothing "
+				    "recorded yet)", path);
+				store_close(st);
+				return STORE_NOTFOUND;
+			}
+			if ((oflags & STORE_MKDIR) && store_mkdirs(path, cause) != 0)
+				goto fail;
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (fd < 0 && errno != EEXIST) {
+				*cause = xasprintf("cannot open state store '%s': %s", path,
+				    strerror(errno));
+				goto fail;
+			}
+			if (fd >= 0) {
+				created = true;
+				if (fchmod(fd, 0600) != 0) {
+					*cause = xasprintf("cannot open state store '%s': %s",
+					    path, strerror(errno));
+					close(fd);
+					goto fail;
+				}
+				close(fd);
+			}
+		} else if (S_ISDIR(sb.st_mode)) {
+			*cause = xasprintf("cannot open state store '%s': %s", path,
+			    strerror(EISDIR));
+			goto fail;
+		}
+	}
+	flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+	    SQLITE_OPEN_NOMUTEX | (st->memory ? SQLITE_OPEN_CREATE : 0);
+	rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		store_fail(st, rc, cause);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, st->busy_ms);
+	if (store_exec(st, "PRAGMA foreign_keys = ON", cause) != 0 ||
+	    store_check_header(st, &fresh, &version, cause) != 0)
+		goto fail;
+	if (!write) {
+		if (fresh) {
+			/* Being created by another process: nothing in it yet. */
+			*cause = xasprintf("no state store at '%s' (nothing recorded "
+			    "yet)", path);
+			store_close(st);
+			return STORE_NOTFOUND;
+		}
+		if (version < STORE_SCHEMA_VERSION) {
+			*cause = xasprintf("state store '%s' has schema version %d, older "
+			    "than this cellar (%d): a command that writes migrates it",
+			    path, version, STORE_SCHEMA_VERSION);
+			goto fail;
+		}
+		*out = st;
+		return 0;
+	}
+	if (!st->memory && store_exec(st, "PRAGMA journal_mode = WAL", cause) != 0)
+		goto fail;
+	if (store_exec(st, "PRAGMA synchronous = NORMAL", cause) != 0)
+		goto fail;
+	if ((fresh || version < STORE_SCHEMA_VERSION) &&
+	    store_migrate(st, store_migrations, store_nmigrations,
+	    STORE_SCHEMA_VERSION, cause) != 0)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	store_close(st);
+	if (created)
+		store_unlink_files(path);
+	return -1;
+}
+
+void
+store_close(struct store *st)
+{
+	int i;
+
+	if (st == NULL)
+		return;
+	if (st->db != NULL && !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	for (i = 0; i < SQ_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	if (st->db != NULL)
+		sqlite3_close(st->db);
+	free(st->chain);
+	free(st->dirty);
+	free(st->path);
+	free(st);
+}
+
+const char *
+store_path(const struct store *st)
+{
+	return st->path;
+}
+
+bool
+store_writable(const struct store *st)
+{
+	return st->write;
+}
+
+long long
+store_size(const struct store *st)
+{
+	struct stat sb;
+	long long n = 0;
+	char *wal;
+
+	if (st->memory)
+		return 0;
+	if (stat(st->path, &sb) == 0)
+		n += sb.st_size;
+	wal = xasprintf("%s-wal", st->path);
+	if (stat(wal, &sb) == 0)
+		n += sb.st_size;
+	free(wal);
+	return n;
+}
+
+/* ---- transactions ---- */
+
+int
+store_begin(struct store *st, char **cause)
+{
+	sqlite3_stmt *s;
+
+	if (st->txn)
+		fatal("store_begin: a transaction is already open");
+	if ((s = store_stmt(st, SQ_BEGIN, cause)) == NULL ||
+	    store_step_done(st, s, cause) != 0)
+		return -1;
+	store_chain_reset(st);	/* others may have written since */
+	st->txn = true;
+	return 0;
+}
+
+int
+store_commit(struct store *st, char **cause)
+{
+	sqlite3_stmt *s;
+
+	if (!st->txn)
+		fatal("store_commit: no transaction");
+	if (store_chain_flush(st, cause) != 0)
+		return -1;
+	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
+	    store_step_done(st, s, cause) != 0)
+		return -1;
+	st->txn = false;
+	return 0;
+}
+
+void
+store_rollback(struct store *st)
+{
+	sqlite3_stmt *s;
+	char *cause = NULL;
+
+	if (!st->txn)
+		return;
+	st->txn = false;
+	store_chain_reset(st);
+	/* SQLite may have rolled back already (disk full, I/O error). */
+	if (sqlite3_get_autocommit(st->db))
+		return;
+	if ((s = store_stmt(st, SQ_ROLLBACK, &cause)) != NULL)
+		store_step_done(st, s, &cause);
+	free(cause);
+}
+
+bool
+store_in_txn(const struct store *st)
+{
+	return st->txn;
+}
+
+/* ---- specs ---- */
+
+static long long
+spec_vc_gpus(const struct spec *s, int vc)
+{
+	const struct spec_vc *v = &s->vcs[vc];
+	long long n = 0;
+	int i;
+
+	for (i = 0; i < v->ncells; i++)
+		n += (long long)v->cells[i].number * s->types[v->cells[i].type].leaves;
+	for (i = 0; i < v->npins; i++)
+		n += s->types[s->cells[s->pins[v->pins[i]].cell].type].leaves;
+	return n;
+}
+
+int
+store_spec_put(struct store *st, const struct spec *s, int64_t *id, char **cause)
+{
+	sqlite3_stmt *q;
+	char hash[17];
+	int rc, i;
+
+	snprintf(hash, sizeof hash, "%016llx", s->hash);
+	if ((q = store_stmt(st, SQ_SPEC_BY_HASH, cause)) == NULL)
+		return -1;
+	sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const void *t = sqlite3_column_blob(q, 1);
+		size_t n = (size_t)sqlite3_column_bytes(q, 1);
+
+		if (n == s->text_len && (n == 0 || memcmp(t, s->text, n) == 0)) {
+			*id = sqlite3_column_int64(q, 0);
+			return store_done(st, q, SQLITE_DONE, cause);
+		}
+	}
+	if (store_done(st, q, rc, cause) != 0)
+		return -1;
+	if ((q = store_stmt(st, SQ_SPEC_INSERT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
+	store_bind_text(q, 2, s->path != NULL ? s->path : "");
+	sqlite3_bind_text(q, 3, s->text, (int)s->text_len, SQLITE_STATIC);
+	sqlite3_bind_double(q, 4, store_wall_now());
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	*id = sqlite3_last_insert_rowid(st->db);
+	for (i = 0; i < s->nvcs; i++) {
+		if ((q = store_stmt(st, SQ_SPEC_VC_INSERT, cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_int(q, 2, i);
+		sqlite3_bind_text(q, 3, s->vcs[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 4, spec_vc_gpus(s, i));
+		if (store_step_done(st, q, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+store_spec_get(struct store *st, int64_t id, struct store_spec *out, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((q = store_stmt(st, SQ_SPEC_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+		if (store_done(st, q, rc, cause) != 0)
+			return -1;
+		*cause = xasprintf("no spec %lld in the state store", (long long)id);
+		return STORE_NOTFOUND;
+	}
+	out->id = sqlite3_column_int64(q, 0);
+	out->hash = store_col_strdup(q, 1);
+	out->path = store_col_strdup(q, 2);
+	out->text_len = (size_t)sqlite3_column_bytes(q, 3);
+	out->text = xmalloc(out->text_len + 1);
+	memcpy(out->text, sqlite3_column_blob(q, 3), out->text_len);
+	out->text[out->text_len] = '\0';
+	store_done(st, q, SQLITE_DONE, cause);
+	if ((q = store_stmt(st, SQ_SPEC_VCS, cause)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(q, 1, id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int idx = sqlite3_column_int(q, 0);
+
+		if (idx < 0 || idx > 1 << 20)
+			continue;
+		if (idx >= out->nvcs) {
+			out->vcs = xreallocarray(out->vcs, (size_t)idx + 1, sizeof *out->vcs);
+			memset(out->vcs + out->nvcs, 0,
+			    (size_t)(idx + 1 - out->nvcs) * sizeof *out->vcs);
+			out->nvcs = idx + 1;
+		}
+		free(out->vcs[idx].name);
+		out->vcs[idx].name = store_col_strdup(q, 1);
+		out->vcs[idx].gpus = sqlite3_column_int64(q, 2);
+	}
+	if (store_done(st, q, rc, cause) != 0)
+		goto fail;
+	return 0;
+fail:
+	store_spec_release(out);
+	return -1;
+}
+
+void
+store_spec_release(struct store_spec *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->nvcs; i++)
+		free(sp->vcs[i].name);
+	free(sp->vcs);
+	free(sp->hash);
+	free(sp->path);
+	free(sp->text);
+	memset(sp, 0, sizeof *sp);
+}
+
+/* ---- runs ---- */
+
+static const char *const run_kinds[] = { "session", "replay" };
+static const char *const run_states[] = { "running", "done", "interrupted" };
+
+const char *
+store_run_kind_name(enum store_run_kind k)
+{
+	return (unsigned)k < 2 ? run_kinds[k] : "?";
+}
+
+const char *
+store_run_state_name(enum store_run_state s)
+{
+	return (unsigned)s < 3 ? run_states[s] : "?";
+}
+
+static int
+name_index(const char *const *names, int n, const unsigned char *s)
+{
+	int i;
+
+	for (i = 0; s != NULL && i < n; i++)
+		if (strcmp(names[i], (const char *)s) == 0)
+			return i;
+	return 0;
+}
+
+void
+store_run_init(struct store_run *r)
+{
+	memset(r, 0, sizeof *r);
+	r->nevents = -1;
+}
+
+void
+store_run_release(struct store_run *r)
+{
+	free(r->mode);
+	free(r->policy);
+	free(r->trace);
+	free(r->params);
+	free(r->user);
+	free(r->report);
+	free(r->spec_path);
+	free(r->spec_hash);
+	store_run_init(r);
+}
+
+int
+store_run_create(struct store *st, struct store_run *r, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_INSERT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_text(q, 1, store_run_kind_name(r->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, r->spec);
+	store_bind_text(q, 3, r->mode != NULL ? r->mode : "hived");
+	store_bind_text(q, 4, r->policy);
+	store_bind_text(q, 5, r->trace);
+	store_bind_text(q, 6, r->params != NULL ? r->params : "{}");
+	sqlite3_bind_int64(q, 7, (sqlite3_int64)r->seed);
+	sqlite3_bind_text(q, 8, store_run_state_name(r->state), -1, SQLITE_STATIC);
+	sqlite3_bind_double(q, 9, r->now);
+	sqlite3_bind_double(q, 10, store_wall_now());
+	sqlite3_bind_text(q, 11, store_user(), -1, SQLITE_STATIC);
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	r->id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* A row of RUN_COLS (+ the event count) into r. */
+static void
+run_from_row(sqlite3_stmt *q, struct store_run *r)
+{
+	store_run_init(r);
+	r->id = sqlite3_column_int64(q, 0);
+	r->kind = (enum store_run_kind)name_index(run_kinds, 2, sqlite3_column_text(q, 1));
+	r->spec = sqlite3_column_int64(q, 2);
+	r->mode = store_col_strdup(q, 3);
+	r->policy = store_col_strdup(q, 4);
+	r->trace = store_col_strdup(q, 5);
+	r->params = store_col_strdup(q, 6);
+	r->seed = (uint64_t)sqlite3_column_int64(q, 7);
+	r->state = (enum store_run_state)name_index(run_states, 3,
+	    sqlite3_column_text(q, 8));
+	r->now = sqlite3_column_double(q, 9);
+	r->created = sqlite3_column_double(q, 10);
+	r->updated = sqlite3_column_double(q, 11);
+	r->user = store_col_strdup(q, 12);
+	r->report = store_col_strdup(q, 13);
+	r->spec_path = store_col_strdup(q, 14);
+	r->spec_hash = store_col_strdup(q, 15);
+	r->njobs = sqlite3_column_int64(q, 16);
+	r->nevents = sqlite3_column_type(q, 17) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(q, 17);
+}
+
+int
+store_run_get(struct store *st, int64_t id, struct store_run *r, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	store_run_init(r);
+	if ((q = store_stmt(st, SQ_RUN_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+		if (store_done(st, q, rc, cause) != 0)
+			return -1;
+		*cause = xasprintf("no run %lld in state store '%s'", (long long)id,
+		    st->path);
+		return STORE_NOTFOUND;
+	}
+	run_from_row(q, r);
+	return store_done(st, q, SQLITE_DONE, cause);
+}
+
+/* A one-value query of an id (max(...)); 0 rows or NULL: STORE_NOTFOUND. */
+static int
+store_max_id(struct store *st, sqlite3_stmt *q, int64_t *id, char **cause)
+{
+	int rc = sqlite3_step(q);
+
+	*id = 0;
+	if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*id = sqlite3_column_int64(q, 0);
+	if (store_done(st, q, rc, cause) != 0)
+		return -1;
+	return *id != 0 ? 0 : STORE_NOTFOUND;
+}
+
+int
+store_run_last(struct store *st, int kind, int64_t *id, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((q = store_stmt(st, kind < 0 ? SQ_RUN_LAST : SQ_RUN_LAST_KIND, cause)) == NULL)
+		return -1;
+	if (kind >= 0)
+		sqlite3_bind_text(q, 1, store_run_kind_name((enum store_run_kind)kind),
+		    -1, SQLITE_STATIC);
+	if ((rc = store_max_id(st, q, id, cause)) == STORE_NOTFOUND)
+		*cause = xasprintf("no runs in state store '%s' yet", st->path);
+	return rc;
+}
+
+int
+store_run_list(struct store *st, int (*fn)(void *, const struct store_run *),
+    void *arg, char **cause)
+{
+	struct store_run r;
+	sqlite3_stmt *q;
+	int rc, stop = 0;
+
+	if ((q = store_stmt(st, SQ_RUN_LIST, cause)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		run_from_row(q, &r);
+		stop = fn(arg, &r);
+		store_run_release(&r);
+		if (stop != 0)
+			break;
+	}
+	if (store_done(st, q, stop != 0 ? SQLITE_DONE : rc, cause) != 0)
+		return -1;
+	return stop;
+}
+
+/* Run an UPDATE of one run; no such run is STORE_NOTFOUND. */
+static int
+store_run_update(struct store *st, sqlite3_stmt *q, int64_t id, char **cause)
+{
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	if (sqlite3_changes(st->db) == 0) {
+		*cause = xasprintf("no run %lld in state store '%s'", (long long)id,
+		    st->path);
+		return STORE_NOTFOUND;
+	}
+	return 0;
+}
+
+int
+store_run_set_state(struct store *st, int64_t id, enum store_run_state state,
+    double now, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_STATE, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_text(q, 2, store_run_state_name(state), -1, SQLITE_STATIC);
+	sqlite3_bind_double(q, 3, now);
+	sqlite3_bind_double(q, 4, store_wall_now());
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_set_report(struct store *st, int64_t id, const char *json, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_REPORT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	store_bind_text(q, 2, json);
+	sqlite3_bind_double(q, 3, store_wall_now());
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_set_blob(struct store *st, int64_t id, const void *data, size_t len,
+    char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_BLOB_SET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if (data != NULL)
+		sqlite3_bind_blob64(q, 2, data, len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 2);
+	sqlite3_bind_double(q, 3, store_wall_now());
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_get_blob(struct store *st, int64_t id, void **data, size_t *len,
+    char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if ((q = store_stmt(st, SQ_RUN_BLOB_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+		if (store_done(st, q, rc, cause) != 0)
+			return -1;
+		*cause = xasprintf("no run %lld in state store '%s'", (long long)id,
+		    st->path);
+		return STORE_NOTFOUND;
+	}
+	if (sqlite3_column_type(q, 0) != SQLITE_NULL) {
+		*len = (size_t)sqlite3_column_bytes(q, 0);
+		*data = xmalloc(*len + 1);
+		memcpy(*data, sqlite3_column_blob(q, 0), *len);
+	}
+	return store_done(st, q, SQLITE_DONE, cause);
+}
+
+int
+store_run_interrupt_sessions(struct store *st, int64_t keep, int *n, char **cause)
+{
+	sqlite3_stmt *q;
+
+	*n = 0;
+	if ((q = store_stmt(st, SQ_RUN_INTERRUPT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, keep);
+	sqlite3_bind_double(q, 2, store_wall_now());
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	*n = sqlite3_changes(st->db);
+	return 0;
+}
+
+/* ---- node health ---- */
+
+int
+store_health_set(struct store *st, int64_t run, const char *node, bool bad,
+    double since, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_HEALTH_SET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, node, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, bad);
+	sqlite3_bind_double(q, 4, since);
+	return store_step_done(st, q, cause);
+}
+
+int
+store_health_load(struct store *st, int64_t run,
+    int (*fn)(void *, const char *, bool, double), void *arg, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc, stop = 0;
+
+	if ((q = store_stmt(st, SQ_HEALTH_LOAD, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		if ((stop = fn(arg, (const char *)sqlite3_column_text(q, 0),
+		    sqlite3_column_int(q, 1) != 0, sqlite3_column_double(q, 2))) != 0)
+			break;
+	if (store_done(st, q, stop != 0 ? SQLITE_DONE : rc, cause) != 0)
+		return -1;
+	return stop;
+}
+
+/* ---- time series ---- */
+
+int
+store_series_put(struct store *st, int64_t run, const struct emu_sample *x, int n,
+    char **cause)
+{
+	sqlite3_stmt *q;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if ((q = store_stmt(st, SQ_SERIES_PUT, cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, run);
+		sqlite3_bind_double(q, 2, x[i].t);
+		sqlite3_bind_int(q, 3, x[i].pending);
+		sqlite3_bind_int(q, 4, x[i].running);
+		sqlite3_bind_int64(q, 5, x[i].used);
+		sqlite3_bind_int64(q, 6, x[i].opp);
+		sqlite3_bind_int64(q, 7, x[i].bad);
+		sqlite3_bind_double(q, 8, x[i].frag);
+		if (store_step_done(st, q, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+store_series_load(struct store *st, int64_t run, struct emu_sample **out, int *n,
+    char **cause)
+{
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((q = store_stmt(st, SQ_SERIES_LOAD, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct emu_sample *x;
+
+		XGROW(*out, cap, (size_t)*n + 1);
+		x = &(*out)[(*n)++];
+		x->t = sqlite3_column_double(q, 0);
+		x->pending = sqlite3_column_int(q, 1);
+		x->running = sqlite3_column_int(q, 2);
+		x->used = sqlite3_column_int64(q, 3);
+		x->opp = sqlite3_column_int64(q, 4);
+		x->bad = sqlite3_column_int64(q, 5);
+		x->frag = sqlite3_column_double(q, 6);
+	}
+	if (store_done(st, q, rc, cause) != 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- audit ---- */
+
+int
+store_audit_append(struct store *st, int64_t run, const char *cmdline, int status,
+    char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_AUDIT_INSERT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_double(q, 1, store_wall_now());
+	sqlite3_bind_text(q, 2, store_user(), -1, SQLITE_STATIC);
+	store_bind_int_or_null(q, 3, run, run <= 0);
+	sqlite3_bind_text(q, 4, cmdline, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 5, status);
+	return store_step_done(st, q, cause);
+}
+
+int
+store_audit_list(struct store *st, int (*fn)(void *, const struct store_audit *),
+    void *arg, char **cause)
+{
+	struct store_audit a;
+	sqlite3_stmt *q;
+	int rc, stop = 0;
+
+	if ((q = store_stmt(st, SQ_AUDIT_LIST, cause)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		a.id = sqlite3_column_int64(q, 0);
+		a.at = sqlite3_column_double(q, 1);
+		a.user = (const char *)sqlite3_column_text(q, 2);
+		a.run = sqlite3_column_int64(q, 3);
+		a.cmdline = (const char *)sqlite3_column_text(q, 4);
+		a.status = sqlite3_column_int(q, 5);
+		if ((stop = fn(arg, &a)) != 0)
+			break;
+	}
+	if (store_done(st, q, stop != 0 ? SQLITE_DONE : rc, cause) != 0)
+		return -1;
+	return stop;
+}

@@ -1,0 +1,369 @@
+/*
+ * store.h — the state store: cellar's runs, jobs, placements, events, time
+ * series, node health and audit log in one SQLite database (the only code
+ * that includes <sqlite3.h> is store/; this header names no SQLite type).
+ *
+ * The API speaks the domain: a database holds runs (a 'session', the
+ * operator's live cluster, or a 'replay' of a trace), each on a stored
+ * spec; everything else belongs to one run. The schema is
+ * store/schema.sql, embedded at build time and versioned with PRAGMA
+ * user_version; store_open migrates an older database forward and refuses
+ * a newer one.
+ *
+ * Writes are batched: a caller wraps one tick's writes in store_begin /
+ * store_commit (one transaction), or store_rollback on any failure. Outside
+ * a transaction each write commits on its own. Reads see the last
+ * committed state, also while another process writes (WAL mode); writers
+ * queue for up to the busy timeout (5 s, CELLAR_BUSY_TIMEOUT ms).
+ *
+ * Return values: 0 on success; -1 with *cause set (malloc'ed, one line
+ * naming the file) when the store cannot be opened, read or written (the
+ * caller exits with status 4); STORE_NOTFOUND (1) from lookups and reads
+ * of a missing database, with *cause set to a plain message; STORE_INVALID
+ * (2) for input the store refuses (a malformed or conflicting import, an
+ * unknown name), with *cause set.
+ *
+ * Ownership: a struct store owns its connection and prepared statements;
+ * store_close frees them (rolling back an open transaction). Strings and
+ * arrays in structs filled by store_*_get / _load are owned by the struct
+ * and freed by its _release function; those handed to a callback are valid
+ * during the call only.
+ *
+ * Invariants:
+ *  1. Nothing outside store/ sees a SQLite type; no SQL is ever built from
+ *     caller text (every statement is a constant, values are bound).
+ *  2. Between store_begin and store_commit every write goes into one
+ *     transaction; a failed write leaves it open for store_rollback, which
+ *     is always safe to call (also when SQLite already rolled back).
+ *  3. Events are append-only: seq grows with every append, and no function
+ *     changes or deletes an event.
+ *  4. For a job's events in a run, prev links each event to the one before
+ *     it, and jobs.last_seq names the newest (db check verifies).
+ *  5. A database opened read-only is never written, and a read-only open of
+ *     a missing file creates nothing.
+ *  6. A failed open of a new database leaves no file behind.
+ */
+#ifndef CELLAR_STORE_H
+#define CELLAR_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+#include "engine/engine.h"
+#include "job/job.h"
+#include "job/record.h"
+#include "sim/emu.h"
+#include "spec/spec.h"
+
+/* The schema version this binary creates and reads (PRAGMA user_version). */
+#define STORE_SCHEMA_VERSION	1
+/* PRAGMA application_id of a cellar database: "Cell". */
+#define STORE_APPLICATION_ID	0x43656c6c
+
+#define STORE_NOTFOUND		1
+#define STORE_INVALID		2
+
+/* The default busy timeout, in milliseconds (CELLAR_BUSY_TIMEOUT overrides). */
+#define STORE_BUSY_MS		5000
+
+struct store;
+
+/* ---- opening ---- */
+
+/*
+ * The default database: $XDG_STATE_HOME/cellar/cellar.db when
+ * XDG_STATE_HOME is an absolute path, else ~/.local/state/cellar/cellar.db.
+ * Returns a malloc'ed path, or NULL with *cause when neither is known.
+ */
+char		*store_default_path(char **cause);
+/* True for ":memory:" (a throw-away database of one connection). */
+bool		 store_is_memory(const char *path);
+
+#define STORE_WRITE	0x1	/* open read-write; create a missing file */
+#define STORE_MKDIR	0x2	/* with STORE_WRITE: create missing directories */
+
+/*
+ * Open the database at path. With STORE_WRITE a missing file is created
+ * (mode 0600; with STORE_MKDIR its missing directories too, mode 0700) and
+ * the schema is created or migrated. Without, a missing file gives
+ * STORE_NOTFOUND with the message "no state store at 'PATH' (nothing
+ * recorded yet)" and creates nothing.
+ */
+int		 store_open(const char *path, unsigned flags, struct store **out,
+		    char **cause);
+void		 store_close(struct store *st);
+const char	*store_path(const struct store *st);
+bool		 store_writable(const struct store *st);
+
+int		 store_begin(struct store *st, char **cause);
+int		 store_commit(struct store *st, char **cause);
+void		 store_rollback(struct store *st);
+bool		 store_in_txn(const struct store *st);
+
+/* Wall-clock Unix seconds, and the Unix user (getpwuid, else $USER). */
+double		 store_wall_now(void);
+const char	*store_user(void);
+
+/* ---- specs ---- */
+
+struct store_vc {
+	char		*name;
+	long long	 gpus;
+};
+
+struct store_spec {
+	int64_t		 id;
+	char		*hash;		/* 16 hex digits of FNV-1a-64 */
+	char		*path;
+	char		*text;
+	size_t		 text_len;
+	struct store_vc	*vcs;		/* by spec VC index */
+	int		 nvcs;
+};
+
+/* Store s (its text, path, hash and VCs) unless an equal text is there. */
+int		 store_spec_put(struct store *st, const struct spec *s, int64_t *id,
+		    char **cause);
+int		 store_spec_get(struct store *st, int64_t id, struct store_spec *out,
+		    char **cause);
+void		 store_spec_release(struct store_spec *sp);
+
+/* ---- runs ---- */
+
+enum store_run_kind {
+	STORE_RUN_SESSION,
+	STORE_RUN_REPLAY,
+};
+
+enum store_run_state {
+	STORE_RUN_RUNNING,
+	STORE_RUN_DONE,
+	STORE_RUN_INTERRUPTED,
+};
+
+struct store_run {
+	int64_t			 id;
+	enum store_run_kind	 kind;
+	int64_t			 spec;
+	char			*mode;		/* engine_mode_name */
+	char			*policy;	/* or NULL */
+	char			*trace;		/* or NULL */
+	char			*params;	/* JSON object text */
+	uint64_t		 seed;
+	enum store_run_state	 state;
+	double			 now;		/* the run's clock at its last write */
+	double			 created, updated;	/* wall clock */
+	char			*user;
+	char			*report;	/* JSON object text, or NULL */
+	/* Filled by store_run_get and store_run_list, ignored on create. */
+	char			*spec_path;
+	char			*spec_hash;
+	long long		 njobs;
+	long long		 nevents;
+};
+
+void		 store_run_init(struct store_run *r);
+void		 store_run_release(struct store_run *r);
+const char	*store_run_kind_name(enum store_run_kind k);
+const char	*store_run_state_name(enum store_run_state s);
+
+/*
+ * Create a run from r's kind, spec, mode, policy, trace, params (NULL:
+ * "{}"), seed, state and now; created/updated are now, the user is
+ * store_user(). Sets r->id.
+ */
+int		 store_run_create(struct store *st, struct store_run *r, char **cause);
+int		 store_run_get(struct store *st, int64_t id, struct store_run *r,
+		    char **cause);
+/* The newest run (of that kind; kind < 0: any). */
+int		 store_run_last(struct store *st, int kind, int64_t *id, char **cause);
+/* Every run, oldest first; fn returns 0 to go on, nonzero to stop. */
+int		 store_run_list(struct store *st,
+		    int (*fn)(void *arg, const struct store_run *r), void *arg,
+		    char **cause);
+/* State and clock (updated becomes the wall clock). */
+int		 store_run_set_state(struct store *st, int64_t id,
+		    enum store_run_state state, double now, char **cause);
+int		 store_run_set_report(struct store *st, int64_t id, const char *json,
+		    char **cause);
+/* The emulator's opaque state: set (NULL, 0 clears) and get (malloc'ed). */
+int		 store_run_set_blob(struct store *st, int64_t id, const void *data,
+		    size_t len, char **cause);
+int		 store_run_get_blob(struct store *st, int64_t id, void **data,
+		    size_t *len, char **cause);
+/* Mark every running session other than `keep` interrupted; *n gets how many. */
+int		 store_run_interrupt_sessions(struct store *st, int64_t keep, int *n,
+		    char **cause);
+
+/* ---- jobs and placements ---- */
+
+/*
+ * A placement with its arrays owned (store_placement_release frees them)
+ * and the people's view: nodes (a hostlist) and gpus (addresses per node).
+ */
+struct store_placement {
+	struct engine_placement	 pl;	/* pl.name points to the job's name */
+	char			*nodes;
+	char			*gpus;
+};
+
+struct store_job {
+	struct job		 job;
+	bool			 placed;	/* holds cells: pl is set */
+	struct store_placement	 pl;
+	void			*blob;		/* per-job emulator state, or NULL */
+	size_t			 blob_len;
+	int64_t			 last_seq;	/* newest event, 0 if none */
+};
+
+void		 store_job_init(struct store_job *sj);
+void		 store_job_release(struct store_job *sj);
+
+/* Insert or update every field of j in run (by run and j->id). */
+int		 store_job_put(struct store *st, int64_t run, const struct job *j,
+		    char **cause);
+/* The per-job emulator state (NULL, 0 clears). */
+int		 store_job_set_blob(struct store *st, int64_t run, int job,
+		    const void *data, size_t len, char **cause);
+/* Record where job runs (replacing what was there) / that it holds nothing. */
+int		 store_placement_put(struct store *st, int64_t run, int job,
+		    const struct engine_placement *pl, const char *nodes,
+		    const char *gpus, char **cause);
+int		 store_placement_delete(struct store *st, int64_t run, int job,
+		    char **cause);
+
+/* One job by id or by name. */
+int		 store_job_get(struct store *st, int64_t run, int id,
+		    struct store_job *out, char **cause);
+int		 store_job_find(struct store *st, int64_t run, const char *name,
+		    struct store_job *out, char **cause);
+/* The newest run with a job of that name. */
+int		 store_job_last_run(struct store *st, const char *name, int64_t *run,
+		    char **cause);
+/* One more than the highest job id of the run (0 for none). */
+int		 store_job_next_id(struct store *st, int64_t run, int *id, char **cause);
+/*
+ * Every job of run in id order, with its placement and blob: the recovery
+ * path. fn returns 0 to go on, nonzero to stop (store_job_load then
+ * returns that value). The struct is valid during the call only.
+ */
+int		 store_job_load(struct store *st, int64_t run,
+		    int (*fn)(void *arg, const struct store_job *sj), void *arg,
+		    char **cause);
+
+/* ---- node health ---- */
+
+int		 store_health_set(struct store *st, int64_t run, const char *node,
+		    bool bad, double since, char **cause);
+int		 store_health_load(struct store *st, int64_t run,
+		    int (*fn)(void *arg, const char *node, bool bad, double since),
+		    void *arg, char **cause);
+
+/* ---- events ---- */
+
+/* An event as read back: the record, and names resolved in its run. */
+struct store_event {
+	int64_t		 seq;
+	int64_t		 run;
+	struct rec	 rec;
+	const char	*job_name;	/* NULL when rec.job < 0 or unknown */
+	const char	*by_name;
+	const char	*vc_name;
+};
+
+/*
+ * Append r to run's log; *seq (may be NULL) gets its seq. The job's
+ * prev/last_seq chain is kept in memory and written to jobs.last_seq at
+ * store_commit (or at once outside a transaction), so the job's row must
+ * exist by then.
+ */
+int		 store_event_append(struct store *st, int64_t run, const struct rec *r,
+		    int64_t *seq, char **cause);
+
+struct store_event_filter {
+	int64_t		 run;		/* 0: every run */
+	bool		 has_since;
+	double		 since;		/* t >= since */
+	int		 vc;		/* -1: any */
+	int		 job;		/* -1: any (needs run) */
+	int		 kind;		/* enum rec_kind, -1: any */
+	int64_t		 after;		/* seq > after */
+	long long	 limit;		/* the newest `limit`, 0: all */
+};
+
+void		 store_event_filter_init(struct store_event_filter *f);
+/* The matching events in seq order; fn as for store_run_list. */
+int		 store_event_query(struct store *st, const struct store_event_filter *f,
+		    int (*fn)(void *arg, const struct store_event *ev), void *arg,
+		    char **cause);
+/* The highest seq of the store (of run; 0: any), 0 when none. */
+int		 store_event_last_seq(struct store *st, int64_t run, int64_t *seq,
+		    char **cause);
+
+/* ---- time series ---- */
+
+int		 store_series_put(struct store *st, int64_t run,
+		    const struct emu_sample *x, int n, char **cause);
+/* All points of run in time order into *out (malloc'ed), *n of them. */
+int		 store_series_load(struct store *st, int64_t run,
+		    struct emu_sample **out, int *n, char **cause);
+
+/* ---- audit ---- */
+
+struct store_audit {
+	int64_t		 id;
+	double		 at;
+	const char	*user;
+	int64_t		 run;		/* 0: none */
+	const char	*cmdline;
+	int		 status;
+};
+
+/* Append an audit row now, as store_user(); run 0: none. */
+int		 store_audit_append(struct store *st, int64_t run, const char *cmdline,
+		    int status, char **cause);
+int		 store_audit_list(struct store *st,
+		    int (*fn)(void *arg, const struct store_audit *a), void *arg,
+		    char **cause);
+
+/* ---- maintenance ---- */
+
+/*
+ * Check the database: SQLite's integrity_check and foreign_key_check, then
+ * the domain invariants (every job once per run, no leaf held by two jobs
+ * of a run, placements only for jobs that hold cells, events only about
+ * existing jobs, the event chains of invariant 4). Each problem goes to fn
+ * as one line; *nproblems gets their number.
+ */
+int		 store_check(struct store *st,
+		    void (*fn)(void *arg, const char *problem), void *arg,
+		    int *nproblems, char **cause);
+/* VACUUM and a WAL checkpoint; sizes of the file before and after. */
+int		 store_vacuum(struct store *st, long long *before, long long *after,
+		    char **cause);
+/* Bytes of the database file (and its WAL), 0 for :memory:. */
+long long	 store_size(const struct store *st);
+
+/* Counts of what a dump or an import held. */
+struct store_counts {
+	long long	 specs, runs, jobs, placements, events, series, health, audit;
+};
+
+/*
+ * A portable dump: one JSON document (see cellar(1), "export") holding
+ * every table's rows, appended to out.
+ */
+int		 store_export(struct store *st, struct strbuf *out,
+		    struct store_counts *n, char **cause);
+/*
+ * Load a dump. Into an empty database every id is kept; with as_new the
+ * dump's runs are added under fresh ids (specs shared by hash and text).
+ * A non-empty database without as_new, a dump of another schema version or
+ * a malformed document is STORE_INVALID; nothing is written then.
+ */
+int		 store_import(struct store *st, const char *text, size_t len,
+		    bool as_new, struct store_counts *n, char **cause);
+
+#endif

@@ -1,0 +1,701 @@
+/*
+ * tstore-data.c — the state store's data on an in-memory database: every
+ * field of struct job round-trips exactly (doubles bit for bit), placements
+ * and blobs, specs stored once per text, runs, node health, time series,
+ * the audit log, events with every filter and the per-job history chains,
+ * transactions that roll back, db check on a clean store and on planted
+ * problems, and export -> import -> export giving the same document.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+#include "sim/model.h"
+#include "store/store.h"
+#include "test.h"
+
+static struct spec *
+default_spec(void)
+{
+	struct spec *s = spec_load_string("specs/default.yaml (embedded)",
+	    default_spec_yaml, default_spec_yaml_len, NULL);
+
+	if (s == NULL)
+		abort();
+	return s;
+}
+
+static struct store *
+mem_store(void)
+{
+	struct store *st = NULL;
+	char *cause = NULL;
+
+	if (store_open(":memory:", STORE_WRITE, &st, &cause) != 0) {
+		fprintf(stderr, "open: %s\n", cause);
+		abort();
+	}
+	return st;
+}
+
+/* A run on the default spec. */
+static int64_t
+new_run(struct store *st, enum store_run_kind kind)
+{
+	struct spec *s = default_spec();
+	struct store_run r;
+	char *cause = NULL;
+	int64_t spec;
+
+	store_run_init(&r);
+	if (store_spec_put(st, s, &spec, &cause) != 0)
+		abort();
+	r.kind = kind;
+	r.spec = spec;
+	r.mode = (char *)"hived";
+	r.policy = kind == STORE_RUN_REPLAY ? (char *)"las" : NULL;
+	r.trace = kind == STORE_RUN_REPLAY ? (char *)"synth:10" : NULL;
+	r.params = (char *)"{\"seed\":7}";
+	r.seed = 7;
+	if (store_run_create(st, &r, &cause) != 0)
+		abort();
+	spec_free(s);
+	return r.id;
+}
+
+/* A job with every field set to something unusual. */
+static void
+odd_job(struct job *j, int id)
+{
+	char name[32];
+
+	snprintf(name, sizeof name, "job-%d", id);
+	job_init(j, id, name, id % 4, 1.0 / 3.0 + id);
+	snprintf(j->user, sizeof j->user, "u%d", id);
+	j->nmembers = 2;
+	j->members[0].pods = 2;
+	j->members[0].gpus = 4;
+	j->members[1].pods = 1;
+	j->members[1].gpus = 8;
+	j->gpus = 16;
+	j->leaf_type = id % 2 ? -1 : 0;
+	j->klass = JOB_AUTO;
+	j->soft_affinity = true;
+	j->duration = M_PI * 1e4;
+	j->model = model_count - 1;
+	j->elastic_min = 2;
+	j->elastic_max = 16;
+	j->state = JOB_PREEMPTED;
+	j->reason = JOB_REASON_FRAGMENTED;
+	j->state_since = nextafter(100.0, 200.0);
+	j->first_start = 0.1;
+	j->end = -1;
+	j->queued = 1e-300;
+	j->attained = 1.7976931348623157e308;
+	j->run_time = 5e-324;		/* the smallest denormal */
+	j->work_done = 0.0;		/* -0.0 reads back as 0.0: SQLite stores
+					   integral reals as integers */
+	j->ckpt_work = 12345.678901234567;
+	j->lost_work = 0.30000000000000004;
+	j->restarts = 3;
+	j->preemptions = 4;
+	j->suspensions = 5;
+	j->opportunistic = true;
+	j->engine_id = -1;
+}
+
+static bool
+same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void
+test_job_roundtrip(void)
+{
+	struct store *st = mem_store();
+	struct store_job sj;
+	struct job j;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_REPLAY);
+	int id;
+
+	odd_job(&j, 5);
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	CHECK(store_job_get(st, run, 5, &sj, &cause) == 0);
+	CHECK_STREQ(sj.job.name, "job-5");
+	CHECK_STREQ(sj.job.user, "u5");
+	CHECK_INTEQ(sj.job.id, 5);
+	CHECK_INTEQ(sj.job.vc, 1);
+	CHECK(same_double(sj.job.submit, j.submit));
+	CHECK_INTEQ(sj.job.nmembers, 2);
+	CHECK_INTEQ(sj.job.members[1].gpus, 8);
+	CHECK_INTEQ(sj.job.members[0].pods, 2);
+	CHECK_INTEQ(sj.job.gpus, 16);
+	CHECK_INTEQ(sj.job.leaf_type, -1);
+	CHECK_INTEQ(sj.job.klass, JOB_AUTO);
+	CHECK(sj.job.soft_affinity);
+	CHECK(same_double(sj.job.duration, j.duration));
+	CHECK_INTEQ(sj.job.model, model_count - 1);
+	CHECK_INTEQ(sj.job.elastic_min, 2);
+	CHECK_INTEQ(sj.job.elastic_max, 16);
+	CHECK_INTEQ(sj.job.state, JOB_PREEMPTED);
+	CHECK_INTEQ(sj.job.reason, JOB_REASON_FRAGMENTED);
+	CHECK(same_double(sj.job.state_since, j.state_since));
+	CHECK(same_double(sj.job.first_start, j.first_start));
+	CHECK(same_double(sj.job.end, j.end));
+	CHECK(same_double(sj.job.queued, j.queued));
+	CHECK(same_double(sj.job.attained, j.attained));
+	CHECK(same_double(sj.job.run_time, j.run_time));
+	CHECK(same_double(sj.job.work_done, j.work_done));
+	CHECK(same_double(sj.job.ckpt_work, j.ckpt_work));
+	CHECK(same_double(sj.job.lost_work, j.lost_work));
+	CHECK_INTEQ(sj.job.restarts, 3);
+	CHECK_INTEQ(sj.job.preemptions, 4);
+	CHECK_INTEQ(sj.job.suspensions, 5);
+	CHECK(sj.job.opportunistic);
+	CHECK_INTEQ(sj.job.engine_id, -1);
+	CHECK(!sj.placed);
+	CHECK(sj.blob == NULL);
+	/* The whole struct, field for field, is what went in. */
+	CHECK(memcmp(&sj.job, &j, sizeof j) == 0);
+	store_job_release(&sj);
+
+	/* An update changes fields in place; the name finds it. */
+	j.state = JOB_COMPLETED;
+	j.end = 1e9 + 0.5;
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	CHECK(store_job_find(st, run, "job-5", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.state, JOB_COMPLETED);
+	CHECK(same_double(sj.job.end, 1e9 + 0.5));
+	store_job_release(&sj);
+	CHECK(store_job_find(st, run, "nope", &sj, &cause) == STORE_NOTFOUND);
+	CHECK_STREQ(cause, "no job 'nope' in run 1");
+	free(cause);
+	cause = NULL;
+	CHECK(store_job_next_id(st, run, &id, &cause) == 0);
+	CHECK_INTEQ(id, 6);
+	store_close(st);
+}
+
+static void
+test_placement_blob(void)
+{
+	struct store *st = mem_store();
+	int pod_first[] = { 0, 2, 5 }, leaves[] = { 7, 8, 100, -3, 2147483647 };
+	int vleaves[] = { 1, 2, 3, 4, 5 };
+	struct engine_placement pl = {
+		.id = 42, .name = "job-1", .vc = 1, .priority = -1,
+		.orig_priority = 10, .lazy = true, .downgraded = true, .chain = 1,
+		.pin = 0, .npods = 2, .pod_first = pod_first, .leaves = leaves,
+		.vleaves = vleaves, .nleaves = 5,
+	};
+	unsigned char blob[300];
+	struct store_job sj;
+	struct job j;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION);
+	int i;
+
+	for (i = 0; i < (int)sizeof blob; i++)
+		blob[i] = (unsigned char)(i * 7);
+	odd_job(&j, 1);
+	j.state = JOB_RUNNING;
+	j.engine_id = 42;
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	CHECK(store_placement_put(st, run, 1, &pl, "r0n[00-01]", "r0n00:0-1 r0n01:0-2",
+	    &cause) == 0);
+	CHECK(store_job_set_blob(st, run, 1, blob, sizeof blob, &cause) == 0);
+	CHECK(store_job_set_blob(st, run, 9, blob, 1, &cause) == STORE_NOTFOUND);
+	free(cause);
+	cause = NULL;
+	CHECK(store_job_get(st, run, 1, &sj, &cause) == 0);
+	CHECK(sj.placed);
+	CHECK_INTEQ(sj.pl.pl.id, 42);
+	CHECK_STREQ(sj.pl.pl.name, "job-1");
+	CHECK_INTEQ(sj.pl.pl.priority, -1);
+	CHECK_INTEQ(sj.pl.pl.orig_priority, 10);
+	CHECK(sj.pl.pl.lazy && sj.pl.pl.downgraded);
+	CHECK_INTEQ(sj.pl.pl.chain, 1);
+	CHECK_INTEQ(sj.pl.pl.pin, 0);
+	CHECK_INTEQ(sj.pl.pl.npods, 2);
+	CHECK_INTEQ(sj.pl.pl.nleaves, 5);
+	CHECK(memcmp(sj.pl.pl.pod_first, pod_first, sizeof pod_first) == 0);
+	CHECK(memcmp(sj.pl.pl.leaves, leaves, sizeof leaves) == 0);
+	CHECK(sj.pl.pl.vleaves != NULL &&
+	    memcmp(sj.pl.pl.vleaves, vleaves, sizeof vleaves) == 0);
+	CHECK_STREQ(sj.pl.nodes, "r0n[00-01]");
+	CHECK_STREQ(sj.pl.gpus, "r0n00:0-1 r0n01:0-2");
+	CHECK_INTEQ(sj.blob_len, sizeof blob);
+	CHECK(sj.blob != NULL && memcmp(sj.blob, blob, sizeof blob) == 0);
+	store_job_release(&sj);
+
+	/* No virtual leaves (opportunistic), no pin. */
+	pl.vleaves = NULL;
+	pl.pin = -1;
+	CHECK(store_placement_put(st, run, 1, &pl, "x", "y", &cause) == 0);
+	CHECK(store_job_get(st, run, 1, &sj, &cause) == 0);
+	CHECK(sj.pl.pl.vleaves == NULL);
+	CHECK_INTEQ(sj.pl.pl.pin, -1);
+	store_job_release(&sj);
+	CHECK(store_placement_delete(st, run, 1, &cause) == 0);
+	CHECK(store_job_get(st, run, 1, &sj, &cause) == 0);
+	CHECK(!sj.placed);
+	store_job_release(&sj);
+
+	/* The run's blob. */
+	{
+		void *data;
+		size_t len;
+
+		CHECK(store_run_set_blob(st, run, "\0abc", 4, &cause) == 0);
+		CHECK(store_run_get_blob(st, run, &data, &len, &cause) == 0);
+		CHECK(len == 4 && memcmp(data, "\0abc", 4) == 0);
+		free(data);
+	}
+	store_close(st);
+}
+
+static void
+test_specs_runs(void)
+{
+	struct store *st = mem_store();
+	struct spec *s = default_spec(), *s2;
+	struct store_spec sp;
+	struct store_run r;
+	char *cause = NULL, *text;
+	int64_t a, b, c, last;
+	int n;
+
+	CHECK(store_spec_put(st, s, &a, &cause) == 0);
+	CHECK(store_spec_put(st, s, &b, &cause) == 0);
+	CHECK_INTEQ(a, b);		/* the same text: stored once */
+	text = xasprintf("%s\n# changed\n", default_spec_yaml);
+	s2 = spec_load_string("other.yaml", text, strlen(text), NULL);
+	CHECK(s2 != NULL);
+	CHECK(store_spec_put(st, s2, &c, &cause) == 0);
+	CHECK(c != a);
+	CHECK(store_spec_get(st, a, &sp, &cause) == 0);
+	CHECK_INTEQ(sp.text_len, s->text_len);
+	CHECK(memcmp(sp.text, s->text, s->text_len) == 0);
+	CHECK_INTEQ(strlen(sp.hash), 16);
+	CHECK_INTEQ(sp.nvcs, s->nvcs);
+	CHECK_STREQ(sp.vcs[0].name, s->vcs[0].name);
+	CHECK_INTEQ(sp.vcs[0].gpus, 64);	/* research: a rack of 64 GPUs */
+	store_spec_release(&sp);
+	CHECK(store_spec_get(st, 99, &sp, &cause) == STORE_NOTFOUND);
+	free(cause);
+	cause = NULL;
+
+	a = new_run(st, STORE_RUN_SESSION);
+	b = new_run(st, STORE_RUN_REPLAY);
+	c = new_run(st, STORE_RUN_SESSION);
+	CHECK(store_run_last(st, -1, &last, &cause) == 0 && last == c);
+	CHECK(store_run_last(st, STORE_RUN_REPLAY, &last, &cause) == 0 && last == b);
+	CHECK(store_run_interrupt_sessions(st, c, &n, &cause) == 0);
+	CHECK_INTEQ(n, 1);
+	CHECK(store_run_get(st, a, &r, &cause) == 0);
+	CHECK_INTEQ(r.state, STORE_RUN_INTERRUPTED);
+	CHECK_STREQ(r.user, store_user());
+	store_run_release(&r);
+	CHECK(store_run_set_state(st, b, STORE_RUN_DONE, 1234.5, &cause) == 0);
+	CHECK(store_run_set_report(st, b, "{\"x\":1}", &cause) == 0);
+	CHECK(store_run_get(st, b, &r, &cause) == 0);
+	CHECK_INTEQ(r.kind, STORE_RUN_REPLAY);
+	CHECK_INTEQ(r.state, STORE_RUN_DONE);
+	CHECK(r.now == 1234.5);
+	CHECK_STREQ(r.report, "{\"x\":1}");
+	CHECK_STREQ(r.policy, "las");
+	CHECK_STREQ(r.trace, "synth:10");
+	CHECK_STREQ(r.params, "{\"seed\":7}");
+	CHECK_INTEQ(r.seed, 7);
+	CHECK(r.created > 1e9 && r.updated >= r.created);
+	CHECK_INTEQ(r.njobs, 0);
+	CHECK_INTEQ(r.nevents, 0);
+	store_run_release(&r);
+	CHECK(store_run_get(st, 77, &r, &cause) == STORE_NOTFOUND);
+	CHECK(strstr(cause, "no run 77") != NULL);
+	free(cause);
+	cause = NULL;
+	CHECK(store_run_set_state(st, 77, STORE_RUN_DONE, 0, &cause) == STORE_NOTFOUND);
+	free(cause);
+	free(text);
+	spec_free(s);
+	spec_free(s2);
+	store_close(st);
+}
+
+static int
+count_cb(void *arg, const struct store_event *ev)
+{
+	struct strbuf *sb = arg;
+
+	strbuf_addf(sb, "%lld:%s:%s:%s ", (long long)ev->seq, rec_kind_name(ev->rec.kind),
+	    ev->job_name ? ev->job_name : "-", ev->vc_name ? ev->vc_name : "-");
+	return 0;
+}
+
+static void
+rec_set(struct rec *r, double t, enum rec_kind k, int job, int vc)
+{
+	memset(r, 0, sizeof *r);
+	r->t = t;
+	r->kind = k;
+	r->job = job;
+	r->vc = vc;
+	r->cell = -1;
+	r->by = -1;
+}
+
+static const char *
+query(struct store *st, const struct store_event_filter *f)
+{
+	static struct strbuf sb = STRBUF_INIT;
+	char *cause = NULL;
+
+	strbuf_reset(&sb);
+	if (store_event_query(st, f, count_cb, &sb, &cause) != 0) {
+		strbuf_addf(&sb, "error: %s", cause);
+		free(cause);
+	}
+	return sb.buf;
+}
+
+static void
+test_events(void)
+{
+	struct store *st = mem_store();
+	struct store_event_filter f;
+	struct job j;
+	struct rec r;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION), other, seq;
+	int i;
+
+	other = new_run(st, STORE_RUN_REPLAY);
+	for (i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof name, "j%d", i);
+		job_init(&j, i, name, i, 0);
+		CHECK(store_job_put(st, run, &j, &cause) == 0);
+		CHECK(store_job_put(st, other, &j, &cause) == 0);
+	}
+	/* Interleaved: j0 j1 j0 (other run) j2 j0, in one transaction. */
+	CHECK(store_begin(st, &cause) == 0);
+	rec_set(&r, 1, REC_SUBMIT, 0, 0);
+	CHECK(store_event_append(st, run, &r, &seq, &cause) == 0 && seq == 1);
+	rec_set(&r, 2, REC_SUBMIT, 1, 1);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	rec_set(&r, 3, REC_START, 0, 0);
+	snprintf(r.detail, sizeof r.detail, "on r1n00");
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	rec_set(&r, 3.5, REC_SUBMIT, 0, 0);
+	CHECK(store_event_append(st, other, &r, NULL, &cause) == 0);
+	rec_set(&r, 4, REC_PREEMPT, 2, 2);
+	r.by = 0;
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	rec_set(&r, 5, REC_COMPLETE, 0, 0);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	/* One job's history reads our own uncommitted appends. */
+	store_event_filter_init(&f);
+	f.run = run;
+	f.job = 0;
+	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
+	    "6:complete:j0:research ");
+	CHECK(store_commit(st, &cause) == 0);
+	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
+	    "6:complete:j0:research ");
+	rec_set(&r, 6, REC_RELEASE, -1, -1);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);	/* outside a txn */
+	rec_set(&r, 7, REC_REQUEUE, 0, 0);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+
+	store_event_filter_init(&f);
+	f.run = run;
+	CHECK_STREQ(query(st, &f), "1:submit:j0:research 2:submit:j1:prod "
+	    "3:start:j0:research 5:preempt:j2:dev 6:complete:j0:research "
+	    "7:release:-:- 8:requeue:j0:research ");
+	f.job = 0;
+	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
+	    "6:complete:j0:research 8:requeue:j0:research ");
+	f.limit = 2;
+	CHECK_STREQ(query(st, &f), "6:complete:j0:research 8:requeue:j0:research ");
+	f.limit = 0;
+	f.after = 3;
+	CHECK_STREQ(query(st, &f), "6:complete:j0:research 8:requeue:j0:research ");
+	f.after = 0;
+	f.kind = REC_START;
+	CHECK_STREQ(query(st, &f), "3:start:j0:research ");
+	f.kind = -1;
+	f.has_since = true;
+	f.since = 5;
+	CHECK_STREQ(query(st, &f), "6:complete:j0:research 8:requeue:j0:research ");
+	store_event_filter_init(&f);
+	f.run = run;
+	f.vc = 1;
+	CHECK_STREQ(query(st, &f), "2:submit:j1:prod ");
+	f.vc = -1;
+	f.limit = 3;
+	CHECK_STREQ(query(st, &f), "6:complete:j0:research 7:release:-:- "
+	    "8:requeue:j0:research ");
+	store_event_filter_init(&f);	/* every run */
+	f.after = 3;
+	CHECK_STREQ(query(st, &f), "4:submit:j0:research 5:preempt:j2:dev "
+	    "6:complete:j0:research 7:release:-:- 8:requeue:j0:research ");
+	f.kind = REC_PREEMPT;
+	CHECK_STREQ(query(st, &f), "5:preempt:j2:dev ");
+	CHECK(store_event_last_seq(st, 0, &seq, &cause) == 0 && seq == 8);
+	CHECK(store_event_last_seq(st, other, &seq, &cause) == 0 && seq == 4);
+
+	/* A rolled back transaction leaves neither events nor links. */
+	CHECK(store_begin(st, &cause) == 0);
+	rec_set(&r, 9, REC_CANCEL, 0, 0);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	store_rollback(st);
+	store_event_filter_init(&f);
+	f.run = run;
+	f.job = 0;
+	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
+	    "6:complete:j0:research 8:requeue:j0:research ");
+	rec_set(&r, 10, REC_FAIL, 0, 0);
+	CHECK(store_event_append(st, run, &r, &seq, &cause) == 0);
+	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
+	    "6:complete:j0:research 8:requeue:j0:research 9:fail:j0:research ");
+	store_close(st);
+}
+
+static void
+problems_cb(void *arg, const char *p)
+{
+	struct strbuf *sb = arg;
+
+	strbuf_addf(sb, "%s\n", p);
+}
+
+static int
+health_cb(void *arg, const char *node, bool bad, double since)
+{
+	strbuf_addf(arg, "%s:%d:%g ", node, bad, since);
+	return 0;
+}
+
+static int
+audit_cb(void *arg, const struct store_audit *a)
+{
+	strbuf_addf(arg, "%lld:%s:%lld:%s:%d:%d ", (long long)a->id, a->user,
+	    (long long)a->run, a->cmdline, a->status, a->at > 1e9);
+	return 0;
+}
+
+static void
+test_health_series_audit(void)
+{
+	struct store *st = mem_store();
+	struct emu_sample x[3] = {
+		{ 0, 1, 2, 3, 4, 5, 0.125 }, { 3600, 6, 7, 8, 9, 10, 1.0 / 3 },
+		{ 7200, 0, 0, 0, 0, 0, 0 },
+	}, *y;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_REPLAY);
+	int n;
+
+	CHECK(store_series_put(st, run, x, 3, &cause) == 0);
+	CHECK(store_series_load(st, run, &y, &n, &cause) == 0);
+	CHECK_INTEQ(n, 3);
+	CHECK(n == 3 && memcmp(x, y, sizeof x) == 0);
+	free(y);
+	CHECK(store_health_set(st, run, "r0n01", true, 5, &cause) == 0);
+	CHECK(store_health_set(st, run, "r0n01", false, 6, &cause) == 0);
+	CHECK(store_audit_append(st, run, "alloc a --vc prod --gpus 1", 0, &cause) == 0);
+	CHECK(store_audit_append(st, 0, "release nope", 1, &cause) == 0);
+	{
+		struct strbuf sb = STRBUF_INIT;
+		char *want;
+
+		CHECK(store_health_load(st, run, health_cb, &sb, &cause) == 0);
+		CHECK_STREQ(sb.buf, "r0n01:0:6 ");
+		strbuf_reset(&sb);
+		CHECK(store_audit_list(st, audit_cb, &sb, &cause) == 0);
+		want = xasprintf("1:%s:1:alloc a --vc prod --gpus 1:0:1 "
+		    "2:%s:0:release nope:1:1 ", store_user(), store_user());
+		CHECK_STREQ(sb.buf, want);
+		free(want);
+		strbuf_release(&sb);
+	}
+	store_close(st);
+}
+
+static void
+test_check(void)
+{
+	struct store *st = mem_store();
+	struct strbuf probs = STRBUF_INIT;
+	int pod_first[] = { 0, 2 }, leaves[] = { 3, 4 };
+	struct engine_placement pl = {
+		.id = 0, .name = "a", .vc = 0, .chain = 0, .pin = -1, .npods = 1,
+		.pod_first = pod_first, .leaves = leaves, .nleaves = 2,
+	};
+	struct job j;
+	struct rec r;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION);
+	int np = -1;
+
+	job_init(&j, 0, "a", 0, 0);
+	j.state = JOB_RUNNING;
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	CHECK(store_placement_put(st, run, 0, &pl, "r0n00", "r0n00:3-4", &cause) == 0);
+	rec_set(&r, 1, REC_START, 0, 0);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", probs.buf);
+
+	/* Plant: a second job on leaf 4, a placement for a finished job, an
+	   event about a job the run does not have. */
+	job_init(&j, 1, "b", 0, 0);
+	j.state = JOB_RUNNING;
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	leaves[0] = 4;
+	leaves[1] = 5;
+	CHECK(store_placement_put(st, run, 1, &pl, "r0n00", "r0n00:4-5", &cause) == 0);
+	job_init(&j, 2, "c", 0, 0);
+	j.state = JOB_COMPLETED;
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	leaves[0] = 10;
+	leaves[1] = 11;
+	CHECK(store_placement_put(st, run, 2, &pl, "r0n01", "r0n01:0-1", &cause) == 0);
+	job_init(&j, 3, "d", 0, 0);
+	j.state = JOB_RUNNING;
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	rec_set(&r, 2, REC_START, 9, 0);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+	strbuf_reset(&probs);
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 4, "%d problems: %s", np, probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: leaf cell 4 is held by jobs 0 and 1") != NULL,
+	    "%s", probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: job 'c' (completed) has a placement but "
+	    "holds no cells") != NULL, "%s", probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: job 'd' is running but has no placement") != NULL,
+	    "%s", probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: event 2 (start) is about job 9, which the "
+	    "run does not have") != NULL, "%s", probs.buf);
+	strbuf_release(&probs);
+	store_close(st);
+}
+
+/* A store with a bit of everything, dumped twice through a second store. */
+static void
+test_dump_roundtrip(void)
+{
+	struct store *a = mem_store(), *b = mem_store(), *c = mem_store();
+	struct strbuf d1 = STRBUF_INIT, d2 = STRBUF_INIT, d3 = STRBUF_INIT;
+	struct store_counts n;
+	struct store_job sj;
+	struct store_event_filter f;
+	struct emu_sample x = { 3600, 1, 2, 3, 4, 0, 0.5 };
+	int pod_first[] = { 0, 1 }, leaves[] = { 3 };
+	struct engine_placement pl = {
+		.id = 0, .name = "j0", .vc = 0, .chain = 0, .pin = -1, .npods = 1,
+		.pod_first = pod_first, .leaves = leaves, .nleaves = 1,
+	};
+	struct job j;
+	struct rec r;
+	char *cause = NULL;
+	int64_t run, seq;
+	int i;
+
+	run = new_run(a, STORE_RUN_REPLAY);
+	for (i = 0; i < 3; i++) {
+		odd_job(&j, i);
+		j.state = i == 0 ? JOB_RUNNING : JOB_COMPLETED;
+		CHECK(store_job_put(a, run, &j, &cause) == 0);
+		rec_set(&r, i, REC_SUBMIT, i, i);
+		CHECK(store_event_append(a, run, &r, NULL, &cause) == 0);
+	}
+	rec_set(&r, 9, REC_START, 0, 0);
+	snprintf(r.detail, sizeof r.detail, "\"quoted\" \\ and \xc3\xa9");
+	CHECK(store_event_append(a, run, &r, NULL, &cause) == 0);
+	CHECK(store_placement_put(a, run, 0, &pl, "r0n00", "r0n00:3", &cause) == 0);
+	CHECK(store_job_set_blob(a, run, 1, "\x01\x02\x03\x04\x05", 5, &cause) == 0);
+	CHECK(store_run_set_blob(a, run, "zz", 2, &cause) == 0);
+	CHECK(store_series_put(a, run, &x, 1, &cause) == 0);
+	CHECK(store_health_set(a, run, "r0n00", true, 1.5, &cause) == 0);
+	CHECK(store_audit_append(a, run, "replay synth:3", 0, &cause) == 0);
+	CHECK(store_run_set_report(a, run, "{\"makespan\":1e999}", &cause) == 0);
+
+	CHECK(store_export(a, &d1, &n, &cause) == 0);
+	CHECK_INTEQ(n.runs, 1);
+	CHECK_INTEQ(n.jobs, 3);
+	CHECK_INTEQ(n.events, 4);
+	CHECK(store_import(b, d1.buf, d1.len, false, &n, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK(store_export(b, &d2, &n, &cause) == 0);
+	CHECK_INTEQ(d1.len, d2.len);
+	CHECK(strcmp(d1.buf, d2.buf) == 0);
+
+	/* Into a non-empty store: refused without as_new. */
+	CHECK(store_import(b, d1.buf, d1.len, false, &n, &cause) == STORE_INVALID);
+	CHECK(cause != NULL && strstr(cause, "is not empty") != NULL);
+	free(cause);
+	cause = NULL;
+	/* As new runs: ids and seqs move, links and heads follow them. */
+	new_run(c, STORE_RUN_SESSION);
+	rec_set(&r, 0, REC_RELEASE, -1, -1);
+	CHECK(store_event_append(c, 1, &r, NULL, &cause) == 0);
+	CHECK(store_import(c, d1.buf, d1.len, true, &n, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(n.specs, 1);
+	CHECK(store_job_get(c, 2, 0, &sj, &cause) == 0);
+	CHECK(sj.placed && sj.pl.pl.leaves[0] == 3);
+	CHECK_INTEQ(sj.last_seq, 5);
+	store_job_release(&sj);
+	store_event_filter_init(&f);
+	f.run = 2;
+	f.job = 0;
+	CHECK_STREQ(query(c, &f), "2:submit:job-0:research 5:start:job-0:research ");
+	{
+		int np = -1;
+		struct strbuf probs = STRBUF_INIT;
+
+		CHECK(store_check(c, problems_cb, &probs, &np, &cause) == 0);
+		CHECKF(np == 0, "%s", probs.buf);
+		strbuf_release(&probs);
+	}
+	CHECK(store_event_last_seq(c, 0, &seq, &cause) == 0 && seq == 5);
+
+	/* Malformed dumps are refused whole. */
+	CHECK(store_import(c, "{", 1, true, &n, &cause) == STORE_INVALID);
+	free(cause);
+	cause = NULL;
+	strbuf_addf(&d3, "%.*s", (int)d1.len, d1.buf);
+	{
+		char *p = strstr(d3.buf, "\"store_version\":1");
+
+		p[16] = '9';
+	}
+	CHECK(store_import(c, d3.buf, d3.len, true, &n, &cause) == STORE_INVALID);
+	CHECKF(cause != NULL && strstr(cause, "store version 9") != NULL, "%s", cause);
+	free(cause);
+	strbuf_release(&d1);
+	strbuf_release(&d2);
+	strbuf_release(&d3);
+	store_close(a);
+	store_close(b);
+	store_close(c);
+}
+
+static const struct test tests[] = {
+	{ "job-roundtrip", test_job_roundtrip },
+	{ "placement-blob", test_placement_blob },
+	{ "specs-runs", test_specs_runs },
+	{ "events", test_events },
+	{ "health-series-audit", test_health_series_audit },
+	{ "check", test_check },
+	{ "dump-roundtrip", test_dump_roundtrip },
+};
+
+TEST_MAIN(tests)
