@@ -71,9 +71,6 @@ CREATE TABLE runs (
 -- Jobs: every field of struct job (src/job/job.h), the request and the
 -- lifecycle. `id` is the job's id in its run (struct job.id), `vc` and
 -- `leaf_type` indices in the run's spec, `members` the gang as "PxN,...".
--- `last_seq` is the seq of the job's newest event: events.prev chains
--- back from it, which is how one job's history is read without an index
--- on events(run, job) (see events).
 CREATE TABLE jobs (
 	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
 	id		INTEGER NOT NULL,
@@ -106,7 +103,6 @@ CREATE TABLE jobs (
 	suspensions	INTEGER NOT NULL,
 	opportunistic	INTEGER NOT NULL,
 	engine_id	INTEGER NOT NULL,	-- -1 unless it holds cells
-	last_seq	INTEGER,		-- its newest event, NULL if none
 	emu		BLOB,			-- the emulator's per-job state (opaque)
 	PRIMARY KEY (run, id),
 	UNIQUE (run, name)
@@ -151,10 +147,10 @@ CREATE TABLE health (
 -- append across runs (`events --follow` polls for seq > the last seen).
 -- `prev` is the seq of the same job's previous event in the same run
 -- (NULL for its first, and for events about no job): one job's history
--- is a walk from jobs.last_seq down the prev links, a primary-key lookup
--- per event. The only index is (run, seq), which appends in order as long
--- as one run writes at a time; an index on (run, job) would insert at
--- random places and cut ingest about fourfold (README, "State store").
+-- is a walk from its head (below) down the prev links, a primary-key
+-- lookup per event. The only index is (run, seq), which appends in order
+-- as long as one run writes at a time; an index on (run, job) would
+-- insert at random places, several times slower (README, "State store").
 CREATE TABLE events (
 	seq		INTEGER PRIMARY KEY,
 	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -168,6 +164,16 @@ CREATE TABLE events (
 	prev		INTEGER
 );
 CREATE INDEX events_run ON events(run, seq);
+
+-- The newest event of each job that has events: where its history starts.
+-- Written once per job per transaction; a small table of its own (not a
+-- column of jobs) so those writes dirty few pages.
+CREATE TABLE heads (
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	job		INTEGER NOT NULL,
+	seq		INTEGER NOT NULL,
+	PRIMARY KEY (run, job)
+) WITHOUT ROWID;
 
 -- The metric time series of a run (struct emu_sample).
 CREATE TABLE series (

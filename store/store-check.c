@@ -145,15 +145,15 @@ row_chain_head(struct check *c, sqlite3_stmt *q)
 {
 	long long last = sqlite3_column_type(q, 3) == SQLITE_NULL ? 0 :
 	    sqlite3_column_int64(q, 3);
-	long long max = sqlite3_column_int64(q, 4), heads = sqlite3_column_int64(q, 5);
+	long long max = sqlite3_column_int64(q, 4), firsts = sqlite3_column_int64(q, 5);
 
 	if (last != max)
-		problem(c, "run %lld: job '%s' names event %lld as its newest, but "
-		    "its newest is %lld", (long long)sqlite3_column_int64(q, 0),
+		problem(c, "run %lld: the head of job '%s' is event %lld, but its "
+		    "newest is %lld", (long long)sqlite3_column_int64(q, 0),
 		    text(q, 2), last, max);
-	if (heads != 1)
+	if (firsts != 1)
 		problem(c, "run %lld: the history of job '%s' has %lld first events",
-		    (long long)sqlite3_column_int64(q, 0), text(q, 2), heads);
+		    (long long)sqlite3_column_int64(q, 0), text(q, 2), firsts);
 }
 
 static int
@@ -197,9 +197,9 @@ row_leaves(struct check *c, sqlite3_stmt *q)
 static void
 row_lost_head(struct check *c, sqlite3_stmt *q)
 {
-	problem(c, "run %lld: job '%s' names event %lld as its newest, which is "
+	problem(c, "run %lld: job %lld has event %lld as its newest, which is "
 	    "not one of its events", (long long)sqlite3_column_int64(q, 0),
-	    text(q, 1), (long long)sqlite3_column_int64(q, 2));
+	    (long long)sqlite3_column_int64(q, 1), (long long)sqlite3_column_int64(q, 2));
 }
 
 #define HOLDING	"('running', 'suspended', 'completing')"
@@ -255,14 +255,16 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	    "p.seq >= e.seq)", row_bad_link, cause) != 0 ||
 	    check_query(&c, "SELECT prev, count(*) FROM events WHERE prev IS NOT NULL "
 	    "GROUP BY prev HAVING count(*) > 1", row_shared_link, cause) != 0 ||
-	    check_query(&c, "SELECT j.run, j.id, j.name, j.last_seq, x.mx, x.heads "
-	    "FROM (SELECT run, job, max(seq) AS mx, count(*) - count(prev) AS heads "
-	    "FROM events WHERE job IS NOT NULL GROUP BY run, job) x "
-	    "JOIN jobs j ON j.run = x.run AND j.id = x.job "
-	    "WHERE j.last_seq IS NOT x.mx OR x.heads != 1", row_chain_head, cause) != 0 ||
-	    check_query(&c, "SELECT j.run, j.name, j.last_seq FROM jobs j "
-	    "WHERE j.last_seq IS NOT NULL AND NOT EXISTS (SELECT 1 FROM events e "
-	    "WHERE e.seq = j.last_seq AND e.run = j.run AND e.job = j.id)",
+	    check_query(&c, "SELECT x.run, x.job, coalesce(j.name, x.job), h.seq, "
+	    "x.mx, x.firsts FROM (SELECT run, job, max(seq) AS mx, "
+	    "count(*) - count(prev) AS firsts FROM events WHERE job IS NOT NULL "
+	    "GROUP BY run, job) x "
+	    "LEFT JOIN jobs j ON j.run = x.run AND j.id = x.job "
+	    "LEFT JOIN heads h ON h.run = x.run AND h.job = x.job "
+	    "WHERE h.seq IS NOT x.mx OR x.firsts != 1", row_chain_head, cause) != 0 ||
+	    check_query(&c, "SELECT h.run, h.job, h.seq FROM heads h "
+	    "WHERE NOT EXISTS (SELECT 1 FROM events e "
+	    "WHERE e.seq = h.seq AND e.run = h.run AND e.job = h.job)",
 	    row_lost_head, cause) != 0)
 		goto out;
 	rc = 0;

@@ -6,7 +6,7 @@
  *   {"schema_version":1,"kind":"cellar-dump","store_version":1,
  *    "tables":{"specs":{"columns":["id",...],"rows":[[1,"...",...],...]},
  *              "spec_vcs":{...}, "runs", "jobs", "placements", "health",
- *              "events", "series", "audit"}}
+ *              "events", "heads", "series", "audit"}}
  *
  * Tables come in that order (each refers only to earlier ones), rows in
  * primary-key order, one per line; a dump is a pure function of the
@@ -34,7 +34,7 @@
 #define DUMP_MAX_COLS	48
 
 enum dump_table_id { T_SPECS, T_SPEC_VCS, T_RUNS, T_JOBS, T_PLACEMENTS, T_HEALTH,
-	T_EVENTS, T_SERIES, T_AUDIT, T_COUNT };
+	T_EVENTS, T_HEADS, T_SERIES, T_AUDIT, T_COUNT };
 
 struct dump_table {
 	const char	*name;
@@ -51,11 +51,12 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	  "soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
 	  "state_since, first_start, end_time, queued, attained, run_time, "
 	  "work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	  "opportunistic, engine_id, last_seq, emu", "run, id" },
+	  "opportunistic, engine_id, emu", "run, id" },
 	{ "placements", "run, job, engine_id, chain, pin, priority, orig_priority, "
 	  "lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus", "run, job" },
 	{ "health", "run, node, bad, since", "run, node" },
 	{ "events", "seq, run, t, kind, job, vc, cell, by_job, detail, prev", "seq" },
+	{ "heads", "run, job, seq", "run, job" },
 	{ "series", "run, t, pending, running, used, opp, bad, frag", "run, t" },
 	{ "audit", "id, at, user, run, cmdline, status", "id" },
 };
@@ -70,13 +71,14 @@ static const char *const dump_select[T_COUNT] = {
 	"soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
 	"state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, last_seq, emu FROM jobs ORDER BY run, id",
+	"opportunistic, engine_id, emu FROM jobs ORDER BY run, id",
 	"SELECT run, job, engine_id, chain, pin, priority, orig_priority, lazy, "
 	"downgraded, pod_first, leaves, vleaves, nodes, gpus FROM placements "
 	"ORDER BY run, job",
 	"SELECT run, node, bad, since FROM health ORDER BY run, node",
 	"SELECT seq, run, t, kind, job, vc, cell, by_job, detail, prev FROM events "
 	"ORDER BY seq",
+	"SELECT run, job, seq FROM heads ORDER BY run, job",
 	"SELECT run, t, pending, running, used, opp, bad, frag FROM series "
 	"ORDER BY run, t",
 	"SELECT id, at, user, run, cmdline, status FROM audit ORDER BY id",
@@ -92,15 +94,16 @@ static const char *const dump_insert[T_COUNT] = {
 	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, "
 	"reason, state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, last_seq, emu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	"opportunistic, engine_id, emu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
 	"?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-	"?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
+	"?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
 	"INSERT INTO placements(run, job, engine_id, chain, pin, priority, "
 	"orig_priority, lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	"INSERT INTO health(run, node, bad, since) VALUES (?1, ?2, ?3, ?4)",
 	"INSERT INTO events(seq, run, t, kind, job, vc, cell, by_job, detail, prev) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	"INSERT INTO heads(run, job, seq) VALUES (?1, ?2, ?3)",
 	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	"INSERT INTO audit(id, at, user, run, cmdline, status) VALUES (?1, ?2, ?3, "
@@ -322,9 +325,6 @@ struct import {
 	char			**cause;
 	struct id_map		 specs, runs;
 	struct seq_map		 seqs;
-	/* jobs whose last_seq must be mapped once their events are in */
-	struct { int64_t run; int id; int64_t old; } *heads;
-	size_t			 nheads, heads_cap;
 	long long		 row;		/* in the current table, from 1 */
 	const char		*table;
 };
@@ -596,14 +596,15 @@ imp_remap(struct import *im, int t, struct dval *v, int ncols)
 		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
 			return imp_fail(im, "run %lld is not in the dump", v[0].i);
 		dval_set_int(&v[0], id, false);
-		if (v[31].type == DV_INT) {
-			XGROW(im->heads, im->heads_cap, im->nheads + 1);
-			im->heads[im->nheads].run = id;
-			im->heads[im->nheads].id = (int)v[1].i;
-			im->heads[im->nheads].old = v[31].i;
-			im->nheads++;
-			dval_set_int(&v[31], 0, true);
-		}
+		return 0;
+	case T_HEADS:
+		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
+			return imp_fail(im, "run %lld is not in the dump", v[0].i);
+		dval_set_int(&v[0], id, false);
+		if ((id = seq_map_get(&im->seqs, v[2].i)) == 0)
+			return imp_fail(im, "job %lld has event %lld as its newest, "
+			    "which is not in the dump", v[1].i, v[2].i);
+		dval_set_int(&v[2], id, false);
 		return 0;
 	case T_PLACEMENTS:
 	case T_HEALTH:
@@ -776,7 +777,7 @@ imp_table(struct import *im, const char *name, int *last)
 		return imp_fail(im, "unknown table '%s'", name);
 	if (t <= *last)
 		return imp_fail(im, "table '%s' out of order (specs, spec_vcs, runs, "
-		    "jobs, placements, health, events, series, audit)", name);
+		    "jobs, placements, health, events, heads, series, audit)", name);
 	*last = t;
 	im->table = dump_tables[t].name;
 	if (imp_expect(im, &tok, JSON_TOK_OBJECT, "an object") != 0)
@@ -798,29 +799,6 @@ imp_table(struct import *im, const char *name, int *last)
 			return imp_fail(im, "unknown key '%s'", tok.str);
 	}
 	im->table = NULL;
-	return 0;
-}
-
-static int
-imp_fix_heads(struct import *im)
-{
-	sqlite3_stmt *q;
-	int64_t to;
-	size_t i;
-
-	for (i = 0; i < im->nheads; i++) {
-		if ((to = seq_map_get(&im->seqs, im->heads[i].old)) == 0)
-			return imp_fail(im, "job %d of run %lld names event %lld, "
-			    "which is not in the dump", im->heads[i].id,
-			    (long long)im->heads[i].run, (long long)im->heads[i].old);
-		if ((q = store_stmt(im->st, SQ_JOB_LAST_SEQ_SET, im->cause)) == NULL)
-			return -1;
-		sqlite3_bind_int64(q, 1, im->heads[i].run);
-		sqlite3_bind_int(q, 2, im->heads[i].id);
-		sqlite3_bind_int64(q, 3, to);
-		if (store_step_done(im->st, q, im->cause) != 0)
-			return -1;
-	}
 	return 0;
 }
 
@@ -937,8 +915,6 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 		imp_fail(&im, "not a cellar dump (no \"tables\")");
 		goto out;
 	}
-	if (as_new && (rc = imp_fix_heads(&im)) != 0)
-		goto out;
 	rc = store_commit(st, cause) != 0 ? -1 : 0;
 out:
 	if (rc != 0)
@@ -948,6 +924,5 @@ out:
 	id_map_release(&im.runs);
 	free(im.seqs.from);
 	free(im.seqs.to);
-	free(im.heads);
 	return rc;
 }

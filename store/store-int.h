@@ -9,8 +9,9 @@
  *     reset after every use (store_stmt hands them out reset and unbound).
  *  2. A chain[] entry of the current generation holds its job's newest
  *     event's seq in chain_run; the dirty ones, listed in dirty[], are
- *     exactly those not yet written to jobs.last_seq. Every transaction
- *     starts a new generation (another process may have written between).
+ *     exactly those not yet written to heads. A transaction that finds
+ *     another connection committed since our last one (PRAGMA
+ *     data_version) starts a new generation; so does a rollback.
  */
 #ifndef CELLAR_STORE_INT_H
 #define CELLAR_STORE_INT_H
@@ -41,8 +42,9 @@ enum store_stmt_id {
 	SQ_RUN_INTERRUPT,
 	SQ_JOB_UPSERT,
 	SQ_JOB_BLOB,
-	SQ_JOB_LAST_SEQ_GET,
-	SQ_JOB_LAST_SEQ_SET,
+	SQ_HEAD_GET,
+	SQ_HEAD_SET,
+	SQ_DATA_VERSION,
 	SQ_JOB_GET,
 	SQ_JOB_FIND,
 	SQ_JOB_LAST_RUN,
@@ -71,7 +73,7 @@ enum store_stmt_id {
 struct store_chain {
 	int64_t		 seq;		/* 0: none */
 	uint32_t	 gen;		/* valid when == store.chain_gen */
-	bool		 dirty;		/* not yet written to jobs.last_seq */
+	bool		 dirty;		/* not yet written to heads */
 };
 
 struct store {
@@ -92,6 +94,7 @@ struct store {
 	uint32_t		 chain_gen;
 	int			*dirty;		/* job ids with dirty chains */
 	size_t			 ndirty, dirty_cap;
+	int64_t			 data_version;	/* at our last transaction */
 };
 
 /* The schema text, generated from store/schema.sql by the Makefile. */
@@ -117,7 +120,7 @@ int		 store_bind_text(sqlite3_stmt *s, int i, const char *v);
 int		 store_bind_int_or_null(sqlite3_stmt *s, int i, long long v, bool null);
 int		 store_bind_double_or_null(sqlite3_stmt *s, int i, double v, bool null);
 
-/* Write the chains of the run being written to jobs.last_seq. */
+/* Write the chains of the run being written to heads. */
 int		 store_chain_flush(struct store *st, char **cause);
 /* Forget the chains (after a rollback, or when another run starts). */
 void		 store_chain_reset(struct store *st);

@@ -3,14 +3,13 @@
  *
  * A job row holds every field of struct job; its placement, while it holds
  * cells, is a row of its own (placements). Events are appended with a link
- * to the same job's previous event (prev) and the job row names the newest
- * (last_seq), so reading one job's history follows links by primary key
- * instead of needing an index on (run, job), which would make every append
- * an insertion at a random place (the README's "State store" has the
- * numbers). The links of the jobs a transaction touches are cached here and
- * written to jobs.last_seq at commit; the cache is rebuilt in every
- * transaction, so another process writing the same run in between cannot
- * leave it stale.
+ * to the same job's previous event (prev) and a small table names each
+ * job's newest (heads), so reading one job's history follows links by
+ * primary key instead of needing an index on (run, job), which would make
+ * every append an insertion at a random place (the README's "State store"
+ * has the numbers). The heads of the jobs being written are cached here
+ * and written once per job at commit; the cache is dropped when another
+ * connection has committed in between (PRAGMA data_version).
  */
 #include "store/store-int.h"
 
@@ -503,7 +502,7 @@ store_chain_flush(struct store *st, char **cause)
 
 	for (i = 0; i < st->ndirty; i++) {
 		c = &st->chain[st->dirty[i]];
-		if ((q = store_stmt(st, SQ_JOB_LAST_SEQ_SET, cause)) == NULL)
+		if ((q = store_stmt(st, SQ_HEAD_SET, cause)) == NULL)
 			return -1;
 		sqlite3_bind_int64(q, 1, st->chain_run);
 		sqlite3_bind_int(q, 2, st->dirty[i]);
@@ -524,7 +523,7 @@ job_last_seq(struct store *st, int64_t run, int job, int64_t *seq, char **cause)
 	int rc;
 
 	*seq = 0;
-	if ((q = store_stmt(st, SQ_JOB_LAST_SEQ_GET, cause)) == NULL)
+	if ((q = store_stmt(st, SQ_HEAD_GET, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int(q, 2, job);
@@ -608,7 +607,7 @@ store_event_append(struct store *st, int64_t run, const struct rec *r,
 		goto fail;
 	seq = sqlite3_last_insert_rowid(st->db);
 	if (c == &big) {
-		if ((q = store_stmt(st, SQ_JOB_LAST_SEQ_SET, cause)) == NULL)
+		if ((q = store_stmt(st, SQ_HEAD_SET, cause)) == NULL)
 			goto fail;
 		sqlite3_bind_int64(q, 1, run);
 		sqlite3_bind_int(q, 2, r->job);
@@ -737,7 +736,7 @@ events_of_job(struct store *st, const struct store_event_filter *f,
 
 	if (job_last_seq(st, f->run, f->job, &seq, cause) != 0)
 		return -1;
-	/* Our own transaction's appends are not in jobs.last_seq yet. */
+	/* Our own transaction's appends are not in heads yet. */
 	if (st->txn && st->chain_run == f->run && (size_t)f->job < st->nchain) {
 		c = &st->chain[f->job];
 		if (c->gen == st->chain_gen && c->seq > seq)

@@ -40,11 +40,12 @@
 	"j.elastic_max, j.state, j.reason, j.state_since, j.first_start, " \
 	"j.end_time, j.queued, j.attained, j.run_time, j.work_done, j.ckpt_work, " \
 	"j.lost_work, j.restarts, j.preemptions, j.suspensions, j.opportunistic, " \
-	"j.engine_id, j.last_seq, j.emu, " \
+	"j.engine_id, h.seq, j.emu, " \
 	"p.engine_id, p.chain, p.pin, p.priority, p.orig_priority, p.lazy, " \
 	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus"
 #define JOB_FROM \
-	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
+	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id" \
+	" LEFT JOIN heads h ON h.run = j.run AND h.job = j.id"
 #define EVENT_COLS \
 	"e.seq, e.run, e.t, e.kind, e.job, e.vc, e.cell, e.by_job, e.detail, " \
 	"j.name, b.name, v.name"
@@ -110,8 +111,10 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "suspensions = excluded.suspensions, "
 	    "opportunistic = excluded.opportunistic, engine_id = excluded.engine_id",
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
-	[SQ_JOB_LAST_SEQ_GET] = "SELECT last_seq FROM jobs WHERE run = ?1 AND id = ?2",
-	[SQ_JOB_LAST_SEQ_SET] = "UPDATE jobs SET last_seq = ?3 WHERE run = ?1 AND id = ?2",
+	[SQ_HEAD_GET] = "SELECT seq FROM heads WHERE run = ?1 AND job = ?2",
+	[SQ_HEAD_SET] = "INSERT INTO heads(run, job, seq) VALUES (?1, ?2, ?3) "
+	    "ON CONFLICT (run, job) DO UPDATE SET seq = excluded.seq",
+	[SQ_DATA_VERSION] = "PRAGMA data_version",
 	[SQ_JOB_GET] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id = ?2",
 	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.name = ?2",
 	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
@@ -621,7 +624,8 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	}
 	if (!st->memory && store_exec(st, "PRAGMA journal_mode = WAL", cause) != 0)
 		goto fail;
-	if (store_exec(st, "PRAGMA synchronous = NORMAL", cause) != 0)
+	if (store_exec(st, "PRAGMA synchronous = NORMAL", cause) != 0 ||
+	    store_exec(st, "PRAGMA cache_size = -16384", cause) != 0)
 		goto fail;
 	if ((fresh || version < STORE_SCHEMA_VERSION) &&
 	    store_migrate(st, store_migrations, store_nmigrations,
@@ -691,15 +695,34 @@ int
 store_begin(struct store *st, char **cause)
 {
 	sqlite3_stmt *s;
+	int64_t dv;
+	int rc;
 
 	if (st->txn)
 		fatal("store_begin: a transaction is already open");
 	if ((s = store_stmt(st, SQ_BEGIN, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
-	store_chain_reset(st);	/* others may have written since */
 	st->txn = true;
+	/* Another connection committed since our last transaction: the
+	   cached heads may be stale. */
+	if ((s = store_stmt(st, SQ_DATA_VERSION, cause)) == NULL)
+		goto fail;
+	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
+		sqlite3_reset(s);
+		store_fail(st, rc, cause);
+		goto fail;
+	}
+	dv = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (dv != st->data_version) {
+		store_chain_reset(st);
+		st->data_version = dv;
+	}
 	return 0;
+fail:
+	store_rollback(st);
+	return -1;
 }
 
 int

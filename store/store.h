@@ -38,7 +38,7 @@
  *  3. Events are append-only: seq grows with every append, and no function
  *     changes or deletes an event.
  *  4. For a job's events in a run, prev links each event to the one before
- *     it, and jobs.last_seq names the newest (db check verifies).
+ *     it, and the job's head names the newest (db check verifies).
  *  5. A database opened read-only is never written, and a read-only open of
  *     a missing file creates nothing.
  *  6. A failed open of a new database leaves no file behind.
@@ -274,10 +274,9 @@ struct store_event {
 };
 
 /*
- * Append r to run's log; *seq (may be NULL) gets its seq. The job's
- * prev/last_seq chain is kept in memory and written to jobs.last_seq at
- * store_commit (or at once outside a transaction), so the job's row must
- * exist by then.
+ * Append r to run's log; *seq (may be NULL) gets its seq. The newest event
+ * of each job (its head) is kept in memory and written at store_commit (at
+ * once outside a transaction). One process writes a run at a time.
  */
 int		 store_event_append(struct store *st, int64_t run, const struct rec *r,
 		    int64_t *seq, char **cause);
