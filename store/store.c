@@ -319,6 +319,14 @@ store_is_memory(const char *path)
 	return strcmp(path, ":memory:") == 0;
 }
 
+bool
+store_exists(const char *path)
+{
+	struct stat sb;
+
+	return !store_is_memory(path) && stat(path, &sb) == 0;
+}
+
 char *
 store_default_path(char **cause)
 {

@@ -80,6 +80,8 @@ struct store;
 char		*store_default_path(char **cause);
 /* True for ":memory:" (a throw-away database of one connection). */
 bool		 store_is_memory(const char *path);
+/* True when a file is at path (never for :memory:). */
+bool		 store_exists(const char *path);
 
 #define STORE_WRITE	0x1	/* open read-write; create a missing file */
 #define STORE_MKDIR	0x2	/* with STORE_WRITE: create missing directories */

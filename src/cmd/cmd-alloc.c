@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session-log.h"
 #include "core/hostlist.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
@@ -418,6 +419,58 @@ plan_table(struct cmd_ctx *ctx, const struct engine_req *r,
 		strbuf_adds(ctx->o, "(dry run: nothing changed)\n");
 }
 
+/*
+ * alloc records the job in the session's run: the store is opened and
+ * locked before the engine acts (a store that cannot be written fails
+ * with nothing changed); if recording fails after the engine placed the
+ * job, the job is released again (victims stay preempted: the engine
+ * cannot restore them yet) and the command fails with status 4.
+ */
+static int
+alloc_record(struct cmd_ctx *ctx, const struct engine_req *r,
+    struct engine_plan *plan, char **cause)
+{
+	struct session *s = ctx->sess;
+	char *renamed = NULL;
+	bool created;
+	int id;
+
+	if (session_log_begin(s, &created, cause) != 0)
+		goto store_failed;
+	if (session_log_free_name(s, r->name, &renamed, cause) != 0) {
+		session_log_rollback(s, created);
+		goto store_failed;
+	}
+	if ((id = engine_alloc(s->engine, r, plan)) < 0) {
+		session_log_rollback(s, created);
+		free(renamed);
+		return 1;	/* not placed: said by the caller */
+	}
+	if (session_log_alloc(s, r, plan, cause) != 0 ||
+	    session_log_commit(s, created, cause) != 0) {
+		session_log_rollback(s, created);
+		engine_release(s->engine, id);
+		free(renamed);
+		if (plan->nvictims > 0) {
+			char *old = *cause;
+
+			*cause = xasprintf("%s (job '%s' was not started; %d job%s it "
+			    "preempted stay%s stopped)", old, r->name, plan->nvictims,
+			    plan->nvictims == 1 ? "" : "s", plan->nvictims == 1 ? "s" : "");
+			free(old);
+		}
+		goto store_failed;
+	}
+	if (renamed != NULL)
+		cmd_note(ctx, "the earlier job '%s' of this run is now '%s' (names "
+		    "are unique in a run)", r->name, renamed);
+	free(renamed);
+	return 0;
+store_failed:
+	ctx->status = CMD_EXIT_STORE;
+	return -1;
+}
+
 static int
 alloc_or_place(struct cmd_ctx *ctx, const struct args *a, bool dry, char **cause)
 {
@@ -431,8 +484,11 @@ alloc_or_place(struct cmd_ctx *ctx, const struct args *a, bool dry, char **cause
 	engine_plan_init(&plan);
 	if (dry)
 		rc = engine_place(e, &r, &plan) == 0 ? 0 : -1;
-	else
-		rc = engine_alloc(e, &r, &plan) >= 0 ? 0 : -1;
+	else if ((rc = alloc_record(ctx, &r, &plan, cause)) < 0) {
+		engine_plan_release(&plan);
+		return -1;
+	} else if (rc > 0)
+		rc = -1;
 	if (ctx->out.format == OUT_JSON)
 		plan_json(ctx, dry ? "place" : "alloc", &r, &plan, rc == 0, dry);
 	else if (rc == 0)
@@ -465,6 +521,7 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct engine_job_info info;
 	struct table *t = NULL;
 	struct json j;
+	bool created;
 
 	for (i = 0; i < n; i++) {
 		if ((ids[i] = engine_job_find(e, args_value(a, i))) < 0) {
@@ -479,6 +536,16 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 				return -1;
 			}
 	}
+	/* Recorded first: if the store fails, nothing is released. */
+	if (session_log_begin(ctx->sess, &created, cause) != 0)
+		goto store_failed;
+	for (i = 0; i < n; i++)
+		if (session_log_release(ctx->sess, ids[i], cause) != 0) {
+			session_log_rollback(ctx->sess, created);
+			goto store_failed;
+		}
+	if (session_log_commit(ctx->sess, created, cause) != 0)
+		goto store_failed;
 	if (ctx->out.format == OUT_JSON) {
 		cmd_json_begin(ctx, &j, "release");
 		json_key(&j, "jobs");
@@ -535,6 +602,10 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	free(ids);
 	return 0;
+store_failed:
+	free(ids);
+	ctx->status = CMD_EXIT_STORE;
+	return -1;
 }
 
 /*

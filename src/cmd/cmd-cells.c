@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session-log.h"
 #include "core/hostlist.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
+#include "store/store.h"
 
 #define PATH_MAX_LEN	1024
 
@@ -38,10 +40,13 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct engine_stats st;
 	struct table *t;
 	struct json j;
+	char *db, *why = NULL;
 
 	(void)a;
 	(void)cause;
 	engine_stats(ctx->sess->engine, &st);
+	db = session_db_path(ctx->sess, &why);	/* NULL: no HOME, no --db */
+	free(why);
 	if (ctx->out.format == OUT_JSON) {
 		cmd_json_begin(ctx, &j, "status");
 		json_kv_string(&j, "spec", ctx->sess->spec_path);
@@ -55,8 +60,13 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_int(&j, "bad", st.bad);
 		json_kv_int(&j, "jobs", st.jobs);
 		json_kv_int(&j, "opp_jobs", st.opp_jobs);
-		json_kv_string(&j, "db", ctx->sess->db_path);
+		json_kv_string(&j, "db", db);
+		if (ctx->sess->run != 0)
+			json_kv_int(&j, "db_run", ctx->sess->run);
+		else
+			json_kv_null(&j, "db_run");
 		cmd_json_end(ctx, &j);
+		free(db);
 		return 0;
 	}
 	t = table_create();
@@ -73,9 +83,14 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	ROW("opportunistic", "%lld GPUs (%.1f%% of cluster GPUs) in %d job%s", st.opp,
 	    pct(st.opp, st.gpus), st.opp_jobs, st.opp_jobs == 1 ? "" : "s");
 	ROW("bad", "%lld GPUs (%.1f%% of cluster GPUs)", st.bad, pct(st.bad, st.gpus));
-	if (ctx->sess->db_path != NULL)
-		ROW("store", "%s (not used yet)", ctx->sess->db_path);
+	if (db != NULL && ctx->sess->run != 0)
+		ROW("store", "%s (session run %lld)", db, (long long)ctx->sess->run);
+	else if (db != NULL && ctx->sess->store == NULL && !store_exists(db))
+		ROW("store", "%s (nothing recorded yet)", db);
+	else if (db != NULL)
+		ROW("store", "%s", db);
 #undef ROW
+	free(db);
 	table_render(t, &ctx->out, ctx->o);
 	table_free(t);
 	return 0;
@@ -550,6 +565,7 @@ node_set(struct cmd_ctx *ctx, const struct args *a, bool bad, char **cause)
 	struct table *t = NULL;
 	size_t x, start = ctx->o->len;
 	struct json j;
+	bool created = false, logging = false, *was_bad = NULL;
 
 	for (i = 0; i < args_count(a); i++)
 		if (hostlist_expand(args_value(a, i), &names, cause) != 0) {
@@ -564,6 +580,20 @@ node_set(struct cmd_ctx *ctx, const struct args *a, bool bad, char **cause)
 			return -1;
 		}
 	ids = xcalloc((size_t)lim + 1, sizeof *ids);
+	/* Recorded in the session's run; the store is locked before we act. */
+	was_bad = xcalloc(names.n + 1, sizeof *was_bad);
+	for (x = 0; x < names.n; x++) {
+		const struct spec_node *sn = &s->nodes[spec_find_node(s, names.v[x])];
+		struct engine_cell_info ci;
+
+		engine_cell(e, sn->cells[0], &ci);
+		was_bad[x] = ci.bad > 0;
+	}
+	if (session_log_begin(ctx->sess, &created, cause) != 0) {
+		ctx->status = CMD_EXIT_STORE;
+		goto out;
+	}
+	logging = true;
 	if (ctx->out.format == OUT_JSON) {
 		cmd_json_begin(ctx, &j, "node");
 		json_kv_string(&j, "state", bad ? "bad" : "ok");
@@ -599,9 +629,8 @@ node_set(struct cmd_ctx *ctx, const struct args *a, bool bad, char **cause)
 		for (k = 0; k < n; k++) {
 			if (!engine_job(e, ids[k], &info))
 				continue;
-			if (t != NULL)
-				strbuf_addf(&list, "%s%s", list.len ? "," : "", info.name);
-			else
+			strbuf_addf(&list, "%s%s", list.len ? "," : "", info.name);
+			if (t == NULL)
 				json_string(&j, info.name);
 			for (i = 0; i < (int)affected.n; i++)
 				if (strcmp(affected.v[i], info.name) == 0)
@@ -615,8 +644,15 @@ node_set(struct cmd_ctx *ctx, const struct args *a, bool bad, char **cause)
 			json_array_end(&j);
 			json_object_end(&j);
 		}
+		if (session_log_node(ctx->sess, names.v[x], bad, list.buf, cause) != 0) {
+			strbuf_release(&list);
+			goto store_failed;
+		}
 		strbuf_release(&list);
 	}
+	logging = false;
+	if (session_log_commit(ctx->sess, created, cause) != 0)
+		goto store_failed;
 	if (t != NULL) {
 		if (ctx->out.format == OUT_NAME) {
 			/* -o name: the affected jobs, one per line, for scripts. */
@@ -633,9 +669,18 @@ node_set(struct cmd_ctx *ctx, const struct args *a, bool bad, char **cause)
 		    "or re-place them", affected.n, affected.n == 1 ? "" : "s",
 		    affected.n == 1 ? "s" : "");
 	rc = 0;
+	goto out;
+store_failed:
+	/* Put the nodes back as they were: nothing happened. */
+	for (x = 0; x < names.n; x++)
+		engine_node_set_bad(e, names.v[x], was_bad[x], ids, lim);
+	ctx->status = CMD_EXIT_STORE;
 out:
-	if (rc != 0 && t == NULL && ctx->o->len > start)
-		strbuf_setlen(ctx->o, start);	/* no half-written document */
+	if (logging)
+		session_log_rollback(ctx->sess, created);
+	if (rc != 0 && ctx->o->len > start)
+		strbuf_setlen(ctx->o, start);	/* no half-written output */
+	free(was_bad);
 	table_free(t);
 	free(ids);
 	strvec_release(&names);

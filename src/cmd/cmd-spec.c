@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session-log.h"
 #include "core/xmalloc.h"
 
 static const char *const severity_names[] = {
@@ -310,6 +311,7 @@ load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	const struct spec *s;
 	int dropped = 0, rc;
 	struct json j;
+	bool created = false, logging = false;
 
 	if (file != NULL && args_has(a, "default")) {
 		*cause = xstrdup("give a FILE or '--default', not both");
@@ -328,13 +330,46 @@ load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		file = sess->spec_path;
 	if (file != NULL)
 		file = xstrdup(file);	/* session_load frees the old path */
+	/*
+	 * The session's run, if it has one, ends with the engine it described:
+	 * its running jobs are recorded as dropped, and the next command that
+	 * records starts a run on the new spec.
+	 */
+	if (sess->run != 0) {
+		char *why = xasprintf("dropped: 'load' rebuilt the engine from '%s'",
+		    file != NULL ? file : SESSION_DEFAULT_SPEC);
+
+		rc = session_log_begin(sess, &created, cause);
+		if (rc == 0) {
+			logging = true;
+			rc = session_log_end(sess, why, cause);
+		}
+		free(why);
+		if (rc != 0) {
+			if (logging)
+				session_log_rollback(sess, created);
+			free((char *)file);
+			ctx->status = CMD_EXIT_STORE;
+			return -1;
+		}
+	}
 	rc = session_load(sess, file, mode, &diags, &dropped, cause);
 	strbuf_add(ctx->err, diags.buf, diags.len);
 	strbuf_release(&diags);
 	free((char *)file);
 	if (rc != 0) {
+		if (logging)
+			session_log_rollback(sess, created);
 		ctx->status = CMD_EXIT_SPEC;
 		return -1;
+	}
+	if (logging) {
+		rc = session_log_commit(sess, created, cause);
+		sess->run = 0;
+		if (rc != 0) {
+			ctx->status = CMD_EXIT_STORE;
+			return -1;
+		}
 	}
 	s = sess->spec;
 	if (ctx->out.format == OUT_JSON) {

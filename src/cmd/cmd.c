@@ -12,6 +12,7 @@
 
 #include "cmd/cmdline.h"
 #include "core/xmalloc.h"
+#include "store/store.h"
 
 /* Every command, in the order `help` lists them. */
 const struct cmd_entry *const cmd_table[] = {
@@ -423,6 +424,43 @@ cmd_check_format(const struct cmd_ctx *ctx, const struct cmd_entry *e, char **ca
 	return -1;
 }
 
+/*
+ * The audit log: a command flagged CMD_MUTATES that ran while a store is
+ * open gets a row (user, time, the command line as typed, its status). A
+ * failure to write it fails a command that had succeeded (status 4).
+ */
+static void
+cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res,
+    struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	struct store *st;
+	char *cause = NULL;
+	int i;
+
+	if (s->store == NULL)
+		return;
+	if (store_in_txn(s->store))
+		fatal("command '%s' left a store transaction open", argv[0]);
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			strbuf_addc(&line, ' ');
+		cmdline_quote(&line, argv[i]);
+	}
+	if (session_store(s, true, &st, &cause) != 0 ||
+	    store_audit_append(st, s->run, line.buf, res->status, &cause) != 0) {
+		if (res->status == CMD_EXIT_OK) {
+			res->status = CMD_EXIT_STORE;
+			res->cause = cause;
+			cause = NULL;
+		} else
+			strbuf_addf(err, "cellar: the audit log was not written: %s\n",
+			    cause);
+	}
+	free(cause);
+	strbuf_release(&line);
+}
+
 int
 cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
     struct strbuf *err, struct cmd_result *res)
@@ -522,6 +560,8 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		res->cause = cause ? cause : xasprintf("command '%s' failed", e->name);
 	} else
 		free(cause);
+	if (e->flags & CMD_MUTATES)
+		cmd_audit(s, argc, argv, res, err);
 	goto out;
 
 usage:

@@ -1,13 +1,17 @@
 /*
- * session.c — the session: current spec, engine and output defaults. Loading
- * a spec goes spec_load -> engine_create and swaps both in only when both
- * succeed, so a bad file never leaves the console without a cluster.
+ * session.c — the session: current spec, engine, output defaults and the
+ * state store. Loading a spec goes spec_load -> engine_create and swaps
+ * both in only when both succeed, so a bad file never leaves the console
+ * without a cluster. The store is opened lazily, read-only until a command
+ * needs to write.
  */
 #include "cmd/session.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "core/xmalloc.h"
+#include "store/store.h"
 
 void
 session_init(struct session *s)
@@ -22,6 +26,8 @@ session_init(struct session *s)
 	s->quiet = false;
 	s->read_only = false;
 	s->db_path = NULL;
+	s->store = NULL;
+	s->run = 0;
 	s->fe = NULL;
 }
 
@@ -40,6 +46,7 @@ session_unload(struct session *s)
 void
 session_release(struct session *s)
 {
+	session_store_close(s);
 	session_unload(s);
 	free(s->db_path);
 	s->db_path = NULL;
@@ -48,8 +55,59 @@ session_release(struct session *s)
 void
 session_set_db(struct session *s, const char *path)
 {
+	session_store_close(s);
 	free(s->db_path);
 	s->db_path = path != NULL ? xstrdup(path) : NULL;
+}
+
+char *
+session_db_path(const struct session *s, char **cause)
+{
+	if (s->db_path != NULL)
+		return xstrdup(s->db_path);
+	return store_default_path(cause);
+}
+
+void
+session_store_close(struct session *s)
+{
+	store_close(s->store);
+	s->store = NULL;
+	s->run = 0;
+}
+
+int
+session_store(struct session *s, bool write, struct store **out, char **cause)
+{
+	char *path;
+	int rc;
+
+	*out = NULL;
+	if (s->store != NULL && (!write || store_writable(s->store))) {
+		*out = s->store;
+		return 0;
+	}
+	if ((path = session_db_path(s, cause)) == NULL)
+		return -1;
+	/* A throw-away database exists once opened, for writing. */
+	if (!write && store_is_memory(path)) {
+		*cause = xstrdup("no state store at ':memory:' (nothing recorded yet)");
+		free(path);
+		return STORE_NOTFOUND;
+	}
+	session_store_close(s);
+	rc = store_open(path, write ? STORE_WRITE | (s->db_path == NULL ?
+	    STORE_MKDIR : 0) : 0, &s->store, cause);
+	free(path);
+	if (rc == 0)
+		*out = s->store;
+	return rc;
+}
+
+double
+session_now(void)
+{
+	return store_wall_now();
 }
 
 void

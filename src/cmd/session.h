@@ -1,28 +1,45 @@
 /*
  * session.h — what one cellar session holds between commands: the current
- * spec and the engine built from it, the sharing mode, and the default
- * output options. The batch runner, the REPL and the dashboard each own one
- * session and hand it to the dispatcher with every command, and lend it
- * their front-end hooks (cmd/frontend.h) for commands such as watch.
+ * spec and the engine built from it, the sharing mode, the default output
+ * options, and the state store with the session's run in it. The batch
+ * runner, the REPL and the dashboard each own one session and hand it to
+ * the dispatcher with every command, and lend it their front-end hooks
+ * (cmd/frontend.h) for commands such as watch.
  *
- * Ownership: a session owns its spec, engine, spec path and store path;
- * session_release frees them (engine before spec, since the engine points
- * into the spec). The front end is borrowed: it outlives the session's use.
+ * The store is opened on first use (session_store): read-only for commands
+ * that only read it (a missing file is then "nothing recorded yet", never
+ * created), read-write for the first command that records. What hand
+ * commands do (alloc, release, node bad/ok, load) is recorded in the
+ * session's run (session-log.c), created by the first of them; until
+ * crash recovery exists, a new process starts a new run and marks older
+ * running session runs interrupted.
+ *
+ * Ownership: a session owns its spec, engine, spec path, store path and
+ * open store; session_release frees them (engine before spec, since the
+ * engine points into the spec). The front end is borrowed: it outlives the
+ * session's use.
  *
  * Invariants:
  *  1. spec, engine and spec_path are all NULL (nothing loaded yet) or all
  *     set, and engine was built from spec in mode `mode`.
  *  2. A failed load leaves the session exactly as it was.
+ *  3. run != 0 only while store is open for writing, and then names a
+ *     session run on the current spec holding exactly the engine's running
+ *     jobs among its jobs that hold cells.
  */
 #ifndef CELLAR_SESSION_H
 #define CELLAR_SESSION_H
 
 #include <stdbool.h>
 
+#include <stdint.h>
+
 #include "cmd/table.h"
 #include "core/strbuf.h"
 #include "engine/engine.h"
 #include "spec/spec.h"
+
+struct store;
 
 /* The name the embedded default spec goes by in messages and output. */
 #define SESSION_DEFAULT_SPEC	"specs/default.yaml (embedded)"
@@ -37,14 +54,31 @@ struct session {
 	struct out_opts		 out;		/* defaults; -o etc. override per command */
 	bool			 quiet;		/* -q: command output is discarded */
 	bool			 read_only;	/* refuse commands flagged CMD_MUTATES */
-	char			*db_path;	/* --db / CELLAR_DB; not used until the store */
+	char			*db_path;	/* --db / CELLAR_DB; NULL: the default */
+	struct store		*store;		/* open state store, or NULL */
+	int64_t			 run;		/* our session run, 0 until the first write */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
 };
 
 void	session_init(struct session *s);
 void	session_release(struct session *s);
-/* Remember the state store's path (NULL: none); shown by status. */
+/* Use the state store at path (NULL: the default path); shown by status. */
 void	session_set_db(struct session *s, const char *path);
+
+/* The store's path (db_path or the default; malloc'ed), or NULL with *cause. */
+char	*session_db_path(const struct session *s, char **cause);
+/*
+ * The state store, opened on first use; with write, opened (or reopened)
+ * for writing, creating it if needed. Returns 0 with *out set;
+ * STORE_NOTFOUND without write when there is no store yet (*cause: "no
+ * state store at ..."); -1 with *cause when it cannot be opened (exit 4).
+ */
+int	session_store(struct session *s, bool write, struct store **out,
+	    char **cause);
+/* Close the store (forgetting the session's run). */
+void	session_store_close(struct session *s);
+/* Unix seconds now: the clock of session runs. */
+double	session_now(void);
 
 /*
  * Load a spec (path NULL: the embedded default) and build an engine for it in

@@ -34,17 +34,21 @@ run "$CELLAR" --help
 check_out_has help-db "--db PATH"
 check_out_has help-repl "repl | COMMAND"
 
-# --db: kept and shown; CELLAR_DB when --db is absent; empty means unset.
+# --db: kept and shown; CELLAR_DB when --db is absent; empty means unset
+# (the default path). Reading the status creates no store.
 run "$CELLAR" --db "$TMP/state.db" status
-check_out_has db-status "store          $TMP/state.db (not used yet)"
+check_out_has db-status "store          $TMP/state.db (nothing recorded yet)"
 [ ! -e "$TMP/state.db" ] && ok db-not-created || not_ok db-not-created "created"
 run env CELLAR_DB="$TMP/env.db" "$CELLAR" status -o json
 check_json_field db-env db "$TMP/env.db"
 run env CELLAR_DB="$TMP/env.db" "$CELLAR" --db "$TMP/opt.db" status -o json
 check_json_field db-option-wins db "$TMP/opt.db"
 run env CELLAR_DB= "$CELLAR" status -o json
-check_json_field db-none db null
-run env CELLAR_DB= "$CELLAR" status
-check_out_lacks db-none-table "store"
+check_json_field db-none db "$XDG_STATE_HOME/cellar/cellar.db"
+check_json_field db-none-run db_run null
+run "$CELLAR" --db "$TMP/state.db" -c 'alloc a --vc dev --gpus 1' -c 'status -o json'
+check_json_field db-run db_run 1 '$'
+run "$CELLAR" --db "$TMP/state.db" -c 'alloc a --vc dev --gpus 1' -c status
+check_out_has db-run-table "store          $TMP/state.db (session run 2)"
 
 done_testing

@@ -49,6 +49,7 @@ session(void)
 
 	if (!sess_ready) {
 		session_init(&sess);
+		session_set_db(&sess, ":memory:");	/* never the user's store */
 		if (session_ensure(&sess, &diags, &cause) != 0)
 			fatal("default spec: %s", cause);
 		cmd_dispatch(&sess, 6, argv, &out, &err, &res);

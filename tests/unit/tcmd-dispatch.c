@@ -157,6 +157,7 @@ test_statuses(void)
 	char *cause = NULL;
 
 	session_init(&s);
+	session_set_db(&s, ":memory:");	/* never the user's store */
 	CHECK_INTEQ(run(&s, "status", &out, &cause), CMD_EXIT_OK);
 	CHECK(strstr(out.buf, "specs/default.yaml (embedded)") != NULL);
 	CHECK_INTEQ(run(&s, "", &out, &cause), CMD_EXIT_OK);
@@ -314,6 +315,7 @@ test_random(void)
 	char why[256];
 
 	session_init(&s);
+	session_set_db(&s, ":memory:");	/* never the user's store */
 	for (i = 0; i < n; i++) {
 		int status;
 

@@ -84,6 +84,7 @@ watch(struct fake *f, const char *line, struct cmd_result *res, bool with_fe)
 		argv[argc++] = w;
 	argv[argc] = NULL;
 	session_init(&s);
+	session_set_db(&s, ":memory:");	/* never the user's store */
 	if (with_fe)
 		s.fe = &fe;
 	status = cmd_dispatch(&s, argc, argv, &out, &err, res);

@@ -123,6 +123,7 @@ test_prompt(void)
 	char *p;
 
 	session_init(&s);
+	session_set_db(&s, ":memory:");	/* never the user's store */
 	p = repl_prompt(&s);
 	CHECK_STREQ(p, "cellar default/hived> ");
 	free(p);

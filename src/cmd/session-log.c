@@ -1,0 +1,441 @@
+/*
+ * session-log.c — the session's run in the state store: what the hand
+ * commands do to the live cluster, recorded as jobs, placements, events
+ * and node health (store/store.h), one transaction per command.
+ *
+ * Order of a recorded command: session_log_begin (open the store, create
+ * the run on the first write, BEGIN IMMEDIATE: a locked or unwritable
+ * store fails here, before anything changes), the engine acts, the
+ * session_log_* calls record what it did, session_log_commit. A failure
+ * after the engine acted is reported (exit 4) and the caller undoes what
+ * the engine allows.
+ *
+ * Clock: Unix seconds (session_now). Jobs get ids 0, 1, ... in their run;
+ * an engine job and its stored job share the name (unique among running
+ * jobs, and in the run: a name used again renames the earlier, finished
+ * job to NAME~ID, which no job name given by hand can be).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/session-log.h"
+#include "core/hostlist.h"
+#include "core/strvec.h"
+#include "core/xmalloc.h"
+#include "job/record.h"
+#include "store/store.h"
+
+/* Failures of the store are exit 4; everything here returns -1 for them. */
+
+static void
+rec_init(struct rec *r, double t, enum rec_kind kind, int job, int vc)
+{
+	memset(r, 0, sizeof *r);
+	r->t = t;
+	r->kind = kind;
+	r->job = job;
+	r->vc = vc;
+	r->cell = -1;
+	r->by = -1;
+}
+
+/* detail, cut to fit (on a UTF-8 boundary) */
+static void
+rec_detail(struct rec *r, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (n >= sizeof r->detail) {
+		n = sizeof r->detail - 4;
+		while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
+			n--;
+		snprintf(r->detail, sizeof r->detail, "%.*s...", (int)n, text);
+	} else
+		memcpy(r->detail, text, n + 1);
+}
+
+char *
+session_leaf_nodes(const struct spec *s, const int *leaves, int n)
+{
+	struct strvec nodes = STRVEC_INIT;
+	size_t k;
+	char *h;
+	int i, node;
+
+	for (i = 0; i < n; i++) {
+		if (leaves[i] < 0 || leaves[i] >= s->ncells ||
+		    (node = s->cells[leaves[i]].node) < 0)
+			continue;
+		for (k = 0; k < nodes.n; k++)
+			if (strcmp(nodes.v[k], s->nodes[node].name) == 0)
+				break;
+		if (k == nodes.n)
+			strvec_push(&nodes, s->nodes[node].name);
+	}
+	h = hostlist_compress(nodes.v, nodes.n);
+	strvec_release(&nodes);
+	return h;
+}
+
+char *
+session_leaf_gpus(const struct spec *s, const int *leaves, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool *done = xcalloc((size_t)n + 1, sizeof *done);
+	int i, k, node;
+
+	for (i = 0; i < n; i++) {
+		struct strvec addrs = STRVEC_INIT;
+		char *h;
+
+		if (done[i] || leaves[i] < 0 || leaves[i] >= s->ncells)
+			continue;
+		node = s->cells[leaves[i]].node;
+		for (k = i; k < n; k++)
+			if (!done[k] && leaves[k] >= 0 && leaves[k] < s->ncells &&
+			    s->cells[leaves[k]].node == node) {
+				strvec_push(&addrs, s->cells[leaves[k]].addr);
+				done[k] = true;
+			}
+		h = hostlist_compress(addrs.v, addrs.n);
+		strbuf_addf(&sb, "%s%s:%s", sb.len ? " " : "",
+		    node >= 0 ? s->nodes[node].name : "-", h);
+		free(h);
+		strvec_release(&addrs);
+	}
+	free(done);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The stored form of a running engine job (pin from its request). */
+static void
+placement_of(const struct engine_job_info *info, int engine_id, int pin,
+    struct engine_placement *pl)
+{
+	memset(pl, 0, sizeof *pl);
+	pl->id = engine_id;
+	pl->name = info->name;
+	pl->vc = info->vc;
+	pl->priority = info->priority;
+	pl->orig_priority = info->orig_priority;
+	pl->lazy = info->lazy;
+	pl->downgraded = info->downgraded;
+	pl->chain = info->chain;
+	pl->pin = pin;
+	pl->npods = info->npods;
+	pl->pod_first = info->pod_first;
+	pl->leaves = info->leaves;
+	pl->vleaves = NULL;	/* engine_job_placement will give them */
+	pl->nleaves = info->nleaves;
+}
+
+static int
+put_placement(struct session *s, int job, int engine_id, int pin, char **cause)
+{
+	struct engine_job_info info;
+	struct engine_placement pl;
+	char *nodes, *gpus;
+	int rc;
+
+	if (!engine_job(s->engine, engine_id, &info))
+		return 0;
+	placement_of(&info, engine_id, pin, &pl);
+	nodes = session_leaf_nodes(s->spec, info.leaves, info.nleaves);
+	gpus = session_leaf_gpus(s->spec, info.leaves, info.nleaves);
+	rc = store_placement_put(s->store, s->run, job, &pl, nodes, gpus, cause);
+	free(nodes);
+	free(gpus);
+	return rc == 0 ? 0 : -1;
+}
+
+static int
+append(struct session *s, const struct rec *r, char **cause)
+{
+	return store_event_append(s->store, s->run, r, NULL, cause) == 0 ? 0 : -1;
+}
+
+/* A new run for this session, on its spec; older ones are interrupted. */
+static int
+create_run(struct session *s, char **cause)
+{
+	struct store_run r;
+	int64_t spec;
+	int n;
+
+	if (store_spec_put(s->store, s->spec, &spec, cause) != 0)
+		return -1;
+	store_run_init(&r);
+	r.kind = STORE_RUN_SESSION;
+	r.spec = spec;
+	r.mode = (char *)engine_mode_name(s->mode);
+	r.state = STORE_RUN_RUNNING;
+	r.now = session_now();
+	if (store_run_create(s->store, &r, cause) != 0 ||
+	    store_run_interrupt_sessions(s->store, r.id, &n, cause) != 0)
+		return -1;
+	s->run = r.id;
+	return 0;
+}
+
+int
+session_log_begin(struct session *s, bool *run_created, char **cause)
+{
+	struct store *st;
+
+	*run_created = false;
+	if (s->engine == NULL)
+		fatal("session_log_begin: no engine");
+	if (session_store(s, true, &st, cause) != 0)
+		return -1;
+	if (store_begin(st, cause) != 0)
+		return -1;
+	if (s->run == 0) {
+		if (create_run(s, cause) != 0) {
+			store_rollback(st);
+			s->run = 0;
+			return -1;
+		}
+		*run_created = true;
+	}
+	return 0;
+}
+
+int
+session_log_commit(struct session *s, bool run_created, char **cause)
+{
+	if (store_run_set_state(s->store, s->run, STORE_RUN_RUNNING, session_now(),
+	    cause) != 0 || store_commit(s->store, cause) != 0) {
+		session_log_rollback(s, run_created);
+		return -1;
+	}
+	return 0;
+}
+
+void
+session_log_rollback(struct session *s, bool run_created)
+{
+	if (s->store == NULL)
+		return;
+	store_rollback(s->store);
+	if (run_created)
+		s->run = 0;
+}
+
+int
+session_log_free_name(struct session *s, const char *name, char **renamed,
+    char **cause)
+{
+	struct store_job old;
+	int rc;
+
+	*renamed = NULL;
+	rc = store_job_find(s->store, s->run, name, &old, cause);
+	if (rc == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = NULL;
+		return 0;
+	}
+	if (rc != 0)
+		return -1;
+	snprintf(old.job.name, sizeof old.job.name, "%.*s~%d",
+	    (int)(sizeof old.job.name - 16), name, old.job.id);
+	rc = store_job_put(s->store, s->run, &old.job, cause);
+	if (rc == 0)
+		*renamed = xstrdup(old.job.name);
+	store_job_release(&old);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The stored job of a running engine job, by name; STORE_NOTFOUND if none. */
+static int
+find(struct session *s, const char *name, struct store_job *sj, char **cause)
+{
+	int rc = store_job_find(s->store, s->run, name, sj, cause);
+
+	if (rc == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = NULL;
+	}
+	return rc;
+}
+
+/* Leave RUNNING (or SUSPENDED) with ev at now: service accounted first. */
+static void
+stop_job(struct job *j, enum job_event ev, double now)
+{
+	char why[128];
+
+	if (j->state == JOB_RUNNING)
+		job_account(j, now - j->state_since, 1.0);
+	if (now < j->state_since)
+		now = j->state_since;
+	if (job_apply(j, ev, now, why, sizeof why) == 0)
+		j->engine_id = -1;
+}
+
+int
+session_log_alloc(struct session *s, const struct engine_req *r,
+    const struct engine_plan *p, char **cause)
+{
+	struct engine_job_info info;
+	struct store_job victim;
+	struct job j;
+	struct rec rec;
+	double now = session_now();
+	char why[128], *nodes;
+	int id, i, rc;
+
+	if (store_job_next_id(s->store, s->run, &id, cause) != 0)
+		return -1;
+	job_init(&j, id, r->name, r->vc, now);
+	snprintf(j.user, sizeof j.user, "%s", store_user());
+	j.nmembers = r->nmembers;
+	j.gpus = 0;
+	for (i = 0; i < r->nmembers; i++) {
+		j.members[i] = r->members[i];
+		j.gpus += r->members[i].pods * r->members[i].gpus;
+	}
+	j.leaf_type = r->leaf_type;
+	j.klass = r->priority < 0 ? JOB_OPPORTUNISTIC : JOB_GUARANTEED;
+	if (job_apply(&j, JOB_EV_START, now, why, sizeof why) != 0)
+		fatal("session_log_alloc: %s", why);
+	j.opportunistic = p->opportunistic;
+	j.engine_id = p->job;
+	if (store_job_put(s->store, s->run, &j, cause) != 0 ||
+	    put_placement(s, id, p->job, r->pin, cause) != 0)
+		return -1;
+	rec_init(&rec, now, REC_SUBMIT, id, r->vc);
+	if (append(s, &rec, cause) != 0)
+		return -1;
+	rec_init(&rec, now, REC_START, id, r->vc);
+	if (engine_job(s->engine, p->job, &info)) {
+		nodes = session_leaf_gpus(s->spec, info.leaves, info.nleaves);
+		rec_detail(&rec, nodes);
+		free(nodes);
+	}
+	if (append(s, &rec, cause) != 0)
+		return -1;
+	for (i = 0; i < p->nvictims; i++) {
+		if ((rc = find(s, p->victims[i].name, &victim, cause)) == STORE_NOTFOUND)
+			continue;
+		if (rc != 0)
+			return -1;
+		if (p->victims[i].kind == ENGINE_VICTIM_LAZY &&
+		    engine_job(s->engine, p->victims[i].job, &info)) {
+			victim.job.opportunistic = true;
+			rc = store_job_put(s->store, s->run, &victim.job, cause) != 0 ||
+			    put_placement(s, victim.job.id, p->victims[i].job,
+			    victim.placed ? victim.pl.pl.pin : -1, cause) != 0;
+			rec_init(&rec, now, REC_DOWNGRADE, victim.job.id, victim.job.vc);
+			rec_detail(&rec, "runs on as opportunistic (lazy preemption)");
+		} else {
+			stop_job(&victim.job, JOB_EV_PREEMPT, now);
+			rc = store_job_put(s->store, s->run, &victim.job, cause) != 0 ||
+			    store_placement_delete(s->store, s->run, victim.job.id,
+			    cause) != 0;
+			rec_init(&rec, now, REC_PREEMPT, victim.job.id, victim.job.vc);
+		}
+		rec.by = id;
+		store_job_release(&victim);
+		if (rc != 0 || append(s, &rec, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+session_log_release(struct session *s, int engine_id, char **cause)
+{
+	struct engine_job_info info;
+	struct store_job sj;
+	struct rec rec;
+	double now = session_now();
+	int rc;
+
+	if (!engine_job(s->engine, engine_id, &info))
+		return 0;
+	if ((rc = find(s, info.name, &sj, cause)) == STORE_NOTFOUND)
+		return 0;
+	if (rc != 0)
+		return -1;
+	stop_job(&sj.job, JOB_EV_CANCEL, now);
+	rec_init(&rec, now, REC_RELEASE, sj.job.id, sj.job.vc);
+	rec_detail(&rec, "released by hand");
+	rc = store_job_put(s->store, s->run, &sj.job, cause) != 0 ||
+	    store_placement_delete(s->store, s->run, sj.job.id, cause) != 0 ||
+	    append(s, &rec, cause) != 0;
+	store_job_release(&sj);
+	return rc ? -1 : 0;
+}
+
+int
+session_log_node(struct session *s, const char *node, bool bad,
+    const char *affected, char **cause)
+{
+	struct rec rec;
+	double now = session_now();
+	int n = spec_find_node(s->spec, node);
+
+	if (store_health_set(s->store, s->run, node, bad, now, cause) != 0)
+		return -1;
+	rec_init(&rec, now, bad ? REC_NODE_BAD : REC_NODE_OK, -1, -1);
+	if (n >= 0 && s->spec->nodes[n].ncells > 0)
+		rec.cell = s->spec->nodes[n].cells[0];
+	if (affected != NULL && *affected != '\0') {
+		char *d = xasprintf("%s; jobs on it: %s", node, affected);
+
+		rec_detail(&rec, d);
+		free(d);
+	} else
+		rec_detail(&rec, node);
+	return append(s, &rec, cause);
+}
+
+/* Collect the ids of the run's jobs that hold cells. */
+static int
+holding(void *arg, const struct store_job *sj)
+{
+	struct strvec *ids = arg;
+	char buf[16];
+
+	if (job_holds_cells(&sj->job)) {
+		snprintf(buf, sizeof buf, "%d", sj->job.id);
+		strvec_push(ids, buf);
+	}
+	return 0;
+}
+
+int
+session_log_end(struct session *s, const char *why, char **cause)
+{
+	struct strvec ids = STRVEC_INIT;
+	struct store_job sj;
+	struct rec rec;
+	double now = session_now();
+	size_t i;
+	int rc = -1;
+
+	if (store_job_load(s->store, s->run, holding, &ids, cause) != 0)
+		goto out;
+	for (i = 0; i < ids.n; i++) {
+		if (store_job_get(s->store, s->run, atoi(ids.v[i]), &sj, cause) != 0)
+			goto out;
+		stop_job(&sj.job, JOB_EV_CANCEL, now);
+		rec_init(&rec, now, REC_RECONFIG, sj.job.id, sj.job.vc);
+		rec_detail(&rec, why);
+		if (store_job_put(s->store, s->run, &sj.job, cause) != 0 ||
+		    store_placement_delete(s->store, s->run, sj.job.id, cause) != 0 ||
+		    append(s, &rec, cause) != 0) {
+			store_job_release(&sj);
+			goto out;
+		}
+		store_job_release(&sj);
+	}
+	if (store_run_set_state(s->store, s->run, STORE_RUN_DONE, now, cause) != 0)
+		goto out;
+	rc = 0;
+out:
+	strvec_release(&ids);
+	return rc;
+}

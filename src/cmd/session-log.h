@@ -1,0 +1,59 @@
+/*
+ * session-log.h — recording the hand commands (alloc, release, node bad and
+ * ok, load) in the session's run of the state store. One transaction per
+ * command:
+ *
+ *   session_log_begin -> the engine acts -> session_log_* -> session_log_commit
+ *                                      \-> (failure) session_log_rollback
+ *
+ * session_log_begin opens the store for writing and takes its write lock
+ * before the engine changes anything, so a store that cannot be opened,
+ * is locked or read-only fails the command with nothing changed.
+ *
+ * Ownership: nothing is handed out but the strings of session_leaf_nodes,
+ * session_leaf_gpus and session_log_free_name, which the caller frees.
+ *
+ * Invariants:
+ *  1. Every call between begin and commit writes into one transaction; a
+ *     rollback also forgets a run that begin created.
+ *  2. A stored job holds a placement exactly while its engine job runs.
+ *  3. Every -1 is a store failure: the command exits with status 4.
+ */
+#ifndef CELLAR_SESSION_LOG_H
+#define CELLAR_SESSION_LOG_H
+
+#include <stdbool.h>
+
+#include "cmd/session.h"
+#include "engine/engine.h"
+
+/* Open for writing, create the run if needed (*run_created), BEGIN. */
+int	session_log_begin(struct session *s, bool *run_created, char **cause);
+/* Record the run's clock and commit; on failure everything is rolled back. */
+int	session_log_commit(struct session *s, bool run_created, char **cause);
+void	session_log_rollback(struct session *s, bool run_created);
+
+/*
+ * Names are unique in a run: a finished job of the run named `name` is
+ * renamed NAME~ID (*renamed gets the new name, malloc'ed; NULL if none).
+ */
+int	session_log_free_name(struct session *s, const char *name, char **renamed,
+	    char **cause);
+/* Job p->job started for r (after engine_alloc): job, placement, events,
+   and what happened to the victims. */
+int	session_log_alloc(struct session *s, const struct engine_req *r,
+	    const struct engine_plan *p, char **cause);
+/* Engine job id is released by hand (call before engine_release). */
+int	session_log_release(struct session *s, int engine_id, char **cause);
+/* node went bad or healthy; affected: the jobs on it, comma-separated. */
+int	session_log_node(struct session *s, const char *node, bool bad,
+	    const char *affected, char **cause);
+/* The run ends (a load rebuilt the engine): its running jobs are cancelled
+   with a reconfig event saying why, the run is done. */
+int	session_log_end(struct session *s, const char *why, char **cause);
+
+/* The nodes of some leaves as a hostlist, and "NODE:ADDRS ..." per node. */
+char	*session_leaf_nodes(const struct spec *s, const int *leaves, int n);
+char	*session_leaf_gpus(const struct spec *s, const int *leaves, int n);
+
+#endif
