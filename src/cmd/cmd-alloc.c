@@ -648,6 +648,7 @@ pod_cells_text(const struct spec *s, const struct engine_job_info *info,
 
 static const struct cmd_opt jobs_opts[] = {
 	{ 0, "vc", "VC", "only the jobs of this virtual cluster", VALUE_VC },
+	{ 0, "run", "ID", "the jobs of a stored run (an id or 'last'), finished ones too", VALUE_NONE },
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
@@ -737,6 +738,8 @@ jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	int id, lim = engine_job_limit(e), vc = -1;
 	struct json j;
 
+	if (args_has(a, "run"))
+		return cmd_jobs_stored(ctx, args_get(a, "run"), vcname, cause);
 	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
 		*cause = xasprintf("unknown vc '%s'", vcname);
 		return -1;
@@ -834,7 +837,7 @@ const struct cmd_entry cmd_jobs_entry = {
 	.alias = "ps",
 	.opts = jobs_opts,
 	.min = 0, .max = 0,
-	.usage = "[--vc VC]",
+	.usage = "[--vc VC] [--run ID|last]",
 	.summary = "list jobs",
 	.help =
 	    "List the jobs, one per line: name, VC, state code (ST, as Slurm "
@@ -845,12 +848,17 @@ const struct cmd_entry cmd_jobs_entry = {
 	    "-o wide adds the job id, the requested priority, the lowest cell of "
 	    "each pod and whether the job is lazy.\n"
 	    "The engine holds running jobs; pending ones appear once a scheduler "
-	    "queues them.",
+	    "queues them.\n"
+	    "--run lists the jobs of a run in the state store instead (see runs; "
+	    "'last' is the newest), finished ones too, with their state codes and "
+	    "pending reasons; priority, chain, nodes, cells and lazy are those of "
+	    "jobs that hold cells, else -.",
 	.examples = (const char *const []){
 		"jobs",
 		"jobs --vc prod -o json",
 		"jobs --sort -gpus,job",
 		"jobs --filter nodes=r1n[00-03] -o wide",
+		"jobs --run last --filter state=CA",
 		NULL },
 	.columns = jobs_columns,
 	.flags = CMD_NEEDS_ENGINE,

@@ -8,6 +8,13 @@
  * trace, map it, set up the policy); the emulator itself lives in src/sim.
  * Reports are deterministic; the wall time of a run goes to stderr as a note
  * so that the report stays byte-identical between machines.
+ *
+ * With a state store named explicitly (--db or CELLAR_DB), replay records
+ * the run there (kind replay): its spec, parameters, every job as it
+ * ended, the time series, the report (the document -o json prints) and,
+ * for each job, the events the final state proves: submitted, first
+ * started, ended. The store is opened before the replay so a store that
+ * cannot be written fails at once.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,9 +26,11 @@
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
 #include "core/xmalloc.h"
+#include "job/record.h"
 #include "policy/policy.h"
 #include "sim/replay.h"
 #include "sim/sample.h"
+#include "store/store.h"
 
 #define SIM_MAX_RUNS	32
 
@@ -611,12 +620,194 @@ write_series(struct cmd_ctx *ctx, const char *path, const struct replay_result *
 	return 0;
 }
 
+/* ---- recording a replay in the state store ---- */
+
+/* Every parameter of the run, as a JSON object. */
+static void
+params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
+{
+	struct json j;
+	int i;
+
+	json_init(&j, sb);
+	json_object_begin(&j);
+	json_kv_string(&j, "trace", m->rc.trace);
+	json_kv_string(&j, "format", trace_format_name(m->rc.format));
+	json_kv_string(&j, "vc_map", m->rc.vcmap);
+	json_kv_string(&j, "policy", run->ops->name);
+	json_kv_string(&j, "sharing", engine_mode_name(run->mode));
+	json_kv_int(&j, "seed", (long long)m->rc.seed);
+	json_kv_double(&j, "from", m->rc.from);
+	json_kv_double(&j, "to", m->rc.to);
+	json_kv_double(&j, "sample", m->rc.sample);
+	json_kv_double(&j, "load", m->rc.load);
+	json_kv_string(&j, "class", job_class_name((enum job_class)m->rc.klass));
+	json_kv_string(&j, "affinity", m->rc.soft_affinity ? "soft" : "hard");
+	json_kv_bool(&j, "skip_too_big", m->rc.skip_too_big);
+	json_kv_bool(&j, "ideal", m->ep.ideal);
+	json_kv_double(&j, "ckpt_interval", m->ep.ckpt_interval);
+	json_kv_int(&j, "queues", m->pp.nqueues);
+	json_key(&j, "thresholds");
+	json_array_begin(&j);
+	for (i = 0; i < m->pp.nqueues - 1 && i < POLICY_MAX_QUEUES; i++)
+		json_double(&j, m->pp.thresholds[i]);
+	json_array_end(&j);
+	json_kv_double(&j, "promote", m->pp.promote_knob);
+	json_kv_int(&j, "service_sample", (long long)m->pp.nservice);
+	json_key(&j, "faults");
+	json_array_begin(&j);
+	for (i = 0; i < m->ep.nfaults; i++) {
+		json_object_begin(&j);
+		json_kv_string(&j, "node", m->ep.faults[i].node);
+		json_kv_double(&j, "at", m->ep.faults[i].at);
+		json_kv_double(&j, "until", m->ep.faults[i].until);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_kv_int(&j, "jobs", m->r.njobs);
+	json_kv_int(&j, "dropped", m->r.dropped);
+	json_kv_int(&j, "too_big", m->r.skipped);
+	json_object_end(&j);
+}
+
+/* The report: what replay -o json prints, every group. */
+static void
+report_json(struct strbuf *sb, const struct sim *m, const struct simrun *run,
+    const struct replay_result *res)
+{
+	struct json j;
+	int v;
+
+	json_init(&j, sb);
+	json_object_begin(&j);
+	json_kv_int(&j, "schema_version", CMD_SCHEMA_VERSION);
+	json_kv_string(&j, "kind", "replay");
+	config_json(&j, m, run);
+	totals_json(&j, res);
+	json_key(&j, "groups");
+	json_array_begin(&j);
+	group_json(&j, &res->report.all);
+	for (v = 0; v < res->report.nvcs; v++)
+		if (res->report.vcs[v].jobs > 0)
+			group_json(&j, &res->report.vcs[v]);
+	json_array_end(&j);
+	json_object_end(&j);
+}
+
+static int
+rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* The events a job's final state proves, in time order. */
+static struct rec *
+replay_events(const struct job *jobs, int n, size_t *nrec)
+{
+	struct rec *v = xcalloc((size_t)n * 3 + 1, sizeof *v);
+	size_t k = 0;
+	int i;
+
+#define EV(time, what) do {						\
+	v[k].t = (time);						\
+	v[k].kind = (what);						\
+	v[k].job = jb->id;						\
+	v[k].vc = jb->vc;						\
+	v[k].cell = -1;							\
+	v[k].by = -1;							\
+	k++;								\
+} while (0)
+	for (i = 0; i < n; i++) {
+		const struct job *jb = &jobs[i];
+
+		EV(jb->submit, REC_SUBMIT);
+		if (jb->first_start >= 0)
+			EV(jb->first_start, REC_START);
+		if (jb->end >= 0 && job_is_final(jb))
+			EV(jb->end, jb->state == JOB_COMPLETED ? REC_COMPLETE :
+			    jb->state == JOB_FAILED ? REC_FAIL : REC_CANCEL);
+	}
+#undef EV
+	qsort(v, k, sizeof *v, rec_cmp);
+	*nrec = k;
+	return v;
+}
+
+/* Record a finished replay as a run of the store; -1 with *cause (exit 4). */
+static int
+replay_record(struct cmd_ctx *ctx, struct store *st, const struct sim *m,
+    const struct simrun *run, const struct replay_result *res, char **cause)
+{
+	struct strbuf params = STRBUF_INIT, report = STRBUF_INIT;
+	struct store_run r;
+	struct rec *ev;
+	size_t nev = 0, i;
+	int64_t spec;
+	int k;
+
+	params_json(&params, m, run);
+	report_json(&report, m, run, res);
+	ev = replay_events(res->jobs, m->r.njobs, &nev);
+	store_run_init(&r);
+	r.kind = STORE_RUN_REPLAY;
+	r.mode = (char *)engine_mode_name(run->mode);
+	r.policy = (char *)run->ops->name;
+	r.trace = (char *)m->rc.trace;
+	r.params = params.buf;
+	r.seed = m->rc.seed;
+	r.state = STORE_RUN_RUNNING;
+	if (store_begin(st, cause) != 0)
+		goto fail;
+	if (store_spec_put(st, m->s, &spec, cause) != 0)
+		goto rollback;
+	r.spec = spec;
+	if (store_run_create(st, &r, cause) != 0)
+		goto rollback;
+	for (k = 0; k < m->r.njobs; k++)
+		if (store_job_put(st, r.id, &res->jobs[k], cause) != 0)
+			goto rollback;
+	for (i = 0; i < nev; i++)
+		if (store_event_append(st, r.id, &ev[i], NULL, cause) != 0)
+			goto rollback;
+	if (store_series_put(st, r.id, res->series, res->nseries, cause) != 0 ||
+	    store_run_set_report(st, r.id, report.buf, cause) != 0 ||
+	    store_run_set_state(st, r.id, STORE_RUN_DONE, res->report.makespan,
+	    cause) != 0 || store_commit(st, cause) != 0)
+		goto rollback;
+	cmd_note(ctx, "recorded as run %lld in '%s'", (long long)r.id, store_path(st));
+	free(ev);
+	strbuf_release(&params);
+	strbuf_release(&report);
+	return 0;
+rollback:
+	store_rollback(st);
+fail:
+	{
+		char *old = *cause;
+
+		*cause = xasprintf("%s (the replay was not recorded)", old);
+		free(old);
+	}
+	ctx->status = CMD_EXIT_STORE;
+	free(ev);
+	strbuf_release(&params);
+	strbuf_release(&report);
+	return -1;
+}
+
 static int
 replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
 	struct replay_json_arg ra;
 	struct replay_result res;
 	struct strbuf sb = STRBUF_INIT;
+	struct store *st = NULL;
 	struct table *t;
 	struct json j;
 	struct sim m;
@@ -628,6 +819,12 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (m.nruns != 1) {
 		*cause = xstrdup("replay runs one policy in one sharing mode; use compare for more");
 		cmd_usage_error(ctx);
+		goto out;
+	}
+	/* A store named explicitly records the run; fail now if it cannot. */
+	if (ctx->sess->db_path != NULL &&
+	    session_store(ctx->sess, true, &st, cause) != 0) {
+		ctx->status = CMD_EXIT_STORE;
 		goto out;
 	}
 	if (sim_run(&m, &m.runs[0], &res, cause) < 0)
@@ -669,6 +866,8 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	table_free(t);
 	series = args_get(a, "series");
 	rc = series != NULL ? write_series(ctx, series, &res, cause) : 0;
+	if (rc == 0 && st != NULL)
+		rc = replay_record(ctx, st, &m, &m.runs[0], &res, cause);
 	replay_result_release(&res);
 out:
 	strbuf_release(&sb);

@@ -30,6 +30,15 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_replay_entry,
 	&cmd_compare_entry,
 	&cmd_anomaly_entry,
+	&cmd_runs_entry,
+	&cmd_run_show_entry,
+	&cmd_events_entry,
+	&cmd_history_entry,
+	&cmd_job_show_entry,
+	&cmd_db_check_entry,
+	&cmd_db_vacuum_entry,
+	&cmd_export_entry,
+	&cmd_import_entry,
 	&cmd_help_entry,
 	&cmd_apropos_entry,
 	&cmd_watch_entry,
@@ -46,7 +55,8 @@ const struct cmd_exit_info cmd_exit_table[] = {
 	{ CMD_EXIT_SPEC, "spec or configuration error: a spec with errors, an "
 	  "unreadable spec, a spec the mode cannot use" },
 	{ CMD_EXIT_STORE, "state store error: the store cannot be opened, read "
-	  "or written" },
+	  "or written (locked, damaged, not a cellar store, a newer schema, disk "
+	  "full)" },
 	{ CMD_EXIT_INTR, "interrupted (SIGINT)" },
 	{ 0, NULL }
 };
@@ -560,7 +570,7 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		res->cause = cause ? cause : xasprintf("command '%s' failed", e->name);
 	} else
 		free(cause);
-	if (e->flags & CMD_MUTATES)
+	if ((e->flags & CMD_MUTATES) && !ctx.unaudited)
 		cmd_audit(s, argc, argv, res, err);
 	goto out;
 

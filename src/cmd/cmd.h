@@ -90,6 +90,8 @@ struct cmd_ctx {
 	struct strbuf		*err;		/* diagnostics and notes (stderr) */
 	int			 status;	/* exit status if exec fails */
 	bool			 reported;	/* exec showed its failure itself */
+	bool			 unaudited;	/* exec: write no audit row (an
+						   import restoring an exact copy) */
 };
 
 struct cmd_entry {
@@ -189,6 +191,22 @@ extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_anomaly_entry;
 extern const struct cmd_entry cmd_apropos_entry;
 extern const struct cmd_entry cmd_watch_entry;
+extern const struct cmd_entry cmd_runs_entry;
+extern const struct cmd_entry cmd_run_show_entry;
+extern const struct cmd_entry cmd_events_entry;
+extern const struct cmd_entry cmd_history_entry;
+extern const struct cmd_entry cmd_job_show_entry;
+extern const struct cmd_entry cmd_db_check_entry;
+extern const struct cmd_entry cmd_db_vacuum_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_import_entry;
+
+/*
+ * `jobs --run ID|last`: the jobs of a stored run (cmd-store.c), in the
+ * columns of ctx->entry (jobs). vc NULL: all of them.
+ */
+int		 cmd_jobs_stored(struct cmd_ctx *ctx, const char *run, const char *vc,
+		    char **cause);
 
 /*
  * Write the help of entry e, or (e NULL) of the family ("node"), in ctx's

@@ -112,8 +112,9 @@ repl_of(const char *line)
 static void
 test_command_names(void)
 {
-	CHECK_COMP("", "alloc anomaly apropos cells compare help jobs load node place "
-	    "release replay spec status vcs watch");
+	CHECK_COMP("", "alloc anomaly apropos cells compare db events export help "
+	    "history import job jobs load node place release replay run runs spec "
+	    "status vcs watch");
 	CHECK_COMP("s", "spec status");
 	CHECK_REPL("s", "s");
 	CHECK_COMP("sta", "status");
@@ -139,7 +140,7 @@ test_families(void)
 static void
 test_options(void)
 {
-	CHECK_COMP("jobs -", "--filter --help --no-header --output --sort --vc");
+	CHECK_COMP("jobs -", "--filter --help --no-header --output --run --sort --vc");
 	CHECK_COMP("jobs --v", "--vc");
 	CHECK_COMP("alloc j1 --p", "--pin --pods --priority");
 	CHECK_COMP("alloc j1 --vc prod --o", "--opportunistic --output");
@@ -239,15 +240,47 @@ test_help_and_watch(void)
 	CHECK_COMP("help node ", "bad ok");
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
-	CHECK_COMP("watch ", "alloc anomaly apropos cells compare help jobs load "
-	    "node place release replay spec status vcs watch");
-	CHECK_COMP("watch -n 5 jo", "jobs");
+	CHECK_COMP("watch ", "alloc anomaly apropos cells compare db events export "
+	    "help history import job jobs load node place release replay run runs "
+	    "spec status vcs watch");
+	CHECK_COMP("watch -n 5 jo", "job jobs");
 	CHECK_COMP("watch --c", "--count");
 	CHECK_COMP("watch jobs --v", "--vc");
 	CHECK_COMP("watch -n 1 jobs --vc d", "dev");
 	CHECK_COMP("watch node b", "bad");
 	CHECK_COMP("watch node bad r1n0", "r1n00 r1n01 r1n02 r1n03 r1n04 r1n05 "
 	    "r1n06 r1n07");
+}
+
+/* The state store's commands: families, options, values, columns. */
+static void
+test_store_commands(void)
+{
+	CHECK_COMP("e", "events export");
+	CHECK_COMP("db ", "check vacuum");
+	CHECK_COMP("run ", "show");
+	CHECK_COMP("job ", "show");
+	CHECK_COMP("ru", "run runs");
+	CHECK_COMP("events --", "--filter --follow --for --help --job --kind --limit "
+	    "--no-header --output --run --since --sort --until-run-done --vc");
+	CHECK_COMP("events --vc ", "dev infer prod research");
+	CHECK_COMP("events --job t", "train1");
+	CHECK_COMP("events --sort k", "kind");
+	CHECK_COMP("events --filter de", "detail=");
+	CHECK_COMP("events --run ", "");
+	CHECK_COMP("history ", "train1");
+	CHECK_COMP("history train1 --", "--filter --help --no-header --output --run "
+	    "--sort");
+	CHECK_COMP("job show t", "train1");
+	CHECK_COMP("job show train1 --", "--help --no-header --output --run");
+	CHECK_COMP("runs --filter st", "state=");
+	CHECK_COMP("runs --sort -j", "-jobs");
+	CHECK_COMP("run show 1 --", "--help --no-header --output");
+	CHECK_COMP("db check --", "--help --no-header --output");
+	CHECK_COMP("export ", "it's.yaml my file.yaml notes.txt specs/ x.yaml");
+	CHECK_COMP("import x.yaml --", "--as-new --help --no-header --output");
+	CHECK_COMP("import sp", "specs/");
+	CHECK_COMP("jobs --run ", "");
 }
 
 static void
@@ -283,6 +316,8 @@ test_invariants_everywhere(void)
 		"jobs --vc=prod -oname\n spec check 'it'\\''s.yaml'",
 		"jobs --sort -gpus,jo --filter state=R --filter vc=pr",
 		"alloc \xc3\xa9t\xc3\xa9 --vc \xc3\xa9",
+		"events --run last --job tr --kind pre; history train1 -o json",
+		"db check; job show 'train1' --run=1; import 'my f' --as-new",
 	};
 	struct complete_env env = { session(), fake_list_dir, NULL };
 	struct completion c;
@@ -343,6 +378,7 @@ static const struct test tests[] = {
 	{ "cells", test_cells },
 	{ "files", test_files },
 	{ "help-and-watch", test_help_and_watch },
+	{ "store-commands", test_store_commands },
 	{ "no-completion", test_no_completion },
 	{ "invariants-everywhere", test_invariants_everywhere },
 	{ "cleanup", test_cleanup },
