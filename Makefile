@@ -72,6 +72,10 @@ TEST_SRC   := $(wildcard tests/unit/t*.c)
 TEST_BIN   := $(TEST_SRC:%.c=$(B)/%)
 BENCH_SRC  := $(wildcard tests/bench/*.c)
 BENCH_BIN  := $(BENCH_SRC:%.c=$(B)/%)
+# Helpers the scenario scripts run (tests/helpers: sqlexec, for the store's
+# fault tests).
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:%.c=$(B)/%)
 # The fuzz target, driven deterministically in every test build.
 FUZZ_DRIVER := $(B)/tests/fuzz/fuzz-main
 FUZZ_TARGET := $(B)/tests/fuzz/fuzz-cmdline
@@ -145,7 +149,7 @@ install-files:
 	$(INSTALL) -m 644 man/cellar-spec.5 $(DESTDIR)$(MANDIR)/man5/cellar-spec.5
 
 variant-all: $(B)/cellar
-variant-tests: $(B)/cellar $(TEST_BIN) $(FUZZ_DRIVER)
+variant-tests: $(B)/cellar $(TEST_BIN) $(FUZZ_DRIVER) $(HELPER_BIN)
 variant-bench: $(BENCH_BIN)
 variant-fuzz: $(FUZZ_TARGET)
 
@@ -170,6 +174,10 @@ $(B)/tests/unit/tengine-%: tests/unit/tengine-%.c $(OBJ_ENGINE)
 $(B)/tests/unit/%: tests/unit/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(OBJ_LIB) $(LDLIBS)
+
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) $(LDASAN)
 
 $(FUZZ_DRIVER): tests/fuzz/fuzz-main.c tests/fuzz/fuzz-cmdline.c $(OBJ_LIB)
 	@mkdir -p $(@D)

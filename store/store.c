@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,6 +85,7 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "FROM runs r JOIN specs s ON s.id = r.spec ORDER BY r.id",
 	[SQ_RUN_STATE] = "UPDATE runs SET state = ?2, now = ?3, updated = ?4 "
 	    "WHERE id = ?1",
+	[SQ_RUN_TOUCH] = "UPDATE runs SET now = ?2, updated = ?3 WHERE id = ?1",
 	[SQ_RUN_REPORT] = "UPDATE runs SET report = ?2, updated = ?3 WHERE id = ?1",
 	[SQ_RUN_BLOB_SET] = "UPDATE runs SET emu = ?2, updated = ?3 WHERE id = ?1",
 	[SQ_RUN_BLOB_GET] = "SELECT emu FROM runs WHERE id = ?1",
@@ -154,6 +157,30 @@ static const char *const store_sql[SQ_COUNT] = {
 
 /* ---- errors ---- */
 
+/*
+ * Why a write ran out of room, when we can tell: SQLite reports a failed
+ * write without the system's reason (its errno is often gone by then).
+ */
+static const char *
+store_full_why(const char *path)
+{
+	struct statvfs vfs;
+	struct rlimit rl;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	const char *why = "";
+
+	if (slash != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		strcpy(dir, ".");
+	if (statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0)
+		why = " (no free blocks left)";
+	else if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		why = " (the file size limit, ulimit -f, is reached)";
+	free(dir);
+	return why;
+}
+
 int
 store_fail(struct store *st, int rc, char **cause)
 {
@@ -179,7 +206,8 @@ store_fail(struct store *st, int rc, char **cause)
 		    "or export what 'db check' can still read", path, msg);
 		break;
 	case SQLITE_FULL:
-		*cause = xasprintf("state store '%s': disk full", path);
+		*cause = xasprintf("state store '%s': disk full%s", path,
+		    store_full_why(path));
 		break;
 	case SQLITE_READONLY:
 		*cause = xasprintf("state store '%s' cannot be written (%s)", path, msg);
@@ -194,6 +222,12 @@ store_fail(struct store *st, int rc, char **cause)
 		if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
 			*cause = xasprintf("state store '%s': disk full (%s)", path,
 			    strerror(sys));
+		else if (rc == SQLITE_IOERR_WRITE && *store_full_why(path) != '\0')
+			*cause = xasprintf("state store '%s': disk full%s", path,
+			    store_full_why(path));
+		else if (rc == SQLITE_IOERR_SHORT_READ)
+			*cause = xasprintf("state store '%s' is damaged (it is shorter "
+			    "than it says): restore a copy", path);
 		else
 			*cause = xasprintf("state store '%s': I/O error (%s%s%s)", path,
 			    msg, sys != 0 ? ": " : "", sys != 0 ? strerror(sys) : "");
@@ -227,13 +261,14 @@ store_stmt(struct store *st, enum store_stmt_id id, char **cause)
 int
 store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
 {
-	int rc = sqlite3_step(s);
+	int rc = sqlite3_step(s), ret = 0;
 
+	/* The message before the reset: it may clear the system errno. */
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = store_fail(st, rc, cause);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return store_fail(st, rc, cause);
-	return 0;
+	return ret;
 }
 
 int
@@ -275,11 +310,13 @@ store_bind_double_or_null(sqlite3_stmt *s, int i, double v, bool null)
 static int
 store_done(struct store *st, sqlite3_stmt *s, int rc, char **cause)
 {
+	int ret = 0;
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW && rc != SQLITE_OK)
+		ret = store_fail(st, rc, cause);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW && rc != SQLITE_OK)
-		return store_fail(st, rc, cause);
-	return 0;
+	return ret;
 }
 
 void
@@ -610,6 +647,12 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, st->busy_ms);
+	/* SQLite opens a file it may not write read-only, without a word. */
+	if (write && sqlite3_db_readonly(st->db, "main") == 1) {
+		*cause = xasprintf("state store '%s' cannot be written: the file is "
+		    "read-only", path);
+		goto fail;
+	}
 	if (store_exec(st, "PRAGMA foreign_keys = ON", cause) != 0 ||
 	    store_check_header(st, &fresh, &version, cause) != 0)
 		goto fail;
@@ -1096,6 +1139,19 @@ store_run_set_state(struct store *st, int64_t id, enum store_run_state state,
 	sqlite3_bind_text(q, 2, store_run_state_name(state), -1, SQLITE_STATIC);
 	sqlite3_bind_double(q, 3, now);
 	sqlite3_bind_double(q, 4, store_wall_now());
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_touch(struct store *st, int64_t id, double now, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_TOUCH, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_double(q, 2, now);
+	sqlite3_bind_double(q, 3, store_wall_now());
 	return store_run_update(st, q, id, cause);
 }
 

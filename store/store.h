@@ -188,6 +188,8 @@ int		 store_run_list(struct store *st,
 /* State and clock (updated becomes the wall clock). */
 int		 store_run_set_state(struct store *st, int64_t id,
 		    enum store_run_state state, double now, char **cause);
+/* The clock only (a write that leaves the state as it is). */
+int		 store_run_touch(struct store *st, int64_t id, double now, char **cause);
 int		 store_run_set_report(struct store *st, int64_t id, const char *json,
 		    char **cause);
 /* The emulator's opaque state: set (NULL, 0 clears) and get (malloc'ed). */

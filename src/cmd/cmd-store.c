@@ -46,6 +46,10 @@ struct sctx {
 	struct store_spec	 sp;		/* the run's spec, once asked for */
 	struct spec		*spec;		/* parsed, once asked for (may fail) */
 	bool			 spec_tried;
+	/* Other runs seen by events --follow (every run): their kinds. */
+	int64_t			 other[32];
+	enum store_run_kind	 other_kind[32];
+	int			 nother;
 };
 
 static void
@@ -711,11 +715,40 @@ cell_text(struct sctx *sc, int cell, char *buf, size_t len)
 	return spec_cell_path(s, cell, buf, len);
 }
 
+/* The run an event belongs to, for the format of its time. */
+static const struct store_run *
+ev_run(struct sctx *sc, int64_t run, struct store_run *tmp)
+{
+	struct store_run r;
+	char *cause = NULL;
+	int i;
+
+	if (run == sc->run.id)
+		return &sc->run;
+	*tmp = sc->run;
+	for (i = 0; i < sc->nother; i++)
+		if (sc->other[i] == run) {
+			tmp->kind = sc->other_kind[i];
+			return tmp;
+		}
+	if (store_run_get(sc->st, run, &r, &cause) == 0) {
+		tmp->kind = r.kind;
+		if (sc->nother < (int)(sizeof sc->other / sizeof sc->other[0])) {
+			sc->other[sc->nother] = run;
+			sc->other_kind[sc->nother++] = r.kind;
+		}
+		store_run_release(&r);
+	}
+	free(cause);
+	return tmp;
+}
+
 static int
 ev_add(void *arg, const struct store_event *ev)
 {
 	struct ev_list *l = arg;
 	struct store_event *c;
+	struct store_run tmp;
 	char buf[PATH_LEN], tb[64], tr[64];
 
 	XGROW(l->v, l->cap, l->n + 1);
@@ -733,7 +766,8 @@ ev_add(void *arg, const struct store_event *ev)
 	table_row(l->t);
 	table_row_tag(l->t, (long)l->n);
 	table_cell_int(l->t, ev->seq);
-	table_cell(l->t, "%s", fmt_t(&l->sc->run, ev->rec.t, tb, sizeof tb));
+	table_cell(l->t, "%s", fmt_t(ev_run(l->sc, ev->run, &tmp), ev->rec.t, tb,
+	    sizeof tb));
 	table_cell_role(l->t, ev->rec.kind == REC_PREEMPT || ev->rec.kind == REC_FAIL ||
 	    ev->rec.kind == REC_NODE_BAD ? ROLE_WARN : ROLE_NONE, "%s",
 	    rec_kind_name(ev->rec.kind));
@@ -985,6 +1019,9 @@ events_follow(struct sctx *sc, const struct args *a, struct ev_list *l,
 			store_run_release(&r);
 			if (rc) {
 				/* What the run wrote last. */
+				ev_list_reset(l);
+				l->t = table_create();
+				table_columns(l->t, events_columns);
 				f->after = l->last;
 				if ((rc = store_event_query(sc->st, f, ev_add, l, cause)) != 0)
 					return store_status(ctx, rc);
@@ -1048,6 +1085,9 @@ events_run(struct cmd_ctx *ctx, const struct args *a, const char *job,
 		goto out;
 	if (follow && f.limit == 0)
 		f.limit = FOLLOW_FIRST;
+	/* Following without --run or --job: every run, new ones too. */
+	if (follow && args_get(a, "run") == NULL && job == NULL)
+		f.run = 0;
 	if ((rc = store_event_query(sc.st, &f, ev_add, &l, cause)) != 0) {
 		rc = store_status(ctx, rc);
 		goto out;
@@ -1760,7 +1800,8 @@ const struct cmd_entry cmd_events_entry = {
 	    "--follow prints the last 10 (or --limit) and then every new event as "
 	    "it is written, by this or another cellar process, checking every "
 	    "0.2 s until Ctrl-C (status 130), until --for SECONDS have passed, or "
-	    "--until-run-done. With -o json each batch is one document.",
+	    "--until-run-done. Without --run or --job it follows every run, new "
+	    "ones too. With -o json each batch is one document.",
 	.examples = (const char *const []){
 		"events",
 		"events --kind preempt --limit 20",

@@ -436,8 +436,9 @@ cmd_check_format(const struct cmd_ctx *ctx, const struct cmd_entry *e, char **ca
 
 /*
  * The audit log: a command flagged CMD_MUTATES that ran while a store is
- * open gets a row (user, time, the command line as typed, its status). A
- * failure to write it fails a command that had succeeded (status 4).
+ * open gets a row (user, time, the command line as typed, its status),
+ * unless the store itself just failed it. A failure to write the row fails
+ * a command that had succeeded (status 4).
  */
 static void
 cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res,
@@ -448,7 +449,8 @@ cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res
 	char *cause = NULL;
 	int i;
 
-	if (s->store == NULL)
+	/* A store that just failed would fail again: the error says enough. */
+	if (s->store == NULL || res->status == CMD_EXIT_STORE)
 		return;
 	if (store_in_txn(s->store))
 		fatal("command '%s' left a store transaction open", argv[0]);

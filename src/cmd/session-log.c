@@ -204,8 +204,8 @@ session_log_begin(struct session *s, bool *run_created, char **cause)
 int
 session_log_commit(struct session *s, bool run_created, char **cause)
 {
-	if (store_run_set_state(s->store, s->run, STORE_RUN_RUNNING, session_now(),
-	    cause) != 0 || store_commit(s->store, cause) != 0) {
+	if (store_run_touch(s->store, s->run, session_now(), cause) != 0 ||
+	    store_commit(s->store, cause) != 0) {
 		session_log_rollback(s, run_created);
 		return -1;
 	}

@@ -1,0 +1,311 @@
+#!/bin/sh
+# t0410-store-commands — the state store through the commands: nothing is
+# created by reading; the session's run (alloc, preempt, lazy downgrade,
+# release, node bad, name reuse, load); runs, run show, jobs --run,
+# events with each filter, history, job show; the audit log; replay --db
+# and its stored report; events --follow (a second process writing, SIGINT,
+# --until-run-done); db check on a planted problem; export -> import ->
+# export; a reader polling while a writer writes.
+. tests/scenarios/lib.sh
+
+SQLEXEC=$(dirname "$CELLAR")/tests/helpers/sqlexec
+DB=$XDG_STATE_HOME/cellar/cellar.db
+
+# Reading creates nothing.
+run "$CELLAR" runs
+check_rc empty-runs-rc 0
+check_out empty-runs "RUN  KIND  SPEC  MODE  POLICY  TRACE  STATE  NOW  JOBS  CREATED"
+check_err_has empty-runs-note "note: no state store at '$DB' (nothing recorded yet)"
+run "$CELLAR" events -o json
+check_json_field empty-events events.# 0
+run "$CELLAR" jobs --run last -o json
+check_json_field empty-jobs jobs.# 0
+run "$CELLAR" history j
+check_rc empty-history-rc 1
+check_err_has empty-history "cellar: no state store at '$DB' (nothing recorded yet)"
+run "$CELLAR" db check
+check_rc empty-check-rc 1
+[ ! -e "$XDG_STATE_HOME/cellar" ] && ok nothing-created || not_ok nothing-created "$(ls -R "$XDG_STATE_HOME")"
+
+# The session's run: what the hand commands did.
+run "$CELLAR" -c 'alloc lz --vc prod --gpus 8 --pods 4 --lazy' \
+    -c 'alloc hi --vc prod --gpus 8 --priority 10' \
+    -c 'alloc low --vc research --gpus 8 --pods 8' \
+    -c 'alloc top --vc research --gpus 8 --priority 5' \
+    -c 'alloc opp --vc dev --gpus 8 --opportunistic' \
+    -c 'release hi' -c 'alloc hi --vc prod --gpus 1' -c 'node bad r1n01' \
+    -c 'status -o json'
+check_rc session-rc 0
+check_err_has session-rename "note: the earlier job 'hi' of this run is now 'hi~1' (names are unique in a run)"
+check_json_field session-status-db db "$DB" '$'
+check_json_field session-status-run db_run 1 '$'
+[ "$(stat -c %a "$DB")" = 600 ] && ok db-mode || not_ok db-mode "$(stat -c %a "$DB")"
+[ "$(stat -c %a "$XDG_STATE_HOME/cellar")" = 700 ] && ok dir-mode ||
+    not_ok dir-mode "$(stat -c %a "$XDG_STATE_HOME/cellar")"
+
+run "$CELLAR" jobs --run last -o csv --no-header
+check_rc jobs-run-rc 0
+check_out jobs-run 'lz,0,prod,R,downgraded,-1,0,32,4,V100-RACK,r1n[00-03],"r1/r1n00,r1/r1n01,r1/r1n02,r1/r1n03",yes,-
+hi~1,1,prod,CA,guaranteed,-,-,8,1,-,-,-,-,-
+low,2,research,PR,guaranteed,-,-,64,8,-,-,-,-,-
+top,3,research,R,guaranteed,5,5,8,1,V100-RACK,r0n00,r0/r0n00,no,-
+opp,4,dev,R,opportunistic,-1,-1,8,1,V100-RACK,r0n01,r0/r0n01,no,-
+hi,5,prod,R,guaranteed,0,0,1,1,V100-RACK,r1n04,r1/r1n04/0/0/0,no,-'
+run "$CELLAR" jobs --run 1 --vc prod --filter state=R -o name
+check_out jobs-run-vc "lz
+hi"
+run "$CELLAR" jobs --run 1 --filter state=PR -o json
+check_json_field jobs-run-json-state jobs.0.state preempted
+check_json_field jobs-run-json-code jobs.0.state_code PR
+check_json_field jobs-run-json-prio jobs.0.priority null
+check_json_field jobs-run-json-run jobs.0.run 1
+
+run "$CELLAR" history low -o csv --no-header
+kinds=$(printf '%s\n' "$OUT" | cut -d, -f3,4,6 | tr '\n' ' ')
+[ "$kinds" = "submit,low,- start,low,- preempt,low,top " ] && ok history-kinds ||
+    not_ok history-kinds "$kinds"
+run "$CELLAR" history lz -o csv --no-header
+kinds=$(printf '%s\n' "$OUT" | cut -d, -f3,6 | tr '\n' ' ')
+[ "$kinds" = "submit,- start,- downgrade,hi~1 " ] && ok history-lazy ||
+    not_ok history-lazy "$kinds"
+run "$CELLAR" history hi~1 -o csv --no-header
+kinds=$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')
+[ "$kinds" = "submit start release " ] && ok history-renamed || not_ok history-renamed "$kinds"
+run "$CELLAR" history nobody
+check_rc history-unknown-rc 1
+check_err_has history-unknown "cellar: no job 'nobody' in state store '$DB'"
+
+run "$CELLAR" events --kind node-bad -o json
+check_json_field events-kind events.# 1
+check_json_field events-kind-detail events.0.detail "r1n01; jobs on it: lz"
+check_json_field events-kind-cell events.0.cell "r1/r1n01"
+run "$CELLAR" events --vc prod -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | cut -d, -f5 | sort -u)" = prod ] && ok events-vc ||
+    not_ok events-vc "$OUT"
+run "$CELLAR" events --job lz -o name
+check_out events-job "1
+2
+5"
+run "$CELLAR" events --limit 2 -o csv --no-header
+check_out events-limit "$(printf '%s\n' "$OUT" | head -2)"
+[ "$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')" = "start node-bad " ] &&
+    ok events-limit-newest || not_ok events-limit-newest "$OUT"
+run "$CELLAR" events --since 1h -o json
+check_json_field events-since-later events.# 0
+run "$CELLAR" events --since 2000-01-01 -o json
+check_json_field events-since-date events.# 16
+run "$CELLAR" events --kind nope
+check_rc events-bad-kind 2
+check_err_has events-bad-kind-msg "unknown event kind 'nope' (submit, start"
+run "$CELLAR" events --run 9
+check_rc events-no-run 1
+check_err_has events-no-run-msg "cellar: no run 9 in state store '$DB'"
+run "$CELLAR" events --run x
+check_rc events-bad-run 2
+run "$CELLAR" events --for 1
+check_rc events-for-alone 2
+
+run "$CELLAR" job show top -o json
+check_rc job-show-rc 0
+check_json_field job-show-kind kind job
+check_json_field job-show-state job.state_code R
+check_json_field job-show-vc job.vc research
+check_json_field job-show-gang job.gang 1x8
+check_json_field job-show-user job.user "$(id -un)"
+check_json_field job-show-nodes placement.nodes r0n00
+check_json_field job-show-gpus placement.gpus "r0n00:[0-7]"
+check_json_field job-show-cells placement.cells r0/r0n00
+check_json_field job-show-prio placement.priority 5
+check_json_field job-show-events events.# 2
+run "$CELLAR" job show low
+check_out_has job-show-text "state        PR (preempted)"
+check_out_has job-show-none "placement    none (holds no cells)"
+check_out_has job-show-events "last events (history low for all):"
+
+run "$CELLAR" run show last -o json
+check_json_field run-show-kind run.kind session
+check_json_field run-show-state run.state running
+check_json_field run-show-states states.R 4
+check_json_field run-show-states-pr states.PR 1
+check_json_field run-show-events run.events 16
+check_json_field run-show-report report null
+
+# The audit log: every mutating command that ran while the store was
+# open, as typed, with its status (a failure before the store was opened
+# has nothing to write to).
+run "$CELLAR" --db "$TMP/audit.db" -k -c 'release nosuch' -c 'alloc z --vc dev --gpus 1' \
+    -c 'release nosuch' -c 'alloc "odd name" --vc prod --gpus 1' -c 'release z'
+check_rc audit-run-rc 1
+run "$CELLAR" --db "$TMP/audit.db" export "$TMP/audit.json"
+check_rc export-rc 0
+OUT=$(tr -d '\n' <"$TMP/audit.json")
+check_json_field audit-rows tables.audit.rows.# 4
+check_json_field audit-cmdline tables.audit.rows.0.4 "alloc z --vc dev --gpus 1"
+check_json_field audit-status tables.audit.rows.0.5 0
+check_json_field audit-user tables.audit.rows.0.2 "$(id -un)"
+check_json_field audit-run tables.audit.rows.0.3 1
+check_json_field audit-failed tables.audit.rows.1.5 1
+check_json_field audit-failed-cmd tables.audit.rows.1.4 "release nosuch"
+check_json_field audit-quoted tables.audit.rows.2.4 "alloc 'odd name' --vc prod --gpus 1"
+check_json_field audit-quoted-rc tables.audit.rows.2.5 2
+check_json_field audit-last tables.audit.rows.3.4 "release z"
+
+# A later process starts its own run; the earlier one is interrupted.
+run "$CELLAR" -c 'alloc x --vc dev --gpus 1' -c 'load --mode quota' -c 'alloc y --vc dev --gpus 1'
+check_rc second-rc 0
+run "$CELLAR" runs -o csv --no-header
+check_out_has runs-interrupted "1,session,specs/default.yaml (embedded),hived,-,-,interrupted,"
+check_out_has runs-loaded "2,session,specs/default.yaml (embedded),hived,-,-,done,"
+check_out_has runs-quota "3,session,specs/default.yaml (embedded),quota,-,-,running,"
+run "$CELLAR" history x -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | cut -d, -f3,7 | tail -1)" = "reconfig,dropped: 'load' rebuilt the engine from 'specs/default.yaml (embedded)'" ] &&
+    ok load-dropped || not_ok load-dropped "$OUT"
+
+# replay --db: the run, its report as replay printed it, its series.
+run "$CELLAR" --db "$TMP/r.db" replay synth:120 --policy las -o json
+check_rc replay-rc 0
+check_err_has replay-recorded "note: recorded as run 1 in '$TMP/r.db'"
+printf '%s\n' "$OUT" >"$TMP/replay.json"
+run "$CELLAR" --db "$TMP/r.db" run show 1 -o json
+check_json_field replay-kind run.kind replay
+check_json_field replay-policy run.policy las
+check_json_field replay-params run.params.policy las
+check_json_field replay-state run.state done
+got=$(json_get report)
+[ "$got" = "$(cat "$TMP/replay.json")" ] && ok replay-report || not_ok replay-report "stored report differs"
+samples=$(json_get series.samples)
+[ "$samples" -gt 10 ] && ok replay-series || not_ok replay-series "$samples samples"
+run "$CELLAR" --db "$TMP/r.db" run show 1
+check_out_has replay-show-table "GROUP     JOBS  DONE  NEVER"
+check_out_has replay-show-param "param.policy"
+run "$CELLAR" --db "$TMP/r.db" jobs --run 1 --filter state=CD -o name
+[ "$(printf '%s\n' "$OUT" | wc -l)" -ge 100 ] && ok replay-jobs || not_ok replay-jobs "$OUT"
+run "$CELLAR" --db "$TMP/r.db" history synth-3 -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')" = "submit start complete " ] &&
+    ok replay-history || not_ok replay-history "$OUT"
+# Without --db nothing is recorded.
+run "$CELLAR" replay synth:20
+run "$CELLAR" runs -o name
+check_out replay-default-no-record "1
+2
+3"
+
+# events --follow: a run that is done ends it at once.
+run "$CELLAR" --db "$TMP/r.db" events --follow --until-run-done --limit 3 -o csv --no-header
+check_rc follow-done-rc 0
+[ "$(printf '%s\n' "$OUT" | wc -l)" -eq 3 ] && ok follow-done || not_ok follow-done "$OUT"
+# Another process writes while we follow (its own run: we follow them all).
+"$CELLAR" --db "$TMP/f.db" -q alloc first --vc dev --gpus 1
+"$CELLAR" --db "$TMP/f.db" events --follow --for 3 -o csv --no-header >"$TMP/follow.out" 2>&1 &
+follower=$!
+sleep 1
+"$CELLAR" --db "$TMP/f.db" -q -c 'alloc second --vc dev --gpus 1' -c 'release second'
+wait "$follower"
+rc=$?
+[ "$rc" -eq 0 ] && ok follow-for-rc || not_ok follow-for-rc "$rc"
+[ "$(cut -d, -f3,4 "$TMP/follow.out" | tr '\n' ' ')" = "submit,first start,first submit,second start,second release,second " ] &&
+    ok follow-sees-writer || not_ok follow-sees-writer "$(cat "$TMP/follow.out")"
+# Ctrl-C (SIGINT) stops it with status 130.
+"$CELLAR" --db "$TMP/f.db" events --follow >"$TMP/int.out" 2>&1 &
+follower=$!
+sleep 0.5
+kill -INT "$follower"
+wait "$follower"
+rc=$?
+[ "$rc" -eq 130 ] && ok follow-sigint || not_ok follow-sigint "exit $rc: $(cat "$TMP/int.out")"
+
+# db check finds a planted problem: two running jobs on one GPU.
+"$CELLAR" --db "$TMP/bad.db" -q -c 'alloc p --vc dev --gpus 1' -c 'alloc q --vc dev --gpus 1'
+"$SQLEXEC" "$TMP/bad.db" "UPDATE placements SET leaves = (SELECT leaves FROM placements WHERE job = 0) WHERE job = 1"
+run "$CELLAR" --db "$TMP/bad.db" db check
+check_rc check-planted-rc 1
+check_out_has check-planted "run 1: leaf cell "
+check_out_has check-planted-jobs "is held by jobs 0 and 1"
+check_err_has check-planted-summary "cellar: state store '$TMP/bad.db' has 1 problem"
+run "$CELLAR" --db "$TMP/bad.db" db check -o json
+check_json_field check-json-ok ok false
+check_json_field check-json-count count 1
+run "$CELLAR" --db "$TMP/f.db" db check -o json
+check_json_field check-clean ok true
+
+# export -> import into a new store -> export: the same file.
+run "$CELLAR" export "$TMP/a.json"
+check_rc export-a 0
+run "$CELLAR" --db "$TMP/copy.db" import "$TMP/a.json"
+check_rc import-rc 0
+check_out_has import-said "imported 3 runs, "
+run "$CELLAR" --db "$TMP/copy.db" export "$TMP/b.json"
+cmp -s "$TMP/a.json" "$TMP/b.json" && ok round-trip || not_ok round-trip "the dumps differ"
+[ "$(stat -c %a "$TMP/a.json")" = 600 ] && ok export-mode || not_ok export-mode "$(stat -c %a "$TMP/a.json")"
+run "$CELLAR" --db "$TMP/copy.db" db check
+check_rc import-check 0
+# Again: not into a store that is not empty, unless --as-new.
+run "$CELLAR" --db "$TMP/copy.db" import "$TMP/a.json"
+check_rc import-again-rc 1
+check_err_has import-again "cellar: cannot import '$TMP/a.json': state store '$TMP/copy.db' is not empty"
+run "$CELLAR" --db "$TMP/copy.db" import "$TMP/a.json" --as-new -o json
+check_rc import-new-rc 0
+check_json_field import-new-runs runs 3
+run "$CELLAR" --db "$TMP/copy.db" runs -o name
+check_out import-new-ids "1
+2
+3
+4
+5
+6"
+run "$CELLAR" --db "$TMP/copy.db" history low --run 4 -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')" = "submit start preempt " ] &&
+    ok import-new-history || not_ok import-new-history "$OUT"
+run "$CELLAR" --db "$TMP/copy.db" db check
+check_rc import-new-check 0
+printf '{"schema_version":1,"kind":"cellar-dump","store_version":1,"tables":{"runs":{"columns":["id"],"rows":[]}}}\n' >"$TMP/bad.json"
+run "$CELLAR" --db "$TMP/empty.db" import "$TMP/bad.json"
+check_rc import-bad-rc 1
+check_err_has import-bad "table 'runs': 1 columns; this cellar has: id, kind, spec"
+run "$CELLAR" --db "$TMP/x.db" import "$TMP/nonexistent.json"
+check_rc import-missing-rc 1
+[ ! -e "$TMP/x.db" ] && ok import-missing-nothing || not_ok import-missing-nothing "created"
+run "$CELLAR" --db "$TMP/copy.db" db vacuum -o json
+check_json_field vacuum db "$TMP/copy.db"
+run "$CELLAR" --db "$TMP/none.db" db vacuum
+check_rc vacuum-none-rc 1
+[ ! -e "$TMP/none.db" ] && ok vacuum-none-nothing || not_ok vacuum-none-nothing "created"
+
+# A reader polls while a writer writes: every snapshot is whole.
+"$CELLAR" --db "$TMP/c.db" -q alloc seed --vc dev --gpus 1
+(
+	i=0
+	while [ "$i" -lt 40 ]; do
+		printf 'alloc w%d --vc research --gpus 8\nrelease w%d\n' "$i" "$i"
+		i=$((i + 1))
+	done
+) >"$TMP/writer.cellar"
+"$CELLAR" --db "$TMP/c.db" -q -f "$TMP/writer.cellar" &
+writer=$!
+bad=
+i=0
+while [ "$i" -lt 20 ]; do
+	doc=$("$CELLAR" --db "$TMP/c.db" jobs --run last -o json 2>&1)
+	if ! printf '%s\n' "$doc" | "$JSONTOOL" --check >/dev/null 2>&1; then
+		bad="$bad [$doc]"
+	else
+		# Consistent: the job in R holds nodes, the others none.
+		n=$(OUT=$doc json_get jobs.#)
+		k=0
+		while [ "$k" -lt "$n" ]; do
+			st=$(OUT=$doc json_get "jobs.$k.state_code")
+			nodes=$(OUT=$doc json_get "jobs.$k.nodes")
+			case $st/$nodes in
+			R/null|CA/r*) bad="$bad [$st $nodes]" ;;
+			esac
+			k=$((k + 1))
+		done
+	fi
+	i=$((i + 1))
+done
+wait "$writer"
+[ -z "$bad" ] && ok reader-consistent || not_ok reader-consistent "$bad"
+run "$CELLAR" --db "$TMP/c.db" jobs --run last --filter state=CA -o name
+[ "$(printf '%s\n' "$OUT" | wc -l)" -eq 40 ] && ok writer-all || not_ok writer-all "$OUT"
+
+done_testing
