@@ -25,6 +25,7 @@
 #include "engine/view.h"
 
 #define L1 (SPEC_MAX_LEVELS + 1)
+#define ENGINE_MAX_PODS 4096	/* pods of one request, expanded */
 
 /* Per physical chain: buddy free lists, owed counters, opportunistic views. */
 struct pchain {
@@ -67,6 +68,12 @@ struct ejob {
 	int		*leaves;	/* physical leaves */
 	int		*vleaves;	/* virtual leaves, NULL when opportunistic */
 	int		 nleaves;
+};
+
+/* A job as it was, to put back exactly (rollback, restore). */
+struct snap {
+	struct ejob	 j;
+	int		 id;
 };
 
 struct namemap {
@@ -196,6 +203,10 @@ void	doom_rebalance(struct engine *e, int chain);
 /* engine.c */
 int	job_new(struct engine *e, const char *name);
 void	job_drop(struct engine *e, int id);
+/* Free a job's cells (rebalancing doomed cells unless no_rebalance). */
+void	job_release(struct engine *e, int id);
+/* Re-create sn->j at id sn->id; every leaf and binding must be free. */
+void	job_restore(struct engine *e, const struct snap *sn);
 void	engine_debug_check(struct engine *e, const char *where);
 
 #endif

@@ -30,7 +30,7 @@
 #include "core/xmalloc.h"
 #include "engine/engine-int.h"
 
-#define MAX_PODS 4096
+#define MAX_PODS ENGINE_MAX_PODS
 #define NPRIO (ENGINE_PRIO_MAX + 2)	/* priorities -1 .. 1000 */
 
 /* ---- names ---- */
@@ -585,12 +585,7 @@ plan_victim(struct engine *e, struct engine_plan *p, int job, enum engine_victim
 	p->nvictims++;
 }
 
-/* ---- snapshots for rollback ---- */
-
-struct snap {
-	struct ejob	 j;
-	int		 id;
-};
+/* ---- snapshots for rollback (struct snap: engine-int.h) ---- */
 
 struct txn {
 	struct snap	*v;
@@ -663,7 +658,7 @@ vc_has_lower(const struct engine *e, int vc, int prio)
 	return false;
 }
 
-static void
+void
 job_release(struct engine *e, int id)
 {
 	struct ejob *j = &e->jobs[id];
@@ -687,8 +682,11 @@ job_release(struct engine *e, int id)
 		doom_rebalance(e, chain);
 }
 
-/* Re-create a job exactly where a snapshot says it was. */
-static void
+/*
+ * Re-create a job exactly where a snapshot says it was. The caller has made
+ * sure it fits (rollback: it was there; engine_restore_job: validated).
+ */
+void
 job_restore(struct engine *e, const struct snap *sn)
 {
 	const struct ejob *s = &sn->j;

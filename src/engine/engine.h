@@ -193,9 +193,28 @@ struct engine_job_info {
 };
 
 /*
- * A running job's complete placement: enough to re-create it exactly in a
- * fresh engine built from the same spec and mode (crash recovery, the
- * store). engine_job_placement fills one with pointers into the engine
+ * Crash recovery (the store). The engine's whole state is a function of
+ *   (a) the running jobs' placements (struct engine_placement: leaves and
+ *       the virtual leaves they are bound to),
+ *   (b) the bad marks (struct engine_mark): which of a VC's virtual leaves
+ *       shows each bad physical leaf inside a cell the VC holds for its
+ *       jobs or for good (pinned cells, private mode). Which virtual leaf
+ *       carries a mark depends on the order things happened in, not on
+ *       (a) and the health alone, and later placements depend on it;
+ *   (c) the bad nodes. Doomed cells are a function of (a), (b) and the
+ *       health: doom_rebalance runs after every alloc, release and health
+ *       change of a chain with bad leaves and recomputes them from scratch
+ *       (a doomed cell is never in use at rest);
+ * plus the history counters of struct engine_stats. To rebuild an engine
+ * exactly, on a fresh engine of the same spec and mode: engine_restore_job
+ * for every running job, then engine_restore_mark for every mark, then
+ * engine_node_set_bad for every bad node (which marks the rest and dooms
+ * cells exactly as the original engine had them), then
+ * engine_stats_restore. The restore functions validate everything first
+ * and never abort on stored data: -1 with a message in why, the engine
+ * unchanged.
+ *
+ * engine_job_placement fills a placement with pointers into the engine
  * (valid until the next mutating call); engine_restore_job copies.
  */
 struct engine_placement {
@@ -211,8 +230,8 @@ struct engine_placement {
 	int		 npods;
 	const int	*pod_first;	/* npods + 1 offsets into leaves */
 	const int	*leaves;	/* physical leaf cells */
-	const int	*vleaves;	/* bound virtual leaves, NULL when opportunistic
-					   or in quota mode */
+	const int	*vleaves;	/* bound virtual leaves; NULL in quota mode
+					   and for opportunistic jobs in hived mode */
 	int		 nleaves;
 };
 
@@ -220,14 +239,41 @@ bool	 engine_job_placement(const struct engine *e, int job, struct engine_placem
 
 /*
  * Re-create a job exactly as recorded: same id, leaves and virtual cell
- * bindings. Restore every running job first, then mark bad nodes
- * (engine_node_set_bad), which recomputes the doomed cells from that state
- * exactly as the original engine had them. Returns 0, or -1 with a message
- * in why (a leaf in use or out of range, an id taken, a binding that breaks
- * an invariant: stored data that does not fit this spec); the engine is
- * then unchanged.
+ * bindings. Checked first: the id is free and below the cluster's GPU
+ * count, the name unused, VC, chain, pin, priorities and pods consistent
+ * with each other and the mode, the leaves distinct unused leaf cells of
+ * the chain, the virtual leaves (when the mode calls for them) distinct
+ * unused leaves of one view of the VC whose binding agrees with the
+ * engine's and fits the buddy free lists. Theorem 1 is checked after
+ * binding, and a breach undone. Returns 0, or -1 with a message in why;
+ * the engine is then unchanged.
  */
 int	 engine_restore_job(struct engine *e, const struct engine_placement *pl,
+	    char *why, size_t len);
+
+/* A bad physical leaf and the virtual leaf that shows it to its VC. */
+struct engine_mark {
+	int		 vleaf;		/* virtual cell id */
+	int		 leaf;		/* spec cell index */
+};
+
+/*
+ * The marks a restore needs (b above): bound bad virtual leaves without a
+ * job, below a root that is not doomed (a bad root leaf is pinned, private
+ * or doomed: bound again without help), lowest virtual id first. Writes up to max and
+ * returns how many there are.
+ */
+int	 engine_marks(const struct engine *e, struct engine_mark *out, int max);
+
+/*
+ * Bind mk->vleaf to mk->leaf and mark the leaf bad. The virtual leaf must
+ * be unbound and unused, the leaf unbound and not used by a guaranteed
+ * job, and the nearest bound ancestor of the virtual leaf bound to the
+ * matching physical ancestor. Doomed cells are not recomputed (the
+ * engine_node_set_bad calls that follow do it). Returns 0, or -1 with a
+ * message in why; the engine is then unchanged.
+ */
+int	 engine_restore_mark(struct engine *e, const struct engine_mark *mk,
 	    char *why, size_t len);
 
 /* Job ids are small integers; iterate 0 .. engine_job_limit()-1. */
@@ -282,6 +328,11 @@ struct engine_stats {
 	long long	 binds, unbinds, splits, merges;
 };
 void	 engine_stats(const struct engine *e, struct engine_stats *st);
+/*
+ * Set the history counters (binds, unbinds, splits, merges) to those of a
+ * saved engine_stats; the others describe the state and stay as they are.
+ */
+void	 engine_stats_restore(struct engine *e, const struct engine_stats *st);
 
 /* Free cells (buddy free list) and owed cells of a chain at a level. */
 long long engine_free_cells(const struct engine *e, int chain, int level);
