@@ -168,6 +168,20 @@ int	 engine_job_set_priority(struct engine *e, int job, int prio);
 int	 engine_node_set_bad(struct engine *e, const char *node, bool bad,
 	    int *affected, int max);
 
+/*
+ * Take over a job running at the given physical leaves (of one chain, in
+ * pods as pod_first says), choosing virtual cells of its VC for them the
+ * way HiveD does after a restart: reconfiguration adopts jobs this way when
+ * the stored bindings mean nothing to a new spec. r->priority -1 adopts it
+ * as opportunistic (idle leaves anywhere; in private mode, its VC's own).
+ * Returns the new job id, or -1 with a message in why when the leaves are
+ * in use, outside the VC's assignment or over its quota, or when adopting
+ * would break sharing safety; the engine is then unchanged.
+ */
+int	 engine_adopt(struct engine *e, const struct engine_req *r, int chain,
+	    const int *pod_first, int npods, const int *leaves, int nleaves,
+	    char *why, size_t len);
+
 /* Returns true when every invariant holds; otherwise false and a message. */
 bool	 engine_check(const struct engine *e, char *why, size_t len);
 
