@@ -276,10 +276,6 @@ engine_adopt(struct engine *e, const struct engine_req *r, int chain,
 			free(vl);
 			return -1;
 		}
-		if (opp) {	/* private: its own idle cells, no binding kept */
-			free(vl);
-			vl = NULL;
-		}
 	}
 	memset(&pl, 0, sizeof pl);
 	pl.id = e->job_free.count > 0 ? bitset_next(&e->job_free, 0) : e->njobs;
