@@ -83,8 +83,9 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	ROW("opportunistic", "%lld GPUs (%.1f%% of cluster GPUs) in %d job%s", st.opp,
 	    pct(st.opp, st.gpus), st.opp_jobs, st.opp_jobs == 1 ? "" : "s");
 	ROW("bad", "%lld GPUs (%.1f%% of cluster GPUs)", st.bad, pct(st.bad, st.gpus));
-	if (db != NULL && ctx->sess->run != 0)
-		ROW("store", "%s (session run %lld)", db, (long long)ctx->sess->run);
+	if (db != NULL && (ctx->sess->run != 0 || ctx->sess->resume_run != 0))
+		ROW("store", "%s (session run %lld)", db, (long long)(ctx->sess->run ?
+		    ctx->sess->run : ctx->sess->resume_run));
 	else if (db != NULL && ctx->sess->store == NULL && !store_exists(db))
 		ROW("store", "%s (nothing recorded yet)", db);
 	else if (db != NULL)

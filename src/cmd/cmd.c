@@ -482,7 +482,7 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	struct cmd_ctx ctx;
 	struct args *a = NULL;
 	char *cause = NULL;
-	int nwords = 0;
+	int nwords = 0, rc;
 
 	memset(res, 0, sizeof *res);
 	if (argc == 0)
@@ -560,8 +560,8 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		    "REPL or the command line)", e->name);
 		goto out;
 	}
-	if ((e->flags & CMD_NEEDS_ENGINE) && session_ensure(s, err, &cause) != 0) {
-		res->status = CMD_EXIT_SPEC;
+	if ((e->flags & CMD_NEEDS_ENGINE) && (rc = session_ensure(s, err, &cause)) != 0) {
+		res->status = rc == -2 ? CMD_EXIT_STORE : CMD_EXIT_SPEC;
 		res->cause = cause;
 		goto out;
 	}

@@ -108,41 +108,19 @@ session_leaf_gpus(const struct spec *s, const int *leaves, int n)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* The stored form of a running engine job (pin from its request). */
-static void
-placement_of(const struct engine_job_info *info, int engine_id, int pin,
-    struct engine_placement *pl)
-{
-	memset(pl, 0, sizeof *pl);
-	pl->id = engine_id;
-	pl->name = info->name;
-	pl->vc = info->vc;
-	pl->priority = info->priority;
-	pl->orig_priority = info->orig_priority;
-	pl->lazy = info->lazy;
-	pl->downgraded = info->downgraded;
-	pl->chain = info->chain;
-	pl->pin = pin;
-	pl->npods = info->npods;
-	pl->pod_first = info->pod_first;
-	pl->leaves = info->leaves;
-	pl->vleaves = NULL;	/* engine_job_placement will give them */
-	pl->nleaves = info->nleaves;
-}
-
 static int
 put_placement(struct session *s, int job, int engine_id, int pin, char **cause)
 {
-	struct engine_job_info info;
 	struct engine_placement pl;
 	char *nodes, *gpus;
 	int rc;
 
-	if (!engine_job(s->engine, engine_id, &info))
+	/* everything engine_restore_job needs to re-create it after a crash */
+	if (!engine_job_placement(s->engine, engine_id, &pl))
 		return 0;
-	placement_of(&info, engine_id, pin, &pl);
-	nodes = session_leaf_nodes(s->spec, info.leaves, info.nleaves);
-	gpus = session_leaf_gpus(s->spec, info.leaves, info.nleaves);
+	(void)pin;
+	nodes = session_leaf_nodes(s->spec, pl.leaves, pl.nleaves);
+	gpus = session_leaf_gpus(s->spec, pl.leaves, pl.nleaves);
 	rc = store_placement_put(s->store, s->run, job, &pl, nodes, gpus, cause);
 	free(nodes);
 	free(gpus);
@@ -190,6 +168,10 @@ session_log_begin(struct session *s, bool *run_created, char **cause)
 		return -1;
 	if (store_begin(st, cause) != 0)
 		return -1;
+	if (s->run == 0 && s->resume_run != 0) {
+		s->run = s->resume_run;		/* the recovered run goes on */
+		s->resume_run = 0;
+	}
 	if (s->run == 0) {
 		if (create_run(s, cause) != 0) {
 			store_rollback(st);
@@ -438,4 +420,125 @@ session_log_end(struct session *s, const char *why, char **cause)
 out:
 	strvec_release(&ids);
 	return rc;
+}
+
+/* ---- recovery ---- */
+
+struct recover {
+	struct engine	*e;
+	struct strbuf	*diags;
+	int		 jobs, restored, failed;
+};
+
+static int
+recover_job(void *arg, const struct store_job *sj)
+{
+	struct recover *x = arg;
+	char why[256];
+
+	x->jobs++;
+	if (!sj->placed)
+		return 0;
+	if (engine_restore_job(x->e, &sj->pl.pl, why, sizeof why) != 0) {
+		strbuf_addf(x->diags, "warning: job '%s' cannot be re-created where "
+		    "it ran: %s\n", sj->job.name, why);
+		x->failed++;
+	} else
+		x->restored++;
+	return 0;
+}
+
+static int
+recover_health(void *arg, const char *node, bool bad, double since)
+{
+	struct recover *x = arg;
+
+	(void)since;
+	if (bad && engine_node_set_bad(x->e, node, true, NULL, 0) < 0)
+		strbuf_addf(x->diags, "warning: bad node '%s' is not in the spec\n", node);
+	return 0;
+}
+
+int
+session_log_recover(struct session *s, struct strbuf *diags, char **cause)
+{
+	struct recover x = { 0 };
+	struct store_run run;
+	struct store_spec sp;
+	struct spec_diags d;
+	struct store *st;
+	struct spec *spec = NULL;
+	char why[256], *ecause = NULL;
+	int64_t id;
+	int rc, mode;
+
+	if (store_is_memory(s->db_path ? s->db_path : ""))
+		return 0;
+	rc = session_store(s, false, &st, cause);
+	if (rc == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = NULL;
+		return 0;
+	}
+	if (rc != 0)
+		return -1;
+	rc = store_run_last(st, STORE_RUN_SESSION, &id, cause);
+	if (rc == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = NULL;
+		return 0;
+	}
+	if (rc != 0)
+		return -1;
+	store_run_init(&run);
+	memset(&sp, 0, sizeof sp);
+	if (store_run_get(st, id, &run, cause) != 0)
+		goto fail;
+	if (run.state != STORE_RUN_RUNNING) {
+		store_run_release(&run);
+		return 0;
+	}
+	if (store_spec_get(st, run.spec, &sp, cause) != 0)
+		goto fail;
+	spec_diags_init(&d);
+	spec = spec_load_string(sp.path, sp.text, sp.text_len, &d);
+	session_add_diags(diags, &d);
+	spec_diags_release(&d);
+	mode = engine_mode_parse(run.mode);
+	if (spec == NULL || mode < 0 ||
+	    (x.e = engine_create(spec, (enum engine_mode)mode, &ecause)) == NULL) {
+		*cause = xasprintf("cannot recover session run %lld: its spec '%s' no "
+		    "longer loads%s%s", (long long)id, sp.path, ecause ? ": " : "",
+		    ecause ? ecause : "");
+		free(ecause);
+		spec_free(spec);
+		store_spec_release(&sp);
+		store_run_release(&run);
+		return -1;
+	}
+	x.diags = diags;
+	if (store_job_load(st, id, recover_job, &x, cause) != 0 ||
+	    store_health_load(st, id, recover_health, &x, cause) != 0) {
+		engine_free(x.e);
+		spec_free(spec);
+		goto fail;
+	}
+	if (!engine_check(x.e, why, sizeof why))
+		strbuf_addf(diags, "warning: recovered engine breaks an invariant: %s\n", why);
+	s->spec = spec;
+	s->engine = x.e;
+	s->spec_path = xstrdup(sp.path);
+	s->mode = (enum engine_mode)mode;
+	s->resume_run = id;
+	if (x.failed)
+		strbuf_addf(diags, "warning: recovered session run %lld from '%s': "
+		    "%d of %d running jobs could not be re-created (see 'db check')\n",
+		    (long long)id, store_path(st), x.failed, x.failed + x.restored);
+	store_spec_release(&sp);
+	store_run_release(&run);
+	return 1;
+fail:
+	store_spec_release(&sp);
+	store_run_release(&run);
+	return -1;
 }

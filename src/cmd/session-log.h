@@ -52,6 +52,14 @@ int	session_log_node(struct session *s, const char *node, bool bad,
    with a reconfig event saying why, the run is done. */
 int	session_log_end(struct session *s, const char *why, char **cause);
 
+/*
+ * Recover the store's running session run into an empty session (no spec
+ * loaded): returns 1 when recovered (diagnostics for jobs that could not
+ * be re-created go to diags), 0 when there is nothing to recover, -1 with
+ * *cause when the store cannot be read or its spec no longer loads.
+ */
+int	session_log_recover(struct session *s, struct strbuf *diags, char **cause);
+
 /* The nodes of some leaves as a hostlist, and "NODE:ADDRS ..." per node. */
 char	*session_leaf_nodes(const struct spec *s, const int *leaves, int n);
 char	*session_leaf_gpus(const struct spec *s, const int *leaves, int n);

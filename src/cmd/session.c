@@ -6,6 +6,7 @@
  * needs to write.
  */
 #include "cmd/session.h"
+#include "cmd/session-log.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -28,6 +29,7 @@ session_init(struct session *s)
 	s->db_path = NULL;
 	s->store = NULL;
 	s->run = 0;
+	s->resume_run = 0;
 	s->fe = NULL;
 }
 
@@ -184,7 +186,11 @@ session_load(struct session *s, const char *path, enum engine_mode mode,
 int
 session_ensure(struct session *s, struct strbuf *diags, char **cause)
 {
+	int rc;
+
 	if (s->engine != NULL)
 		return 0;
+	if ((rc = session_log_recover(s, diags, cause)) != 0)
+		return rc < 0 ? -2 : 0;
 	return session_load(s, NULL, s->mode, diags, NULL, cause);
 }

@@ -10,9 +10,12 @@
  * that only read it (a missing file is then "nothing recorded yet", never
  * created), read-write for the first command that records. What hand
  * commands do (alloc, release, node bad/ok, load) is recorded in the
- * session's run (session-log.c), created by the first of them; until
- * crash recovery exists, a new process starts a new run and marks older
- * running session runs interrupted.
+ * session's run (session-log.c), created by the first of them. When the
+ * engine is first needed and the store holds a running session run, that
+ * run is recovered instead of loading the default spec: its stored spec,
+ * its mode, every job that holds cells re-created exactly where it was
+ * (engine_restore_job) and its bad nodes (session_log_recover); the next
+ * write goes on in that run.
  *
  * Ownership: a session owns its spec, engine, spec path, store path and
  * open store; session_release frees them (engine before spec, since the
@@ -57,6 +60,7 @@ struct session {
 	char			*db_path;	/* --db / CELLAR_DB; NULL: the default */
 	struct store		*store;		/* open state store, or NULL */
 	int64_t			 run;		/* our session run, 0 until the first write */
+	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
 };
 
@@ -90,7 +94,8 @@ double	session_now(void);
 int	session_load(struct session *s, const char *path, enum engine_mode mode,
 	    struct strbuf *diags, int *dropped, char **cause);
 
-/* Make sure a spec is loaded, loading the embedded default if none is. */
+/* Make sure a spec is loaded: the store's running session run if there is
+   one, else the embedded default. -1: the spec failed; -2: the store. */
 int	session_ensure(struct session *s, struct strbuf *diags, char **cause);
 
 /* Running jobs in the current engine (0 when nothing is loaded). */

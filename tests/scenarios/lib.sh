@@ -40,9 +40,13 @@ OUT= ERR= RC=0
 NO_COLOR=1
 export NO_COLOR
 # Each script has its own state store (and REPL history), never the user's.
+# Every invocation starts from a fresh cluster (CELLAR_DB=:memory:): a
+# session recorded in a file store is recovered by the next invocation, so
+# scripts that test the store itself unset CELLAR_DB or name a file.
 XDG_STATE_HOME=$TMP/state
-export XDG_STATE_HOME
-unset CELLAR_DB CELLAR_BUSY_TIMEOUT
+CELLAR_DB=:memory:
+export XDG_STATE_HOME CELLAR_DB
+unset CELLAR_BUSY_TIMEOUT
 
 ok() { echo "ok - $T/$1"; }
 not_ok() {

@@ -232,7 +232,7 @@ if [ -z "$bad" ] && [ "$lines" -gt 1 ]; then ok json-kinds-documented
 else not_ok json-kinds-documented "kinds not in JSON output:$bad ($lines documents)"; fi
 
 # 9. The examples of the help run, in table order, on the default spec.
-run "$CELLAR" -q -f "$TMP/script"
+run env -u CELLAR_DB "$CELLAR" -q -f "$TMP/script"	# the default store, as a user has
 if [ "$RC" -eq 0 ]; then ok examples-run
 else not_ok examples-run "exit $RC: $ERR"; fi
 

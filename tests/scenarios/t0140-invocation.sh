@@ -48,7 +48,11 @@ check_json_field db-none db "$XDG_STATE_HOME/cellar/cellar.db"
 check_json_field db-none-run db_run null
 run "$CELLAR" --db "$TMP/state.db" -c 'alloc a --vc dev --gpus 1' -c 'status -o json'
 check_json_field db-run db_run 1 '$'
-run "$CELLAR" --db "$TMP/state.db" -c 'alloc a --vc dev --gpus 1' -c status
-check_out_has db-run-table "store          $TMP/state.db (session run 2)"
+# the next process recovers that session (job a still runs) and goes on in run 1
+run "$CELLAR" --db "$TMP/state.db" -c 'alloc b --vc dev --gpus 1' -c status
+check_out_has db-run-table "store          $TMP/state.db (session run 1)"
+run "$CELLAR" --db "$TMP/state.db" jobs -o name
+check_out db-recovered-jobs "a
+b"
 
 done_testing
