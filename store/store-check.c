@@ -238,7 +238,8 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	    "WHERE j.state IN " HOLDING, row_leaves, cause) != 0)
 		goto out;
 	v = c.leaves;
-	qsort(v, c.nleaves, sizeof *v, leaf_cmp);
+	if (c.nleaves > 1)
+		qsort(v, c.nleaves, sizeof *v, leaf_cmp);
 	for (i = 1; i < c.nleaves; i++)
 		if (v[i].run == v[i - 1].run && v[i].leaf == v[i - 1].leaf)
 			problem(&c, "run %lld: leaf cell %d is held by jobs %d and %d",

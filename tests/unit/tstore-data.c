@@ -376,7 +376,7 @@ test_events(void)
 
 	other = new_run(st, STORE_RUN_REPLAY);
 	for (i = 0; i < 3; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof name, "j%d", i);
 		job_init(&j, i, name, i, 0);
