@@ -1,12 +1,15 @@
--- store/schema.sql — the cellar state store, schema version 1.
+-- store/schema.sql — the cellar state store, schema version 2.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 1 and application_id to 0x43656c6c
--- ("Cell"). Later versions add forward migrations to the table in
--- store.c (from version N to N + 1) and change this file so that a new
--- database is created at the newest version directly.
+-- table, then sets user_version to 2 (STORE_SCHEMA_VERSION) and
+-- application_id to 0x43656c6c ("Cell"). A database of an older version
+-- is brought forward by the migrations in store.c (from version N to
+-- N + 1), each one transaction; this file always creates the newest.
+--
+-- History: 1, the first (job heads as a row per job); 2, job heads as one
+-- checkpoint row per run, and the events index covering the job.
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -147,10 +150,11 @@ CREATE TABLE health (
 -- append across runs (`events --follow` polls for seq > the last seen).
 -- `prev` is the seq of the same job's previous event in the same run
 -- (NULL for its first, and for events about no job): one job's history
--- is a walk from its head (below) down the prev links, a primary-key
--- lookup per event. The only index is (run, seq), which appends in order
--- as long as one run writes at a time; an index on (run, job) would
--- insert at random places, several times slower (README, "State store").
+-- is a walk from its newest event (see heads) down the prev links, a
+-- primary-key lookup per event. The only index starts with (run, seq), so it
+-- appends in order as long as one run writes at a time; an index on
+-- (run, job) would insert at random places, several times slower (README,
+-- "State store").
 CREATE TABLE events (
 	seq		INTEGER PRIMARY KEY,
 	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -163,17 +167,22 @@ CREATE TABLE events (
 	detail		TEXT NOT NULL DEFAULT '',
 	prev		INTEGER
 );
-CREATE INDEX events_run ON events(run, seq);
+-- The one index: (run, seq) first, so appends go to its end; job last, so
+-- the tail scans of job heads read the index alone.
+CREATE INDEX events_run ON events(run, seq, job);
 
--- The newest event of each job that has events: where its history starts.
--- Written once per job per transaction; a small table of its own (not a
--- column of jobs) so those writes dirty few pages.
+-- Where each job's history starts (its newest event), per run, as of a
+-- checkpoint: `seqs` holds one little-endian int64 per job id (0: no event
+-- up to then), `upto` the last seq it accounts for. A job's newest event
+-- is its newest with seq > upto if it has one (a scan of the run's tail,
+-- by events_run), else seqs[job]. The writer keeps the heads in memory and
+-- writes this row every 65,536 events or so: one sequential write, where a
+-- row per job would be one random write per event.
 CREATE TABLE heads (
-	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-	job		INTEGER NOT NULL,
-	seq		INTEGER NOT NULL,
-	PRIMARY KEY (run, job)
-) WITHOUT ROWID;
+	run		INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+	upto		INTEGER NOT NULL,
+	seqs		BLOB NOT NULL
+);
 
 -- The metric time series of a run (struct emu_sample).
 CREATE TABLE series (

@@ -141,19 +141,62 @@ row_shared_link(struct check *c, sqlite3_stmt *q)
 }
 
 static void
-row_chain_head(struct check *c, sqlite3_stmt *q)
+row_firsts(struct check *c, sqlite3_stmt *q)
 {
-	long long last = sqlite3_column_type(q, 3) == SQLITE_NULL ? 0 :
-	    sqlite3_column_int64(q, 3);
-	long long max = sqlite3_column_int64(q, 4), firsts = sqlite3_column_int64(q, 5);
+	problem(c, "run %lld: the history of job '%s' has %lld first events",
+	    (long long)sqlite3_column_int64(q, 0), text(q, 2),
+	    (long long)sqlite3_column_int64(q, 3));
+}
 
-	if (last != max)
-		problem(c, "run %lld: the head of job '%s' is event %lld, but its "
-		    "newest is %lld", (long long)sqlite3_column_int64(q, 0),
-		    text(q, 2), last, max);
-	if (firsts != 1)
-		problem(c, "run %lld: the history of job '%s' has %lld first events",
-		    (long long)sqlite3_column_int64(q, 0), text(q, 2), firsts);
+/*
+ * The heads checkpoint of every run: each job's newest event up to `upto`
+ * is what seqs says, and seqs names nothing else.
+ */
+static void
+row_heads(struct check *c, sqlite3_stmt *q)
+{
+	int64_t run = sqlite3_column_int64(q, 0), upto = sqlite3_column_int64(q, 1);
+	const unsigned char *b = sqlite3_column_blob(q, 2);
+	size_t nb = (size_t)sqlite3_column_bytes(q, 2), n = nb / 8, k;
+	sqlite3_stmt *e;
+	bool *seen;
+	uint64_t u;
+	int x;
+
+	if (nb % 8 != 0) {
+		problem(c, "run %lld: its job heads are malformed", (long long)run);
+		return;
+	}
+	seen = xcalloc(n + 1, sizeof *seen);
+	if (sqlite3_prepare_v2(c->st->db, "SELECT job, max(seq) FROM events "
+	    "WHERE run = ?1 AND seq <= ?2 AND job IS NOT NULL GROUP BY job", -1, &e,
+	    NULL) != SQLITE_OK) {
+		free(seen);
+		return;
+	}
+	sqlite3_bind_int64(e, 1, run);
+	sqlite3_bind_int64(e, 2, upto);
+	while (sqlite3_step(e) == SQLITE_ROW) {
+		int64_t job = sqlite3_column_int64(e, 0), mx = sqlite3_column_int64(e, 1);
+
+		for (u = 0, x = 7; job >= 0 && (size_t)job < n && x >= 0; x--)
+			u = u << 8 | b[8 * (size_t)job + (size_t)x];
+		if (job >= 0 && (size_t)job < n)
+			seen[job] = true;
+		if (job < 0 || (size_t)job >= n || (int64_t)u != mx)
+			problem(c, "run %lld: job %lld's newest event up to %lld is %lld, "
+			    "its head says %lld", (long long)run, (long long)job,
+			    (long long)upto, (long long)mx, (long long)u);
+	}
+	sqlite3_finalize(e);
+	for (k = 0; k < n; k++) {
+		for (u = 0, x = 7; x >= 0; x--)
+			u = u << 8 | b[8 * k + (size_t)x];
+		if (u != 0 && !seen[k])
+			problem(c, "run %lld: job %zu's head is event %lld, which is not "
+			    "one of its events", (long long)run, k, (long long)u);
+	}
+	free(seen);
 }
 
 static int
@@ -192,14 +235,6 @@ row_leaves(struct check *c, sqlite3_stmt *q)
 	}
 	free(leaves);
 	free(pf);
-}
-
-static void
-row_lost_head(struct check *c, sqlite3_stmt *q)
-{
-	problem(c, "run %lld: job %lld has event %lld as its newest, which is "
-	    "not one of its events", (long long)sqlite3_column_int64(q, 0),
-	    (long long)sqlite3_column_int64(q, 1), (long long)sqlite3_column_int64(q, 2));
 }
 
 #define HOLDING	"('running', 'suspended', 'completing')"
@@ -256,17 +291,13 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	    "p.seq >= e.seq)", row_bad_link, cause) != 0 ||
 	    check_query(&c, "SELECT prev, count(*) FROM events WHERE prev IS NOT NULL "
 	    "GROUP BY prev HAVING count(*) > 1", row_shared_link, cause) != 0 ||
-	    check_query(&c, "SELECT x.run, x.job, coalesce(j.name, x.job), h.seq, "
-	    "x.mx, x.firsts FROM (SELECT run, job, max(seq) AS mx, "
-	    "count(*) - count(prev) AS firsts FROM events WHERE job IS NOT NULL "
-	    "GROUP BY run, job) x "
+	    check_query(&c, "SELECT x.run, x.job, coalesce(j.name, x.job), x.firsts "
+	    "FROM (SELECT run, job, count(*) - count(prev) AS firsts FROM events "
+	    "WHERE job IS NOT NULL GROUP BY run, job) x "
 	    "LEFT JOIN jobs j ON j.run = x.run AND j.id = x.job "
-	    "LEFT JOIN heads h ON h.run = x.run AND h.job = x.job "
-	    "WHERE h.seq IS NOT x.mx OR x.firsts != 1", row_chain_head, cause) != 0 ||
-	    check_query(&c, "SELECT h.run, h.job, h.seq FROM heads h "
-	    "WHERE NOT EXISTS (SELECT 1 FROM events e "
-	    "WHERE e.seq = h.seq AND e.run = h.run AND e.job = h.job)",
-	    row_lost_head, cause) != 0)
+	    "WHERE x.firsts != 1", row_firsts, cause) != 0 ||
+	    check_query(&c, "SELECT run, upto, seqs FROM heads", row_heads,
+	    cause) != 0)
 		goto out;
 	rc = 0;
 out:

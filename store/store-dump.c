@@ -56,7 +56,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	  "lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus", "run, job" },
 	{ "health", "run, node, bad, since", "run, node" },
 	{ "events", "seq, run, t, kind, job, vc, cell, by_job, detail, prev", "seq" },
-	{ "heads", "run, job, seq", "run, job" },
+	{ "heads", "run, upto, seqs", "run" },
 	{ "series", "run, t, pending, running, used, opp, bad, frag", "run, t" },
 	{ "audit", "id, at, user, run, cmdline, status", "id" },
 };
@@ -78,7 +78,7 @@ static const char *const dump_select[T_COUNT] = {
 	"SELECT run, node, bad, since FROM health ORDER BY run, node",
 	"SELECT seq, run, t, kind, job, vc, cell, by_job, detail, prev FROM events "
 	"ORDER BY seq",
-	"SELECT run, job, seq FROM heads ORDER BY run, job",
+	"SELECT run, upto, seqs FROM heads ORDER BY run",
 	"SELECT run, t, pending, running, used, opp, bad, frag FROM series "
 	"ORDER BY run, t",
 	"SELECT id, at, user, run, cmdline, status FROM audit ORDER BY id",
@@ -103,7 +103,7 @@ static const char *const dump_insert[T_COUNT] = {
 	"INSERT INTO health(run, node, bad, since) VALUES (?1, ?2, ?3, ?4)",
 	"INSERT INTO events(seq, run, t, kind, job, vc, cell, by_job, detail, prev) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-	"INSERT INTO heads(run, job, seq) VALUES (?1, ?2, ?3)",
+	"INSERT INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
 	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	"INSERT INTO audit(id, at, user, run, cmdline, status) VALUES (?1, ?2, ?3, "
@@ -561,7 +561,8 @@ imp_remap(struct import *im, int t, struct dval *v, int ncols)
 		id = 0;
 		while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 			if ((size_t)sqlite3_column_bytes(q, 1) == v[3].len &&
-			    memcmp(sqlite3_column_blob(q, 1), v[3].s, v[3].len) == 0) {
+			    (v[3].len == 0 ||
+			    memcmp(sqlite3_column_blob(q, 1), v[3].s, v[3].len) == 0)) {
 				id = sqlite3_column_int64(q, 0);
 				break;
 			}
@@ -598,14 +599,8 @@ imp_remap(struct import *im, int t, struct dval *v, int ncols)
 		dval_set_int(&v[0], id, false);
 		return 0;
 	case T_HEADS:
-		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
-			return imp_fail(im, "run %lld is not in the dump", v[0].i);
-		dval_set_int(&v[0], id, false);
-		if ((id = seq_map_get(&im->seqs, v[2].i)) == 0)
-			return imp_fail(im, "job %lld has event %lld as its newest, "
-			    "which is not in the dump", v[1].i, v[2].i);
-		dval_set_int(&v[2], id, false);
-		return 0;
+		/* Their seqs moved: written anew after the import. */
+		return 1;
 	case T_PLACEMENTS:
 	case T_HEALTH:
 	case T_SERIES:
@@ -803,6 +798,26 @@ imp_table(struct import *im, const char *name, int *last)
 }
 
 static int
+imp_heads(struct import *im)
+{
+	int64_t *seq, upto;
+	size_t i, n;
+	int rc;
+
+	for (i = 0; i < im->runs.n; i++) {
+		if (store_heads_read(im->st, im->runs.to[i], &seq, &n, NULL,
+		    im->cause) != 0)
+			return -1;
+		rc = store_event_last_seq(im->st, im->runs.to[i], &upto, im->cause) != 0 ||
+		    store_heads_write(im->st, im->runs.to[i], seq, n, upto, im->cause) != 0;
+		free(seq);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int
 store_is_empty(struct store *st, bool *empty, char **cause)
 {
 	sqlite3_stmt *q;
@@ -915,6 +930,9 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 		imp_fail(&im, "not a cellar dump (no \"tables\")");
 		goto out;
 	}
+	/* New runs: their job heads, checkpointed from their events. */
+	if (as_new && (rc = imp_heads(&im)) != 0)
+		goto out;
 	rc = store_commit(st, cause) != 0 ? -1 : 0;
 out:
 	if (rc != 0)

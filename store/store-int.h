@@ -7,11 +7,10 @@
  * Invariants:
  *  1. stmt[i] is NULL or the prepared form of store_sql[i]; statements are
  *     reset after every use (store_stmt hands them out reset and unbound).
- *  2. A chain[] entry of the current generation holds its job's newest
- *     event's seq in chain_run; the dirty ones, listed in dirty[], are
- *     exactly those not yet written to heads. A transaction that finds
- *     another connection committed since our last one (PRAGMA
- *     data_version) starts a new generation; so does a rollback.
+ *  2. A loaded entry of heads[] holds, for its run, every job's newest
+ *     event (0: none) as the database has it including our own writes; it
+ *     is dropped when a transaction finds another connection committed
+ *     since our last one (PRAGMA data_version), and on a rollback.
  */
 #ifndef CELLAR_STORE_INT_H
 #define CELLAR_STORE_INT_H
@@ -45,6 +44,8 @@ enum store_stmt_id {
 	SQ_JOB_BLOB,
 	SQ_HEAD_GET,
 	SQ_HEAD_SET,
+	SQ_EVENT_TAIL,
+	SQ_EVENT_TAIL_JOB,
 	SQ_DATA_VERSION,
 	SQ_JOB_GET,
 	SQ_JOB_FIND,
@@ -70,12 +71,19 @@ enum store_stmt_id {
 	SQ_COUNT
 };
 
-/* One job's newest event, for the prev links of the next one. */
-struct store_chain {
-	int64_t		 seq;		/* 0: none */
-	uint32_t	 gen;		/* valid when == store.chain_gen */
-	bool		 dirty;		/* not yet written to heads */
+/* The newest event of every job of one run (the prev of its next event). */
+struct store_heads {
+	int64_t		 run;		/* 0: unused */
+	int64_t		*seq;		/* by job id, 0: none */
+	size_t		 n;		/* entries of seq */
+	int64_t		 upto;		/* the checkpoint in the heads table */
+	int64_t		 last;		/* newest event of the run we know of */
+	uint64_t	 used;		/* when last used, for eviction */
+	bool		 dirty;		/* events appended in the open transaction */
 };
+
+#define STORE_HEADS_RUNS	4	/* runs written by one connection at once */
+#define STORE_HEADS_EVERY	65536	/* events between checkpoints */
 
 struct store {
 	sqlite3			*db;
@@ -85,16 +93,9 @@ struct store {
 	bool			 txn;		/* between store_begin and commit/rollback */
 	int			 busy_ms;
 	sqlite3_stmt		*stmt[SQ_COUNT];
-	/*
-	 * The event chains of one run (the one written last) in the current
-	 * transaction, by job id; bumping chain_gen forgets them all.
-	 */
-	int64_t			 chain_run;
-	struct store_chain	*chain;
-	size_t			 nchain;
-	uint32_t		 chain_gen;
-	int			*dirty;		/* job ids with dirty chains */
-	size_t			 ndirty, dirty_cap;
+	struct store_heads	 heads[STORE_HEADS_RUNS];	/* of the runs written */
+	long long		 heads_every;	/* STORE_HEADS_EVERY; tests set less */
+	uint64_t		 heads_clock;	/* ticks of store_heads.used */
 	int64_t			 data_version;	/* at our last transaction */
 };
 
@@ -121,10 +122,19 @@ int		 store_bind_text(sqlite3_stmt *s, int i, const char *v);
 int		 store_bind_int_or_null(sqlite3_stmt *s, int i, long long v, bool null);
 int		 store_bind_double_or_null(sqlite3_stmt *s, int i, double v, bool null);
 
-/* Write the chains of the run being written to heads. */
-int		 store_chain_flush(struct store *st, char **cause);
-/* Forget the chains (after a rollback, or when another run starts). */
-void		 store_chain_reset(struct store *st);
+/* At commit: checkpoint the heads of runs with enough new events. */
+int		 store_heads_flush(struct store *st, char **cause);
+/* Forget every run's heads (after a rollback, or another writer). */
+void		 store_heads_reset(struct store *st);
+/*
+ * Every job's newest event in run, read from the store (checkpoint and
+ * tail): a malloc'ed array by job id (0: none) of *n entries.
+ */
+int		 store_heads_read(struct store *st, int64_t run, int64_t **seq,
+		    size_t *n, int64_t *upto, char **cause);
+/* Write the heads checkpoint of run (seq[0..n), complete up to upto). */
+int		 store_heads_write(struct store *st, int64_t run, const int64_t *seq,
+		    size_t n, int64_t upto, char **cause);
 
 /* int32 arrays as portable little-endian blobs. */
 void		 store_i32_encode(const int *v, int n, unsigned char *out);

@@ -3,13 +3,17 @@
  *
  * A job row holds every field of struct job; its placement, while it holds
  * cells, is a row of its own (placements). Events are appended with a link
- * to the same job's previous event (prev) and a small table names each
- * job's newest (heads), so reading one job's history follows links by
- * primary key instead of needing an index on (run, job), which would make
- * every append an insertion at a random place (the README's "State store"
- * has the numbers). The heads of the jobs being written are cached here
- * and written once per job at commit; the cache is dropped when another
- * connection has committed in between (PRAGMA data_version).
+ * to the same job's previous event (prev), so reading one job's history
+ * follows links by primary key instead of needing an index on (run, job),
+ * which would make every append an insertion at a random place (the
+ * README's "State store" has the numbers).
+ *
+ * A job's newest event (where its history starts) is kept in memory by the
+ * writer, for the runs it writes, and checkpointed to the heads table (one
+ * row per run: an int64 per job id) every STORE_HEADS_EVERY events; in
+ * between, the run's tail after the checkpoint (by the events_run index)
+ * says the rest. The memory is dropped when another connection committed
+ * in between (PRAGMA data_version), and rebuilt from checkpoint and tail.
  */
 #include "store/store-int.h"
 
@@ -20,8 +24,8 @@
 #include "core/xmalloc.h"
 #include "sim/model.h"
 
-/* Job ids above this go uncached (one read and one write per event). */
-#define CHAIN_MAX_JOB	(1 << 24)
+/* Job ids the heads can hold (an array by id); beyond, events get no link. */
+#define HEADS_MAX_JOB	(1 << 24)
 
 /* ---- names of enums ---- */
 
@@ -91,6 +95,9 @@ members_parse(const char *s, struct job *j)
 }
 
 /* ---- jobs ---- */
+
+static int	job_newest(struct store *st, int64_t run, int job, int64_t *seq,
+		    char **cause);
 
 void
 store_job_init(struct store_job *sj)
@@ -314,11 +321,11 @@ job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *s
 	j->suspensions = sqlite3_column_int(q, 27);
 	j->opportunistic = sqlite3_column_int(q, 28) != 0;
 	j->engine_id = sqlite3_column_int(q, 29);
-	sj->last_seq = sqlite3_column_int64(q, 30);
 	if (sqlite3_column_type(q, 31) != SQLITE_NULL) {
 		sj->blob_len = (size_t)sqlite3_column_bytes(q, 31);
 		sj->blob = xmalloc(sj->blob_len + 1);
-		memcpy(sj->blob, sqlite3_column_blob(q, 31), sj->blob_len);
+		if (sj->blob_len > 0)
+			memcpy(sj->blob, sqlite3_column_blob(q, 31), sj->blob_len);
 	}
 	if (sqlite3_column_type(q, 32) == SQLITE_NULL)
 		return 0;
@@ -374,6 +381,10 @@ job_one(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *out,
 	rc = job_from_row(st, run, q, out, cause);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
+	if (rc == 0 && job_newest(st, run, out->job.id, &out->last_seq, cause) != 0) {
+		store_job_release(out);
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -457,8 +468,16 @@ store_job_load(struct store *st, int64_t run,
 	sqlite3_stmt *q;
 	int rc, stop = 0;
 
-	if ((q = store_stmt(st, SQ_JOB_LOAD, cause)) == NULL)
+	int64_t *heads = NULL;
+	size_t nheads = 0;
+
+	/* Every job's newest event at once: one read, not one per job. */
+	if (store_heads_read(st, run, &heads, &nheads, NULL, cause) != 0)
 		return -1;
+	if ((q = store_stmt(st, SQ_JOB_LOAD, cause)) == NULL) {
+		free(heads);
+		return -1;
+	}
 	store_job_init(&sj);
 	sqlite3_bind_int64(q, 1, run);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -466,9 +485,12 @@ store_job_load(struct store *st, int64_t run,
 			stop = -1;
 			break;
 		}
+		if (sj.job.id >= 0 && (size_t)sj.job.id < nheads)
+			sj.last_seq = heads[sj.job.id];
 		if ((stop = fn(arg, &sj)) != 0)
 			break;
 	}
+	free(heads);
 	store_job_release(&sj);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
@@ -477,97 +499,238 @@ store_job_load(struct store *st, int64_t run,
 	return stop;
 }
 
-/* ---- the event chains ---- */
+/* ---- job heads ---- */
 
 void
-store_chain_reset(struct store *st)
+store_heads_reset(struct store *st)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < st->ndirty; i++)
-		st->chain[st->dirty[i]].dirty = false;
-	st->ndirty = 0;
-	if (++st->chain_gen == 0) {	/* wrapped: really forget */
-		memset(st->chain, 0, st->nchain * sizeof *st->chain);
-		st->chain_gen = 1;
+	for (i = 0; i < STORE_HEADS_RUNS; i++) {
+		free(st->heads[i].seq);
+		memset(&st->heads[i], 0, sizeof st->heads[i]);
 	}
+}
+
+/* Make seq hold job ids up to job. */
+static void
+heads_grow(int64_t **seq, size_t *n, size_t job)
+{
+	size_t m = *n ? *n : 1024;
+
+	if (job < *n)
+		return;
+	while (m <= job)
+		m *= 2;
+	*seq = xreallocarray(*seq, m, sizeof **seq);
+	memset(*seq + *n, 0, (m - *n) * sizeof **seq);
+	*n = m;
 }
 
 int
-store_chain_flush(struct store *st, char **cause)
+store_heads_read(struct store *st, int64_t run, int64_t **seqp, size_t *np,
+    int64_t *uptop, char **cause)
 {
-	struct store_chain *c;
+	const unsigned char *b;
 	sqlite3_stmt *q;
-	size_t i;
+	int64_t *seq = NULL, upto = 0, s, job;
+	size_t n = 0, k, nb;
+	uint64_t u;
+	int rc, x;
 
-	for (i = 0; i < st->ndirty; i++) {
-		c = &st->chain[st->dirty[i]];
-		if ((q = store_stmt(st, SQ_HEAD_SET, cause)) == NULL)
-			return -1;
-		sqlite3_bind_int64(q, 1, st->chain_run);
-		sqlite3_bind_int(q, 2, st->dirty[i]);
-		sqlite3_bind_int64(q, 3, c->seq);
-		if (store_step_done(st, q, cause) != 0)
-			return -1;
-		c->dirty = false;
-	}
-	st->ndirty = 0;
-	return 0;
-}
-
-/* The newest event of a job as stored (0 when none). */
-static int
-job_last_seq(struct store *st, int64_t run, int job, int64_t *seq, char **cause)
-{
-	sqlite3_stmt *q;
-	int rc;
-
-	*seq = 0;
 	if ((q = store_stmt(st, SQ_HEAD_GET, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int(q, 2, job);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
-		*seq = sqlite3_column_int64(q, 0);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		upto = sqlite3_column_int64(q, 0);
+		b = sqlite3_column_blob(q, 1);
+		nb = (size_t)sqlite3_column_bytes(q, 1) / 8;
+		if (nb > 0)
+			heads_grow(&seq, &n, nb - 1);
+		for (k = 0; k < nb; k++) {
+			for (u = 0, x = 7; x >= 0; x--)
+				u = u << 8 | b[8 * k + (size_t)x];
+			seq[k] = (int64_t)u;
+		}
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		store_fail(st, rc, cause);
+		sqlite3_reset(q);
+		free(seq);
+		return -1;
+	}
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
+	/* The tail: the run's events after the checkpoint, in order. */
+	if ((q = store_stmt(st, SQ_EVENT_TAIL, cause)) == NULL) {
+		free(seq);
+		return -1;
+	}
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int64(q, 2, upto);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		s = sqlite3_column_int64(q, 0);
+		job = sqlite3_column_int64(q, 1);
+		if (job < 0 || job >= HEADS_MAX_JOB)
+			continue;
+		heads_grow(&seq, &n, (size_t)job);
+		seq[job] = s;
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(st, rc, cause);
+		sqlite3_reset(q);
+		free(seq);
+		return -1;
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	*seqp = seq;
+	*np = n;
+	if (uptop != NULL)
+		*uptop = upto;
+	return 0;
 }
 
-/* The cached chain entry of a job of run, read from the store if new. */
-static struct store_chain *
-chain_get(struct store *st, int64_t run, int job, char **cause)
+int
+store_heads_write(struct store *st, int64_t run, const int64_t *seq, size_t n,
+    int64_t upto, char **cause)
 {
-	struct store_chain *c;
-	size_t n;
+	unsigned char *b;
+	sqlite3_stmt *q;
+	size_t k, used = n;
+	uint64_t u;
+	int x, rc = -1;
 
-	if (job >= CHAIN_MAX_JOB)
+	while (used > 0 && seq[used - 1] == 0)
+		used--;
+	b = xmalloc(used * 8 + 1);
+	for (k = 0; k < used; k++)
+		for (u = (uint64_t)seq[k], x = 0; x < 8; x++)
+			b[8 * k + (size_t)x] = (unsigned char)(u >> (8 * x));
+	if ((q = store_stmt(st, SQ_HEAD_SET, cause)) != NULL) {
+		sqlite3_bind_int64(q, 1, run);
+		sqlite3_bind_int64(q, 2, upto);
+		sqlite3_bind_blob64(q, 3, b, used * 8, SQLITE_STATIC);
+		rc = store_step_done(st, q, cause);
+	}
+	free(b);
+	return rc;
+}
+
+/*
+ * Checkpoint h if it has events of this transaction and its tail is long:
+ * seqs since the checkpoint (events of other runs count too, so this errs
+ * towards checkpointing early).
+ */
+static int
+heads_checkpoint(struct store *st, struct store_heads *h, char **cause)
+{
+	if (h->run == 0 || !h->dirty || h->last - h->upto < st->heads_every)
+		return 0;
+	if (store_heads_write(st, h->run, h->seq, h->n, h->last, cause) != 0)
+		return -1;
+	h->upto = h->last;
+	return 0;
+}
+
+int
+store_heads_flush(struct store *st, char **cause)
+{
+	int i;
+
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		if (heads_checkpoint(st, &st->heads[i], cause) != 0)
+			return -1;
+	return 0;
+}
+
+/* The heads of a run we write, loaded from the store the first time. */
+static struct store_heads *
+heads_of(struct store *st, int64_t run, char **cause)
+{
+	struct store_heads *h = NULL;
+	int64_t last;
+	int i;
+
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		if (st->heads[i].run == run) {
+			st->heads[i].used = ++st->heads_clock;
+			return &st->heads[i];
+		}
+	/* A free slot, else the least recently used, checkpointed first. */
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		if (h == NULL || st->heads[i].run == 0 ||
+		    (h->run != 0 && st->heads[i].used < h->used))
+			h = &st->heads[i];
+	if (heads_checkpoint(st, h, cause) != 0)
 		return NULL;
-	if (st->chain_run != run) {
-		if (store_chain_flush(st, cause) != 0)
-			return NULL;
-		store_chain_reset(st);
-		st->chain_run = run;
+	free(h->seq);
+	memset(h, 0, sizeof *h);
+	if (store_heads_read(st, run, &h->seq, &h->n, &h->upto, cause) != 0 ||
+	    store_event_last_seq(st, run, &last, cause) != 0) {
+		free(h->seq);
+		memset(h, 0, sizeof *h);
+		return NULL;
 	}
-	if (st->chain_gen == 0)
-		st->chain_gen = 1;
-	if ((size_t)job >= st->nchain) {
-		n = st->nchain ? st->nchain : 1024;
-		while (n <= (size_t)job)
-			n *= 2;
-		st->chain = xreallocarray(st->chain, n, sizeof *st->chain);
-		memset(st->chain + st->nchain, 0, (n - st->nchain) * sizeof *st->chain);
-		st->nchain = n;
+	h->run = run;
+	h->last = last > h->upto ? last : h->upto;
+	h->used = ++st->heads_clock;
+	return h;
+}
+
+/* A job's newest event (0: none), as a reader sees it. */
+static int
+job_newest(struct store *st, int64_t run, int job, int64_t *seq, char **cause)
+{
+	const unsigned char *b;
+	sqlite3_stmt *q;
+	int64_t upto = 0;
+	uint64_t u;
+	int i, rc, x;
+
+	*seq = 0;
+	/*
+	 * A run we write, in our transaction: our memory has it (our own
+	 * events too; nobody else writes while we hold the lock). Outside
+	 * one, another connection may have written since.
+	 */
+	for (i = 0; st->txn && i < STORE_HEADS_RUNS; i++)
+		if (st->heads[i].run == run) {
+			if (job >= 0 && (size_t)job < st->heads[i].n)
+				*seq = st->heads[i].seq[job];
+			return 0;
+		}
+	/* Its newest event after the checkpoint, else the checkpoint's. */
+	if ((q = store_stmt(st, SQ_HEAD_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		upto = sqlite3_column_int64(q, 0);
+		b = sqlite3_column_blob(q, 1);
+		if (job >= 0 && (size_t)job < (size_t)sqlite3_column_bytes(q, 1) / 8) {
+			for (u = 0, x = 7; x >= 0; x--)
+				u = u << 8 | b[8 * (size_t)job + (size_t)x];
+			*seq = (int64_t)u;
+		}
 	}
-	c = &st->chain[job];
-	if (c->gen != st->chain_gen) {
-		if (job_last_seq(st, run, job, &c->seq, cause) != 0)
-			return NULL;
-		c->gen = st->chain_gen;
-		c->dirty = false;
-	}
-	return c;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store_fail(st, rc, cause);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	if ((q = store_stmt(st, SQ_EVENT_TAIL_JOB, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int64(q, 2, upto);
+	sqlite3_bind_int(q, 3, job);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*seq = sqlite3_column_int64(q, 0);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store_fail(st, rc, cause);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* ---- events ---- */
@@ -576,20 +739,18 @@ int
 store_event_append(struct store *st, int64_t run, const struct rec *r,
     int64_t *seqp, char **cause)
 {
-	struct store_chain *c = NULL, big = { 0, 0, false };
+	struct store_heads *h = NULL;
 	bool own = !st->txn;
 	sqlite3_stmt *q;
-	int64_t seq;
+	int64_t seq, prev = 0;
 
 	if (own && store_begin(st, cause) != 0)
 		return -1;
-	if (r->job >= 0) {
-		if (r->job >= CHAIN_MAX_JOB) {
-			c = &big;
-			if (job_last_seq(st, run, r->job, &big.seq, cause) != 0)
-				goto fail;
-		} else if ((c = chain_get(st, run, r->job, cause)) == NULL)
+	if (r->job >= 0 && r->job < HEADS_MAX_JOB) {
+		if ((h = heads_of(st, run, cause)) == NULL)
 			goto fail;
+		heads_grow(&h->seq, &h->n, (size_t)r->job);
+		prev = h->seq[r->job];
 	}
 	if ((q = store_stmt(st, SQ_EVENT_INSERT, cause)) == NULL)
 		goto fail;
@@ -602,25 +763,14 @@ store_event_append(struct store *st, int64_t run, const struct rec *r,
 	store_bind_int_or_null(q, 7, r->by, r->by < 0);
 	sqlite3_bind_text(q, 8, r->detail, (int)strnlen(r->detail, sizeof r->detail),
 	    SQLITE_STATIC);
-	store_bind_int_or_null(q, 9, c != NULL ? c->seq : 0, c == NULL || c->seq == 0);
+	store_bind_int_or_null(q, 9, prev, prev == 0);
 	if (store_step_done(st, q, cause) != 0)
 		goto fail;
 	seq = sqlite3_last_insert_rowid(st->db);
-	if (c == &big) {
-		if ((q = store_stmt(st, SQ_HEAD_SET, cause)) == NULL)
-			goto fail;
-		sqlite3_bind_int64(q, 1, run);
-		sqlite3_bind_int(q, 2, r->job);
-		sqlite3_bind_int64(q, 3, seq);
-		if (store_step_done(st, q, cause) != 0)
-			goto fail;
-	} else if (c != NULL) {
-		c->seq = seq;
-		if (!c->dirty) {
-			c->dirty = true;
-			XGROW(st->dirty, st->dirty_cap, st->ndirty + 1);
-			st->dirty[st->ndirty++] = r->job;
-		}
+	if (h != NULL) {
+		h->seq[r->job] = seq;
+		h->last = seq;
+		h->dirty = true;
 	}
 	if (seqp != NULL)
 		*seqp = seq;
@@ -728,20 +878,13 @@ events_of_job(struct store *st, const struct store_event_filter *f,
 {
 	struct owned_event *v = NULL;
 	struct store_event ev;
-	struct store_chain *c;
 	size_t n = 0, cap = 0;
 	sqlite3_stmt *q;
 	int64_t seq;
 	int rc;
 
-	if (job_last_seq(st, f->run, f->job, &seq, cause) != 0)
+	if (job_newest(st, f->run, f->job, &seq, cause) != 0)
 		return -1;
-	/* Our own transaction's appends are not in heads yet. */
-	if (st->txn && st->chain_run == f->run && (size_t)f->job < st->nchain) {
-		c = &st->chain[f->job];
-		if (c->gen == st->chain_gen && c->seq > seq)
-			seq = c->seq;
-	}
 	while (seq > f->after) {
 		if ((q = store_stmt(st, SQ_EVENT_GET, cause)) == NULL)
 			goto fail;

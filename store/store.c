@@ -42,12 +42,11 @@
 	"j.elastic_max, j.state, j.reason, j.state_since, j.first_start, " \
 	"j.end_time, j.queued, j.attained, j.run_time, j.work_done, j.ckpt_work, " \
 	"j.lost_work, j.restarts, j.preemptions, j.suspensions, j.opportunistic, " \
-	"j.engine_id, h.seq, j.emu, " \
+	"j.engine_id, NULL, j.emu, " \
 	"p.engine_id, p.chain, p.pin, p.priority, p.orig_priority, p.lazy, " \
 	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus"
 #define JOB_FROM \
-	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id" \
-	" LEFT JOIN heads h ON h.run = j.run AND h.job = j.id"
+	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
 #define EVENT_COLS \
 	"e.seq, e.run, e.t, e.kind, e.job, e.vc, e.cell, e.by_job, e.detail, " \
 	"j.name, b.name, v.name"
@@ -114,9 +113,12 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "suspensions = excluded.suspensions, "
 	    "opportunistic = excluded.opportunistic, engine_id = excluded.engine_id",
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
-	[SQ_HEAD_GET] = "SELECT seq FROM heads WHERE run = ?1 AND job = ?2",
-	[SQ_HEAD_SET] = "INSERT INTO heads(run, job, seq) VALUES (?1, ?2, ?3) "
-	    "ON CONFLICT (run, job) DO UPDATE SET seq = excluded.seq",
+	[SQ_HEAD_GET] = "SELECT upto, seqs FROM heads WHERE run = ?1",
+	[SQ_HEAD_SET] = "INSERT OR REPLACE INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
+	[SQ_EVENT_TAIL_JOB] = "SELECT max(seq) FROM events WHERE run = ?1 AND seq > ?2 "
+	    "AND job = ?3",
+	[SQ_EVENT_TAIL] = "SELECT seq, job FROM events WHERE run = ?1 AND seq > ?2 "
+	    "AND job IS NOT NULL ORDER BY seq",
 	[SQ_DATA_VERSION] = "PRAGMA data_version",
 	[SQ_JOB_GET] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id = ?2",
 	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.name = ?2",
@@ -504,8 +506,41 @@ store_busy_ms(void)
 	return (int)ms;
 }
 
+/*
+ * 1 -> 2: job heads become one checkpoint row per run (the per-job rows
+ * cost a random write per event); the events index covers the job, for
+ * the tail scans. Runs start without a checkpoint: their whole log is the
+ * tail until the next one. Versions of 1 kept the heads in jobs.last_seq
+ * instead; that column goes.
+ */
+static const char store_migrate_1_2[] =
+    "DROP TABLE IF EXISTS heads;"
+    "CREATE TABLE heads ("
+    " run INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    " upto INTEGER NOT NULL,"
+    " seqs BLOB NOT NULL);"
+    "DROP INDEX IF EXISTS events_run;"
+    "CREATE INDEX events_run ON events(run, seq, job);";
+
+static int
+store_migrate_1_2_fn(struct store *st, char **cause)
+{
+	sqlite3_stmt *q;
+	bool has = false;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('jobs') "
+	    "WHERE name = 'last_seq'", -1, &q, NULL);
+	if (rc != SQLITE_OK)
+		return store_fail(st, rc, cause);
+	has = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return has ? store_exec(st, "ALTER TABLE jobs DROP COLUMN last_seq", cause) : 0;
+}
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
+	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 
@@ -601,6 +636,7 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	st->write = write;
 	st->memory = store_is_memory(path);
 	st->busy_ms = store_busy_ms();
+	st->heads_every = STORE_HEADS_EVERY;
 	if (!st->memory) {
 		if (stat(path, &sb) != 0) {
 			if (errno != ENOENT) {
@@ -704,8 +740,7 @@ store_close(struct store *st)
 		sqlite3_finalize(st->stmt[i]);
 	if (st->db != NULL)
 		sqlite3_close(st->db);
-	free(st->chain);
-	free(st->dirty);
+	store_heads_reset(st);
 	free(st->path);
 	free(st);
 }
@@ -767,7 +802,7 @@ store_begin(struct store *st, char **cause)
 	dv = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
 	if (dv != st->data_version) {
-		store_chain_reset(st);
+		store_heads_reset(st);
 		st->data_version = dv;
 	}
 	return 0;
@@ -780,14 +815,17 @@ int
 store_commit(struct store *st, char **cause)
 {
 	sqlite3_stmt *s;
+	int i;
 
 	if (!st->txn)
 		fatal("store_commit: no transaction");
-	if (store_chain_flush(st, cause) != 0)
+	if (store_heads_flush(st, cause) != 0)
 		return -1;
 	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		st->heads[i].dirty = false;
 	st->txn = false;
 	return 0;
 }
@@ -801,7 +839,7 @@ store_rollback(struct store *st)
 	if (!st->txn)
 		return;
 	st->txn = false;
-	store_chain_reset(st);
+	store_heads_reset(st);
 	/* SQLite may have rolled back already (disk full, I/O error). */
 	if (sqlite3_get_autocommit(st->db))
 		return;
@@ -897,7 +935,8 @@ store_spec_get(struct store *st, int64_t id, struct store_spec *out, char **caus
 	out->path = store_col_strdup(q, 2);
 	out->text_len = (size_t)sqlite3_column_bytes(q, 3);
 	out->text = xmalloc(out->text_len + 1);
-	memcpy(out->text, sqlite3_column_blob(q, 3), out->text_len);
+	if (out->text_len > 0)
+		memcpy(out->text, sqlite3_column_blob(q, 3), out->text_len);
 	out->text[out->text_len] = '\0';
 	store_done(st, q, SQLITE_DONE, cause);
 	if ((q = store_stmt(st, SQ_SPEC_VCS, cause)) == NULL)
@@ -1207,7 +1246,8 @@ store_run_get_blob(struct store *st, int64_t id, void **data, size_t *len,
 	if (sqlite3_column_type(q, 0) != SQLITE_NULL) {
 		*len = (size_t)sqlite3_column_bytes(q, 0);
 		*data = xmalloc(*len + 1);
-		memcpy(*data, sqlite3_column_blob(q, 0), *len);
+		if (*len > 0)
+			memcpy(*data, sqlite3_column_blob(q, 0), *len);
 	}
 	return store_done(st, q, SQLITE_DONE, cause);
 }

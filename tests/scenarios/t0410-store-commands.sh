@@ -256,7 +256,7 @@ run "$CELLAR" --db "$TMP/copy.db" history low --run 3 -o csv --no-header
     ok import-new-history || not_ok import-new-history "$OUT"
 run "$CELLAR" --db "$TMP/copy.db" db check
 check_rc import-new-check 0
-printf '{"schema_version":1,"kind":"cellar-dump","store_version":1,"tables":{"runs":{"columns":["id"],"rows":[]}}}\n' >"$TMP/bad.json"
+printf '{"schema_version":1,"kind":"cellar-dump","store_version":2,"tables":{"runs":{"columns":["id"],"rows":[]}}}\n' >"$TMP/bad.json"
 run "$CELLAR" --db "$TMP/empty.db" import "$TMP/bad.json"
 check_rc import-bad-rc 1
 check_err_has import-bad "table 'runs': 1 columns; this cellar has: id, kind, spec"

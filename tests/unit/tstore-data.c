@@ -673,7 +673,7 @@ test_dump_roundtrip(void)
 	cause = NULL;
 	strbuf_addf(&d3, "%.*s", (int)d1.len, d1.buf);
 	{
-		char *p = strstr(d3.buf, "\"store_version\":1");
+		char *p = strstr(d3.buf, "\"store_version\":2");
 
 		p[16] = '9';
 	}

@@ -1,9 +1,10 @@
 /*
  * tstore-open.c — opening the state store: the default path, modes 0600 and
  * 0700, a read-only open that creates nothing, :memory:, WAL mode, files
- * that are no cellar store, a newer schema refused, and the migration
- * machinery: a hand-made "v0" database, a fake step from 1 to 2, and a
- * failing step that leaves the database as it was.
+ * that are no cellar store, a newer schema refused, and the migrations: a
+ * hand-made "v0" database, a hand-made version 1 database brought to 2, a
+ * fake step from 2 to 3, and a failing step that leaves the database as it
+ * was; job heads across checkpoints and writers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -224,7 +225,7 @@ test_not_a_store(void)
 	raw_sql(path, "PRAGMA user_version = 7");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 7, newer than this "
-	    "cellar (1): upgrade cellar") != NULL, "%s", cause);
+	    "cellar (2): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -239,64 +240,301 @@ fake_fn(struct store *st, char **cause)
 	return store_exec(st, "UPDATE runs SET note = 'migrated'", cause);
 }
 
+/*
+ * A version 1 database as the first cellar that had a store made it (the
+ * tables the migration to 2 touches, as they were; the others are those of
+ * today): job heads as a row per job, the events index without the job.
+ */
+static const char schema_v1[] =
+    "CREATE TABLE specs (id INTEGER PRIMARY KEY, hash TEXT NOT NULL,"
+    " path TEXT NOT NULL, text TEXT NOT NULL, created REAL NOT NULL);"
+    "CREATE INDEX specs_hash ON specs(hash);"
+    "CREATE TABLE spec_vcs (spec INTEGER NOT NULL REFERENCES specs(id) ON DELETE"
+    " CASCADE, idx INTEGER NOT NULL, name TEXT NOT NULL, gpus INTEGER NOT NULL,"
+    " PRIMARY KEY (spec, idx)) WITHOUT ROWID;"
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, kind TEXT NOT NULL CHECK (kind"
+    " IN ('session', 'replay')), spec INTEGER NOT NULL REFERENCES specs(id),"
+    " mode TEXT NOT NULL, policy TEXT, trace TEXT, params TEXT NOT NULL DEFAULT"
+    " '{}', seed INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL CHECK (state IN"
+    " ('running', 'done', 'interrupted')), now REAL NOT NULL DEFAULT 0, created"
+    " REAL NOT NULL, updated REAL NOT NULL, user TEXT NOT NULL, report TEXT, emu"
+    " BLOB);"
+    "CREATE TABLE jobs (run INTEGER NOT NULL REFERENCES runs(id) ON DELETE"
+    " CASCADE, id INTEGER NOT NULL, name TEXT NOT NULL, user TEXT NOT NULL"
+    " DEFAULT '', vc INTEGER NOT NULL, submit REAL NOT NULL, members TEXT NOT"
+    " NULL, gpus INTEGER NOT NULL, leaf_type INTEGER NOT NULL, class TEXT NOT"
+    " NULL, soft_affinity INTEGER NOT NULL, duration REAL NOT NULL, model TEXT,"
+    " elastic_min INTEGER NOT NULL, elastic_max INTEGER NOT NULL, state TEXT NOT"
+    " NULL, reason TEXT NOT NULL, state_since REAL NOT NULL, first_start REAL NOT"
+    " NULL, end_time REAL NOT NULL, queued REAL NOT NULL, attained REAL NOT NULL,"
+    " run_time REAL NOT NULL, work_done REAL NOT NULL, ckpt_work REAL NOT NULL,"
+    " lost_work REAL NOT NULL, restarts INTEGER NOT NULL, preemptions INTEGER NOT"
+    " NULL, suspensions INTEGER NOT NULL, opportunistic INTEGER NOT NULL,"
+    " engine_id INTEGER NOT NULL, last_seq INTEGER, emu BLOB, PRIMARY KEY (run,"
+    " id), UNIQUE (run, name));"
+    "CREATE TABLE placements (run INTEGER NOT NULL, job INTEGER NOT NULL,"
+    " engine_id INTEGER NOT NULL, chain INTEGER NOT NULL, pin INTEGER, priority"
+    " INTEGER NOT NULL, orig_priority INTEGER NOT NULL, lazy INTEGER NOT NULL,"
+    " downgraded INTEGER NOT NULL, pod_first BLOB NOT NULL, leaves BLOB NOT NULL,"
+    " vleaves BLOB, nodes TEXT NOT NULL, gpus TEXT NOT NULL, PRIMARY KEY (run,"
+    " job), FOREIGN KEY (run, job) REFERENCES jobs(run, id) ON DELETE CASCADE)"
+    " WITHOUT ROWID;"
+    "CREATE TABLE health (run INTEGER NOT NULL REFERENCES runs(id) ON DELETE"
+    " CASCADE, node TEXT NOT NULL, bad INTEGER NOT NULL, since REAL NOT NULL,"
+    " PRIMARY KEY (run, node)) WITHOUT ROWID;"
+    "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL"
+    " REFERENCES runs(id) ON DELETE CASCADE, t REAL NOT NULL, kind TEXT NOT NULL,"
+    " job INTEGER, vc INTEGER, cell INTEGER, by_job INTEGER, detail TEXT NOT NULL"
+    " DEFAULT '', prev INTEGER);"
+    "CREATE INDEX events_run ON events(run, seq);"
+    "CREATE TABLE heads (run INTEGER NOT NULL REFERENCES runs(id) ON DELETE"
+    " CASCADE, job INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (run,"
+    " job)) WITHOUT ROWID;"
+    "CREATE TABLE series (run INTEGER NOT NULL REFERENCES runs(id) ON DELETE"
+    " CASCADE, t REAL NOT NULL, pending INTEGER NOT NULL, running INTEGER NOT"
+    " NULL, used INTEGER NOT NULL, opp INTEGER NOT NULL, bad INTEGER NOT NULL,"
+    " frag REAL NOT NULL, PRIMARY KEY (run, t)) WITHOUT ROWID;"
+    "CREATE TABLE audit (id INTEGER PRIMARY KEY, at REAL NOT NULL, user TEXT NOT"
+    " NULL, run INTEGER, cmdline TEXT NOT NULL, status INTEGER NOT NULL);";
+
+/* Its data: a run, a job with three events linked, its head. */
+static const char data_v1[] =
+    "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0);"
+    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+    " VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u');"
+    "INSERT INTO jobs VALUES (1, 0, 'old', 'u', 0, 0, '1x1', 1, -1,"
+    " 'guaranteed', 0, -1, NULL, 0, 0, 'cancelled', 'None', 2, 1, 2, 1, 1, 1,"
+    " 1, 0, 0, 0, 0, 0, 0, -1, 3, NULL);"
+    "INSERT INTO events VALUES (1, 1, 0, 'submit', 0, 0, NULL, NULL, '', NULL);"
+    "INSERT INTO events VALUES (2, 1, 1, 'start', 0, 0, NULL, NULL, '', 1);"
+    "INSERT INTO events VALUES (3, 1, 2, 'release', 0, 0, NULL, NULL, '', 2);"
+    "INSERT INTO heads VALUES (1, 0, 3);"
+    "PRAGMA user_version = 1;"
+    "PRAGMA application_id = 1130720364;";
+
+static int
+seq_cb(void *arg, const struct store_event *ev)
+{
+	strbuf_addf(arg, "%lld:%s ", (long long)ev->seq, rec_kind_name(ev->rec.kind));
+	return 0;
+}
+
+static void
+probs_cb(void *arg, const char *p)
+{
+	strbuf_addf(arg, "%s\n", p);
+}
+
 static void
 test_migrations(void)
 {
-	static const struct store_migration good[] = {
+	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 1, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 2, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 2, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 3, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
+	struct store_event_filter f;
+	struct strbuf sb = STRBUF_INIT;
+	struct store_job sj;
 	struct store *st = NULL;
 	char *cause = NULL;
 	sqlite3_stmt *q;
 	const char *path = tmp_path("v0.db");
+	int np = -1;
 
 	/* A hand-made "v0" database: an empty SQLite file. */
 	raw_sql(path, "PRAGMA user_version = 0");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 1);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 1 -> 2 with a fake step (SQL and a function). */
-	memcpy(steps, good, sizeof steps);
+	/* 2 -> 3 with a fake step (SQL and a function). */
+	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 2, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 3, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 2);
+	CHECK_INTEQ(store_user_version(st, &cause), 3);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 3, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 4, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 2);
+	CHECK_INTEQ(store_user_version(st, &cause), 3);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, bad, 1, 5, &cause) == -1 || cause != NULL);
-	free(cause);
-	cause = NULL;
-	CHECK(store_migrate(st, good, 1, 4, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 5, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
 	cause = NULL;
 	/* Asked to go back: refused. */
-	CHECK(store_migrate(st, good, 2, 1, &cause) == -1);
+	CHECK(store_migrate(st, fake, 2, 2, &cause) == -1);
 	CHECK(cause != NULL && strstr(cause, "newer than this cellar") != NULL);
 	free(cause);
+	cause = NULL;
 	store_close(st);
+
+	/* A real version 1 database, by hand: opened, it is migrated to 2. */
+	path = tmp_path("v1.db");
+	raw_sql(path, schema_v1);
+	raw_sql(path, data_v1);
+	/* Read-only: it says so, and does not migrate. */
+	CHECK(store_open(path, 0, &st, &cause) == -1);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 1, older than this "
+	    "cellar (2): a command that writes migrates it") != NULL, "%s", cause);
+	free(cause);
+	cause = NULL;
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), 2);
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('jobs') "
+	    "WHERE name = 'last_seq'", -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_DONE);	/* the column is gone */
+	sqlite3_finalize(q);
+	CHECK(store_job_find(st, 1, "old", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.last_seq, 3);		/* from the tail, without heads */
+	CHECK_INTEQ(sj.job.state, JOB_CANCELLED);
+	store_job_release(&sj);
+	store_event_filter_init(&f);
+	f.run = 1;
+	f.job = 0;
+	CHECK(store_event_query(st, &f, seq_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:submit 2:start 3:release ");
+	strbuf_reset(&sb);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	store_close(st);
+}
+
+static int
+hist_cb(void *arg, const struct store_event *ev)
+{
+	strbuf_addf(arg, "%lld ", (long long)ev->seq);
+	return 0;
+}
+
+/* One job's events as "seq seq ...", through store_event_query. */
+static char *
+hist(struct store *st, int64_t run, int job)
+{
+	struct store_event_filter f;
+	struct strbuf sb = STRBUF_INIT;
+	char *cause = NULL;
+
+	store_event_filter_init(&f);
+	f.run = run;
+	f.job = job;
+	if (store_event_query(st, &f, hist_cb, &sb, &cause) != 0)
+		strbuf_addf(&sb, "error: %s", cause);
+	free(cause);
+	return strbuf_detach(&sb, NULL);
+}
+
+
+/*
+ * Job heads across checkpoints (every 3 events here), two writers in turn
+ * on one file (the second's memory must notice the first's commits), more
+ * runs at once than the writer keeps heads for, and readers that see only
+ * checkpoint and tail.
+ */
+static void
+test_heads(void)
+{
+	struct store *a = NULL, *b = NULL;
+	struct strbuf probs = STRBUF_INIT;
+	struct store_run r;
+	struct job j;
+	struct rec rec;
+	char *cause = NULL, *h, want[6][512];
+	const char *path = tmp_path("heads.db");
+	int64_t runs[6], spec;
+	int i, k, np = -1;
+
+	CHECK(store_open(path, STORE_WRITE, &a, &cause) == 0);
+	CHECK(store_open(path, STORE_WRITE, &b, &cause) == 0);
+	a->heads_every = 3;
+	b->heads_every = 3;
+	CHECK(store_exec(a, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0)", &cause) == 0);
+	spec = 1;
+	for (k = 0; k < 6; k++) {
+		store_run_init(&r);
+		r.spec = spec;
+		CHECK(store_run_create(a, &r, &cause) == 0);
+		runs[k] = r.id;
+		want[k][0] = '\0';
+		for (i = 0; i < 3; i++) {
+			job_init(&j, i, i == 0 ? "x" : i == 1 ? "y" : "z", 0, 0);
+			CHECK(store_job_put(a, r.id, &j, &cause) == 0);
+		}
+	}
+	memset(&rec, 0, sizeof rec);
+	rec.cell = rec.by = -1;
+	/* 96 events: writers take turns every 24, runs and jobs rotate. */
+	for (i = 0; i < 96; i++) {
+		struct store *w = (i / 24) % 2 ? b : a;
+		int64_t seq;
+
+		k = i % 6;
+		rec.job = i % 5 == 0 ? 2 : 0;
+		rec.t = i;
+		CHECK(store_begin(w, &cause) == 0);
+		CHECK(store_event_append(w, runs[k], &rec, &seq, &cause) == 0);
+		CHECK(store_commit(w, &cause) == 0);
+		if (rec.job == 0)
+			snprintf(want[k] + strlen(want[k]), sizeof want[k] - strlen(want[k]),
+			    "%lld ", (long long)seq);
+	}
+	for (k = 0; k < 6; k++) {
+		h = hist(a, runs[k], 0);
+		CHECKF(strcmp(h, want[k]) == 0, "run %d: [%.100s], want [%.100s]", k, h,
+		    want[k]);
+		free(h);
+	}
+	store_close(a);
+	store_close(b);
+	/* A reader of checkpoint and tail sees the same. */
+	CHECK(store_open(path, 0, &a, &cause) == 0);
+	for (k = 0; k < 6; k++) {
+		h = hist(a, runs[k], 0);
+		CHECKF(strcmp(h, want[k]) == 0, "reader, run %d: [%.100s], want [%.100s]", k, h,
+		    want[k]);
+		free(h);
+	}
+	CHECK(store_check(a, probs_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", probs.buf);
+	{
+		sqlite3_stmt *q;
+
+		CHECK(sqlite3_prepare_v2(a->db, "SELECT count(*), min(upto) FROM heads",
+		    -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW);
+		CHECKF(sqlite3_column_int(q, 0) == 6 && sqlite3_column_int(q, 1) > 0,
+		    "%d checkpoints", sqlite3_column_int(q, 0));
+		sqlite3_finalize(q);
+	}
+	/* A checkpoint that lies is found. */
+	store_close(a);
+	CHECK(store_open(path, STORE_WRITE, &a, &cause) == 0);
+	CHECK(store_exec(a, "UPDATE heads SET seqs = zeroblob(8) || substr(seqs, 9)",
+	    &cause) == 0);
+	strbuf_reset(&probs);
+	CHECK(store_check(a, probs_cb, &probs, &np, &cause) == 0);
+	CHECKF(np > 0 && strstr(probs.buf, "its head says 0") != NULL, "%.300s", probs.buf);
+	store_close(a);
+	strbuf_release(&probs);
 }
 
 static void
@@ -315,6 +553,7 @@ static const struct test tests[] = {
 	{ "memory-wal", test_memory_wal },
 	{ "not-a-store", test_not_a_store },
 	{ "migrations", test_migrations },
+	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
 
