@@ -281,7 +281,7 @@ static const struct table_colspec runs_columns[] = {
 	{ "MODE", "mode", 0, "sharing mode: hived, quota or private" },
 	{ "POLICY", "policy", 0, "scheduling policy (replays), else -" },
 	{ "TRACE", "trace", 0, "the trace replayed, else -" },
-	{ "STATE", "state", 0, "running, done or interrupted" },
+	{ "STATE", "state", 0, "running, done, or interrupted (replaced by a newer session run)" },
 	{ "NOW", "now", TABLE_NUM, "the run's clock at its last write" },
 	{ "JOBS", "jobs", TABLE_NUM, "jobs recorded" },
 	{ "CREATED", "created", 0, "when it started (UTC)" },
@@ -1738,7 +1738,7 @@ const struct cmd_entry cmd_runs_entry = {
 	    "session's live cluster (kind session: hand allocations) and emulator "
 	    "replays written with --db or CELLAR_DB (kind replay). Columns: id, "
 	    "kind, spec, sharing mode, policy and trace (replays), state (running, "
-	    "done, or interrupted: a session a later process took over), the "
+	    "done, or interrupted: a session run a newer one replaced), the "
 	    "run's clock at its last write (a UTC date for sessions, seconds for "
 	    "replays), jobs and when it started; -o wide adds the user, seed, last "
 	    "write and the spec's hash.\n"
