@@ -204,8 +204,9 @@ int		 store_run_interrupt_sessions(struct store *st, int64_t keep, int *n,
 /* ---- jobs and placements ---- */
 
 /*
- * A placement with its arrays owned (store_placement_release frees them)
- * and the people's view: nodes (a hostlist) and gpus (addresses per node).
+ * A placement with its arrays owned (store_job_release frees them, with
+ * the job that holds it) and the people's view: nodes (a hostlist) and
+ * gpus (addresses per node).
  */
 struct store_placement {
 	struct engine_placement	 pl;	/* pl.name points to the job's name */
@@ -278,9 +279,11 @@ struct store_event {
 };
 
 /*
- * Append r to run's log; *seq (may be NULL) gets its seq. The newest event
- * of each job (its head) is kept in memory and written at store_commit (at
- * once outside a transaction). One process writes a run at a time.
+ * Append r to run's log; *seq (may be NULL) gets its seq, and the event a
+ * link to the job's previous one. The newest event of each job (its head)
+ * is kept in memory and checkpointed at a store_commit every 65,536 events
+ * or so (readers find the rest in the run's tail). Outside a transaction
+ * the append commits on its own.
  */
 int		 store_event_append(struct store *st, int64_t run, const struct rec *r,
 		    int64_t *seq, char **cause);
