@@ -168,6 +168,56 @@ unpack_count(struct unpack *u, int max, size_t size, const char *what)
 	return (int)n;
 }
 
+uint32_t
+crc32_update(uint32_t crc, const void *buf, size_t n)
+{
+	/* a nibble at a time: 16 entries instead of 256 */
+	static const uint32_t tab[16] = {
+		0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+		0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+		0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+		0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+	};
+	const unsigned char *p = buf;
+	size_t i;
+
+	crc = ~crc;
+	for (i = 0; i < n; i++) {
+		crc ^= p[i];
+		crc = (crc >> 4) ^ tab[crc & 15];
+		crc = (crc >> 4) ^ tab[crc & 15];
+	}
+	return ~crc;
+}
+
+void
+pack_seal(struct strbuf *sb, size_t start)
+{
+	pack_u32(sb, crc32_update(0, sb->buf + start, sb->len - start));
+}
+
+int
+unpack_unseal(struct unpack *u)
+{
+	uint32_t want, got = 0;
+	size_t body;
+	int i;
+
+	if (u->failed)
+		return -1;
+	if (u->len - u->off < 4)
+		return unpack_fail(u, "truncated: no checksum");
+	body = u->len - 4;
+	for (i = 0; i < 4; i++)
+		got |= (uint32_t)u->p[body + (size_t)i] << (8 * i);
+	want = crc32_update(0, u->p + u->off, body - u->off);
+	if (got != want)
+		return unpack_fail(u, "checksum %08x, the bytes say %08x (corrupt or "
+		    "truncated)", (unsigned)got, (unsigned)want);
+	u->len = body;
+	return 0;
+}
+
 size_t
 unpack_left(const struct unpack *u)
 {

@@ -11,6 +11,11 @@
  * cleanly and nothing is left over. Callers check once at the end (or
  * before using a count to allocate: unpack_count).
  *
+ * A sealed encoding ends with the CRC-32 (IEEE 802.3, as zlib's crc32) of
+ * all its bytes before: pack_seal appends it, unpack_unseal checks it first
+ * and hides it from the reads, so a bit flipped anywhere is refused before
+ * any value is believed.
+ *
  * Ownership: a cursor borrows its bytes; they must outlive it.
  *
  * Invariants:
@@ -59,6 +64,12 @@ int	 unpack_count(struct unpack *u, int max, size_t size, const char *what);
 /* Mark the cursor failed (if not already) with a message; returns -1. */
 int	 unpack_fail(struct unpack *u, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/* CRC-32 of n bytes, continuing from crc (0 to start). */
+uint32_t crc32_update(uint32_t crc, const void *buf, size_t n);
+/* Append the CRC-32 of sb's bytes from offset start on. */
+void	 pack_seal(struct strbuf *sb, size_t start);
+/* Check and drop the trailing CRC-32 of a sealed encoding (fails the cursor). */
+int	 unpack_unseal(struct unpack *u);
 /* Bytes not read yet. */
 size_t	 unpack_left(const struct unpack *u);
 /*

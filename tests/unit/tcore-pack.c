@@ -161,7 +161,48 @@ test_counts_and_leftovers(void)
 	strbuf_release(&sb);
 }
 
+static void
+test_seal(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct unpack u;
+	char why[200];
+	size_t i, bit;
+	int refused = 0;
+
+	/* the standard check value */
+	CHECK(crc32_update(0, "123456789", 9) == 0xcbf43926);
+	CHECK(crc32_update(crc32_update(0, "1234", 4), "56789", 5) == 0xcbf43926);
+	pack_u8(&sb, 1);
+	pack_f64(&sb, 3.25);
+	pack_i32(&sb, -7);
+	pack_seal(&sb, 0);
+	unpack_init(&u, sb.buf, sb.len);
+	CHECK(unpack_unseal(&u) == 0);
+	CHECK(unpack_u8(&u) == 1);
+	CHECK(unpack_f64(&u) == 3.25);
+	CHECK(unpack_i32(&u) == -7);
+	CHECKF(unpack_finish(&u, "blob", why, sizeof why) == 0, "%s", why);
+	/* every single bit flipped, anywhere, is refused before any read */
+	for (i = 0; i < sb.len; i++)
+		for (bit = 0; bit < 8; bit++) {
+			sb.buf[i] ^= (char)(1u << bit);
+			unpack_init(&u, sb.buf, sb.len);
+			refused += unpack_unseal(&u) < 0 && strstr(u.why, "checksum") != NULL;
+			sb.buf[i] ^= (char)(1u << bit);
+		}
+	CHECK_INTEQ(refused, sb.len * 8);
+	/* and every truncation */
+	for (refused = 0, i = 0; i < sb.len; i++) {
+		unpack_init(&u, sb.buf, i);
+		refused += unpack_unseal(&u) < 0;
+	}
+	CHECK_INTEQ(refused, sb.len);
+	strbuf_release(&sb);
+}
+
 static const struct test tests[] = {
+	{ "seal", test_seal },
 	{ "bytes", test_bytes },
 	{ "round-trip", test_round_trip },
 	{ "truncated", test_truncated },
