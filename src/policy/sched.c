@@ -66,6 +66,8 @@ struct sched {
 	long long		*fen;		/* per VC: Fenwick tree over classes */
 	int			 npending;
 	struct sched_stats	 st;
+	void			(*changed)(void *, int);	/* invariant 3 */
+	void			*changed_arg;
 };
 
 #define NCLASS (POLICY_MAX_CLASS + 1)
@@ -184,8 +186,10 @@ sched_create(struct engine *e, const struct policy *p, struct job *jobs, int njo
 	s->shape = xcalloc((size_t)n, sizeof *s->shape);
 	s->pos = xcalloc((size_t)n, sizeof *s->pos);
 	s->running = xcalloc((size_t)n, sizeof *s->running);
-	for (i = 0; i < njobs; i++)
+	for (i = 0; i < njobs; i++) {
 		s->dom[i] = s->pos[i] = -1;
+		s->key[i].id = i;
+	}
 	s->ndoms = s->nvcs + (s->private_mode ? s->nvcs : 1);
 	s->doms = xcalloc((size_t)s->ndoms, sizeof *s->doms);
 	for (i = 0; i < s->ndoms; i++) {
@@ -226,6 +230,31 @@ sched_free(struct sched *s)
 	free(s->used);
 	free(s->fen);
 	free(s);
+}
+
+/* ---- writes to struct job (invariant 3) ---- */
+
+void
+sched_on_change(struct sched *s, void (*fn)(void *arg, int job), void *arg)
+{
+	s->changed = fn;
+	s->changed_arg = arg;
+}
+
+static void
+changed(struct sched *s, int job)
+{
+	if (s->changed != NULL)
+		s->changed(s->changed_arg, job);
+}
+
+static void
+set_reason(struct sched *s, int job, enum job_reason r)
+{
+	if (s->jobs[job].reason == r)
+		return;
+	s->jobs[job].reason = r;
+	changed(s, job);
 }
 
 /* ---- pending jobs ---- */
@@ -286,7 +315,7 @@ sched_submit(struct sched *s, int job, double now)
 	s->shape[job] = shape_of(d, j);
 	heap_push(s, &d->shapes[s->shape[job]], job);
 	d->dirty = true;
-	j->reason = JOB_REASON_PRIORITY;
+	set_reason(s, job, JOB_REASON_PRIORITY);
 	s->npending++;
 }
 
@@ -336,6 +365,7 @@ unrun(struct sched *s, int job)
 	s->running[job] = false;
 	j->engine_id = -1;
 	j->opportunistic = false;
+	changed(s, job);
 }
 
 static void
@@ -357,6 +387,7 @@ run(struct sched *s, int job, int engine_id, bool opp)
 		s->used[j->vc] += j->gpus;
 		fen_add(s, j->vc, s->klass[job], j->gpus);
 	}
+	changed(s, job);
 }
 
 void
@@ -499,7 +530,7 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 	}
 	if (room < j->gpus) {
 		s->st.fast_rejects++;
-		j->reason = opp ? JOB_REASON_RESOURCES : JOB_REASON_VCFULL;
+		set_reason(s, job, opp ? JOB_REASON_RESOURCES : JOB_REASON_VCFULL);
 		return false;
 	}
 	request(s, job, opp, &r);
@@ -513,11 +544,12 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 			s->st.relaxed++;
 	}
 	if (id < 0) {
-		j->reason = job_reason_from_engine(plan->fail);
-		if (j->reason == JOB_REASON_VCFULL && !opp &&
+		enum job_reason why = job_reason_from_engine(plan->fail);
+		if (why == JOB_REASON_VCFULL && !opp &&
 		    s->quota[j->vc] - s->used[j->vc] >= j->gpus)
-			j->reason = j->nmembers > 1 || j->members[0].pods > 1 ?
+			why = j->nmembers > 1 || j->members[0].pods > 1 ?
 			    JOB_REASON_GANG : JOB_REASON_FRAGMENTED;
+		set_reason(s, job, why);
 		return false;
 	}
 	/* victims first: the engine has already taken their cells */
@@ -529,6 +561,7 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 			s->used[vj->vc] -= vj->gpus;
 			fen_add(s, vj->vc, s->klass[v], -vj->gpus);
 			vj->opportunistic = true;
+			changed(s, v);
 			act(acts, nacts, cap, SCHED_DOWNGRADE, v, job);
 		} else {
 			unrun(s, v);
@@ -538,7 +571,7 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 	}
 	unqueue(s, job);
 	run(s, job, id, plan->opportunistic);
-	j->reason = JOB_REASON_NONE;
+	set_reason(s, job, JOB_REASON_NONE);
 	act(acts, nacts, cap, SCHED_START, job, -1);
 	s->st.starts++;
 	return true;
@@ -612,6 +645,153 @@ int
 sched_pending(const struct sched *s)
 {
 	return s->npending;
+}
+
+/* ---- crash recovery ---- */
+
+void
+sched_job_key(const struct sched *s, int job, struct policy_key *key, int *klass)
+{
+	if (job < 0 || job >= s->njobs) {
+		memset(key, 0, sizeof *key);
+		key->id = job;
+		*klass = 0;
+		return;
+	}
+	*key = s->key[job];
+	*klass = s->klass[job];
+}
+
+/* Can this job, key and class be what a scheduler held? */
+static int
+restorable(const struct sched *s, int job, const struct policy_key *key, int klass,
+    char *why, size_t len)
+{
+	const struct job *j;
+	int i;
+
+	if (job < 0 || job >= s->njobs) {
+		bufprintf(why, len, "job %d is out of range 0..%d", job, s->njobs - 1);
+		return -1;
+	}
+	j = &s->jobs[job];
+	if (s->dom[job] >= 0 || s->running[job]) {
+		bufprintf(why, len, "job '%s' is already %s", j->name,
+		    s->running[job] ? "running" : "queued");
+		return -1;
+	}
+	if (j->vc < 0 || j->vc >= s->nvcs || j->gpus <= 0 || j->nmembers < 1 ||
+	    j->nmembers > ENGINE_MAX_MEMBERS) {
+		bufprintf(why, len, "job '%s' has no valid vc or shape", j->name);
+		return -1;
+	}
+	if (key->id != job || klass < 0 || klass > POLICY_MAX_CLASS) {
+		bufprintf(why, len, "job '%s': key of job %d, class %d", j->name, key->id,
+		    klass);
+		return -1;
+	}
+	for (i = 0; i < 3; i++)
+		if (key->k[i] != key->k[i]) {
+			bufprintf(why, len, "job '%s': key %d is not a number", j->name, i);
+			return -1;
+		}
+	return 0;
+}
+
+int
+sched_restore_pending(struct sched *s, int job, const struct policy_key *key, int klass,
+    char *why, size_t len)
+{
+	struct domain *d;
+
+	if (restorable(s, job, key, klass, why, len) < 0)
+		return -1;
+	if (s->jobs[job].state != JOB_PENDING) {
+		bufprintf(why, len, "job '%s' is %s, not pending", s->jobs[job].name,
+		    job_state_name(s->jobs[job].state));
+		return -1;
+	}
+	s->key[job] = *key;
+	s->klass[job] = klass;
+	s->dom[job] = job_domain(s, &s->jobs[job]);
+	d = &s->doms[s->dom[job]];
+	s->shape[job] = shape_of(d, &s->jobs[job]);
+	heap_push(s, &d->shapes[s->shape[job]], job);
+	s->npending++;
+	return 0;
+}
+
+int
+sched_restore_running(struct sched *s, int job, const struct policy_key *key, int klass,
+    char *why, size_t len)
+{
+	struct engine_job_info info;
+	struct job *j;
+	int eid;
+
+	if (restorable(s, job, key, klass, why, len) < 0)
+		return -1;
+	j = &s->jobs[job];
+	eid = j->engine_id;
+	if (!job_holds_cells(j) || !engine_job(s->e, eid, &info)) {
+		bufprintf(why, len, "job '%s' (%s) holds no cells as engine job %d", j->name,
+		    job_state_name(j->state), eid);
+		return -1;
+	}
+	if (sched_job_of(s, eid) >= 0) {
+		bufprintf(why, len, "job '%s': engine job %d is job '%s'", j->name, eid,
+		    s->jobs[sched_job_of(s, eid)].name);
+		return -1;
+	}
+	if (strcmp(info.name, j->name) != 0 || info.vc != j->vc ||
+	    info.nleaves != j->gpus || (info.priority < 0) != j->opportunistic ||
+	    (!j->opportunistic && info.priority != klass)) {
+		bufprintf(why, len, "job '%s' (vc %d, %d gpus, %s, class %d) does not "
+		    "match engine job %d ('%s', vc %d, %d gpus, priority %d)", j->name,
+		    j->vc, j->gpus, j->opportunistic ? "opportunistic" : "guaranteed",
+		    klass, eid, info.name, info.vc, info.nleaves, info.priority);
+		return -1;
+	}
+	s->key[job] = *key;
+	s->klass[job] = klass;
+	run(s, job, eid, j->opportunistic);
+	return 0;
+}
+
+int
+sched_restore_key(struct sched *s, int job, const struct policy_key *key, int klass,
+    char *why, size_t len)
+{
+	if (restorable(s, job, key, klass, why, len) < 0)
+		return -1;
+	s->key[job] = *key;
+	s->klass[job] = klass;
+	return 0;
+}
+
+int
+sched_domains(const struct sched *s)
+{
+	return s->ndoms;
+}
+
+bool
+sched_domain_dirty(const struct sched *s, int dom)
+{
+	return dom >= 0 && dom < s->ndoms && s->doms[dom].dirty;
+}
+
+void
+sched_set_domain_dirty(struct sched *s, int dom, bool dirty)
+{
+	if (dom >= 0 && dom < s->ndoms)
+		s->doms[dom].dirty = dirty;
+}
+
+void
+sched_stats_restore(struct sched *s, const struct sched_stats *st)
+{
+	s->st = *st;
 }
 
 bool

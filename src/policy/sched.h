@@ -29,11 +29,26 @@
  * (and opportunistic jobs on the VC's cells). sched_rekey updates a running
  * job's class when the policy says it changed.
  *
+ * Crash recovery: a pass depends on the pending jobs' cached keys and
+ * classes (cached at submit / rekey: ranking again later can differ, e.g.
+ * gittins after a table rebuild), the running jobs' classes and engine
+ * ids, and the domains' dirty flags; reports read the counters. All of
+ * that can be read out and restored (sched_job_key, sched_restore_*,
+ * sched_domain_dirty, sched_stats_restore). Nothing else matters at rest:
+ * the heaps' layouts and the order of shapes in a domain do not (keys are
+ * a total order ending with the job id, so the best head of a shape and
+ * among the shapes is the same whatever the layout), failed marks are
+ * cleared at the start of each domain's pass, and the per-VC sums are
+ * recomputed from the running jobs.
+ *
  * Invariants (sched_check):
- *  1. Every job given to sched_submit and not yet started or released is in exactly one heap, PENDING; every started one holds
- *     engine cells (engine_id >= 0) and is in no heap.
+ *  1. Every job given to sched_submit and not yet started or released is
+ *     in exactly one heap, PENDING; every started one holds engine cells
+ *     (engine_id >= 0) and is in no heap.
  *  2. Heap order: each parent's key <= its children's (keys cached at
  *     submit / rekey).
+ *  3. Every write to a field of a struct job (reason, engine_id,
+ *     opportunistic) is reported to the change callback, if one is set.
  */
 #ifndef CELLAR_SCHED_H
 #define CELLAR_SCHED_H
@@ -89,6 +104,43 @@ int		 sched_pass(struct sched *s, double now, struct sched_action **acts,
 		    int *nacts, int *cap);
 
 void		 sched_stats(const struct sched *s, struct sched_stats *st);
+
+/*
+ * Call fn(arg, job) after the scheduler writes a field of jobs[job]
+ * (invariant 3): a backend that saves changed jobs learns of the reasons
+ * a pass gives. NULL turns it off.
+ */
+void		 sched_on_change(struct sched *s, void (*fn)(void *arg, int job),
+		    void *arg);
+
+/* ---- crash recovery ---- */
+
+/* A job's cached key and class (as of its last submit / rekey). */
+void		 sched_job_key(const struct sched *s, int job, struct policy_key *key,
+		    int *klass);
+/*
+ * Put a PENDING job back in its heap with its cached key and class (not
+ * ranked again; no domain made dirty). Returns 0, or -1 with a message
+ * when the job, key or class cannot be what a scheduler had.
+ */
+int		 sched_restore_pending(struct sched *s, int job, const struct policy_key *key,
+		    int klass, char *why, size_t len);
+/*
+ * Count a job as running: it holds engine job j->engine_id (already
+ * restored in the engine), as opportunistic when j->opportunistic, with
+ * class klass. Returns 0, or -1 with a message when the engine does not
+ * agree (no such engine job, another VC, size or priority).
+ */
+int		 sched_restore_running(struct sched *s, int job, const struct policy_key *key,
+		    int klass, char *why, size_t len);
+/* A job neither queued nor running: its cached key and class only. */
+int		 sched_restore_key(struct sched *s, int job, const struct policy_key *key,
+		    int klass, char *why, size_t len);
+/* Domains (one per VC, then the opportunistic pools) and their dirty flags. */
+int		 sched_domains(const struct sched *s);
+bool		 sched_domain_dirty(const struct sched *s, int dom);
+void		 sched_set_domain_dirty(struct sched *s, int dom, bool dirty);
+void		 sched_stats_restore(struct sched *s, const struct sched_stats *st);
 /* Number of pending jobs. */
 int		 sched_pending(const struct sched *s);
 bool		 sched_check(const struct sched *s, char *why, size_t len);
