@@ -3,79 +3,31 @@
  *
  * The loop: pop every event due at time t, apply each (arrivals, finishes,
  * re-keys, failures...), then run one scheduler pass and carry out its
- * actions. Events that a later change made stale (a finish computed before a
- * preemption) carry the job's version and are dropped when it moved on.
+ * actions: one tick. Events that a later change made stale (a finish
+ * computed before a preemption) carry the job's version and are dropped
+ * when it moved on.
+ *
+ * Beside the run, the emulator keeps what a store needs to follow it: a
+ * journal of decisions and events (struct rec, kept compact and expanded
+ * when asked for), the ids of the jobs that changed since the last drain,
+ * and the encoding of its own state (emu_save, emu_job_save) that
+ * emu_restore turns back into an emulator identical to this one.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hostlist.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "policy/sched.h"
-#include "sim/emu.h"
+#include "sim/emu-int.h"
 
-enum ev_kind {
-	EV_ARRIVE,
-	EV_FINISH,
-	EV_REKEY,	/* a running job's key or class changes */
-	EV_PROMOTE,	/* a pending job's key changes */
-	EV_REQUEUE,	/* a preempted job finished checkpointing */
-	EV_NODE_BAD,
-	EV_NODE_OK,
-	EV_SAMPLE,
-};
-
-struct ev {
-	double		 t;
-	uint64_t	 seq;
-	int		 kind;
-	int		 arg;		/* job or fault index */
-	unsigned	 ver;		/* the job's version when scheduled */
-};
-
-/* The emulator's own view of a job, beside struct job. */
-struct ejob_state {
-	unsigned	 ver;		/* bumped when its pending events go stale */
-	double		 since;		/* accounted up to */
-	double		 stall_until;	/* restoring: no progress before this */
-	double		 speed;
-	double		 costs;		/* seconds of checkpoint save + restore */
-	double		 target;	/* the re-key is due at this service / work */
-	bool		 by_work;	/* target is work_done (oracles), else attained */
-};
-
-struct emu {
-	const struct spec	*s;
-	const struct policy	*p;
-	struct emu_params	 par;
-	struct engine		*e;
-	struct sched		*sch;
-	struct job		*jobs;
-	int			 njobs;
-	struct ejob_state	*js;
-
-	struct ev		*heap;
-	int			 nheap;
-	size_t			 heap_cap;
-	uint64_t		 seq;
-	double			 now;
-	long long		 events;
-	long long		 next_progress;	/* event count of the next progress call */
-	int			 nfinal;		/* jobs completed */
-	int			 live;		/* events other than samples queued */
-
-	struct sched_action	*acts;
-	int			 nacts, acts_cap;
-
-	double			 busy_since;	/* busy GPU-time integral */
-	double			 busy_gpu_time;
-	double			 first_submit, last_end;
-	struct emu_sample	*series;
-	int			 nseries;
-	size_t			 series_cap;
-	int			*failures;	/* per job: restarts after failures */
-};
+/* Which kinds name a cell in arg (the others a job in `by`). */
+static bool
+jent_cell(int kind)
+{
+	return kind == REC_FAIL || kind == REC_NODE_BAD || kind == REC_NODE_OK;
+}
 
 void
 emu_params_init(struct emu_params *par)
@@ -88,27 +40,34 @@ emu_params_init(struct emu_params *par)
 
 /* ---- the event heap, ordered by (t, seq) ---- */
 
-static bool
-ev_before(const struct ev *a, const struct ev *b)
+bool
+emu_ev_before(const struct ev *a, const struct ev *b)
 {
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void
+emu_ev_insert(struct emu *m, const struct ev *x)
+{
+	int i;
+
+	XGROW(m->heap, m->heap_cap, (size_t)m->nheap + 1);
+	i = m->nheap++;
+	while (i > 0 && emu_ev_before(x, &m->heap[(i - 1) / 2])) {
+		m->heap[i] = m->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	m->heap[i] = *x;
+	if (x->kind != EV_SAMPLE)
+		m->live++;
 }
 
 static void
 ev_push(struct emu *m, double t, int kind, int arg, unsigned ver)
 {
 	struct ev x = { t, m->seq++, kind, arg, ver };
-	int i;
 
-	XGROW(m->heap, m->heap_cap, (size_t)m->nheap + 1);
-	i = m->nheap++;
-	while (i > 0 && ev_before(&x, &m->heap[(i - 1) / 2])) {
-		m->heap[i] = m->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	m->heap[i] = x;
-	if (kind != EV_SAMPLE)
-		m->live++;
+	emu_ev_insert(m, &x);
 }
 
 static struct ev
@@ -121,9 +80,9 @@ ev_pop(struct emu *m)
 		c = 2 * i + 1;
 		if (c >= m->nheap)
 			break;
-		if (c + 1 < m->nheap && ev_before(&m->heap[c + 1], &m->heap[c]))
+		if (c + 1 < m->nheap && emu_ev_before(&m->heap[c + 1], &m->heap[c]))
 			c++;
-		if (!ev_before(&m->heap[c], &x))
+		if (!emu_ev_before(&m->heap[c], &x))
 			break;
 		m->heap[i] = m->heap[c];
 		i = c;
@@ -133,6 +92,98 @@ ev_pop(struct emu *m)
 	if (top.kind != EV_SAMPLE)
 		m->live--;
 	return top;
+}
+
+/* ---- journal and changed jobs ---- */
+
+static void
+mark(struct emu *m, int job)
+{
+	if (m->dflag[job])
+		return;
+	m->dflag[job] = 1;
+	XGROW(m->dirty, m->dirty_cap, (size_t)m->ndirty + 1);
+	m->dirty[m->ndirty++] = job;
+}
+
+/* The scheduler wrote a field of the job (a pending reason, mostly). */
+void
+emu_job_changed(void *arg, int job)
+{
+	mark(arg, job);
+}
+
+static int
+detail_add(struct emu *m, const char *text)
+{
+	int off = (int)m->jdetail.len;
+
+	strbuf_adds(&m->jdetail, text);
+	strbuf_addc(&m->jdetail, '\0');
+	return off;
+}
+
+/* Append an entry; arg is the job that took the cells or the cell. */
+static void
+journal(struct emu *m, enum rec_kind kind, int job, int arg, int detail)
+{
+	struct jent *x;
+
+	XGROW(m->jn, m->jn_cap, (size_t)m->njn + 1);
+	x = &m->jn[m->njn++];
+	x->t = m->now;
+	x->kind = (unsigned char)kind;
+	x->job = job;
+	x->arg = arg;
+	x->detail = detail;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Where a job started: its nodes as a hostlist ("r0n[01-02]"). */
+static int
+detail_nodes(struct emu *m, const struct job *j)
+{
+	struct engine_job_info info;
+	const struct spec *s = m->s;
+	int node, k, n, *idx, off;
+	char **names, *hl;
+
+	if (!engine_job(m->e, j->engine_id, &info) || info.nleaves == 0)
+		return -1;
+	node = s->cells[info.leaves[0]].node;
+	for (k = 1; k < info.nleaves; k++)
+		if (s->cells[info.leaves[k]].node != node)
+			break;
+	if (k == info.nleaves && node >= 0)
+		off = detail_add(m, s->nodes[node].name);
+	else {
+		idx = xcalloc((size_t)info.nleaves, sizeof *idx);
+		for (k = 0; k < info.nleaves; k++)
+			idx[k] = s->cells[info.leaves[k]].node;
+		qsort(idx, (size_t)info.nleaves, sizeof *idx, cmp_int);
+		names = xcalloc((size_t)info.nleaves, sizeof *names);
+		for (n = 0, k = 0; k < info.nleaves; k++)
+			if (idx[k] >= 0 && (k == 0 || idx[k] != idx[k - 1]))
+				names[n++] = (char *)s->nodes[idx[k]].name;
+		hl = hostlist_compress(names, (size_t)n);
+		off = detail_add(m, hl);
+		free(hl);
+		free(names);
+		free(idx);
+	}
+	if (j->opportunistic) {
+		strbuf_setlen(&m->jdetail, m->jdetail.len - 1);	/* one string */
+		strbuf_adds(&m->jdetail, " (opportunistic)");
+		strbuf_addc(&m->jdetail, '\0');
+	}
+	return off;
 }
 
 /* ---- locality and speed ---- */
@@ -324,6 +375,7 @@ submit(struct emu *m, int job)
 {
 	sched_submit(m->sch, job, m->now);
 	plan_pending(m, job);
+	mark(m, job);
 }
 
 /* ---- actions from the scheduler ---- */
@@ -341,10 +393,12 @@ start(struct emu *m, int job)
 	x->costs += restore;
 	x->speed = job_speed(m, j);
 	plan_running(m, job);
+	journal(m, REC_START, job, -1, detail_nodes(m, j));
+	mark(m, job);
 }
 
 static void
-preempt(struct emu *m, int job)
+preempt(struct emu *m, int job, int by)
 {
 	struct job *j = &m->jobs[job];
 	double save = cost(m, j, false);
@@ -355,6 +409,8 @@ preempt(struct emu *m, int job)
 	m->js[job].costs += save;
 	m->js[job].ver++;
 	ev_push(m, m->now + save, EV_REQUEUE, job, m->js[job].ver);
+	journal(m, REC_PREEMPT, job, by, -1);
+	mark(m, job);
 }
 
 static void
@@ -369,10 +425,13 @@ carry_out(struct emu *m)
 			start(m, a->job);
 			break;
 		case SCHED_PREEMPT:
-			preempt(m, a->job);
+			preempt(m, a->job, a->by);
 			break;
 		case SCHED_DOWNGRADE:
-			break;	/* keeps running, as opportunistic */
+			/* keeps running, as opportunistic */
+			journal(m, REC_DOWNGRADE, a->job, a->by, -1);
+			mark(m, a->job);
+			break;
 		}
 	}
 	m->nacts = 0;
@@ -392,20 +451,28 @@ finish(struct emu *m, int job)
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_COMPLETE);
 	m->nfinal++;
+	m->js[job].done = m->nfinal;
 	m->last_end = m->now;	/* events come in time order */
 	m->js[job].ver++;
 	if (m->p->ops->done != NULL)
 		m->p->ops->done((struct policy *)m->p, j);
+	journal(m, REC_COMPLETE, job, -1, -1);
+	mark(m, job);
 }
 
 static void
 node_health(struct emu *m, const struct emu_fault *f, bool bad)
 {
-	int max = engine_job_limit(m->e) + 1, *affected, n, i, job;
+	int max = engine_job_limit(m->e) + 1, *affected, n, i, job, node, cell;
+	int name = -1, why = -1;
 	struct job *j;
 
 	affected = xcalloc((size_t)max, sizeof *affected);
 	n = engine_node_set_bad(m->e, f->node, bad, affected, max);
+	node = spec_find_node(m->s, f->node);
+	cell = node >= 0 && m->s->nodes[node].ncells > 0 ? m->s->nodes[node].cells[0] : -1;
+	name = detail_add(m, f->node);
+	journal(m, bad ? REC_NODE_BAD : REC_NODE_OK, -1, cell, name);
 	for (i = 0; i < n && i < max; i++) {
 		if ((job = sched_job_of(m->sch, affected[i])) < 0)
 			continue;
@@ -418,8 +485,12 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 		j->lost_work += j->work_done - j->ckpt_work;
 		j->work_done = j->ckpt_work;
 		apply(m, job, JOB_EV_FAIL);
+		journal(m, REC_FAIL, job, cell, name);
 		sched_release(m->sch, job);
 		apply(m, job, JOB_EV_REQUEUE);
+		if (why < 0)
+			why = detail_add(m, "after a node failure");
+		journal(m, REC_REQUEUE, job, -1, why);
 		m->failures[job]++;
 		submit(m, job);
 		j->reason = JOB_REASON_NODEFAIL;
@@ -474,6 +545,7 @@ event(struct emu *m, const struct ev *x)
 
 	switch (x->kind) {
 	case EV_ARRIVE:
+		journal(m, REC_SUBMIT, job, -1, -1);
 		submit(m, job);
 		break;
 	case EV_FINISH:
@@ -481,18 +553,22 @@ event(struct emu *m, const struct ev *x)
 			finish(m, job);
 		break;
 	case EV_REKEY:
-		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING)
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING) {
 			rekey(m, job);
+			mark(m, job);
+		}
 		break;
 	case EV_PROMOTE:
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_PENDING) {
 			sched_rekey(m->sch, job, m->now);
 			plan_pending(m, job);
+			mark(m, job);
 		}
 		break;
 	case EV_REQUEUE:
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_PREEMPTED) {
 			apply(m, job, JOB_EV_REQUEUE);
+			journal(m, REC_REQUEUE, job, -1, -1);
 			submit(m, job);
 		}
 		break;
@@ -510,11 +586,54 @@ event(struct emu *m, const struct ev *x)
 
 /* ---- create / run ---- */
 
+/* The allocations every emulator has, for njobs jobs. */
+struct emu *
+emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params *par,
+    struct job *jobs, int njobs)
+{
+	struct emu *m = xcalloc(1, sizeof *m);
+
+	m->s = s;
+	m->p = p;
+	m->par = *par;
+	m->jobs = jobs;
+	m->njobs = njobs;
+	m->js = xcalloc((size_t)njobs + 1, sizeof *m->js);
+	m->failures = xcalloc((size_t)njobs + 1, sizeof *m->failures);
+	m->dflag = xcalloc((size_t)njobs + 1, 1);
+	m->jc = xcalloc(1, sizeof *m->jc);
+	strbuf_init(&m->jdetail);
+	m->horizon = -INFINITY;
+	return m;
+}
+
+/* The fault events emu_create makes, in its order (their sequence). */
+int
+emu_fault_events(const struct emu_params *par, struct ev *out, uint64_t seq0)
+{
+	int i, n = 0;
+
+	for (i = 0; i < par->nfaults; i++) {
+		if (out != NULL)
+			out[n] = (struct ev){ par->faults[i].at, seq0 + (uint64_t)n,
+			    EV_NODE_BAD, i, 0 };
+		n++;
+		if (par->faults[i].until >= par->faults[i].at) {
+			if (out != NULL)
+				out[n] = (struct ev){ par->faults[i].until, seq0 + (uint64_t)n,
+				    EV_NODE_OK, i, 0 };
+			n++;
+		}
+	}
+	return n;
+}
+
 struct emu *
 emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
     const struct emu_params *par, struct job *jobs, int njobs, char **cause)
 {
 	struct emu *m;
+	struct ev *fe;
 	int i;
 
 	for (i = 0; i < njobs; i++) {
@@ -526,31 +645,28 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 			return NULL;
 		}
 	}
-	m = xcalloc(1, sizeof *m);
+	m = emu_alloc(s, p, par, jobs, njobs);
 	m->e = engine_create(s, mode, cause);
 	if (m->e == NULL) {
-		free(m);
+		emu_free(m);
 		return NULL;
 	}
-	m->s = s;
-	m->p = p;
-	m->par = *par;
-	m->jobs = jobs;
-	m->njobs = njobs;
-	m->js = xcalloc((size_t)njobs + 1, sizeof *m->js);
-	m->failures = xcalloc((size_t)njobs + 1, sizeof *m->failures);
 	m->sch = sched_create(m->e, p, jobs, njobs);
+	sched_on_change(m->sch, emu_job_changed, m);
 	m->first_submit = njobs > 0 ? INFINITY : 0;
 	for (i = 0; i < njobs; i++) {
 		ev_push(m, jobs[i].submit, EV_ARRIVE, i, 0);
 		if (jobs[i].submit < m->first_submit)
 			m->first_submit = jobs[i].submit;
 	}
-	for (i = 0; i < par->nfaults; i++) {
-		ev_push(m, par->faults[i].at, EV_NODE_BAD, i, 0);
-		if (par->faults[i].until >= par->faults[i].at)
-			ev_push(m, par->faults[i].until, EV_NODE_OK, i, 0);
+	m->nfault_ev = emu_fault_events(par, NULL, 0);
+	fe = xcalloc((size_t)m->nfault_ev + 1, sizeof *fe);
+	emu_fault_events(par, fe, m->seq);
+	for (i = 0; i < m->nfault_ev; i++) {
+		emu_ev_insert(m, &fe[i]);
+		m->seq++;
 	}
+	free(fe);
 	if (par->sample_interval > 0)
 		ev_push(m, njobs > 0 ? m->first_submit : 0, EV_SAMPLE, 0, 0);
 	m->now = njobs > 0 ? m->first_submit : 0;
@@ -571,6 +687,13 @@ emu_free(struct emu *m)
 	free(m->acts);
 	free(m->series);
 	free(m->failures);
+	free(m->jn);
+	strbuf_release(&m->jdetail);
+	if (m->jc != NULL)
+		free(m->jc->v);
+	free(m->jc);
+	free(m->dirty);
+	free(m->dflag);
 	free(m);
 }
 
@@ -593,9 +716,12 @@ emu_run(struct emu *m, double until,
 			x = ev_pop(m);
 			event(m, &x);
 			n++;
+			m->events++;
 		}
 		sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
 		carry_out(m);
+		/* a tick boundary: everything below sees a state emu_save can keep */
+		m->horizon = t;
 #ifdef CELLAR_DEBUG
 		if (!sched_check(m->sch, why, sizeof why) || !engine_check(m->e, why, sizeof why)) {
 			*cause = xasprintf("invariant broken at t=%.3f: %s", m->now, why);
@@ -604,17 +730,15 @@ emu_run(struct emu *m, double until,
 #else
 		(void)why;
 #endif
-		if (progress != NULL && m->events + n >= m->next_progress) {
-			m->next_progress = m->events + n + 4096;
-			struct emu_progress pr = { m->events + n, m->nfinal, m->njobs, m->now };
+		if (progress != NULL && m->events >= m->next_progress) {
+			m->next_progress = m->events + 4096;
+			struct emu_progress pr = { m->events, m->nfinal, m->njobs, m->now };
 			if (!progress(arg, &pr)) {
-				m->events += n;
 				*cause = xasprintf("interrupted at t=%.0f s", m->now);
 				return -1;
 			}
 		}
 	}
-	m->events += n;
 	return n;
 }
 
@@ -629,6 +753,59 @@ emu_series(const struct emu *m, int *n)
 {
 	*n = m->nseries;
 	return m->series;
+}
+
+/* ---- for a store: the journal and the changed jobs ---- */
+
+const struct rec *
+emu_journal(const struct emu *m, int *n)
+{
+	struct jcache *c = m->jc;
+
+	/* expand what was appended since the last call */
+	XGROW(c->v, c->cap, (size_t)m->njn + 1);
+	for (; c->n < m->njn; c->n++) {
+		const struct jent *x = &m->jn[c->n];
+		struct rec *r = &c->v[c->n];
+		r->t = x->t;
+		r->kind = (enum rec_kind)x->kind;
+		r->job = x->job;
+		r->vc = x->job >= 0 ? m->jobs[x->job].vc : -1;
+		r->cell = jent_cell(x->kind) ? x->arg : -1;
+		r->by = jent_cell(x->kind) ? -1 : x->arg;
+		bufprintf(r->detail, sizeof r->detail, "%s",
+		    x->detail >= 0 ? m->jdetail.buf + x->detail : "");
+	}
+	*n = c->n;
+	return c->v;
+}
+
+const int *
+emu_dirty(const struct emu *m, int *n)
+{
+	*n = m->ndirty;
+	return m->dirty;
+}
+
+void
+emu_drain(struct emu *m)
+{
+	int i;
+
+	for (i = 0; i < m->ndirty; i++)
+		m->dflag[m->dirty[i]] = 0;
+	m->ndirty = 0;
+	m->njn = 0;
+	m->jc->n = 0;
+	strbuf_reset(&m->jdetail);
+}
+
+bool
+emu_job_placement(const struct emu *m, int job, struct engine_placement *pl)
+{
+	if (job < 0 || job >= m->njobs || !job_holds_cells(&m->jobs[job]))
+		return false;
+	return engine_job_placement(m->e, m->jobs[job].engine_id, pl);
 }
 
 /* ---- the report ---- */

@@ -19,24 +19,49 @@
  * The preemptor starts at once (the victim's save overlaps it); a known
  * simplification.
  *
+ * Ticks: emu_run pops every event due at one instant, then runs one
+ * scheduler pass and carries out its actions. Between two ticks (when
+ * emu_run returns, and in the progress callback, which is only called
+ * there) the state is complete: the journal, the dirty set and the saved
+ * state below describe it, and emu_restore rebuilds it.
+ *
+ * Crash recovery: the state is every struct job, each running job's engine
+ * placement, one blob per job (emu_job_save) and one per run (emu_save),
+ * and the time series. The blobs hold only what cannot be re-derived:
+ * arrivals (event sequence = job index, pending iff the job's submit is
+ * after the last tick) and fault events (the sequences after, pending iff
+ * after the last tick) are made again, as are the bad nodes (the fault
+ * events up to the last tick, in order), the engine's doomed cells and the
+ * scheduler's heaps (from the cached keys); learning policies are fed the
+ * completed jobs again in completion order. Stale events (of jobs that
+ * moved on) are kept: the event count and the sampling depend on them.
+ *
  * Ownership: the emulator owns its engine, scheduler and event heap, and
  * borrows the spec, the policy and the jobs array (which it updates in
- * place), all of which must outlive it.
+ * place), all of which must outlive it. The journal and the dirty set are
+ * the emulator's, valid until the next emu_run or emu_drain.
  *
- * Invariants (checked by tests/unit/tsim-emu.c):
+ * Invariants (checked by tests/unit/tsim-emu.c and tsim-resume.c):
  *  1. Every job reaches a final state exactly once, or stays pending because
  *     nothing could ever place it (counted as never started).
  *  2. Sum of jobs' attained service == the integral of busy GPUs over time.
  *  3. The engine's invariants hold after every event (debug builds).
+ *  4. Save at a tick boundary + restore + run to the end == run to the end:
+ *     the same jobs, report, series and journal, bit for bit; a restored
+ *     emulator saves to the very bytes it was restored from.
+ *  5. A job not in the dirty set has the same struct job, emu_job_save
+ *     bytes and placement as at the last drain.
  */
 #ifndef CELLAR_EMU_H
 #define CELLAR_EMU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/engine.h"
 #include "job/job.h"
+#include "job/record.h"
 #include "policy/policy.h"
 #include "sim/model.h"
 #include "spec/spec.h"
@@ -122,10 +147,11 @@ struct emu	*emu_create(const struct spec *s, enum engine_mode mode,
 void		 emu_free(struct emu *m);
 
 /*
- * Run events up to time `until` (INFINITY: to the end). progress, if not
- * NULL, is called every few thousand events and stops the run by returning
- * false (the emulator can go on later). Returns the number of events
- * processed, or -1 with *cause when stopped or an invariant broke.
+ * Run the ticks at times <= `until` (INFINITY: to the end). progress, if
+ * not NULL, is called every few thousand events, at a tick boundary (it
+ * may save), and stops the run by returning false (the emulator can go on
+ * later). Returns the number of events processed, or -1 with *cause when
+ * stopped or an invariant broke.
  */
 long long	 emu_run(struct emu *m, double until,
 		    bool (*progress)(void *arg, const struct emu_progress *pr),
@@ -136,6 +162,66 @@ bool		 emu_done(const struct emu *m);
 void		 emu_report(const struct emu *m, struct emu_report *r);
 void		 emu_report_release(struct emu_report *r);
 const struct emu_sample *emu_series(const struct emu *m, int *n);
+
+/*
+ * ---- for a store: what changed, and the state to come back to ----
+ *
+ * The journal lists what a person would want in the event log since the
+ * last drain, in order: submit, start (detail: the nodes, as a hostlist,
+ * "(opportunistic)" when so), preempt and downgrade (by: the job that took
+ * the cells), requeue, complete, fail (cell and detail: the failed node),
+ * node-bad and node-ok (cell: the node's first cell, detail: its name).
+ * The dirty set lists, once each, the jobs whose struct job or emulator
+ * state (emu_job_save) changed since the last drain. Both are valid until
+ * the next emu_run or emu_drain; emu_drain empties both.
+ */
+const struct rec *emu_journal(const struct emu *m, int *n);
+const int	*emu_dirty(const struct emu *m, int *n);
+void		 emu_drain(struct emu *m);
+
+/* A job's placement while it holds cells (engine.h); false otherwise. */
+bool		 emu_job_placement(const struct emu *m, int job, struct engine_placement *pl);
+
+/*
+ * Append the encoded state of one job (emu_job_save: its versions, clocks,
+ * costs, completion order and the scheduler's cached key and class) or of
+ * the run (emu_save: the clock, counters, pending events other than
+ * arrivals and faults, the scheduler's dirty domains and counters, the
+ * engine's bad marks and history counters). Portable and versioned
+ * (core/pack.h). Call between emu_run calls or from the progress
+ * callback: at a tick boundary.
+ */
+struct strbuf;
+void		 emu_job_save(const struct emu *m, int job, struct strbuf *out);
+void		 emu_save(const struct emu *m, struct strbuf *out);
+
+struct emu_blob {
+	const void	*data;
+	size_t		 len;
+};
+
+/* What a store kept at one tick boundary. */
+struct emu_saved {
+	const struct engine_placement *placements;	/* every job holding cells */
+	int			 nplacements;
+	const struct emu_blob	*job_state;	/* per job (njobs), from emu_job_save;
+						   len 0 (or NULL for all): never touched */
+	struct emu_blob		 run;		/* from emu_save */
+	const struct emu_sample	*series;	/* emu_series */
+	int			 nseries;
+};
+
+/*
+ * Rebuild an emulator from saved state: the same spec, mode, policy
+ * (freshly initialized: completed jobs are replayed to its done() in their
+ * completion order) and params (faults included) as the saved one, and
+ * the jobs (struct job) as saved, which it borrows as emu_create does.
+ * Every stored byte is checked; NULL with *cause when anything does not
+ * fit. Continuing with emu_run gives what the saved emulator would have.
+ */
+struct emu	*emu_restore(const struct spec *s, enum engine_mode mode,
+		    const struct policy *p, const struct emu_params *par,
+		    struct job *jobs, int njobs, const struct emu_saved *sv, char **cause);
 
 /* The locality tier of a set of leaves (spec cell indices) of one chain. */
 enum locality	 emu_locality(const struct spec *s, const int *leaves, int n);

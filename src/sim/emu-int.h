@@ -1,0 +1,124 @@
+/*
+ * emu-int.h — the emulator's private state, shared by emu.c (the run, the
+ * journal) and emu-restore.c (saving and restoring) only. See emu.h.
+ */
+#ifndef CELLAR_EMU_INT_H
+#define CELLAR_EMU_INT_H
+
+#include "core/strbuf.h"
+#include "policy/sched.h"
+#include "sim/emu.h"
+
+enum ev_kind {
+	EV_ARRIVE,
+	EV_FINISH,
+	EV_REKEY,	/* a running job's key or class changes */
+	EV_PROMOTE,	/* a pending job's key changes */
+	EV_REQUEUE,	/* a preempted job finished checkpointing */
+	EV_NODE_BAD,
+	EV_NODE_OK,
+	EV_SAMPLE,
+};
+
+struct ev {
+	double		 t;
+	uint64_t	 seq;
+	int		 kind;
+	int		 arg;		/* job or fault index */
+	unsigned	 ver;		/* the job's version when scheduled */
+};
+
+/* The emulator's own view of a job, beside struct job. */
+struct ejob_state {
+	unsigned	 ver;		/* bumped when its pending events go stale */
+	double		 since;		/* accounted up to */
+	double		 stall_until;	/* restoring: no progress before this */
+	double		 speed;
+	double		 costs;		/* seconds of checkpoint save + restore */
+	double		 target;	/* the re-key is due at this service / work */
+	bool		 by_work;	/* target is work_done (oracles), else attained */
+	int		 done;		/* completion ordinal (1, 2, ...), 0 if not */
+};
+
+/*
+ * One journal entry, compact (24 bytes; the full Philly replay makes
+ * about 270,000): emu_journal expands it to a struct rec.
+ */
+struct jent {
+	double		 t;
+	int		 job;
+	int		 arg;		/* by (preempt, downgrade) or cell (fail, node) */
+	int		 detail;	/* offset into the detail strings, -1 none */
+	unsigned char	 kind;		/* enum rec_kind */
+};
+
+/* The journal expanded, kept until the next drain (filled by a const emu). */
+struct jcache {
+	struct rec	*v;
+	int		 n;
+	size_t		 cap;
+};
+
+struct emu {
+	const struct spec	*s;
+	const struct policy	*p;
+	struct emu_params	 par;
+	struct engine		*e;
+	struct sched		*sch;
+	struct job		*jobs;
+	int			 njobs;
+	struct ejob_state	*js;
+
+	struct ev		*heap;
+	int			 nheap;
+	size_t			 heap_cap;
+	uint64_t		 seq;
+	double			 now;
+	long long		 events;
+	long long		 next_progress;	/* event count of the next progress call */
+	int			 nfinal;		/* jobs completed */
+	int			 live;		/* events other than samples queued */
+
+	struct sched_action	*acts;
+	int			 nacts, acts_cap;
+
+	double			 busy_since;	/* busy GPU-time integral */
+	double			 busy_gpu_time;
+	double			 first_submit, last_end;
+	struct emu_sample	*series;
+	int			 nseries;
+	size_t			 series_cap;
+	int			*failures;	/* per job: restarts after failures */
+
+	/* restore points */
+	double			 horizon;	/* time of the last tick; -inf before */
+	int			 nfault_ev;	/* fault events made by emu_create */
+
+	/* for a store: journal and changed jobs since the last drain */
+	struct jent		*jn;
+	int			 njn;
+	size_t			 jn_cap;
+	struct strbuf		 jdetail;	/* NUL-terminated details, by offset */
+	struct jcache		*jc;
+	int			*dirty;
+	int			 ndirty;
+	size_t			 dirty_cap;
+	unsigned char		*dflag;		/* per job: listed in dirty */
+};
+
+/* emu.c */
+bool		 emu_ev_before(const struct ev *a, const struct ev *b);
+/* Put x in the heap as it is (sequence included); counts live events. */
+void		 emu_ev_insert(struct emu *m, const struct ev *x);
+/* The allocations of an emulator for njobs jobs: no engine, no scheduler. */
+struct emu	*emu_alloc(const struct spec *s, const struct policy *p,
+		    const struct emu_params *par, struct job *jobs, int njobs);
+/*
+ * The fault events emu_create makes, in its order, with sequences from
+ * seq0 (written to out when not NULL); returns how many.
+ */
+int		 emu_fault_events(const struct emu_params *par, struct ev *out, uint64_t seq0);
+/* The scheduler's change callback: the job joins the dirty set. */
+void		 emu_job_changed(void *arg, int job);
+
+#endif

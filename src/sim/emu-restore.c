@@ -1,0 +1,559 @@
+/*
+ * emu-restore.c — the emulator's state out (emu_save, emu_job_save) and
+ * back (emu_restore). See emu.h ("Crash recovery") for what is kept and
+ * what is made again; the encodings are core/pack.h's, versioned and
+ * sealed. Everything stored is checked before it is believed: a restore
+ * either gives the emulator that was saved or fails with a message.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pack.h"
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "sim/emu-int.h"
+
+/* ---- saving ---- */
+
+static int
+cmp_seq(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+#define JOB_BLOB_VERSION	1
+#define RUN_BLOB_VERSION	1
+/* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
+#define EV_BYTES		(8 + 8 + 1 + 4 + 4)
+
+void
+emu_job_save(const struct emu *m, int job, struct strbuf *out)
+{
+	const struct ejob_state *x = &m->js[job];
+	struct policy_key key;
+	size_t start = out->len;
+	int klass;
+
+	sched_job_key(m->sch, job, &key, &klass);
+	pack_u8(out, JOB_BLOB_VERSION);
+	pack_u32(out, x->ver);
+	pack_f64(out, x->since);
+	pack_f64(out, x->stall_until);
+	pack_f64(out, x->speed);
+	pack_f64(out, x->costs);
+	pack_f64(out, x->target);
+	pack_u8(out, x->by_work);
+	pack_i32(out, x->done);
+	pack_i32(out, m->failures[job]);
+	pack_f64(out, key.k[0]);
+	pack_f64(out, key.k[1]);
+	pack_f64(out, key.k[2]);
+	pack_i32(out, key.id);
+	pack_i32(out, klass);
+	pack_seal(out, start);
+}
+
+/* Is this heap entry re-made by emu_restore (an arrival or a fault)? */
+static bool
+derived(const struct ev *x)
+{
+	return x->kind == EV_ARRIVE || x->kind == EV_NODE_BAD || x->kind == EV_NODE_OK;
+}
+
+void
+emu_save(const struct emu *m, struct strbuf *out)
+{
+	struct sched_stats ss;
+	struct engine_stats es;
+	struct engine_mark *mk;
+	struct ev *ev;
+	size_t start = out->len;
+	int i, n, nmk;
+
+	pack_u8(out, RUN_BLOB_VERSION);
+	pack_i32(out, m->njobs);
+	pack_i32(out, m->par.nfaults);
+	pack_i32(out, m->nseries);
+	pack_f64(out, m->now);
+	pack_f64(out, m->horizon);
+	pack_f64(out, m->busy_since);
+	pack_f64(out, m->busy_gpu_time);
+	pack_f64(out, m->first_submit);
+	pack_f64(out, m->last_end);
+	pack_u64(out, m->seq);
+	pack_i64(out, m->events);
+	pack_i64(out, m->next_progress);
+	pack_i32(out, m->nfinal);
+	pack_i32(out, m->live);
+	/* the event heap but arrivals and faults (emu_restore makes those),
+	   by sequence: the same state always encodes to the same bytes */
+	ev = xcalloc((size_t)m->nheap + 1, sizeof *ev);
+	for (n = 0, i = 0; i < m->nheap; i++)
+		if (!derived(&m->heap[i]))
+			ev[n++] = m->heap[i];
+	qsort(ev, (size_t)n, sizeof *ev, cmp_seq);
+	pack_i32(out, n);
+	for (i = 0; i < n; i++) {
+		pack_f64(out, ev[i].t);
+		pack_u64(out, ev[i].seq);
+		pack_u8(out, (unsigned)ev[i].kind);
+		pack_i32(out, ev[i].arg);
+		pack_u32(out, ev[i].ver);
+	}
+	free(ev);
+	/* the scheduler's dirty domains and counters */
+	n = sched_domains(m->sch);
+	pack_i32(out, n);
+	for (i = 0; i < n; i++)
+		pack_u8(out, sched_domain_dirty(m->sch, i));
+	sched_stats(m->sch, &ss);
+	pack_i64(out, ss.passes);
+	pack_i64(out, ss.attempts);
+	pack_i64(out, ss.starts);
+	pack_i64(out, ss.preemptions);
+	pack_i64(out, ss.fast_rejects);
+	pack_i64(out, ss.relaxed);
+	/* the engine's history counters and bad marks */
+	engine_stats(m->e, &es);
+	pack_i64(out, es.binds);
+	pack_i64(out, es.unbinds);
+	pack_i64(out, es.splits);
+	pack_i64(out, es.merges);
+	nmk = engine_marks(m->e, NULL, 0);
+	mk = xcalloc((size_t)nmk + 1, sizeof *mk);
+	engine_marks(m->e, mk, nmk);
+	pack_i32(out, nmk);
+	for (i = 0; i < nmk; i++) {
+		pack_i32(out, mk[i].vleaf);
+		pack_i32(out, mk[i].leaf);
+	}
+	free(mk);
+	pack_seal(out, start);
+}
+
+/* ---- restoring ---- */
+
+/* The run blob, decoded. */
+struct run_state {
+	int			 njobs, nfaults, nseries;
+	double			 now, horizon, busy_since, busy_gpu_time;
+	double			 first_submit, last_end;
+	uint64_t		 seq;
+	long long		 events, next_progress;
+	int			 nfinal, live;
+	struct ev		*ev;
+	int			 nev;
+	unsigned char		*dirty;
+	int			 ndoms;
+	struct sched_stats	 ss;
+	struct engine_stats	 es;
+	struct engine_mark	*marks;
+	int			 nmarks;
+};
+
+static void
+run_state_release(struct run_state *rs)
+{
+	free(rs->ev);
+	free(rs->dirty);
+	free(rs->marks);
+}
+
+static int
+decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why, size_t len)
+{
+	struct unpack u;
+	unsigned v;
+	int i;
+
+	memset(rs, 0, sizeof *rs);
+	unpack_init(&u, b->data, b->len);
+	unpack_unseal(&u);
+	if ((v = unpack_u8(&u)) != RUN_BLOB_VERSION && !u.failed)
+		unpack_fail(&u, "format version %u, this build reads %d", v, RUN_BLOB_VERSION);
+	rs->njobs = unpack_i32(&u);
+	rs->nfaults = unpack_i32(&u);
+	rs->nseries = unpack_i32(&u);
+	rs->now = unpack_f64(&u);
+	rs->horizon = unpack_f64(&u);
+	rs->busy_since = unpack_f64(&u);
+	rs->busy_gpu_time = unpack_f64(&u);
+	rs->first_submit = unpack_f64(&u);
+	rs->last_end = unpack_f64(&u);
+	rs->seq = unpack_u64(&u);
+	rs->events = unpack_i64(&u);
+	rs->next_progress = unpack_i64(&u);
+	rs->nfinal = unpack_i32(&u);
+	rs->live = unpack_i32(&u);
+	rs->nev = unpack_count(&u, INT32_MAX / 2, EV_BYTES, "events");
+	rs->ev = xcalloc((size_t)rs->nev + 1, sizeof *rs->ev);
+	for (i = 0; i < rs->nev; i++) {
+		struct ev *x = &rs->ev[i];
+		x->t = unpack_f64(&u);
+		x->seq = unpack_u64(&u);
+		x->kind = (int)unpack_u8(&u);
+		x->arg = unpack_i32(&u);
+		x->ver = unpack_u32(&u);
+		if (u.failed)
+			break;
+		if (!(x->t >= rs->now) || (x->kind != EV_FINISH && x->kind != EV_REKEY &&
+		    x->kind != EV_PROMOTE && x->kind != EV_REQUEUE && x->kind != EV_SAMPLE) ||
+		    (x->kind != EV_SAMPLE && (x->arg < 0 || x->arg >= njobs)) ||
+		    x->seq >= rs->seq) {
+			unpack_fail(&u, "event %d (kind %d, job %d, seq %llu) cannot be", i,
+			    x->kind, x->arg, (unsigned long long)x->seq);
+			break;
+		}
+	}
+	rs->ndoms = unpack_count(&u, 1 << 20, 1, "domains");
+	rs->dirty = xcalloc((size_t)rs->ndoms + 1, 1);
+	for (i = 0; i < rs->ndoms; i++)
+		rs->dirty[i] = unpack_u8(&u) != 0;
+	rs->ss.passes = unpack_i64(&u);
+	rs->ss.attempts = unpack_i64(&u);
+	rs->ss.starts = unpack_i64(&u);
+	rs->ss.preemptions = unpack_i64(&u);
+	rs->ss.fast_rejects = unpack_i64(&u);
+	rs->ss.relaxed = unpack_i64(&u);
+	rs->es.binds = unpack_i64(&u);
+	rs->es.unbinds = unpack_i64(&u);
+	rs->es.splits = unpack_i64(&u);
+	rs->es.merges = unpack_i64(&u);
+	rs->nmarks = unpack_count(&u, INT32_MAX / 2, 8, "bad marks");
+	rs->marks = xcalloc((size_t)rs->nmarks + 1, sizeof *rs->marks);
+	for (i = 0; i < rs->nmarks; i++) {
+		rs->marks[i].vleaf = unpack_i32(&u);
+		rs->marks[i].leaf = unpack_i32(&u);
+	}
+	if (!u.failed && (rs->njobs != njobs || rs->nfinal < 0 || rs->nfinal > njobs ||
+	    rs->live < 0 || rs->nseries < 0 || rs->events < 0 || !isfinite(rs->now) ||
+	    (rs->horizon != -INFINITY && rs->horizon != rs->now)))
+		unpack_fail(&u, "counts or times do not fit %d jobs (%d jobs, %d completed, "
+		    "%d live events, now %g, last tick %g)", njobs, rs->njobs, rs->nfinal,
+		    rs->live, rs->now, rs->horizon);
+	if (unpack_finish(&u, "run state", why, len) < 0)
+		return -1;
+	/* sequence numbers are unique */
+	qsort(rs->ev, (size_t)rs->nev, sizeof *rs->ev, cmp_seq);
+	for (i = 1; i < rs->nev; i++)
+		if (rs->ev[i].seq == rs->ev[i - 1].seq) {
+			bufprintf(why, len, "run state: two events with sequence %llu",
+			    (unsigned long long)rs->ev[i].seq);
+			return -1;
+		}
+	return 0;
+}
+
+/* One job's blob (empty: as emu_create left it). */
+static int
+decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failures,
+    struct policy_key *key, int *klass, char *why, size_t len)
+{
+	struct unpack u;
+	char what[64];
+	unsigned v;
+
+	memset(x, 0, sizeof *x);
+	*failures = 0;
+	memset(key, 0, sizeof *key);
+	key->id = job;
+	*klass = 0;
+	if (b == NULL || b->len == 0)
+		return 0;
+	unpack_init(&u, b->data, b->len);
+	unpack_unseal(&u);
+	if ((v = unpack_u8(&u)) != JOB_BLOB_VERSION && !u.failed)
+		unpack_fail(&u, "format version %u, this build reads %d", v, JOB_BLOB_VERSION);
+	x->ver = unpack_u32(&u);
+	x->since = unpack_f64(&u);
+	x->stall_until = unpack_f64(&u);
+	x->speed = unpack_f64(&u);
+	x->costs = unpack_f64(&u);
+	x->target = unpack_f64(&u);
+	x->by_work = unpack_u8(&u) != 0;
+	x->done = unpack_i32(&u);
+	*failures = unpack_i32(&u);
+	key->k[0] = unpack_f64(&u);
+	key->k[1] = unpack_f64(&u);
+	key->k[2] = unpack_f64(&u);
+	key->id = unpack_i32(&u);
+	*klass = unpack_i32(&u);
+	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
+	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
+	    !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))
+		unpack_fail(&u, "completion %d, failures %d, key of job %d, clocks %g %g, "
+		    "speed %g", x->done, *failures, key->id, x->since, x->stall_until,
+		    x->speed);
+	bufprintf(what, sizeof what, "job %d state", job);
+	return unpack_finish(&u, what, why, len);
+}
+
+/* Health of each spec node at the last tick: fault events up to it, in order. */
+static void
+restore_health(struct emu *m)
+{
+	struct ev *fe = xcalloc((size_t)m->nfault_ev + 1, sizeof *fe);
+	signed char *st = xcalloc((size_t)m->s->nnodes + 1, 1);
+	int i, node;
+
+	emu_fault_events(&m->par, fe, (uint64_t)m->njobs);
+	/* (t, seq) order: a later event for the same node wins */
+	for (i = 0; i < m->nfault_ev; i++) {
+		int k, best = -1;
+		for (k = 0; k < m->nfault_ev; k++)
+			if (fe[k].kind >= 0 && (best < 0 || emu_ev_before(&fe[k], &fe[best])))
+				best = k;
+		if (!(fe[best].t <= m->horizon))
+			break;
+		node = spec_find_node(m->s, m->par.faults[fe[best].arg].node);
+		if (node >= 0)
+			st[node] = fe[best].kind == EV_NODE_BAD ? 1 : 0;
+		fe[best].kind = -1;
+	}
+	for (i = 0; i < m->s->nnodes; i++)
+		if (st[i] == 1)
+			engine_node_set_bad(m->e, m->s->nodes[i].name, true, NULL, 0);
+	free(fe);
+	free(st);
+}
+
+struct done_order {
+	int		 job;
+	int		 done;
+};
+
+static int
+cmp_done_order(const void *a, const void *b)
+{
+	const struct done_order *x = a, *y = b;
+
+	return (x->done > y->done) - (x->done < y->done);
+}
+
+struct emu *
+emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
+    const struct emu_params *par, struct job *jobs, int njobs, const struct emu_saved *sv,
+    char **cause)
+{
+	struct run_state rs;
+	struct emu *m = NULL;
+	struct policy_key *keys = NULL;
+	int *klass = NULL, *by_eid = NULL, i, k, njob_holding = 0;
+	struct done_order *order = NULL;
+	char why[512];
+	bool arrived;
+
+	/* the jobs as stored: plain facts first */
+	for (i = 0; i < njobs; i++) {
+		const struct job *j = &jobs[i];
+		if (j->id != i || j->vc < 0 || j->vc >= s->nvcs || j->gpus <= 0 ||
+		    j->nmembers < 1 || j->nmembers > ENGINE_MAX_MEMBERS ||
+		    (unsigned)j->state >= JOB_NSTATES || !(j->submit >= 0) ||
+		    (job_holds_cells(j) ? j->engine_id < 0 || j->engine_id >= s->gpus :
+		    j->engine_id != -1)) {
+			*cause = xasprintf("job '%.64s' (index %d) is not a job this "
+			    "emulator could have", j->name, i);
+			return NULL;
+		}
+	}
+	if (decode_run(&sv->run, njobs, &rs, why, sizeof why) < 0) {
+		*cause = xstrdup(why);
+		run_state_release(&rs);
+		return NULL;
+	}
+	m = emu_alloc(s, p, par, jobs, njobs);
+	m->nfault_ev = emu_fault_events(par, NULL, 0);
+	if (rs.nfaults != par->nfaults || rs.nseries != sv->nseries ||
+	    (sv->nseries > 0 && sv->series == NULL) || (sv->nplacements > 0 &&
+	    sv->placements == NULL) || rs.seq < (uint64_t)njobs + (uint64_t)m->nfault_ev) {
+		bufprintf(why, sizeof why, "run state: %d faults and %d samples, given %d "
+		    "and %d", rs.nfaults, rs.nseries, par->nfaults, sv->nseries);
+		goto fail;
+	}
+	keys = xcalloc((size_t)njobs + 1, sizeof *keys);
+	klass = xcalloc((size_t)njobs + 1, sizeof *klass);
+	for (i = 0; i < njobs; i++)
+		if (decode_job(sv->job_state != NULL ? &sv->job_state[i] : NULL, i, &m->js[i],
+		    &m->failures[i], &keys[i], &klass[i], why, sizeof why) < 0)
+			goto fail;
+	m->now = rs.now;
+	m->horizon = rs.horizon;
+
+	/* the engine: placements, then marks, then bad nodes */
+	m->e = engine_create(s, mode, cause);
+	if (m->e == NULL) {
+		emu_free(m);
+		run_state_release(&rs);
+		free(keys);
+		free(klass);
+		return NULL;
+	}
+	by_eid = xcalloc((size_t)s->gpus + 1, sizeof *by_eid);
+	for (i = 0; i < njobs; i++)
+		if (job_holds_cells(&jobs[i])) {
+			if (by_eid[jobs[i].engine_id] != 0) {
+				bufprintf(why, sizeof why, "jobs '%s' and '%s' hold engine job %d",
+				    jobs[by_eid[jobs[i].engine_id] - 1].name, jobs[i].name,
+				    jobs[i].engine_id);
+				goto fail;
+			}
+			by_eid[jobs[i].engine_id] = i + 1;
+			njob_holding++;
+		}
+	if (sv->nplacements != njob_holding) {
+		bufprintf(why, sizeof why, "%d placements for %d jobs holding cells",
+		    sv->nplacements, njob_holding);
+		goto fail;
+	}
+	for (i = 0; i < sv->nplacements; i++) {
+		const struct engine_placement *pl = &sv->placements[i];
+		int job = pl->id >= 0 && pl->id < s->gpus ? by_eid[pl->id] - 1 : -1;
+		if (job < 0 || pl->name == NULL || strcmp(pl->name, jobs[job].name) != 0) {
+			bufprintf(why, sizeof why, "placement %d (engine job %d, '%.64s') "
+			    "belongs to no job holding cells", i, pl->id,
+			    pl->name != NULL ? pl->name : "");
+			goto fail;
+		}
+		if (engine_restore_job(m->e, pl, why, sizeof why) < 0)
+			goto fail;
+	}
+	for (i = 0; i < rs.nmarks; i++)
+		if (engine_restore_mark(m->e, &rs.marks[i], why, sizeof why) < 0)
+			goto fail;
+	restore_health(m);
+	engine_stats_restore(m->e, &rs.es);
+
+	/* the scheduler, from the cached keys */
+	m->sch = sched_create(m->e, p, jobs, njobs);
+	for (i = 0; i < njobs; i++) {
+		const struct job *j = &jobs[i];
+		int rc;
+		arrived = j->submit <= m->horizon;
+		if (arrived != (m->js[i].ver > 0)) {
+			bufprintf(why, sizeof why, "job '%s' submitted at %g has %s events "
+			    "at the last tick (%g)", j->name, j->submit,
+			    arrived ? "no" : "had", m->horizon);
+			goto fail;
+		}
+		if (!arrived && (j->state != JOB_PENDING || j->first_start >= 0 ||
+		    j->restarts > 0 || m->js[i].done > 0)) {
+			bufprintf(why, sizeof why, "job '%s' is not submitted yet but %s",
+			    j->name, job_state_name(j->state));
+			goto fail;
+		}
+		if (arrived && !(j->state_since <= m->now)) {
+			bufprintf(why, sizeof why, "job '%s' changed at %g, after the last "
+			    "tick (%g)", j->name, j->state_since, m->now);
+			goto fail;
+		}
+		if (arrived && j->state == JOB_PENDING)
+			rc = sched_restore_pending(m->sch, i, &keys[i], klass[i], why, sizeof why);
+		else if (job_holds_cells(j))
+			rc = sched_restore_running(m->sch, i, &keys[i], klass[i], why, sizeof why);
+		else
+			rc = sched_restore_key(m->sch, i, &keys[i], klass[i], why, sizeof why);
+		if (rc < 0)
+			goto fail;
+	}
+	if (rs.ndoms != sched_domains(m->sch)) {
+		bufprintf(why, sizeof why, "run state: %d scheduler domains, %d here",
+		    rs.ndoms, sched_domains(m->sch));
+		goto fail;
+	}
+	for (i = 0; i < rs.ndoms; i++)
+		sched_set_domain_dirty(m->sch, i, rs.dirty[i]);
+	sched_stats_restore(m->sch, &rs.ss);
+	sched_on_change(m->sch, emu_job_changed, m);
+
+	/* the events: arrivals and faults still ahead, then the stored ones */
+	for (i = 0; i < njobs; i++)
+		if (!(jobs[i].submit <= m->horizon)) {
+			struct ev x = { jobs[i].submit, (uint64_t)i, EV_ARRIVE, i, 0 };
+			emu_ev_insert(m, &x);
+		}
+	{
+		struct ev *fe = xcalloc((size_t)m->nfault_ev + 1, sizeof *fe);
+		emu_fault_events(par, fe, (uint64_t)njobs);
+		for (i = 0; i < m->nfault_ev; i++)
+			if (!(fe[i].t <= m->horizon))
+				emu_ev_insert(m, &fe[i]);
+		free(fe);
+	}
+	for (i = 0; i < rs.nev; i++) {
+		if (rs.ev[i].seq < (uint64_t)njobs + (uint64_t)m->nfault_ev) {
+			bufprintf(why, sizeof why, "run state: event sequence %llu belongs to "
+			    "an arrival or a fault", (unsigned long long)rs.ev[i].seq);
+			goto fail;
+		}
+		emu_ev_insert(m, &rs.ev[i]);
+	}
+	if (m->live != rs.live) {
+		bufprintf(why, sizeof why, "run state: %d live events, the heap has %d",
+		    rs.live, m->live);
+		goto fail;
+	}
+	m->seq = rs.seq;
+	m->events = rs.events;
+	m->next_progress = rs.next_progress;
+	m->nfinal = rs.nfinal;
+	m->busy_since = rs.busy_since;
+	m->busy_gpu_time = rs.busy_gpu_time;
+	m->first_submit = rs.first_submit;
+	m->last_end = rs.last_end;
+	if (sv->nseries > 0) {
+		m->series = xcalloc((size_t)sv->nseries, sizeof *m->series);
+		memcpy(m->series, sv->series, (size_t)sv->nseries * sizeof *m->series);
+		m->nseries = sv->nseries;
+		m->series_cap = (size_t)sv->nseries;
+	}
+
+	/* what learning policies saw: completions in their order */
+	order = xcalloc((size_t)njobs + 1, sizeof *order);
+	for (k = 0, i = 0; i < njobs; i++) {
+		if ((jobs[i].state == JOB_COMPLETED) != (m->js[i].done > 0)) {
+			bufprintf(why, sizeof why, "job '%s' is %s with completion %d",
+			    jobs[i].name, job_state_name(jobs[i].state), m->js[i].done);
+			goto fail;
+		}
+		if (m->js[i].done > 0) {
+			order[k].job = i;
+			order[k].done = m->js[i].done;
+			k++;
+		}
+	}
+	qsort(order, (size_t)k, sizeof *order, cmp_done_order);
+	for (i = 0; i < k; i++)
+		if (order[i].done != i + 1) {
+			bufprintf(why, sizeof why, "completions are not 1..%d: job '%s' has %d",
+			    k, jobs[order[i].job].name, order[i].done);
+			goto fail;
+		}
+	if (k != m->nfinal) {
+		bufprintf(why, sizeof why, "run state: %d completed, %d jobs are", m->nfinal, k);
+		goto fail;
+	}
+	if (p->ops->done != NULL)
+		for (i = 0; i < k; i++)
+			p->ops->done((struct policy *)p, &jobs[order[i].job]);
+
+	if (!engine_check(m->e, why, sizeof why) || !sched_check(m->sch, why, sizeof why))
+		goto fail;
+	run_state_release(&rs);
+	free(keys);
+	free(klass);
+	free(by_eid);
+	free(order);
+	return m;
+fail:
+	*cause = xasprintf("cannot restore the emulator: %s", why);
+	run_state_release(&rs);
+	free(keys);
+	free(klass);
+	free(by_eid);
+	free(order);
+	emu_free(m);
+	return NULL;
+}
