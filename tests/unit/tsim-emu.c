@@ -11,57 +11,12 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
+#include "job/record.h"
 #include "policy/policy.h"
 #include "sim/emu.h"
 #include "spec/spec.h"
 #include "test.h"
-
-/* One node of `gpus` GPUs (a switch level in between when gpus == 8), VC A. */
-static struct spec *
-one_node(int gpus)
-{
-	char text[1024];
-	struct spec *s;
-
-	snprintf(text, sizeof text,
-	    "physicalCluster:\n"
-	    "  cellTypes:\n"
-	    "    NODE: {childCellType: GPU, childCellNumber: %d, isNodeLevel: true}\n"
-	    "  physicalCells:\n"
-	    "  - {cellType: NODE, cellAddress: n0}\n"
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: NODE, cellNumber: 1}\n", gpus);
-	s = spec_load_string("one-node.yaml", text, strlen(text), NULL);
-	if (s == NULL)
-		abort();
-	return s;
-}
-
-static struct spec *
-load_file(const char *path)
-{
-	struct spec *s = spec_load(path, NULL);
-
-	if (s == NULL) {
-		fprintf(stderr, "cannot load %s\n", path);
-		abort();
-	}
-	return s;
-}
-
-static void
-add(struct job *jobs, int i, int vc, double submit, int gpus, double dur)
-{
-	char name[32];
-
-	snprintf(name, sizeof name, "j%d", i);
-	job_init(&jobs[i], i, name, vc, submit);
-	job_set_shape(&jobs[i], 1, gpus);
-	jobs[i].duration = dur;
-	jobs[i].model = -1;
-}
+#include "emu-work.h"
 
 /* Run jobs to the end under the named policy; returns the report. */
 static int
@@ -317,34 +272,6 @@ test_affinity(void)
 	spec_free(s);
 }
 
-/* Random workloads on the default spec: conservation and determinism. */
-static void
-random_jobs(const struct spec *s, struct job *jobs, int n, unsigned seed)
-{
-	static const int sizes[] = { 1, 1, 1, 1, 2, 4, 8, 16 };
-	/* the largest job each VC of specs/default.yaml can hold */
-	static const struct { const char *vc; int max; } cap[] = {
-		{ "research", 16 }, { "prod", 16 }, { "dev", 4 }, { "infer", 2 },
-	};
-	int i, k;
-
-	srand(seed);
-	for (i = 0; i < n; i++) {
-		int g = sizes[rand() % 8], vc = rand() % s->nvcs;
-		for (k = 0; k < 4; k++)
-			if (strcmp(s->vcs[vc].name, cap[k].vc) == 0 && g > cap[k].max)
-				g = cap[k].max;
-		add(jobs, i, vc, i * 30.0 + rand() % 30, 1, 60 + rand() % 20000);
-		if (g > 8)
-			job_set_shape(&jobs[i], g / 8, 8);
-		else
-			job_set_shape(&jobs[i], 1, g);
-		jobs[i].model = rand() % model_count;
-		jobs[i].klass = rand() % 4 == 0 ? JOB_OPPORTUNISTIC : rand() % 3 == 0 ?
-		    JOB_AUTO : JOB_GUARANTEED;
-	}
-}
-
 static void
 test_conservation(void)
 {
@@ -456,7 +383,119 @@ test_locality(void)
 	spec_free(s);
 }
 
+/* Run jobs to the end and copy the journal out; returns its length. */
+static int
+journal_of(const struct spec *s, const char *policy, bool ideal, struct job *jobs, int n,
+    const struct emu_fault *faults, int nfaults, struct rec *out, int max)
+{
+	struct policy p;
+	struct policy_params pp;
+	struct emu_params par;
+	struct emu *m;
+	const struct rec *r;
+	const int *d;
+	char *cause = NULL;
+	int nr, nd, i;
+
+	policy_params_init(&pp);
+	if (policy_init(&p, policy_find(policy), &pp, &cause) < 0)
+		return -1;
+	emu_params_init(&par);
+	par.ideal = ideal;
+	par.faults = faults;
+	par.nfaults = nfaults;
+	m = emu_create(s, ENGINE_HIVED, &p, &par, jobs, n, &cause);
+	if (m == NULL)
+		return -1;
+	CHECK(emu_run(m, INFINITY, NULL, NULL, &cause) >= 0);
+	r = emu_journal(m, &nr);
+	for (i = 0; i < nr && i < max; i++)
+		out[i] = r[i];
+	/* every job changed, once each; a drain empties both */
+	d = emu_dirty(m, &nd);
+	CHECK_INTEQ(nd, n);
+	for (i = 0; i < nd; i++)
+		CHECK(d[i] >= 0 && d[i] < n);
+	emu_drain(m);
+	CHECK(emu_journal(m, &i) != NULL && i == 0);
+	CHECK(emu_dirty(m, &i) != NULL && i == 0);
+	emu_free(m);
+	policy_release(&p);
+	return nr;
+}
+
+static void
+check_rec(const struct rec *r, double t, enum rec_kind kind, int job, int by, int cell,
+    const char *detail)
+{
+	CHECKF(r->t == t && r->kind == kind && r->job == job && r->by == by &&
+	    r->cell == cell && strcmp(r->detail, detail) == 0 &&
+	    r->vc == (job >= 0 ? 0 : -1),
+	    "want %g %s job %d by %d cell %d '%s', got %g %s job %d by %d cell %d '%s' vc %d",
+	    t, rec_kind_name(kind), job, by, cell, detail, r->t, rec_kind_name(r->kind),
+	    r->job, r->by, r->cell, r->detail, r->vc);
+}
+
+/* The journal says what happened, in order: LAS preemption, a node failure. */
+static void
+test_journal(void)
+{
+	struct spec *s = one_node(2);
+	struct job jobs[4];
+	struct rec r[32];
+	struct emu_fault f = { "n0", 2700, 2800 };
+	int n, node_cell = s->nodes[0].cells[0];
+
+	/* j1 preempts j0 at 3600 (j0 left the first queue); free checkpoints:
+	   j0 is requeued at the same instant, in a second tick */
+	add(jobs, 0, 0, 0, 2, 3 * 3600);
+	add(jobs, 1, 0, 3600, 2, 600);
+	n = journal_of(s, "las", true, jobs, 2, NULL, 0, r, 32);
+	CHECK_INTEQ(n, 9);
+	if (n == 9) {
+		check_rec(&r[0], 0, REC_SUBMIT, 0, -1, -1, "");
+		check_rec(&r[1], 0, REC_START, 0, -1, -1, "n0");
+		check_rec(&r[2], 3600, REC_SUBMIT, 1, -1, -1, "");
+		check_rec(&r[3], 3600, REC_PREEMPT, 0, 1, -1, "");
+		check_rec(&r[4], 3600, REC_START, 1, -1, -1, "n0");
+		check_rec(&r[5], 3600, REC_REQUEUE, 0, -1, -1, "");
+		check_rec(&r[6], 4200, REC_COMPLETE, 1, -1, -1, "");
+		check_rec(&r[7], 4200, REC_START, 0, -1, -1, "n0");
+		check_rec(&r[8], 11400, REC_COMPLETE, 0, -1, -1, "");
+	}
+	/* the node fails under j0 and comes back */
+	add(jobs, 0, 0, 0, 2, 3600);
+	jobs[0].model = model_find("resnet50");
+	n = journal_of(s, "fifo", false, jobs, 1, &f, 1, r, 32);
+	CHECK_INTEQ(n, 8);
+	if (n == 8) {
+		check_rec(&r[2], 2700, REC_NODE_BAD, -1, -1, node_cell, "n0");
+		check_rec(&r[3], 2700, REC_FAIL, 0, -1, node_cell, "n0");
+		check_rec(&r[4], 2700, REC_REQUEUE, 0, -1, -1, "after a node failure");
+		check_rec(&r[5], 2800, REC_NODE_OK, -1, -1, node_cell, "n0");
+		check_rec(&r[6], 2800, REC_START, 0, -1, -1, "n0");
+		CHECK(r[7].kind == REC_COMPLETE && r[7].t == 2800 + 6 + 1800);
+	}
+	spec_free(s);
+	/* across nodes: a hostlist; opportunistic: said so */
+	s = load_file("specs/hived-fig3.yaml");
+	add(jobs, 0, spec_find_vc(s, "C"), 0, 8, 1000);
+	job_set_shape(&jobs[0], 2, 8);
+	add(jobs, 1, spec_find_vc(s, "A"), 0, 1, 1000);
+	jobs[1].klass = JOB_OPPORTUNISTIC;
+	n = journal_of(s, "fifo", true, jobs, 2, NULL, 0, r, 32);
+	CHECK_INTEQ(n, 6);
+	if (n == 6) {
+		CHECKF(r[2].kind == REC_START && strcmp(r[2].detail, "node[1-2]") == 0,
+		    "'%s'", r[2].detail);
+		CHECKF(r[3].kind == REC_START && strstr(r[3].detail, " (opportunistic)") != NULL,
+		    "'%s'", r[3].detail);
+	}
+	spec_free(s);
+}
+
 static const struct test tests[] = {
+	{ "journal", test_journal },
 	{ "fig7-srsf", test_fig7_srsf },
 	{ "fig7-las-gittins", test_fig7_las_gittins },
 	{ "fifo-blocking", test_fifo_blocking },

@@ -1,0 +1,996 @@
+/*
+ * tsim-resume.c — crash recovery of the emulator, proved by running it
+ * twice: once straight to the end, once cut at random tick boundaries,
+ * where everything a store keeps is copied out (struct jobs, placements
+ * deep-copied, per-job and per-run state encoded to bytes, the series,
+ * the journal), the emulator freed, and a new one restored from the
+ * copies with a fresh policy. The final report (every field of every
+ * group), the series, the journal and every struct job must be the same
+ * bit for bit. The copies follow the dirty set as a store would (only
+ * changed jobs are copied again), and a job left out of it would be
+ * caught twice: its copy no longer matches, and the restore diverges.
+ *
+ * Workloads: every policy (gittins with and without a service sample,
+ * las also with promotion) in every sharing mode, on random jobs with
+ * preemption, opportunistic and auto jobs, soft affinity, checkpoint
+ * costs and node faults (overlapping, permanent, a pinned node, an
+ * unknown node); the Philly sample on specs/philly.yaml under las and
+ * gittins with 20+ cuts and cuts from the progress callback. And stored
+ * bytes that are truncated or corrupt must be refused with a message.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pack.h"
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "policy/policy.h"
+#include "sim/emu.h"
+#include "sim/replay.h"
+#include "spec/spec.h"
+#include "test.h"
+#include "emu-work.h"
+
+static unsigned long long rng = 0x853c49e6748fea9bULL;
+static unsigned
+xr(void)
+{
+	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+	return (unsigned)(rng >> 17);
+}
+
+/* ---- the store, modelled: copies of everything, kept up to date ---- */
+
+struct plcopy {
+	bool			 has;
+	struct engine_placement	 pl;
+	char			 name[64];
+	int			*pod_first, *leaves, *vleaves;
+};
+
+struct store {
+	int			 njobs;
+	struct job		*jobs;
+	struct strbuf		*blob;		/* per job */
+	struct plcopy		*pl;		/* per job */
+	struct strbuf		 run;
+	struct emu_sample	*series;
+	int			 nseries;
+	struct rec		*log;
+	int			 nlog;
+	size_t			 logcap;
+	int			 stale;		/* jobs changed but not in the dirty set */
+};
+
+static void
+pl_clear(struct plcopy *c)
+{
+	free(c->pod_first);
+	free(c->leaves);
+	free(c->vleaves);
+	memset(c, 0, sizeof *c);
+}
+
+static void
+pl_copy(struct plcopy *c, const struct engine_placement *pl)
+{
+	size_t nl = (size_t)pl->nleaves;
+
+	pl_clear(c);
+	c->has = true;
+	c->pl = *pl;
+	snprintf(c->name, sizeof c->name, "%s", pl->name);
+	c->pod_first = xcalloc((size_t)pl->npods + 1, sizeof(int));
+	memcpy(c->pod_first, pl->pod_first, ((size_t)pl->npods + 1) * sizeof(int));
+	c->leaves = xcalloc(nl, sizeof(int));
+	memcpy(c->leaves, pl->leaves, nl * sizeof(int));
+	if (pl->vleaves != NULL) {
+		c->vleaves = xcalloc(nl, sizeof(int));
+		memcpy(c->vleaves, pl->vleaves, nl * sizeof(int));
+	}
+	c->pl.name = c->name;
+	c->pl.pod_first = c->pod_first;
+	c->pl.leaves = c->leaves;
+	c->pl.vleaves = c->vleaves;
+}
+
+static bool
+pl_equal(const struct engine_placement *a, const struct engine_placement *b)
+{
+	size_t nl = (size_t)a->nleaves;
+
+	return a->id == b->id && strcmp(a->name, b->name) == 0 && a->vc == b->vc &&
+	    a->priority == b->priority && a->orig_priority == b->orig_priority &&
+	    a->lazy == b->lazy && a->downgraded == b->downgraded && a->chain == b->chain &&
+	    a->pin == b->pin && a->npods == b->npods && a->nleaves == b->nleaves &&
+	    memcmp(a->pod_first, b->pod_first, ((size_t)a->npods + 1) * sizeof(int)) == 0 &&
+	    memcmp(a->leaves, b->leaves, nl * sizeof(int)) == 0 &&
+	    (a->vleaves == NULL) == (b->vleaves == NULL) &&
+	    (a->vleaves == NULL || memcmp(a->vleaves, b->vleaves, nl * sizeof(int)) == 0);
+}
+
+/* The first save: every job as given, nothing running. */
+static void
+store_init(struct store *st, const struct emu *m, const struct job *jobs, int n)
+{
+	int i;
+
+	memset(st, 0, sizeof *st);
+	st->njobs = n;
+	st->jobs = xcalloc((size_t)n + 1, sizeof *st->jobs);
+	memcpy(st->jobs, jobs, (size_t)n * sizeof *jobs);
+	st->blob = xcalloc((size_t)n + 1, sizeof *st->blob);
+	st->pl = xcalloc((size_t)n + 1, sizeof *st->pl);
+	for (i = 0; i < n; i++) {
+		strbuf_init(&st->blob[i]);
+		emu_job_save(m, i, &st->blob[i]);
+	}
+	strbuf_init(&st->run);
+}
+
+static void
+store_free(struct store *st)
+{
+	int i;
+
+	for (i = 0; i < st->njobs; i++) {
+		strbuf_release(&st->blob[i]);
+		pl_clear(&st->pl[i]);
+	}
+	free(st->jobs);
+	free(st->blob);
+	free(st->pl);
+	strbuf_release(&st->run);
+	free(st->series);
+	free(st->log);
+}
+
+static bool
+same_bytes(const struct strbuf *a, const struct strbuf *b)
+{
+	return a->len == b->len && memcmp(a->buf, b->buf, a->len) == 0;
+}
+
+/*
+ * At a tick boundary: copy what changed (the dirty set), check that what
+ * did not change really did not, append the journal, take the run state
+ * and the series, drain.
+ */
+static void
+store_sync(struct store *st, struct emu *m, const struct job *jobs)
+{
+	struct engine_placement pl;
+	struct strbuf sb = STRBUF_INIT;
+	const struct emu_sample *ser;
+	const struct rec *log;
+	const int *d;
+	unsigned char *isd;
+	int nd, i, n, job;
+
+	d = emu_dirty(m, &nd);
+	isd = xcalloc((size_t)st->njobs + 1, 1);
+	for (i = 0; i < nd; i++) {
+		job = d[i];
+		CHECKF(job >= 0 && job < st->njobs && !isd[job], "dirty set: job %d", job);
+		isd[job] = 1;
+		st->jobs[job] = jobs[job];
+		strbuf_reset(&st->blob[job]);
+		emu_job_save(m, job, &st->blob[job]);
+		if (emu_job_placement(m, job, &pl))
+			pl_copy(&st->pl[job], &pl);
+		else
+			pl_clear(&st->pl[job]);
+	}
+	for (i = 0; i < st->njobs; i++) {
+		if (isd[i])
+			continue;
+		strbuf_reset(&sb);
+		emu_job_save(m, i, &sb);
+		if (memcmp(&st->jobs[i], &jobs[i], sizeof jobs[i]) != 0 ||
+		    !same_bytes(&sb, &st->blob[i]) ||
+		    emu_job_placement(m, i, &pl) != st->pl[i].has ||
+		    (st->pl[i].has && !pl_equal(&pl, &st->pl[i].pl)))
+			st->stale++;
+	}
+	free(isd);
+	strbuf_release(&sb);
+	log = emu_journal(m, &n);
+	XGROW(st->log, st->logcap, (size_t)(st->nlog + n) + 1);
+	memcpy(st->log + st->nlog, log, (size_t)n * sizeof *log);
+	st->nlog += n;
+	strbuf_reset(&st->run);
+	emu_save(m, &st->run);
+	ser = emu_series(m, &n);
+	free(st->series);
+	st->series = xcalloc((size_t)n + 1, sizeof *ser);
+	if (n > 0)
+		memcpy(st->series, ser, (size_t)n * sizeof *ser);
+	st->nseries = n;
+	emu_drain(m);
+}
+
+/* Rebuild from the store: jobs copied back, blobs and placements handed over. */
+static struct emu *
+store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
+    const struct policy *p, const struct emu_params *par, struct job *jobs, char **cause)
+{
+	struct engine_placement *pls = xcalloc((size_t)st->njobs + 1, sizeof *pls);
+	struct emu_blob *jb = xcalloc((size_t)st->njobs + 1, sizeof *jb);
+	struct emu_saved sv;
+	struct emu *m;
+	int i, npl = 0;
+
+	memcpy(jobs, st->jobs, (size_t)st->njobs * sizeof *jobs);
+	for (i = 0; i < st->njobs; i++) {
+		if (st->pl[i].has)
+			pls[npl++] = st->pl[i].pl;
+		jb[i].data = st->blob[i].buf;
+		jb[i].len = st->blob[i].len;
+	}
+	memset(&sv, 0, sizeof sv);
+	sv.placements = pls;
+	sv.nplacements = npl;
+	sv.job_state = jb;
+	sv.run.data = st->run.buf;
+	sv.run.len = st->run.len;
+	sv.series = st->series;
+	sv.nseries = st->nseries;
+	m = emu_restore(s, mode, p, par, jobs, st->njobs, &sv, cause);
+	free(pls);
+	free(jb);
+	return m;
+}
+
+/* A restored emulator encodes to exactly the bytes it came from. */
+static void
+check_idempotent(const struct store *st, const struct emu *m, const char *what)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct engine_placement pl;
+	int i, bad = 0;
+
+	emu_save(m, &sb);
+	CHECKF(same_bytes(&sb, &st->run), "%s: run state re-encodes differently "
+	    "(%zu vs %zu bytes)", what, sb.len, st->run.len);
+	for (i = 0; i < st->njobs; i++) {
+		strbuf_reset(&sb);
+		emu_job_save(m, i, &sb);
+		bad += !same_bytes(&sb, &st->blob[i]);
+		bad += emu_job_placement(m, i, &pl) != st->pl[i].has ||
+		    (st->pl[i].has && !pl_equal(&pl, &st->pl[i].pl));
+	}
+	CHECKF(bad == 0, "%s: %d job states or placements re-encode differently", what, bad);
+	strbuf_release(&sb);
+}
+
+/* ---- comparing two runs ---- */
+
+struct outcome {
+	struct job		*jobs;
+	struct emu_report	 rep;
+	struct emu_sample	*series;
+	int			 nseries;
+	struct rec		*log;
+	int			 nlog;
+	long long		 events;
+};
+
+static void
+outcome_release(struct outcome *o)
+{
+	free(o->jobs);
+	emu_report_release(&o->rep);
+	free(o->series);
+	free(o->log);
+	memset(o, 0, sizeof *o);
+}
+
+static bool
+same_double(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void
+compare(const struct outcome *a, const struct outcome *b, int n, const char *what)
+{
+	int i, bad = 0, first = -1;
+
+	for (i = 0; i < n; i++)
+		if (memcmp(&a->jobs[i], &b->jobs[i], sizeof a->jobs[i]) != 0) {
+			if (first < 0)
+				first = i;
+			bad++;
+		}
+	CHECKF(bad == 0, "%s: %d jobs differ, first '%s': end %.17g vs %.17g, attained "
+	    "%.17g vs %.17g, state %s vs %s, preemptions %d vs %d", what, bad,
+	    first >= 0 ? a->jobs[first].name : "", first >= 0 ? a->jobs[first].end : 0,
+	    first >= 0 ? b->jobs[first].end : 0, first >= 0 ? a->jobs[first].attained : 0,
+	    first >= 0 ? b->jobs[first].attained : 0,
+	    first >= 0 ? job_state_name(a->jobs[first].state) : "",
+	    first >= 0 ? job_state_name(b->jobs[first].state) : "",
+	    first >= 0 ? a->jobs[first].preemptions : 0,
+	    first >= 0 ? b->jobs[first].preemptions : 0);
+	/* the report, every field */
+	CHECKF(memcmp(&a->rep.all, &b->rep.all, sizeof a->rep.all) == 0,
+	    "%s: report 'all' differs: done %d vs %d, jct %.17g vs %.17g, gpu-hours "
+	    "%.17g vs %.17g", what, a->rep.all.done, b->rep.all.done, a->rep.all.jct.avg,
+	    b->rep.all.jct.avg, a->rep.all.gpu_hours, b->rep.all.gpu_hours);
+	CHECK_INTEQ(a->rep.nvcs, b->rep.nvcs);
+	for (i = 0; i < a->rep.nvcs && i < b->rep.nvcs; i++)
+		CHECKF(memcmp(&a->rep.vcs[i], &b->rep.vcs[i], sizeof a->rep.vcs[i]) == 0,
+		    "%s: report of vc '%s' differs", what, a->rep.vcs[i].name);
+	CHECKF(same_double(a->rep.makespan, b->rep.makespan) &&
+	    same_double(a->rep.util, b->rep.util) &&
+	    same_double(a->rep.frag_avg, b->rep.frag_avg),
+	    "%s: makespan %.17g vs %.17g, util %.17g vs %.17g, frag %.17g vs %.17g", what,
+	    a->rep.makespan, b->rep.makespan, a->rep.util, b->rep.util, a->rep.frag_avg,
+	    b->rep.frag_avg);
+	CHECKF(a->rep.events == b->rep.events && a->rep.sched_passes == b->rep.sched_passes &&
+	    a->rep.engine_attempts == b->rep.engine_attempts &&
+	    a->rep.relaxed == b->rep.relaxed, "%s: events %lld vs %lld, passes %lld vs %lld, "
+	    "attempts %lld vs %lld, relaxed %lld vs %lld", what, a->rep.events, b->rep.events,
+	    a->rep.sched_passes, b->rep.sched_passes, a->rep.engine_attempts,
+	    b->rep.engine_attempts, a->rep.relaxed, b->rep.relaxed);
+	/* the series */
+	CHECKF(a->nseries == b->nseries && (a->nseries == 0 || memcmp(a->series, b->series,
+	    (size_t)a->nseries * sizeof *a->series) == 0), "%s: series of %d vs %d samples "
+	    "differ", what, a->nseries, b->nseries);
+	/* the journal: nothing lost, nothing twice */
+	for (bad = 0, first = -1, i = 0; i < a->nlog && i < b->nlog; i++) {
+		const struct rec *x = &a->log[i], *y = &b->log[i];
+		if (!same_double(x->t, y->t) || x->kind != y->kind || x->job != y->job ||
+		    x->vc != y->vc || x->cell != y->cell || x->by != y->by ||
+		    strcmp(x->detail, y->detail) != 0) {
+			if (first < 0)
+				first = i;
+			bad++;
+		}
+	}
+	CHECKF(a->nlog == b->nlog && bad == 0, "%s: journals of %d and %d entries, %d "
+	    "differ, first at %d", what, a->nlog, b->nlog, bad, first);
+}
+
+/* ---- one workload, straight and cut ---- */
+
+struct setup {
+	const struct spec	*s;
+	enum engine_mode	 mode;
+	const char		*policy;
+	struct policy_params	 pp;
+	struct emu_params	 ep;
+	const struct job	*jobs;		/* pristine */
+	int			 njobs;
+};
+
+static void
+outcome_take(struct outcome *o, struct emu *m, const struct job *jobs, int n,
+    const struct rec *log, int nlog)
+{
+	const struct emu_sample *ser;
+
+	o->jobs = xcalloc((size_t)n + 1, sizeof *o->jobs);
+	memcpy(o->jobs, jobs, (size_t)n * sizeof *jobs);
+	emu_report(m, &o->rep);
+	ser = emu_series(m, &o->nseries);
+	o->series = xcalloc((size_t)o->nseries + 1, sizeof *ser);
+	if (o->nseries > 0)
+		memcpy(o->series, ser, (size_t)o->nseries * sizeof *ser);
+	o->log = xcalloc((size_t)nlog + 1, sizeof *log);
+	if (nlog > 0)
+		memcpy(o->log, log, (size_t)nlog * sizeof *log);
+	o->nlog = nlog;
+}
+
+static int
+straight(const struct setup *su, struct outcome *o)
+{
+	struct job *jobs = xcalloc((size_t)su->njobs + 1, sizeof *jobs);
+	struct policy p;
+	struct emu *m;
+	const struct rec *log;
+	char *cause = NULL;
+	int nlog;
+
+	memcpy(jobs, su->jobs, (size_t)su->njobs * sizeof *jobs);
+	if (policy_init(&p, policy_find(su->policy), &su->pp, &cause) < 0) {
+		CHECKF(0, "%s", cause);
+		free(cause);
+		free(jobs);
+		return -1;
+	}
+	m = emu_create(su->s, su->mode, &p, &su->ep, jobs, su->njobs, &cause);
+	CHECKF(m != NULL, "%s", cause);
+	CHECKF(emu_run(m, INFINITY, NULL, NULL, &cause) >= 0, "%s", cause);
+	CHECK(emu_done(m));
+	log = emu_journal(m, &nlog);
+	outcome_take(o, m, jobs, su->njobs, log, nlog);
+	o->events = o->rep.events;
+	emu_free(m);
+	policy_release(&p);
+	free(jobs);
+	return 0;
+}
+
+struct cutter {
+	int		 calls;
+	int		 stop_at;	/* stop at this call */
+	struct store	*st;
+	struct emu	*m;
+	const struct job *jobs;
+};
+
+/* A progress callback that saves at a tick boundary and stops the run. */
+static bool
+cut_here(void *arg, const struct emu_progress *pr)
+{
+	struct cutter *c = arg;
+
+	(void)pr;
+	if (++c->calls < c->stop_at)
+		return true;
+	store_sync(c->st, c->m, c->jobs);
+	return false;
+}
+
+/*
+ * Run with cuts at the given times (sorted; -1 for before the first tick),
+ * or, when by_progress, at progress callbacks. Returns the number of
+ * restores.
+ */
+static int
+resumed(const struct setup *su, const double *cuts, int ncuts, bool by_progress,
+    struct outcome *o)
+{
+	struct job *jobs = xcalloc((size_t)su->njobs + 1, sizeof *jobs);
+	struct store st;
+	struct policy p;
+	struct emu *m;
+	struct cutter cu;
+	char *cause = NULL, what[160];
+	int k = 0, restores = 0;
+	long long rc;
+
+	memcpy(jobs, su->jobs, (size_t)su->njobs * sizeof *jobs);
+	CHECK(policy_init(&p, policy_find(su->policy), &su->pp, &cause) == 0);
+	m = emu_create(su->s, su->mode, &p, &su->ep, jobs, su->njobs, &cause);
+	CHECKF(m != NULL, "%s", cause);
+	if (m == NULL) {
+		free(cause);
+		free(jobs);
+		policy_release(&p);
+		return 0;
+	}
+	store_init(&st, m, jobs, su->njobs);
+	for (;;) {
+		if (by_progress) {
+			memset(&cu, 0, sizeof cu);
+			cu.stop_at = 1 + (int)(xr() % 2);
+			cu.st = &st;
+			cu.m = m;
+			cu.jobs = jobs;
+			rc = emu_run(m, INFINITY, cut_here, &cu, &cause);
+			if (rc >= 0) {
+				store_sync(&st, m, jobs);
+				break;
+			}
+			CHECKF(strstr(cause, "interrupted") != NULL, "%s", cause);
+			free(cause);
+			cause = NULL;
+		} else {
+			if (k == ncuts) {
+				CHECKF(emu_run(m, INFINITY, NULL, NULL, &cause) >= 0, "%s", cause);
+				store_sync(&st, m, jobs);
+				break;
+			}
+			CHECKF(emu_run(m, cuts[k++], NULL, NULL, &cause) >= 0, "%s", cause);
+			store_sync(&st, m, jobs);
+		}
+		/* the crash: everything but the store is gone */
+		emu_free(m);
+		policy_release(&p);
+		memset(jobs, 0xa5, (size_t)su->njobs * sizeof *jobs);
+		CHECK(policy_init(&p, policy_find(su->policy), &su->pp, &cause) == 0);
+		m = store_restore(&st, su->s, su->mode, &p, &su->ep, jobs, &cause);
+		snprintf(what, sizeof what, "%s/%s restore %d", su->policy,
+		    engine_mode_name(su->mode), restores);
+		CHECKF(m != NULL, "%s: %s", what, cause);
+		if (m == NULL) {
+			free(cause);
+			break;
+		}
+		check_idempotent(&st, m, what);
+		restores++;
+	}
+	CHECKF(st.stale == 0, "%s/%s: %d jobs changed outside the dirty set", su->policy,
+	    engine_mode_name(su->mode), st.stale);
+	if (m != NULL) {
+		CHECK(emu_done(m));
+		outcome_take(o, m, jobs, su->njobs, st.log, st.nlog);
+		emu_free(m);
+	}
+	store_free(&st);
+	policy_release(&p);
+	free(jobs);
+	return restores;
+}
+
+/*
+ * ncuts tick boundaries, sorted: the first before any tick, then a third
+ * at random times up to end, the rest right after ticks where something
+ * happened in the straight run (its journal), preemptions first: the
+ * scheduler's domains are left dirty only by a pass that preempted, and
+ * the next tick (a checkpoint later) cleans them, so random times would
+ * seldom cut there.
+ */
+static void
+pick_cuts(const struct outcome *a, double end, double *cuts, int ncuts)
+{
+	double *pre = xcalloc((size_t)a->nlog + 1, sizeof *pre);
+	double *any = xcalloc((size_t)a->nlog + 1, sizeof *any);
+	int i, k, npre = 0, nany = 0;
+	double t;
+
+	for (i = 0; i < a->nlog; i++) {
+		if (a->log[i].kind == REC_PREEMPT)
+			pre[npre++] = a->log[i].t;
+		any[nany++] = a->log[i].t;
+	}
+	cuts[0] = -1;
+	for (i = 1; i < ncuts; i++) {
+		if (i % 3 == 0 || nany == 0)
+			cuts[i] = end * (double)(xr() % 100000) / 100000.0;
+		else if (i % 3 == 1 && npre > 0)
+			cuts[i] = pre[xr() % (unsigned)npre];
+		else
+			cuts[i] = any[xr() % (unsigned)nany];
+	}
+	for (i = 1; i < ncuts; i++)
+		for (k = i; k > 0 && cuts[k] < cuts[k - 1]; k--) {
+			t = cuts[k];
+			cuts[k] = cuts[k - 1];
+			cuts[k - 1] = t;
+		}
+	free(pre);
+	free(any);
+}
+
+static int
+one(const struct setup *su, int ncuts)
+{
+	struct outcome a, b;
+	double cuts[64], end = 0;
+	char what[160];
+	int i, restores;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	if (straight(su, &a) < 0)
+		return 0;
+	for (i = 0; i < su->njobs; i++)
+		if (a.jobs[i].end > end)
+			end = a.jobs[i].end;
+	pick_cuts(&a, end * 1.05, cuts, ncuts);
+	restores = resumed(su, cuts, ncuts, false, &b);
+	snprintf(what, sizeof what, "%s/%s", su->policy, engine_mode_name(su->mode));
+	CHECKF(restores == ncuts, "%s: %d restores of %d", what, restores, ncuts);
+	if (b.jobs != NULL)
+		compare(&a, &b, su->njobs, what);
+	outcome_release(&a);
+	outcome_release(&b);
+	return restores;
+}
+
+/* ---- workloads ---- */
+
+static const struct emu_fault faults[] = {
+	{ "r0n01", 1500, 6000 },
+	{ "r0n01", 4000, 9000 },	/* overlaps: bad until the last ok */
+	{ "r1n03", 2500, 2600 },
+	{ "r1n07", 3000, 12000 },	/* the pinned node of 'infer' */
+	{ "r0n06", 7000, -1 },		/* never comes back */
+	{ "r1n00", 500, 40000 },
+	{ "nope", 100, 200 },		/* no such node: nothing happens */
+};
+
+static const double service[] = {
+	120, 600, 1800, 3600, 3600, 7200, 14400, 30000, 60000, 100000, 250000,
+};
+
+struct pconf {
+	const char	*policy;
+	bool		 sample;
+	double		 knob;
+};
+
+static const struct pconf pconfs[] = {
+	{ "fifo", false, 0 },
+	{ "fifo-skip", false, 0 },
+	{ "las", false, 0 },
+	{ "las", false, 2 },		/* promotion: EV_PROMOTE events */
+	{ "gittins", true, 0 },
+	{ "gittins", false, 0 },	/* learns from done() */
+	{ "srtf", false, 0 },
+	{ "srsf", false, 0 },
+};
+
+static void
+test_policies_and_modes(void)
+{
+	static const enum engine_mode modes[] = { ENGINE_HIVED, ENGINE_QUOTA, ENGINE_PRIVATE };
+	struct spec *s = load_file("specs/default.yaml");
+	int n = test_long ? 600 : 220, i, pi, mi, total = 0;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct setup su;
+
+	random_jobs(s, jobs, n, 11);
+	/* arrivals three times as dense, and some soft affinity: pressure */
+	for (i = 0; i < n; i++) {
+		jobs[i].submit /= 3;
+		jobs[i].state_since = jobs[i].submit;
+		jobs[i].soft_affinity = i % 5 == 0;
+	}
+	for (pi = 0; pi < (int)(sizeof pconfs / sizeof pconfs[0]); pi++)
+		for (mi = 0; mi < 3; mi++) {
+			memset(&su, 0, sizeof su);
+			su.s = s;
+			su.mode = modes[mi];
+			su.policy = pconfs[pi].policy;
+			policy_params_init(&su.pp);
+			su.pp.promote_knob = pconfs[pi].knob;
+			if (pconfs[pi].sample) {
+				su.pp.service = service;
+				su.pp.nservice = sizeof service / sizeof service[0];
+			}
+			emu_params_init(&su.ep);
+			su.ep.faults = faults;
+			su.ep.nfaults = sizeof faults / sizeof faults[0];
+			su.ep.sample_interval = 1800;
+			su.jobs = jobs;
+			/* promotion thrashes (las demotes, promotes, preempts again):
+			   ~30 events per job on this load, so fewer jobs */
+			su.njobs = pconfs[pi].knob > 0 ? 60 : n;
+			total += one(&su, 10);
+		}
+	CHECKF(total >= 8 * 3 * 10, "%d restores", total);
+	free(jobs);
+	spec_free(s);
+}
+
+/* Ideal mode: free preemption requeues at the same instant (two ticks at t). */
+static void
+test_ideal(void)
+{
+	struct spec *s = load_file("specs/default.yaml");
+	int n = 150;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct setup su;
+
+	random_jobs(s, jobs, n, 5);
+	memset(&su, 0, sizeof su);
+	su.s = s;
+	su.mode = ENGINE_HIVED;
+	su.policy = "las";
+	policy_params_init(&su.pp);
+	su.pp.thresholds[0] = 600;
+	emu_params_init(&su.ep);
+	su.ep.ideal = true;
+	su.jobs = jobs;
+	su.njobs = n;
+	CHECK(one(&su, 16) == 16);
+	free(jobs);
+	spec_free(s);
+}
+
+static int
+philly_setup(struct spec **sp, struct replay *r)
+{
+	struct replay_cfg c;
+	char *cause = NULL;
+
+	*sp = load_file("specs/philly.yaml");
+	replay_cfg_init(&c);
+	c.trace = "tests/fixtures/traces/philly-sample.csv";
+	c.vcmap = "*=-";
+	c.load = 1000;
+	if (replay_prepare(r, *sp, &c, &cause) < 0) {
+		CHECKF(0, "%s", cause);
+		free(cause);
+		spec_free(*sp);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct emu_fault philly_faults[] = {
+	{ "r00n03", 20000, 200000 },
+	{ "r05n10", 50000, -1 },
+	{ "r21n02", 80000, 90000 },
+	{ "r21n09", 10000, 400000 },
+};
+
+/* The Philly sample under pressure: las and gittins, hived, 24 cuts. */
+static void
+test_philly(void)
+{
+	static const char *const pol[] = { "las", "gittins" };
+	struct spec *s;
+	struct replay r;
+	struct setup su;
+	int i;
+
+	if (philly_setup(&s, &r) < 0)
+		return;
+	for (i = 0; i < 2; i++) {
+		memset(&su, 0, sizeof su);
+		su.s = s;
+		su.mode = ENGINE_HIVED;
+		su.policy = pol[i];
+		policy_params_init(&su.pp);
+		emu_params_init(&su.ep);
+		su.ep.faults = philly_faults;
+		su.ep.nfaults = sizeof philly_faults / sizeof philly_faults[0];
+		su.jobs = r.jobs;
+		su.njobs = r.njobs;
+		CHECK(one(&su, 24) == 24);
+	}
+	replay_release(&r);
+	spec_free(s);
+}
+
+/*
+ * Saved from inside the progress callback (a tick boundary), which stops
+ * the run: srsf on 700 jobs makes ~20,000 events, a call every 4096.
+ */
+static void
+test_progress_cuts(void)
+{
+	struct spec *s = load_file("specs/default.yaml");
+	int n = 700, restores;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct setup su;
+	struct outcome a, b;
+
+	random_jobs(s, jobs, n, 17);
+	memset(&su, 0, sizeof su);
+	su.s = s;
+	su.mode = ENGINE_HIVED;
+	su.policy = "srsf";
+	policy_params_init(&su.pp);
+	emu_params_init(&su.ep);
+	su.ep.faults = faults;
+	su.ep.nfaults = sizeof faults / sizeof faults[0];
+	su.jobs = jobs;
+	su.njobs = n;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	CHECK(straight(&su, &a) == 0);
+	restores = resumed(&su, NULL, 0, true, &b);
+	CHECKF(restores >= 3, "%d restores from the progress callback (%lld events)",
+	    restores, a.rep.events);
+	if (b.jobs != NULL)
+		compare(&a, &b, su.njobs, "progress cuts");
+	outcome_release(&a);
+	outcome_release(&b);
+	free(jobs);
+	spec_free(s);
+}
+
+/* ---- corrupt input ---- */
+
+/*
+ * Restore from the store; NULL with *cause when refused. Whatever gets
+ * through must run (up to `until`: a time garbled to 1e300 is legal, and
+ * the run would sample until then) without crashing; ASan watches.
+ */
+static bool
+try_restore(struct store *st, const struct setup *su, struct job *jobs, double until,
+    char **cause)
+{
+	struct policy p;
+	struct emu *m;
+	char *c2 = NULL;
+
+	policy_init(&p, policy_find(su->policy), &su->pp, cause);
+	m = store_restore(st, su->s, su->mode, &p, &su->ep, jobs, cause);
+	if (m != NULL) {
+		if (emu_run(m, until, NULL, NULL, &c2) < 0)
+			free(c2);
+		emu_free(m);
+	}
+	policy_release(&p);
+	return m != NULL;
+}
+
+/* Replace the trailing checksum: garbage that only the decoder can catch. */
+static void
+reseal(struct strbuf *b)
+{
+	strbuf_setlen(b, b->len - 4);
+	pack_seal(b, 0);
+}
+
+static void
+test_corrupt(void)
+{
+	struct spec *s = load_file("specs/default.yaml");
+	int n = 120, i, cut, fails, ok, job = -1;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct job *live = xcalloc((size_t)n, sizeof *live);
+	struct strbuf keep = STRBUF_INIT, jkeep = STRBUF_INIT;
+	struct store st;
+	struct policy p;
+	struct emu *m;
+	struct setup su;
+	char *cause = NULL;
+	double until = 60000;
+
+	random_jobs(s, jobs, n, 3);
+	memset(&su, 0, sizeof su);
+	su.s = s;
+	su.mode = ENGINE_HIVED;
+	su.policy = "gittins";
+	policy_params_init(&su.pp);
+	emu_params_init(&su.ep);
+	su.ep.faults = faults;
+	su.ep.nfaults = 5;
+	su.jobs = jobs;
+	su.njobs = n;
+	memcpy(live, jobs, (size_t)n * sizeof *jobs);
+	CHECK(policy_init(&p, policy_find("gittins"), &su.pp, &cause) == 0);
+	m = emu_create(s, su.mode, &p, &su.ep, live, n, &cause);
+	store_init(&st, m, live, n);
+	CHECK(emu_run(m, 4000, NULL, NULL, &cause) >= 0);
+	store_sync(&st, m, live);
+	emu_free(m);
+	policy_release(&p);
+	/* the state is good as it is */
+	CHECK(try_restore(&st, &su, live, until, &cause));
+
+	/* every truncation of the run state is refused, with a message */
+	strbuf_add(&keep, st.run.buf, st.run.len);
+	for (fails = 0, cut = 0; cut < (int)keep.len; cut++) {
+		st.run.len = (size_t)cut;
+		if (!try_restore(&st, &su, live, until, &cause)) {
+			fails += strstr(cause, "run state: ") != NULL;
+			free(cause);
+			cause = NULL;
+		}
+	}
+	CHECKF(fails == (int)keep.len, "%d of %zu truncations refused", fails, keep.len);
+	st.run.len = keep.len;
+	/* any bit flipped: the checksum */
+	for (fails = 0, i = 0; i < 200; i++) {
+		size_t at = xr() % keep.len;
+		st.run.buf[at] ^= (char)(1u << (xr() % 8));
+		if (!try_restore(&st, &su, live, until, &cause)) {
+			fails += strstr(cause, "checksum") != NULL;
+			free(cause);
+			cause = NULL;
+		}
+		memcpy(st.run.buf, keep.buf, keep.len);
+	}
+	CHECKF(fails == 200, "%d of 200 flips refused by the checksum", fails);
+	/* sealed garbage: trailing bytes, another version */
+	strbuf_setlen(&st.run, keep.len - 4);
+	strbuf_addc(&st.run, 0);
+	pack_seal(&st.run, 0);
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "bytes left over") != NULL, "%s", cause);
+	free(cause);
+	strbuf_reset(&st.run);
+	strbuf_add(&st.run, keep.buf, keep.len);
+	st.run.buf[0] = 9;
+	reseal(&st.run);
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "format version 9") != NULL, "%s", cause);
+	free(cause);
+	/* sealed random flips: refused by the decoder or the restore, or run
+	   without harm */
+	for (fails = ok = 0, i = 0; i < 300; i++) {
+		memcpy(st.run.buf, keep.buf, keep.len);
+		st.run.buf[xr() % (keep.len - 4)] ^= (char)(1u << (xr() % 8));
+		reseal(&st.run);
+		if (!try_restore(&st, &su, live, until, &cause)) {
+			fails++;
+			free(cause);
+			cause = NULL;
+		} else
+			ok++;
+	}
+	CHECKF(fails > 50, "only %d of 300 garbled states refused", fails);
+	memcpy(st.run.buf, keep.buf, keep.len);
+
+	/* a job's state: truncated, flipped, too long, another version, the
+	   key of another job */
+	for (i = 0; i < n && job < 0; i++)
+		if (st.jobs[i].state == JOB_RUNNING)
+			job = i;
+	CHECK(job >= 0);
+	if (job < 0)
+		job = 0;
+	strbuf_add(&jkeep, st.blob[job].buf, st.blob[job].len);
+	for (fails = 0, cut = 1; cut < (int)jkeep.len; cut++) {
+		st.blob[job].len = (size_t)cut;
+		if (!try_restore(&st, &su, live, until, &cause)) {
+			fails += strstr(cause, "state: ") != NULL;
+			free(cause);
+			cause = NULL;
+		}
+	}
+	CHECKF(fails == (int)jkeep.len - 1, "%d of %zu truncations refused", fails,
+	    jkeep.len - 1);
+	st.blob[job].len = jkeep.len;
+	st.blob[job].buf[10] ^= 4;
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "checksum") != NULL, "%s", cause);
+	free(cause);
+	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
+	strbuf_setlen(&st.blob[job], jkeep.len - 4);
+	strbuf_addc(&st.blob[job], 1);
+	pack_seal(&st.blob[job], 0);
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "bytes left over") != NULL, "%s", cause);
+	free(cause);
+	strbuf_reset(&st.blob[job]);
+	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
+	st.blob[job].buf[0] = 2;
+	reseal(&st.blob[job]);
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "format version 2") != NULL, "%s", cause);
+	free(cause);
+	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
+	/* the key's id: 12 bytes from the end, before the class and checksum */
+	st.blob[job].buf[jkeep.len - 12] ^= 1;
+	reseal(&st.blob[job]);
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "key of job") != NULL, "%s", cause);
+	free(cause);
+	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
+
+	/* the jobs and placements must agree */
+	st.pl[job].has = false;
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "placements for") != NULL, "%s", cause);
+	free(cause);
+	st.pl[job].has = true;
+	st.pl[job].leaves[0] ^= 1;
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	free(cause);
+	st.pl[job].leaves[0] ^= 1;
+	st.jobs[job].state = JOB_PENDING;
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	free(cause);
+	st.jobs[job].state = JOB_RUNNING;
+	/* other params than the run had */
+	su.ep.nfaults = 4;
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "faults") != NULL, "%s", cause);
+	free(cause);
+	su.ep.nfaults = 5;
+	st.nseries--;
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	free(cause);
+	st.nseries++;
+	/* and after all that, the store still restores */
+	CHECK(try_restore(&st, &su, live, until, &cause));
+
+	store_free(&st);
+	strbuf_release(&keep);
+	strbuf_release(&jkeep);
+	free(jobs);
+	free(live);
+	spec_free(s);
+}
+
+static const struct test tests[] = {
+	{ "policies-and-modes", test_policies_and_modes },
+	{ "ideal", test_ideal },
+	{ "philly", test_philly },
+	{ "progress-cuts", test_progress_cuts },
+	{ "corrupt", test_corrupt },
+};
+
+TEST_MAIN(tests)
