@@ -287,7 +287,7 @@ step(struct world *w, struct engine *e, struct engine *e2)
 		r.priority = RND(4) == 0 ? ENGINE_PRIO_OPPORTUNISTIC : RND(4);
 		r.leaf_type = -1;
 		r.pin = -1;
-		r.lazy = RND(2);
+		r.lazy = r.priority <= 1 || RND(2);
 		if (w->mode != ENGINE_QUOTA && r.priority >= 0 && s->vcs[r.vc].npins > 0 &&
 		    RND(5) == 0)
 			r.pin = s->vcs[r.vc].pins[RND(s->vcs[r.vc].npins)];
@@ -448,6 +448,76 @@ test_marks_needed(void)
 	(void)churn("specs/default.yaml", s, ENGINE_HIVED, 2000, false);
 	quiet = false;
 	CHECKF(diverged > 0, "no difference without the marks in 2000 operations");
+	spec_free(s);
+}
+
+/*
+ * A lazily preempted job runs on, downgraded, outside its VC's cells: its
+ * placement has no virtual leaves and a priority of -1 over the one it
+ * asked for. Restored, and run on with random operations, it must match.
+ */
+static void
+test_downgraded(void)
+{
+	struct spec *s = spec_load("specs/hived-fig3.yaml", NULL);
+	struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
+	struct engine *e, *e2;
+	struct engine_plan p;
+	struct engine_req r;
+	struct engine_placement pl;
+	struct world w;
+	struct saved sv;
+	char *cause = NULL;
+	int low, k;
+
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	engine_plan_init(&p);
+	memset(&r, 0, sizeof r);
+	r.vc = spec_find_vc(s, "C");
+	r.leaf_type = -1;
+	r.pin = -1;
+	r.nmembers = 1;
+	r.name = "low";
+	r.priority = 1;
+	r.lazy = true;
+	r.members[0].pods = 1;
+	r.members[0].gpus = 8;
+	low = engine_alloc(e, &r, &p);
+	CHECK(low >= 0);
+	r.name = "high";
+	r.priority = 9;
+	r.lazy = false;
+	r.members[0].pods = 2;
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK(p.nvictims == 1 && p.victims[0].kind == ENGINE_VICTIM_LAZY);
+	engine_plan_release(&p);
+	CHECK(engine_job_placement(e, low, &pl) && pl.downgraded && pl.priority == -1 &&
+	    pl.orig_priority == 1 && pl.vleaves == NULL);
+	memset(&w, 0, sizeof w);
+	w.s = s;
+	w.mode = ENGINE_HIVED;
+	w.bad = xcalloc((size_t)s->nnodes + 1, sizeof *w.bad);
+	w.maxpod = 8;
+	save(e, w.bad, &sv);
+	e2 = restore(s, ENGINE_HIVED, &sv, true);
+	saved_free(&sv);
+	dump(e, &da);
+	dump(e2, &db);
+	same(&da, &db, "downgraded");
+	rng = 0x1234567;
+	for (k = 0; k < 300; k++)
+		step(&w, e, e2);
+	dump(e, &da);
+	dump(e2, &db);
+	same(&da, &db, "downgraded + 300");
+	engine_free(e);
+	engine_free(e2);
+	free(w.bad);
+	strbuf_release(&da);
+	strbuf_release(&db);
 	spec_free(s);
 }
 
@@ -656,6 +726,7 @@ test_corrupt(void)
 static const struct test tests[] = {
 	{ "random", test_random },
 	{ "marks-needed", test_marks_needed },
+	{ "downgraded", test_downgraded },
 	{ "corrupt", test_corrupt },
 };
 
