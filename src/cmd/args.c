@@ -6,6 +6,7 @@
 #include "cmd/args.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,4 +291,30 @@ args_strtonum(const struct args *a, const char *name, long long min,
 	}
 	snprintf(what, sizeof what, "--%s", name);
 	return args_parse_num(s, what, min, max, cause);
+}
+
+int
+args_seconds(const char *s, double *out)
+{
+	static const struct { char unit; double secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || !isfinite(v) || v < 0)
+		return -1;
+	if (*end != '\0') {
+		for (i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (end[0] == units[i].unit && end[1] == '\0')
+				break;
+		if (i == sizeof units / sizeof units[0])
+			return -1;
+		v *= units[i].secs;
+	}
+	*out = v;
+	return 0;
 }

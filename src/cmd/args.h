@@ -94,4 +94,7 @@ long long	 args_strtonum(const struct args *a, const char *name,
 long long	 args_parse_num(const char *s, const char *what, long long min,
 		    long long max, char **cause);
 
+/* A duration: "90", "90s", "15m", "36h", "10d", "2w" -> seconds (>= 0). 0 or -1. */
+int	 args_seconds(const char *s, double *out);
+
 #endif

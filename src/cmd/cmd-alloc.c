@@ -52,64 +52,6 @@ check_job_name(const char *name, char **cause)
 	return 0;
 }
 
-/* The distinct node names of some leaves, in order of first appearance. */
-static void
-leaf_nodes(const struct spec *s, const int *leaves, int n, struct strvec *out)
-{
-	size_t k;
-	int i, node;
-
-	for (i = 0; i < n; i++) {
-		node = s->cells[leaves[i]].node;
-		if (node < 0)
-			continue;
-		for (k = 0; k < out->n; k++)
-			if (strcmp(out->v[k], s->nodes[node].name) == 0)
-				break;
-		if (k == out->n)
-			strvec_push(out, s->nodes[node].name);
-	}
-}
-
-/* The lowest cell holding all the leaves, or -1. */
-static int
-leaf_lca(const struct spec *s, const int *leaves, int n)
-{
-	int a, b, i;
-
-	if (n == 0)
-		return -1;
-	a = leaves[0];
-	for (i = 1; i < n && a >= 0; i++) {
-		b = leaves[i];
-		while (a >= 0 && b >= 0 && a != b) {
-			if (s->cells[a].level < s->cells[b].level)
-				a = s->cells[a].parent;
-			else if (s->cells[b].level < s->cells[a].level)
-				b = s->cells[b].parent;
-			else {
-				a = s->cells[a].parent;
-				b = s->cells[b].parent;
-			}
-		}
-		if (a != b)
-			a = -1;
-	}
-	return a;
-}
-
-static char *
-nodes_hostlist(const struct spec *s, const int *leaves, int n)
-{
-	struct strvec nodes = STRVEC_INIT;
-	char *h;
-
-	leaf_nodes(s, leaves, n, &nodes);
-	h = hostlist_compress(nodes.v, nodes.n);
-	strvec_release(&nodes);
-	return h;
-}
-
 /* pods: [{node, nodes, cell, gpus, cells}] — shared by alloc, place, jobs. */
 static void
 pods_json(struct json *j, const struct spec *s, int npods, const int *pod_first,
@@ -124,19 +66,19 @@ pods_json(struct json *j, const struct spec *s, int npods, const int *pod_first,
 		const int *lv = leaves + pod_first[p];
 		int n = pod_first[p + 1] - pod_first[p];
 		struct strvec nodes = STRVEC_INIT;
-		char *h = nodes_hostlist(s, lv, n);
+		char *h = session_leaf_nodes(s, lv, n);
 
 		json_object_begin(j);
 		json_kv_string(j, "node", h);
 		free(h);
 		json_key(j, "nodes");
 		json_array_begin(j);
-		leaf_nodes(s, lv, n, &nodes);
+		session_leaf_node_list(s, lv, n, &nodes);
 		for (i = 0; i < (int)nodes.n; i++)
 			json_string(j, nodes.v[i]);
 		strvec_release(&nodes);
 		json_array_end(j);
-		lca = leaf_lca(s, lv, n);
+		lca = spec_cell_lca(s, lv, n);
 		json_kv_string(j, "cell", lca >= 0 ?
 		    spec_cell_path(s, lca, path, sizeof path) : NULL);
 		json_key(j, "gpus");
@@ -174,8 +116,8 @@ pods_table(struct cmd_ctx *ctx, const struct spec *s, int npods,
 		int n = pod_first[p + 1] - pod_first[p];
 		struct strvec nodes = STRVEC_INIT;
 
-		lca = leaf_lca(s, lv, n);
-		leaf_nodes(s, lv, n, &nodes);
+		lca = spec_cell_lca(s, lv, n);
+		session_leaf_node_list(s, lv, n, &nodes);
 		for (k = 0; k < nodes.n; k++) {
 			struct strvec addrs = STRVEC_INIT;
 			char *h;
@@ -563,7 +505,7 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		/* Describe before releasing: info points into the engine. */
 		if (!engine_job(e, ids[i], &info))
 			fatal("release: job %d vanished", ids[i]);
-		h = nodes_hostlist(s, info.leaves, info.nleaves);
+		h = session_leaf_nodes(s, info.leaves, info.nleaves);
 		if (t != NULL) {
 			table_row(t);
 			table_cell(t, "%s", info.name);
@@ -580,7 +522,7 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			json_kv_int(&j, "gpus", info.nleaves);
 			json_key(&j, "nodes");
 			json_array_begin(&j);
-			leaf_nodes(s, info.leaves, info.nleaves, &nodes);
+			session_leaf_node_list(s, info.leaves, info.nleaves, &nodes);
 			for (x = 0; x < nodes.n; x++)
 				json_string(&j, nodes.v[x]);
 			strvec_release(&nodes);
@@ -639,7 +581,7 @@ pod_cells_text(const struct spec *s, const struct engine_job_info *info,
 	int p, lca;
 
 	for (p = 0; p < info->npods; p++) {
-		lca = leaf_lca(s, info->leaves + info->pod_first[p],
+		lca = spec_cell_lca(s, info->leaves + info->pod_first[p],
 		    info->pod_first[p + 1] - info->pod_first[p]);
 		strbuf_addf(sb, "%s%s", p ? "," : "", lca >= 0 ?
 		    spec_cell_path(s, lca, path, sizeof path) : "-");
@@ -675,7 +617,7 @@ jobs_row(struct table *t, const struct spec *s, int id,
     const struct engine_job_info *info)
 {
 	struct strbuf cells = STRBUF_INIT;
-	char *h = nodes_hostlist(s, info->leaves, info->nleaves);
+	char *h = session_leaf_nodes(s, info->leaves, info->nleaves);
 
 	pod_cells_text(s, info, &cells);
 	table_row(t);

@@ -114,28 +114,8 @@ elapsed(const struct timespec *a, const struct timespec *b)
 static int
 parse_duration(const char *s, const char *what, double *out, char **cause)
 {
-	static const struct { char unit; double secs; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || !isfinite(v) || v < 0)
-		goto bad;
-	if (*end != '\0') {
-		for (i = 0; i < sizeof units / sizeof units[0]; i++)
-			if (end[0] == units[i].unit && end[1] == '\0')
-				break;
-		if (i == sizeof units / sizeof units[0])
-			goto bad;
-		v *= units[i].secs;
-	}
-	*out = v;
-	return 0;
-bad:
+	if (args_seconds(s, out) == 0)
+		return 0;
 	*cause = xasprintf("%s '%s' is not a duration (like 90, 15m, 36h, 10d)", what, s);
 	return -1;
 }

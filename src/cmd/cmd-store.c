@@ -230,33 +230,11 @@ static void
 pod_cells(const struct spec *s, const struct engine_placement *pl, struct strbuf *sb)
 {
 	char path[PATH_LEN];
-	int p, i, a, b;
+	int p, a;
 
 	for (p = 0; p < pl->npods; p++) {
-		a = -1;
-		for (i = pl->pod_first[p]; i < pl->pod_first[p + 1]; i++) {
-			b = pl->leaves[i];
-			if (s == NULL || b < 0 || b >= s->ncells) {
-				a = -1;
-				break;
-			}
-			if (a < 0) {
-				a = b;
-				continue;
-			}
-			while (a != b && a >= 0 && b >= 0) {
-				if (s->cells[a].level < s->cells[b].level)
-					a = s->cells[a].parent;
-				else if (s->cells[b].level < s->cells[a].level)
-					b = s->cells[b].parent;
-				else {
-					a = s->cells[a].parent;
-					b = s->cells[b].parent;
-				}
-			}
-			if (a != b)
-				a = -1;
-		}
+		a = s == NULL ? -1 : spec_cell_lca(s, pl->leaves + pl->pod_first[p],
+		    pl->pod_first[p + 1] - pl->pod_first[p]);
 		strbuf_addf(sb, "%s%s", p ? "," : "", a >= 0 ?
 		    spec_cell_path(s, a, path, sizeof path) : "-");
 	}
@@ -892,14 +870,9 @@ date_parse(const char *p, int *y, int *mo, int *d, int *h, int *mi, int *sec)
 static int
 parse_since(const struct store_run *r, const char *s, double *out, char **cause)
 {
-	static const struct { char u; double secs; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
-	};
 	struct tm tm;
 	int y, mo, d, h = 0, mi = 0, sec = 0;
-	char *e;
 	double v;
-	size_t i;
 
 	memset(&tm, 0, sizeof tm);
 	if (date_parse(s, &y, &mo, &d, &h, &mi, &sec)) {
@@ -912,18 +885,8 @@ parse_since(const struct store_run *r, const char *s, double *out, char **cause)
 		*out = (double)timegm(&tm);
 		return 0;
 	}
-	errno = 0;
-	v = strtod(s, &e);
-	if (e == s || errno != 0 || !isfinite(v) || v < 0)
+	if (args_seconds(s, &v) != 0)
 		goto bad;
-	if (*e != '\0') {
-		for (i = 0; i < sizeof units / sizeof units[0]; i++)
-			if (e[0] == units[i].u && e[1] == '\0')
-				break;
-		if (i == sizeof units / sizeof units[0])
-			goto bad;
-		v *= units[i].secs;
-	}
 	/* A session's clock is Unix time: a duration counts from its start. */
 	*out = r->kind == STORE_RUN_SESSION ? floor(r->created) + v : v;
 	return 0;

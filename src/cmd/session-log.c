@@ -55,24 +55,32 @@ rec_detail(struct rec *r, const char *text)
 		memcpy(r->detail, text, n + 1);
 }
 
-char *
-session_leaf_nodes(const struct spec *s, const int *leaves, int n)
+void
+session_leaf_node_list(const struct spec *s, const int *leaves, int n,
+    struct strvec *out)
 {
-	struct strvec nodes = STRVEC_INIT;
 	size_t k;
-	char *h;
 	int i, node;
 
 	for (i = 0; i < n; i++) {
 		if (leaves[i] < 0 || leaves[i] >= s->ncells ||
 		    (node = s->cells[leaves[i]].node) < 0)
 			continue;
-		for (k = 0; k < nodes.n; k++)
-			if (strcmp(nodes.v[k], s->nodes[node].name) == 0)
+		for (k = 0; k < out->n; k++)
+			if (strcmp(out->v[k], s->nodes[node].name) == 0)
 				break;
-		if (k == nodes.n)
-			strvec_push(&nodes, s->nodes[node].name);
+		if (k == out->n)
+			strvec_push(out, s->nodes[node].name);
 	}
+}
+
+char *
+session_leaf_nodes(const struct spec *s, const int *leaves, int n)
+{
+	struct strvec nodes = STRVEC_INIT;
+	char *h;
+
+	session_leaf_node_list(s, leaves, n, &nodes);
 	h = hostlist_compress(nodes.v, nodes.n);
 	strvec_release(&nodes);
 	return h;

@@ -60,6 +60,10 @@ int	session_log_end(struct session *s, const char *why, char **cause);
  */
 int	session_log_recover(struct session *s, struct strbuf *diags, char **cause);
 
+struct strvec;
+/* The distinct nodes of some leaves, in order of first appearance. */
+void	session_leaf_node_list(const struct spec *s, const int *leaves, int n,
+	    struct strvec *out);
 /* The nodes of some leaves as a hostlist, and "NODE:ADDRS ..." per node. */
 char	*session_leaf_nodes(const struct spec *s, const int *leaves, int n);
 char	*session_leaf_gpus(const struct spec *s, const int *leaves, int n);

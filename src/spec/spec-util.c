@@ -190,3 +190,31 @@ strmap_set(struct strmap *m, const char *key, int val)
 
 	lookup_or_add(m, key, &added)->val = val;
 }
+
+int
+spec_cell_lca(const struct spec *s, const int *cells, int n)
+{
+	int a, b, i;
+
+	if (n <= 0 || cells[0] < 0 || cells[0] >= s->ncells)
+		return -1;
+	a = cells[0];
+	for (i = 1; i < n && a >= 0; i++) {
+		b = cells[i];
+		if (b < 0 || b >= s->ncells)
+			return -1;
+		while (a >= 0 && b >= 0 && a != b) {
+			if (s->cells[a].level < s->cells[b].level)
+				a = s->cells[a].parent;
+			else if (s->cells[b].level < s->cells[a].level)
+				b = s->cells[b].parent;
+			else {
+				a = s->cells[a].parent;
+				b = s->cells[b].parent;
+			}
+		}
+		if (a != b)
+			a = -1;
+	}
+	return a;
+}

@@ -224,6 +224,12 @@ long long	 spec_units(const struct spec *s, int chain, int hi, int lo);
 char		*spec_cell_path(const struct spec *s, int cell, char *buf, size_t len);
 
 /*
+ * The lowest cell holding all n cells (their lowest common ancestor), or -1
+ * when n is 0, a cell is out of range, or they lie in different chains.
+ */
+int		 spec_cell_lca(const struct spec *s, const int *cells, int n);
+
+/*
  * Number of cells the VC is assigned at exactly this chain and level (the
  * entries of virtualCells that name the same chain and level are summed).
  */
