@@ -97,6 +97,8 @@ struct store {
 	long long		 heads_every;	/* STORE_HEADS_EVERY; tests set less */
 	uint64_t		 heads_clock;	/* ticks of store_heads.used */
 	int64_t			 data_version;	/* at our last transaction */
+	long long		 steps;		/* write steps, for kill_at */
+	long long		 kill_at;	/* CELLAR_STORE_KILL: 0 off */
 };
 
 /* The schema text, generated from store/schema.sql by the Makefile. */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,13 @@ store_stmt(struct store *st, enum store_stmt_id id, char **cause)
 int
 store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
 {
-	int rc = sqlite3_step(s), ret = 0;
+	int rc, ret = 0;
+
+	/* The crash tests' hook: die here, in the middle of whatever
+	   transaction this step belongs to, as a kill -9 would. */
+	if (st->kill_at > 0 && ++st->steps == st->kill_at)
+		raise(SIGKILL);
+	rc = sqlite3_step(s);
 
 	/* The message before the reset: it may clear the system errno. */
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -637,6 +644,8 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	st->memory = store_is_memory(path);
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
+	if (write && getenv("CELLAR_STORE_KILL") != NULL)
+		st->kill_at = strtoll(getenv("CELLAR_STORE_KILL"), NULL, 10);
 	if (!st->memory) {
 		if (stat(path, &sb) != 0) {
 			if (errno != ENOENT) {
@@ -734,6 +743,10 @@ store_close(struct store *st)
 
 	if (st == NULL)
 		return;
+	if (st->kill_at > 0)
+		fprintf(stderr, "cellar: state store '%s': %lld write steps "
+		    "(CELLAR_STORE_KILL=%lld not reached)\n", st->path, st->steps,
+		    st->kill_at);
 	if (st->db != NULL && !sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	for (i = 0; i < SQ_COUNT; i++)

@@ -10,11 +10,14 @@
  * so that the report stays byte-identical between machines.
  *
  * With a state store named explicitly (--db or CELLAR_DB), replay records
- * the run there (kind replay): its spec, parameters, every job as it
- * ended, the time series, the report (the document -o json prints) and,
- * for each job, the events the final state proves: submitted, first
- * started, ended. The store is opened before the replay so a store that
- * cannot be written fails at once.
+ * the run there as it goes (kind replay, src/cmd/replay-db.c): checkpoints
+ * every --checkpoint-every events hold the jobs that changed, their
+ * placements and emulator state, the event journal and new series points,
+ * one transaction each; the report when it ends. The same replay started
+ * again on the same store resumes an unfinished run from its last
+ * checkpoint (--fresh starts over), and ends with the very report an
+ * uninterrupted run gives. The store is opened before the replay so a
+ * store that cannot be written fails at once.
  */
 #include <errno.h>
 #include <math.h>
@@ -25,6 +28,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
+#include "cmd/replay-db.h"
 #include "core/xmalloc.h"
 #include "job/record.h"
 #include "policy/policy.h"
@@ -59,6 +63,8 @@ static const struct cmd_opt replay_opts[] = {
 	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_NONE },
 	{ 0, "sharing", "MODE", "hived, quota or private (default: the session's mode)", VALUE_MODE },
 	{ 0, "series", "FILE", "write the time series as CSV to FILE", VALUE_FILE },
+	{ 0, "fresh", NULL, "with a store: start a new run, do not resume", VALUE_NONE },
+	{ 0, "checkpoint-every", "N", "with a store: commit every N events (default 4096)", VALUE_NONE },
 	SIM_COMMON_OPTS,
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
@@ -429,7 +435,8 @@ progress(void *arg, const struct emu_progress *pr)
 
 /* Run one configuration; the wall time goes to stderr as a note. */
 static int
-sim_run(struct sim *m, const struct simrun *run, struct replay_result *res, char **cause)
+sim_run(struct sim *m, const struct simrun *run, const struct replay_hooks *h,
+    struct replay_result *res, char **cause)
 {
 	const struct frontend *fe = m->ctx->sess->fe;
 	struct policy p;
@@ -444,7 +451,8 @@ sim_run(struct sim *m, const struct simrun *run, struct replay_result *res, char
 	m->shown = false;
 	clock_gettime(CLOCK_MONOTONIC, &m->t0);
 	m->last = m->t0;
-	rc = replay_run(&m->r, &p, run->mode, &m->ep, progress, m, res, cause);
+	rc = replay_run_hooked(&m->r, &p, run->mode, &m->ep, progress, m, h, res,
+	    cause);
 	policy_release(&p);
 	if (m->shown && fe != NULL && fe->progress != NULL)
 		fe->progress(fe, NULL);
@@ -674,110 +682,31 @@ report_json(struct strbuf *sb, const struct sim *m, const struct simrun *run,
 	json_object_end(&j);
 }
 
-static int
-rec_cmp(const void *a, const void *b)
+/* The run a replay records in the store: everything but its spec. */
+static void
+replay_proto(struct store_run *r, const struct sim *m, const struct simrun *run,
+    const char *params)
 {
-	const struct rec *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;
+	store_run_init(r);
+	r->kind = STORE_RUN_REPLAY;
+	r->mode = (char *)engine_mode_name(run->mode);
+	r->policy = (char *)run->ops->name;
+	r->trace = (char *)m->rc.trace;
+	r->params = (char *)params;
+	r->seed = m->rc.seed;
+	r->state = STORE_RUN_RUNNING;
 }
 
-/* The events a job's final state proves, in time order. */
-static struct rec *
-replay_events(const struct job *jobs, int n, size_t *nrec)
-{
-	struct rec *v = xcalloc((size_t)n * 3 + 1, sizeof *v);
-	size_t k = 0;
-	int i;
-
-#define EV(time, what) do {						\
-	v[k].t = (time);						\
-	v[k].kind = (what);						\
-	v[k].job = jb->id;						\
-	v[k].vc = jb->vc;						\
-	v[k].cell = -1;							\
-	v[k].by = -1;							\
-	k++;								\
-} while (0)
-	for (i = 0; i < n; i++) {
-		const struct job *jb = &jobs[i];
-
-		EV(jb->submit, REC_SUBMIT);
-		if (jb->first_start >= 0)
-			EV(jb->first_start, REC_START);
-		if (jb->end >= 0 && job_is_final(jb))
-			EV(jb->end, jb->state == JOB_COMPLETED ? REC_COMPLETE :
-			    jb->state == JOB_FAILED ? REC_FAIL : REC_CANCEL);
-	}
-#undef EV
-	qsort(v, k, sizeof *v, rec_cmp);
-	*nrec = k;
-	return v;
-}
-
-/* Record a finished replay as a run of the store; -1 with *cause (exit 4). */
+/* A store failure: the replay's state is whatever was last committed. */
 static int
-replay_record(struct cmd_ctx *ctx, struct store *st, const struct sim *m,
-    const struct simrun *run, const struct replay_result *res, char **cause)
+replay_store_failed(struct cmd_ctx *ctx, char **cause)
 {
-	struct strbuf params = STRBUF_INIT, report = STRBUF_INIT;
-	struct store_run r;
-	struct rec *ev;
-	size_t nev = 0, i;
-	int64_t spec;
-	int k;
+	char *old = *cause;
 
-	params_json(&params, m, run);
-	report_json(&report, m, run, res);
-	ev = replay_events(res->jobs, m->r.njobs, &nev);
-	store_run_init(&r);
-	r.kind = STORE_RUN_REPLAY;
-	r.mode = (char *)engine_mode_name(run->mode);
-	r.policy = (char *)run->ops->name;
-	r.trace = (char *)m->rc.trace;
-	r.params = params.buf;
-	r.seed = m->rc.seed;
-	r.state = STORE_RUN_RUNNING;
-	if (store_begin(st, cause) != 0)
-		goto fail;
-	if (store_spec_put(st, m->s, &spec, cause) != 0)
-		goto rollback;
-	r.spec = spec;
-	if (store_run_create(st, &r, cause) != 0)
-		goto rollback;
-	for (k = 0; k < m->r.njobs; k++)
-		if (store_job_put(st, r.id, &res->jobs[k], cause) != 0)
-			goto rollback;
-	for (i = 0; i < nev; i++)
-		if (store_event_append(st, r.id, &ev[i], NULL, cause) != 0)
-			goto rollback;
-	if (store_series_put(st, r.id, res->series, res->nseries, cause) != 0 ||
-	    store_run_set_report(st, r.id, report.buf, cause) != 0 ||
-	    store_run_set_state(st, r.id, STORE_RUN_DONE, res->report.makespan,
-	    cause) != 0 || store_commit(st, cause) != 0)
-		goto rollback;
-	cmd_note(ctx, "recorded as run %lld in '%s'", (long long)r.id, store_path(st));
-	free(ev);
-	strbuf_release(&params);
-	strbuf_release(&report);
-	return 0;
-rollback:
-	store_rollback(st);
-fail:
-	{
-		char *old = *cause;
-
-		*cause = xasprintf("%s (the replay was not recorded)", old);
-		free(old);
-	}
+	*cause = xasprintf("%s (the replay stopped; its last checkpoint is kept)",
+	    old != NULL ? old : "state store error");
+	free(old);
 	ctx->status = CMD_EXIT_STORE;
-	free(ev);
-	strbuf_release(&params);
-	strbuf_release(&report);
 	return -1;
 }
 
@@ -786,8 +715,12 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
 	struct replay_json_arg ra;
 	struct replay_result res;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, params = STRBUF_INIT, report = STRBUF_INIT;
+	struct replay_hooks hooks = { NULL, NULL, NULL, NULL };
+	struct store_run proto;
 	struct store *st = NULL;
+	struct rdb d;
+	bool recording = false;
 	struct table *t;
 	struct json j;
 	struct sim m;
@@ -801,14 +734,45 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		cmd_usage_error(ctx);
 		goto out;
 	}
+	if (args_has(a, "checkpoint-every")) {
+		m.ep.progress_every = (int)args_strtonum(a, "checkpoint-every", 1,
+		    1 << 30, cause);
+		if (*cause != NULL) {
+			cmd_usage_error(ctx);
+			goto out;
+		}
+	}
 	/* A store named explicitly records the run; fail now if it cannot. */
-	if (ctx->sess->db_path != NULL &&
-	    session_store(ctx->sess, true, &st, cause) != 0) {
-		ctx->status = CMD_EXIT_STORE;
+	if (ctx->sess->db_path != NULL) {
+		if (session_store(ctx->sess, true, &st, cause) != 0) {
+			ctx->status = CMD_EXIT_STORE;
+			goto out;
+		}
+		params_json(&params, &m, &m.runs[0]);
+		replay_proto(&proto, &m, &m.runs[0], params.buf);
+		if (rdb_open(&d, st, &m.r, &proto, args_has(a, "fresh"), cause) != 0) {
+			rdb_release(&d);
+			replay_store_failed(ctx, cause);
+			goto out;
+		}
+		recording = true;
+		hooks.checkpoint = rdb_checkpoint;
+		hooks.arg = &d;
+		if (d.resumed) {
+			hooks.resume = &d.saved;
+			hooks.resume_jobs = d.jobs;
+			cmd_note(ctx, "resuming run %lld of '%s' at t=%.0f s",
+			    (long long)d.run, store_path(st), d.resumed_at);
+		}
+	}
+	if (sim_run(&m, &m.runs[0], recording ? &hooks : NULL, &res, cause) < 0) {
+		if (recording) {
+			rdb_abandon(&d);
+			if (d.failed)
+				replay_store_failed(ctx, cause);
+		}
 		goto out;
 	}
-	if (sim_run(&m, &m.runs[0], &res, cause) < 0)
-		goto out;
 	t = table_create();
 	table_columns(t, replay_columns);
 	group_row(t, -1, &res.report.all);
@@ -846,10 +810,21 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	table_free(t);
 	series = args_get(a, "series");
 	rc = series != NULL ? write_series(ctx, series, &res, cause) : 0;
-	if (rc == 0 && st != NULL)
-		rc = replay_record(ctx, st, &m, &m.runs[0], &res, cause);
+	if (rc == 0 && recording) {
+		report_json(&report, &m, &m.runs[0], &res);
+		if (rdb_finish(&d, report.buf, cause) != 0)
+			rc = replay_store_failed(ctx, cause);
+		else
+			cmd_note(ctx, "recorded as run %lld in '%s'", (long long)d.run,
+			    store_path(st));
+	} else if (recording)
+		rdb_abandon(&d);
 	replay_result_release(&res);
 out:
+	if (recording)
+		rdb_release(&d);
+	strbuf_release(&params);
+	strbuf_release(&report);
 	strbuf_release(&sb);
 	sim_release(&m);
 	return rc;
@@ -911,7 +886,7 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (sim_prepare(&m, ctx, a, "fifo,las,gittins,srtf", cause) < 0)
 		goto out;
 	for (done = 0; done < m.nruns; done++)
-		if (sim_run(&m, &m.runs[done], &res[done], cause) < 0)
+		if (sim_run(&m, &m.runs[done], NULL, &res[done], cause) < 0)
 			goto out;
 	t = table_create();
 	table_columns(t, compare_columns);
@@ -1031,12 +1006,12 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		cmd_usage_error(ctx);
 		goto out;
 	}
-	if (sim_run(&m, &m.runs[0], &shared, cause) < 0)
+	if (sim_run(&m, &m.runs[0], NULL, &shared, cause) < 0)
 		goto out;
 	ran = 1;
 	prun = m.runs[0];
 	prun.mode = ENGINE_PRIVATE;
-	if (sim_run(&m, &prun, &priv, cause) < 0)
+	if (sim_run(&m, &prun, NULL, &priv, cause) < 0)
 		goto out;
 	ran = 2;
 	an = xcalloc((size_t)m.s->nvcs + 1, sizeof *an);

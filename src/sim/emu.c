@@ -36,6 +36,7 @@ emu_params_init(struct emu_params *par)
 	par->ckpt_interval = 1800;
 	par->cost_scale = 1;
 	par->sample_interval = 3600;
+	par->progress_every = 4096;
 }
 
 /* ---- the event heap, ordered by (t, seq) ---- */
@@ -731,7 +732,8 @@ emu_run(struct emu *m, double until,
 		(void)why;
 #endif
 		if (progress != NULL && m->events >= m->next_progress) {
-			m->next_progress = m->events + 4096;
+			m->next_progress = m->events +
+			    (m->par.progress_every > 0 ? m->par.progress_every : 4096);
 			struct emu_progress pr = { m->events, m->nfinal, m->njobs, m->now };
 			if (!progress(arg, &pr)) {
 				*cause = xasprintf("interrupted at t=%.0f s", m->now);

@@ -80,6 +80,9 @@ struct emu_params {
 	double			 sample_interval; /* time series period: 3600; 0 none */
 	const struct emu_fault	*faults;
 	int			 nfaults;
+	/* events between progress calls (and so between a store's
+	   checkpoints): 4096; no effect on the results */
+	int			 progress_every;
 };
 
 void	emu_params_init(struct emu_params *par);

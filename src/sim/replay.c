@@ -113,12 +113,34 @@ replay_describe(const struct replay *r, struct strbuf *sb)
 	trace_summary(&r->t, sb);
 }
 
-int
-replay_run(const struct replay *r, const struct policy *p, enum engine_mode mode,
-    const struct emu_params *par,
-    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
-    struct replay_result *out, char **cause)
+/* The user's progress callback, and checkpoints at the same boundaries. */
+struct hooked {
+	bool			(*progress)(void *arg, const struct emu_progress *pr);
+	void			*arg;
+	const struct replay_hooks *h;
+	struct emu		*m;
+	const struct job	*jobs;
+	char			*cause;
+};
+
+static bool
+hooked_progress(void *arg, const struct emu_progress *pr)
 {
+	struct hooked *x = arg;
+
+	if (x->h != NULL && x->h->checkpoint(x->h->arg, x->m, x->jobs, false,
+	    &x->cause) != 0)
+		return false;
+	return x->progress == NULL || x->progress(x->arg, pr);
+}
+
+int
+replay_run_hooked(const struct replay *r, const struct policy *p,
+    enum engine_mode mode, const struct emu_params *par,
+    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
+    const struct replay_hooks *h, struct replay_result *out, char **cause)
+{
+	struct hooked x = { progress, arg, h, NULL, NULL, NULL };
 	const struct emu_sample *series;
 	struct emu *m;
 	long long n;
@@ -126,17 +148,32 @@ replay_run(const struct replay *r, const struct policy *p, enum engine_mode mode
 	memset(out, 0, sizeof *out);
 	out->jobs = xcalloc((size_t)r->njobs + 1, sizeof *out->jobs);
 	if (r->njobs > 0)
-		memcpy(out->jobs, r->jobs, (size_t)r->njobs * sizeof *r->jobs);
-	m = emu_create(r->s, mode, p, par, out->jobs, r->njobs, cause);
+		memcpy(out->jobs, h != NULL && h->resume != NULL ? h->resume_jobs :
+		    r->jobs, (size_t)r->njobs * sizeof *r->jobs);
+	if (h != NULL && h->resume != NULL)
+		m = emu_restore(r->s, mode, p, par, out->jobs, r->njobs, h->resume,
+		    cause);
+	else
+		m = emu_create(r->s, mode, p, par, out->jobs, r->njobs, cause);
 	if (m == NULL)
 		goto fail;
-	n = emu_run(m, INFINITY, progress, arg, cause);
+	x.m = m;
+	x.jobs = out->jobs;
+	n = emu_run(m, INFINITY, h != NULL || progress != NULL ? hooked_progress :
+	    NULL, &x, cause);
+	if (n >= 0 && h != NULL && h->checkpoint(h->arg, m, out->jobs, true,
+	    &x.cause) != 0)
+		n = -1;
 	if (n < 0) {
+		if (x.cause != NULL) {	/* the checkpoint's reason, not "interrupted" */
+			free(*cause);
+			*cause = x.cause;
+		}
 		emu_free(m);
 		goto fail;
 	}
-	out->events = n;
 	emu_report(m, &out->report);
+	out->events = out->report.events;
 	series = emu_series(m, &out->nseries);
 	out->series = xcalloc((size_t)out->nseries + 1, sizeof *out->series);
 	if (out->nseries > 0)
@@ -147,6 +184,15 @@ fail:
 	free(out->jobs);
 	out->jobs = NULL;
 	return -1;
+}
+
+int
+replay_run(const struct replay *r, const struct policy *p, enum engine_mode mode,
+    const struct emu_params *par,
+    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
+    struct replay_result *out, char **cause)
+{
+	return replay_run_hooked(r, p, mode, par, progress, arg, NULL, out, cause);
 }
 
 void

@@ -69,6 +69,26 @@ int	replay_run(const struct replay *r, const struct policy *p,
 	    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
 	    struct replay_result *out, char **cause);
 void	replay_result_release(struct replay_result *res);
+/*
+ * A replay that can be checkpointed and resumed (the state store). At every
+ * tick boundary where progress would be called, and once at the end (final
+ * true), checkpoint gets the emulator and the jobs; returning -1 with
+ * *cause stops the run. With resume set, the run continues from that saved
+ * state, resume_jobs being the r->njobs jobs as saved.
+ */
+struct replay_hooks {
+	int			(*checkpoint)(void *arg, struct emu *m,
+				    const struct job *jobs, bool final, char **cause);
+	void			*arg;
+	const struct emu_saved	*resume;
+	const struct job	*resume_jobs;
+};
+
+int	replay_run_hooked(const struct replay *r, const struct policy *p,
+	    enum engine_mode mode, const struct emu_params *par,
+	    bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
+	    const struct replay_hooks *h, struct replay_result *out, char **cause);
+
 
 #define ANOMALY_MAX_WINDOWS	32
 

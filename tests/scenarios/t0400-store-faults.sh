@@ -5,7 +5,8 @@
 # tests/helpers/sqlexec), a truncated file, garbage, a damaged page, a
 # SQLite file of another program, a newer schema, and a full disk. Each
 # gives one clear line on stderr naming the file, exit status 4, and leaves
-# the store byte for byte as it was (or creates none).
+# the store byte for byte as it was (or creates none) — but for a replay,
+# which keeps its committed checkpoints and resumes from them.
 #
 # Read-only as root: chmod does not stop root, so the command runs as
 # nobody (setpriv) on files root owns; as another user, chmod does it.
@@ -147,19 +148,27 @@ fault newer-write "has schema version 7, newer than this cellar (2): upgrade cel
     "$CELLAR" --db "$TMP/newer.db" alloc x --vc prod --gpus 1
 same newer-same "$TMP/newer.db" "$TMP/newer.copy"
 
-# 8. Disk full: the replay's one transaction does not fit; nothing of it
-# stays. A new store that cannot be written leaves no file (the limit of
-# one 512-byte block still lets stderr through).
+# 8. Disk full: a replay's checkpoint does not fit. The replay stops with
+# status 4; what stays is its last committed checkpoint, a sound state the
+# same replay resumes from once there is room, ending with the report of
+# an uninterrupted run. A new store that cannot be written leaves no file
+# (the limit of one 512-byte block still lets stderr through).
 cp "$base" "$TMP/full.db"
-"$CELLAR" --db "$TMP/full.db" export "$TMP/full-before.json" >/dev/null
 fault full "cellar: state store '$TMP/full.db': disk full" \
     sh -c "trap '' XFSZ; ulimit -f 400; exec \"\$0\" -q --db \"\$1\" replay synth:3000" \
     "$CELLAR" "$TMP/full.db"
-check_err_has full-not-recorded "(the replay was not recorded)"
-same full-same "$TMP/full.db" "$base"
-"$CELLAR" --db "$TMP/full.db" export "$TMP/full-after.json" >/dev/null
-cmp -s "$TMP/full-before.json" "$TMP/full-after.json" && ok full-content ||
-    not_ok full-content "the export differs"
+check_err_has full-kept "(the replay stopped; its last checkpoint is kept)"
+run "$CELLAR" --db "$TMP/full.db" db check
+check_rc full-check 0
+run "$CELLAR" --db "$TMP/full.db" runs -o csv --no-header --filter kind=replay --filter state!=done
+check_out_has full-running ",interrupted,"
+run "$CELLAR" replay synth:3000 -o json
+cp "$TMP/out" "$TMP/full-plain.json"
+run "$CELLAR" --db "$TMP/full.db" replay synth:3000 -o json
+check_rc full-resume-rc 0
+check_err_has full-resumed "resuming run"
+cmp -s "$TMP/out" "$TMP/full-plain.json" && ok full-resume-report ||
+    not_ok full-resume-report "the resumed report differs"
 run sh -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" --db \"\$1\" alloc x --vc prod --gpus 1" \
     "$CELLAR" "$TMP/full-new.db"
 check_rc full-new-rc 4
