@@ -59,13 +59,15 @@ SRC_JOB    := $(wildcard src/job/*.c)
 SRC_POLICY := $(wildcard src/policy/*.c)
 SRC_SIM    := $(wildcard src/sim/*.c)
 SRC_CMD    := $(wildcard src/cmd/*.c)
+SRC_DASH   := $(wildcard src/dash/*.c)
 SRC_UI     := $(wildcard ui/*.c)
 SRC_STORE  := $(wildcard store/*.c)
 SRC_LIB    := $(SRC_CORE) $(SRC_SPEC) $(SRC_ENGINE) $(SRC_JOB) $(SRC_POLICY) $(SRC_SIM) \
-              $(SRC_CMD) $(SRC_UI) $(SRC_STORE)
+              $(SRC_CMD) $(SRC_DASH) $(SRC_UI) $(SRC_STORE)
 GEN_SRC    := $(B)/gen/default-spec.c
+GEN_DEMO   := $(B)/gen/demo-trace.c
 GEN_STORE  := $(B)/gen/store-schema.c
-OBJ_LIB    := $(SRC_LIB:%.c=$(B)/%.o) $(GEN_SRC:.c=.o) $(GEN_STORE:.c=.o)
+OBJ_LIB    := $(SRC_LIB:%.c=$(B)/%.o) $(GEN_SRC:.c=.o) $(GEN_STORE:.c=.o) $(GEN_DEMO:.c=.o)
 OBJ_MAIN   := $(B)/src/main.o
 
 TEST_SRC   := $(wildcard tests/unit/t*.c)
@@ -206,6 +208,18 @@ $(B)/gen/default-spec.c: specs/default.yaml
 	   echo 'const size_t default_spec_yaml_len = sizeof default_spec_yaml - 1;'; } > $@
 
 $(B)/gen/default-spec.o: $(B)/gen/default-spec.c
+	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
+
+# The dashboard's demo workload (a Philly sample, see specs/README.md).
+$(B)/gen/demo-trace.c: specs/demo-philly.csv
+	@mkdir -p $(@D)
+	@{ echo '/* generated from specs/demo-philly.csv by the Makefile; do not edit */'; \
+	   echo 'const char dash_demo_trace[] = {'; \
+	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '0x00 };'; \
+	   echo 'const unsigned long dash_demo_trace_len = sizeof dash_demo_trace - 1;'; } > $@
+
+$(B)/gen/demo-trace.o: $(B)/gen/demo-trace.c
 	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
 
 # The store's schema, the same way: store/schema.sql as one C string.

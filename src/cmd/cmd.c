@@ -42,6 +42,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_apropos_entry,
 	&cmd_watch_entry,
+	&cmd_dash_entry,
 	NULL
 };
 

@@ -191,6 +191,7 @@ extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_anomaly_entry;
 extern const struct cmd_entry cmd_apropos_entry;
 extern const struct cmd_entry cmd_watch_entry;
+extern const struct cmd_entry cmd_dash_entry;
 extern const struct cmd_entry cmd_runs_entry;
 extern const struct cmd_entry cmd_run_show_entry;
 extern const struct cmd_entry cmd_events_entry;

@@ -10,7 +10,8 @@
  * a session only borrows it.
  *
  * Invariants:
- *  1. Every hook is set (none is NULL).
+ *  1. Every hook is set (none is NULL), except dashboard: NULL in a face
+ *     without a terminal dashboard.
  *  2. Once interrupted() has returned true it keeps doing so until the face
  *     resets it, between commands; sleep() returns false then at once.
  */
@@ -22,6 +23,8 @@
 #include "core/strbuf.h"
 
 struct cmd_result;
+struct dash_model;
+struct dash_view;
 
 struct frontend {
 	/*
@@ -41,6 +44,13 @@ struct frontend {
 	/* Replace the transient progress line (NULL: erase it); shown only
 	   where someone can see it (stderr a terminal). */
 	void	(*progress)(const struct frontend *fe, const char *line);
+	/*
+	 * Run the terminal dashboard on a model and view the dash command
+	 * built (ui/dash.c) until the user quits. Returns 0, or -1 with *cause
+	 * (no terminal, a terminal too dumb for curses). NULL: no dashboard.
+	 */
+	int	(*dashboard)(const struct frontend *fe, struct dash_model *m,
+		    struct dash_view *v, char **cause);
 	void	*arg;
 };
 

@@ -750,6 +750,31 @@ emu_done(const struct emu *m)
 	return m->live == 0;
 }
 
+double
+emu_now(const struct emu *m)
+{
+	return m->now;
+}
+
+const struct engine *
+emu_engine(const struct emu *m)
+{
+	return m->e;
+}
+
+const struct sched *
+emu_sched(const struct emu *m)
+{
+	return m->sch;
+}
+
+const struct job *
+emu_jobs(const struct emu *m, int *n)
+{
+	*n = m->njobs;
+	return m->jobs;
+}
+
 const struct emu_sample *
 emu_series(const struct emu *m, int *n)
 {

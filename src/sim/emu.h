@@ -161,6 +161,18 @@ long long	 emu_run(struct emu *m, double until,
 		    void *arg, char **cause);
 bool		 emu_done(const struct emu *m);
 
+/*
+ * Read-only views for a dashboard: the clock (the time of the last tick, or
+ * of `until` of the last emu_run), the engine, the scheduler and the jobs
+ * as the emulator has them now. Valid until the next emu_run or emu_free;
+ * callers must not change them (the emulator's invariants rest on it).
+ */
+double		 emu_now(const struct emu *m);
+const struct engine *emu_engine(const struct emu *m);
+struct sched;
+const struct sched *emu_sched(const struct emu *m);
+const struct job *emu_jobs(const struct emu *m, int *n);
+
 /* The report (malloc'ed vcs; emu_report_release frees it). */
 void		 emu_report(const struct emu *m, struct emu_report *r);
 void		 emu_report_release(struct emu_report *r);

@@ -112,7 +112,7 @@ repl_of(const char *line)
 static void
 test_command_names(void)
 {
-	CHECK_COMP("", "alloc anomaly apropos cells compare db events export help "
+	CHECK_COMP("", "alloc anomaly apropos cells compare dash db events export help "
 	    "history import job jobs load node place release replay run runs spec "
 	    "status vcs watch");
 	CHECK_COMP("s", "spec status");
@@ -240,7 +240,7 @@ test_help_and_watch(void)
 	CHECK_COMP("help node ", "bad ok");
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
-	CHECK_COMP("watch ", "alloc anomaly apropos cells compare db events export "
+	CHECK_COMP("watch ", "alloc anomaly apropos cells compare dash db events export "
 	    "help history import job jobs load node place release replay run runs "
 	    "spec status vcs watch");
 	CHECK_COMP("watch -n 5 jo", "job jobs");

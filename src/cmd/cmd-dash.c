@@ -1,0 +1,363 @@
+/*
+ * cmd-dash.c — `dash`: the dashboard. It builds the data source (the
+ * emulator on the session's spec, playing the compiled-in demo workload or
+ * a given trace), the view model (dash/model.h) and the view (dash/view.h),
+ * then either draws one frame as plain text (--once: no terminal, for
+ * golden tests and bug reports) or hands them to the face's terminal
+ * dashboard (frontend.h's dashboard hook, ui/dash.c).
+ *
+ * Rules:
+ *  1. --once needs --size or takes 120x40; --at T plays T emulated seconds
+ *     first; --keys replays keys (the terminal's own key table) before the
+ *     frame is drawn, so any screen can be reached without a terminal.
+ *  2. The ':' line runs commands through cmd_dispatch on this session,
+ *     read-only unless admin mode is on (the view asks for confirmation
+ *     first; view.h invariant 2).
+ *  3. --once output is ASCII unless --unicode; the terminal draws UTF-8 when
+ *     the face says the terminal can, unless --ascii.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/cmdline.h"
+#include "cmd/complete.h"
+#include "cmd/frontend.h"
+#include "core/xmalloc.h"
+#include "dash/model.h"
+#include "dash/view.h"
+
+static const struct cmd_opt dash_opts[] = {
+	{ 0, "once", NULL, "print one frame as plain text and exit (no terminal)", VALUE_NONE },
+	{ 0, "size", "WxH", "--once: the frame's size (default 120x40)", VALUE_NONE },
+	{ 0, "at", "T", "play the emulator T emulated seconds first (30m, 6h, 2d)", VALUE_NONE },
+	{ 0, "panel", "NAME", "start on cells, vcs, queues, events or detail", VALUE_NONE },
+	{ 0, "keys", "KEYS", "press these keys first (<Enter> <Esc> <Tab> <Up> <Down> <Left> <Right>)", VALUE_NONE },
+	{ 0, "map", NULL, "cells as a compact node map", VALUE_NONE },
+	{ 0, "policy", "P", "the emulator's policy (default las)", VALUE_NONE },
+	{ 0, "trace", "FILE", "play this trace instead of the demo", VALUE_FILE },
+	{ 0, "load", "X", "scale the trace's arrival rate by X", VALUE_NONE },
+	{ 0, "speed", "X", "emulated seconds per second (default 600)", VALUE_NONE },
+	{ 0, "refresh", "MS", "at most one frame per MS milliseconds (default 500)", VALUE_NONE },
+	{ 0, "unicode", NULL, "--once: UTF-8 glyphs", VALUE_NONE },
+	{ 0, "ascii", NULL, "ASCII glyphs and line drawing only", VALUE_NONE },
+	{ 0, "no-mouse", NULL, "ignore the mouse", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+static const struct {
+	const char	*name;
+	int		 key;
+} key_names[] = {
+	{ "Enter", DK_ENTER }, { "Esc", DK_ESC }, { "Tab", DK_TAB }, { "S-Tab", DK_BTAB },
+	{ "Up", DK_UP }, { "Down", DK_DOWN }, { "Left", DK_LEFT }, { "Right", DK_RIGHT },
+	{ "PgUp", DK_PGUP }, { "PgDn", DK_PGDN }, { "Home", DK_HOME }, { "End", DK_END },
+	{ "BS", DK_BACKSPACE }, { "Space", ' ' }, { "lt", '<' },
+};
+
+/* Feed --keys to the view: characters, or <Name> from key_names. */
+static int
+press_keys(struct dash_view *v, struct dash_model *m, const char *keys, char **cause)
+{
+	const char *p = keys, *e;
+	size_t i;
+
+	while (*p != '\0' && !v->quit) {
+		if (*p == '<' && (e = strchr(p, '>')) != NULL && e > p + 1) {
+			for (i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+				if (strlen(key_names[i].name) == (size_t)(e - p - 1) &&
+				    strncmp(key_names[i].name, p + 1, (size_t)(e - p - 1)) == 0)
+					break;
+			if (i == sizeof key_names / sizeof key_names[0]) {
+				*cause = xasprintf("unknown key '%.*s' in --keys", (int)(e - p + 1), p);
+				return -1;
+			}
+			dash_view_key(v, m, key_names[i].key);
+			p = e + 1;
+		} else
+			dash_view_key(v, m, (unsigned char)*p++);
+	}
+	return 0;
+}
+
+/* ---- the ':' line's hooks (rule 2) ---- */
+
+static int
+dash_run_line(void *arg, const char *line, bool admin, struct strbuf *out)
+{
+	struct session *s = arg;
+	struct cmdline cl;
+	struct strbuf err = STRBUF_INIT;
+	char *cause = NULL;
+	bool ro = s->read_only;
+	size_t i;
+	int status = 0;
+
+	cmdline_init(&cl);
+	if (cmdline_parse(line, &cl, NULL, &cause) != 0) {
+		strbuf_addf(out, "error: %s\n", cause);
+		free(cause);
+		return CMD_EXIT_USAGE;
+	}
+	s->read_only = !admin;
+	for (i = 0; i < cl.n && status == 0; i++) {
+		struct cmd_result res;
+
+		if (cl.cmds[i].n > 0 && strcmp(cl.cmds[i].v[0], "dash") == 0) {
+			strbuf_adds(out, "error: the dashboard is already open\n");
+			status = CMD_EXIT_FAIL;
+			break;
+		}
+		status = cmd_dispatch(s, (int)cl.cmds[i].n, cl.cmds[i].v, out, &err, &res);
+		if (status != 0 && res.cause != NULL)
+			strbuf_addf(&err, "error: %s\n", res.cause);
+		cmd_result_release(&res);
+	}
+	s->read_only = ro;
+	strbuf_add(out, err.buf, err.len);
+	strbuf_release(&err);
+	cmdline_release(&cl);
+	return status;
+}
+
+static bool
+dash_line_mutates(void *arg, const char *line)
+{
+	const struct cmd_entry *e;
+	struct cmdline cl;
+	char *cause = NULL;
+	bool mut = false;
+	size_t i;
+	int nw;
+
+	(void)arg;
+	cmdline_init(&cl);
+	if (cmdline_parse(line, &cl, NULL, &cause) != 0) {
+		free(cause);
+		return false;
+	}
+	for (i = 0; i < cl.n; i++) {
+		if ((e = cmd_find((int)cl.cmds[i].n, cl.cmds[i].v, &nw, &cause)) == NULL) {
+			free(cause);
+			cause = NULL;
+			continue;
+		}
+		if (e->flags & CMD_MUTATES)
+			mut = true;
+	}
+	cmdline_release(&cl);
+	return mut;
+}
+
+static void
+dash_complete(void *arg, char *line, size_t len, struct strbuf *choices)
+{
+	const struct session *s = arg;
+	struct complete_env env = { s, NULL, NULL };
+	struct completion c;
+	char *rep;
+	size_t n = strlen(line), i;
+
+	completion_init(&c);
+	complete_line(&env, line, n, &c);
+	if ((rep = complete_replacement(&c)) != NULL) {
+		if (c.start + strlen(rep) < len)
+			snprintf(line + c.start, len - c.start, "%s", rep);
+		free(rep);
+	}
+	if (c.cands.n > 1)
+		for (i = 0; i < c.cands.n; i++)
+			strbuf_addf(choices, "%s%s", c.cands.v[i], i + 1 < c.cands.n ? "  " : "\n");
+	completion_release(&c);
+}
+
+static int
+parse_size(const char *s, int *w, int *h, char **cause)
+{
+	char *end;
+	long a, b;
+
+	a = strtol(s, &end, 10);
+	if (end == s || (*end != 'x' && *end != 'X'))
+		goto bad;
+	b = strtol(end + 1, &end, 10);
+	if (*end != '\0' || a < 1 || b < 1 || a > 1000 || b > 1000)
+		goto bad;
+	*w = (int)a;
+	*h = (int)b;
+	return 0;
+bad:
+	*cause = xasprintf("invalid --size '%s' (WxH, 1 to 1000 each)", s);
+	return -1;
+}
+
+/* -o json: the frame's lines and the status figures, one document. */
+static void
+frame_json(struct cmd_ctx *ctx, const struct dash_model *m, const struct dash_screen *scr)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct json j;
+	char *line, *save = NULL;
+
+	dash_screen_text(scr, &text);
+	cmd_json_begin(ctx, &j, "dash");
+	json_kv_double(&j, "now", m->d.now);
+	json_kv_string(&j, "backend", m->d.backend);
+	json_kv_string(&j, "policy", m->d.policy);
+	json_kv_double(&j, "util", m->util);
+	json_kv_double(&j, "frag", m->frag);
+	json_kv_int(&j, "running", m->running);
+	json_kv_int(&j, "pending", m->pending);
+	json_key(&j, "lines");
+	json_array_begin(&j);
+	for (line = strtok_r(text.buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		json_string(&j, line);
+	json_array_end(&j);
+	cmd_json_end(ctx, &j);
+	strbuf_release(&text);
+}
+
+static int
+dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct session *sess = ctx->sess;
+	struct dash_emu_cfg cfg;
+	struct dash_source src = { NULL, NULL };
+	struct dash_model m;
+	struct dash_view v;
+	struct dash_screen scr;
+	const char *val;
+	double at = 0, x;
+	int w = 120, h = 40, rc = -1, p;
+	long long n;
+
+	dash_emu_cfg_init(&cfg);
+	cfg.spec = sess->spec;
+	cfg.spec_name = sess->spec_path;
+	cfg.mode = engine_mode(sess->engine);
+	if ((val = args_get(a, "policy")) != NULL)
+		cfg.policy = val;
+	cfg.trace = args_get(a, "trace");
+	if ((val = args_get(a, "load")) != NULL) {
+		x = strtod(val, NULL);
+		if (!(x > 0) || x > 1e6) {
+			*cause = xasprintf("invalid --load '%s' (a factor > 0)", val);
+			return cmd_usage_error(ctx);
+		}
+		cfg.load = x;
+	}
+	if ((val = args_get(a, "at")) != NULL && args_seconds(val, &at) != 0) {
+		*cause = xasprintf("invalid --at '%s' (a duration: 90, 30m, 6h, 2d)", val);
+		return cmd_usage_error(ctx);
+	}
+	if ((val = args_get(a, "size")) != NULL && parse_size(val, &w, &h, cause) != 0)
+		return cmd_usage_error(ctx);
+	if ((val = args_get(a, "panel")) != NULL && dash_panel_parse(val) < 0) {
+		*cause = xasprintf("unknown panel '%s' (cells, vcs, queues, events, detail)", val);
+		return cmd_usage_error(ctx);
+	}
+	dash_view_init(&v);
+	if ((val = args_get(a, "speed")) != NULL) {
+		x = strtod(val, NULL);
+		if (!(x >= DASH_SPEED_MIN && x <= DASH_SPEED_MAX)) {
+			*cause = xasprintf("invalid --speed '%s' (1 to %.0f)", val, DASH_SPEED_MAX);
+			dash_view_release(&v);
+			return cmd_usage_error(ctx);
+		}
+		v.speed = x;
+	}
+	if (args_has(a, "refresh")) {
+		n = args_strtonum(a, "refresh", 50, 60000, cause);
+		if (*cause != NULL) {
+			dash_view_release(&v);
+			return cmd_usage_error(ctx);
+		}
+		v.refresh_ms = (unsigned)n;
+	}
+	if (dash_source_emu(&src, &cfg, cause) != 0) {
+		dash_view_release(&v);
+		return -1;
+	}
+	dash_model_init(&m, &src);
+	if (at > 0 && dash_model_advance(&m, at, cause) != 0)
+		goto out;
+	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0)
+		v.panel = p;
+	v.map = args_has(a, "map");
+	v.mouse = !args_has(a, "no-mouse");
+	v.color = ctx->out.color;
+	v.ascii = args_has(a, "ascii");
+	v.run = dash_run_line;
+	v.mutates = dash_line_mutates;
+	v.complete = dash_complete;
+	v.arg = sess;
+	if ((val = args_get(a, "keys")) != NULL && press_keys(&v, &m, val, cause) != 0) {
+		ctx->status = CMD_EXIT_USAGE;
+		goto out;
+	}
+	if (args_has(a, "once")) {
+		dash_screen_init(&scr, w, h, !args_has(a, "unicode"));
+		dash_view_draw(&v, &m, &scr);
+		if (ctx->out.format == OUT_JSON)
+			frame_json(ctx, &m, &scr);
+		else
+			dash_screen_text(&scr, ctx->o);
+		dash_screen_release(&scr);
+		rc = 0;
+	} else if (sess->fe == NULL || sess->fe->dashboard == NULL || !sess->fe->interactive) {
+		*cause = xasprintf("the dashboard needs a terminal (dash --once prints a frame)");
+	} else
+		rc = sess->fe->dashboard(sess->fe, &m, &v, cause);
+out:
+	dash_model_release(&m);
+	dash_source_free(&src);
+	dash_view_release(&v);
+	return rc;
+}
+
+const struct cmd_entry cmd_dash_entry = {
+	.name = "dash",
+	.opts = dash_opts,
+	.min = 0, .max = 0,
+	.usage = "[--once [--size WxH]] [--at T] [--panel NAME] [--keys KEYS] [--map] "
+	    "[--policy P] [--trace FILE] [--load X] [--speed X] [--refresh MS] "
+	    "[--unicode | --ascii] [--no-mouse]",
+	.summary = "the dashboard: cells, VC usage, queues, events",
+	.help =
+	    "Open the dashboard on the emulated cluster of the session's spec, "
+	    "playing a workload: by default the demo (a sample of the public "
+	    "Philly trace, its four busiest VCs mapped to the default spec's "
+	    "research, prod, dev and infer, arrivals 40 times faster, every job "
+	    "auto: guaranteed while its VC has room); --trace plays another trace "
+	    "(its VCs by name). Panels: cells (tree or --map node map: a letter "
+	    "per VC, lower case for opportunistic, '.' free, ',' bound to a VC "
+	    "but idle, '#' bad), VCs (guaranteed used / free / bad of each VC's "
+	    "assigned GPUs, and its opportunistic GPUs elsewhere), queues (per VC, "
+	    "pending then running jobs in the policy's order, with the policy's "
+	    "priority, class, wait and pending reason), events and detail "
+	    "(Enter; explains why a pending job waits). The status line shows "
+	    "spec, sharing mode, policy, backend, emulated time and speed, "
+	    "utilization (busy GPUs of all GPUs) and fragmentation (partially "
+	    "free nodes of all nodes).\n"
+	    "On a terminal the dashboard runs until q (keys: '?' inside, and "
+	    "DASHBOARD KEYS in cellar(1)); bare 'cellar' on a "
+	    "terminal opens it. --once prints one frame as plain text instead "
+	    "(ASCII unless --unicode), of --size WxH (default 120x40), after "
+	    "playing --at T emulated seconds and pressing --keys (characters, "
+	    "or <Enter>, <Esc>, <Tab>, <S-Tab>, <Up>, <Down>, <Left>, <Right>, "
+	    "<PgUp>, <PgDn>, <Home>, <End>, <BS>, <Space>, <lt>). Commands on "
+	    "the ':' line run in this session, read-only until ':admin'; a "
+	    "command that changes state then asks for confirmation, Cancel by "
+	    "default.",
+	.examples = (const char *const []){
+		"dash --once --size 100x30",
+		"dash --once --at 6h --panel queues",
+		"dash --once --at 2h --map --size 80x24",
+		NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
+	.exec = dash_exec,
+};

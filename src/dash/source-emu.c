@@ -1,0 +1,181 @@
+/*
+ * source-emu.c — the dashboard's default source: the emulator (sim/emu.h)
+ * in this process, playing a workload on the session's spec. The demo
+ * workload is the Philly trace sample compiled in (specs/demo-philly.csv,
+ * CC-BY-4.0 data; see specs/README.md), its four busiest VCs mapped onto
+ * the default spec's and its arrivals compressed DASH_DEMO_LOAD times so
+ * that 128 GPUs queue and preempt. Jobs are `auto`: guaranteed while their
+ * VC has room, else opportunistic.
+ *
+ * advance(dt) runs the emulator up to clock + dt and hands over its
+ * journal; the clock is the play position, which may be past the last
+ * event's time.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+#include "dash/source.h"
+#include "policy/sched.h"
+#include "sim/emu.h"
+#include "sim/trace.h"
+
+struct emu_src {
+	const struct spec	*spec;
+	char			*spec_name;
+	struct policy		 pol;
+	bool			 pol_init;
+	struct job		*jobs;
+	int			 njobs;
+	struct emu		*m;
+	double			 clock;
+	uint64_t		 gen;
+};
+
+void
+dash_emu_cfg_init(struct dash_emu_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->mode = ENGINE_HIVED;
+	c->policy = "las";
+	c->seed = 1;
+}
+
+static void
+emu_src_free(void *self)
+{
+	struct emu_src *x = self;
+
+	if (x == NULL)
+		return;
+	emu_free(x->m);
+	if (x->pol_init)
+		policy_release(&x->pol);
+	free(x->jobs);
+	free(x->spec_name);
+	free(x);
+}
+
+static void
+emu_src_data(void *self, struct dash_data *d)
+{
+	struct emu_src *x = self;
+
+	memset(d, 0, sizeof *d);
+	d->backend = "emulator";
+	d->spec_name = x->spec_name;
+	d->policy = x->pol.ops->name;
+	d->spec = x->spec;
+	d->engine = emu_engine(x->m);
+	d->jobs = x->jobs;
+	d->njobs = x->njobs;
+	d->now = x->clock;
+	d->can_play = true;
+	d->done = emu_done(x->m);
+	d->gen = x->gen;
+}
+
+static int
+emu_src_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
+{
+	struct emu_src *x = self;
+	const struct rec *r;
+	int i, n;
+	long long ev;
+
+	if (!(dt > 0))
+		return 0;
+	x->clock += dt;
+	if ((ev = emu_run(x->m, x->clock, NULL, NULL, cause)) < 0)
+		return -1;
+	r = emu_journal(x->m, &n);
+	for (i = 0; i < n && fn != NULL; i++)
+		fn(arg, &r[i]);
+	/* waits and service shown grow with the clock even without events */
+	x->gen++;
+	emu_drain(x->m);
+	return 0;
+}
+
+static void
+emu_src_key(void *self, int job, struct policy_key *key, int *klass)
+{
+	struct emu_src *x = self;
+
+	sched_job_key(emu_sched(x->m), job, key, klass);
+}
+
+static const struct dash_source_ops emu_src_ops = {
+	"emulator", emu_src_data, emu_src_advance, emu_src_key, emu_src_free,
+};
+
+int
+dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **cause)
+{
+	struct emu_src *x = xcalloc(1, sizeof *x);
+	const struct policy_ops *ops;
+	struct policy_params par;
+	struct emu_params ep;
+	struct trace t;
+	const char *vcmap = c->trace == NULL ? DASH_DEMO_VCMAP : NULL;
+	double load = c->load > 0 ? c->load : c->trace == NULL ? DASH_DEMO_LOAD : 1;
+	int i, rc;
+
+	x->spec = c->spec;
+	x->spec_name = xstrdup(c->spec_name != NULL ? c->spec_name : "-");
+	if ((ops = policy_find(c->policy)) == NULL) {
+		*cause = xasprintf("unknown policy '%s'", c->policy);
+		goto fail;
+	}
+	policy_params_init(&par);
+	if (policy_init(&x->pol, ops, &par, cause) != 0)
+		goto fail;
+	x->pol_init = true;
+	if (c->trace == NULL)
+		rc = trace_load_string("demo-philly.csv", dash_demo_trace,
+		    dash_demo_trace_len, TRACE_AUTO, &t, cause);
+	else
+		rc = trace_load(c->trace, TRACE_AUTO, &t, cause);
+	if (rc != 0)
+		goto fail;
+	if (load != 1 && trace_scale_load(&t, load, cause) != 0) {
+		trace_release(&t);
+		goto fail;
+	}
+	/* the demo's VCs are the default spec's: on another spec, keep what maps */
+	rc = trace_to_jobs(&t, c->spec, vcmap, c->seed, true, &x->jobs, &x->njobs,
+	    NULL, NULL, cause);
+	if (rc != 0 && c->trace == NULL) {
+		free(*cause);
+		*cause = NULL;
+		rc = trace_to_jobs(&t, c->spec, "*=-", c->seed, true, &x->jobs,
+		    &x->njobs, NULL, NULL, cause);
+	}
+	trace_release(&t);
+	if (rc != 0)
+		goto fail;
+	for (i = 0; i < x->njobs; i++)
+		x->jobs[i].klass = JOB_AUTO;
+	emu_params_init(&ep);
+	if ((x->m = emu_create(c->spec, c->mode, &x->pol, &ep, x->jobs, x->njobs,
+	    cause)) == NULL)
+		goto fail;
+	x->clock = 0;
+	x->gen = 1;
+	src->ops = &emu_src_ops;
+	src->self = x;
+	return 0;
+fail:
+	emu_src_free(x);
+	return -1;
+}
+
+void
+dash_source_free(struct dash_source *src)
+{
+	if (src->ops != NULL)
+		src->ops->free(src->self);
+	src->ops = NULL;
+	src->self = NULL;
+}

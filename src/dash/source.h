@@ -1,0 +1,99 @@
+/*
+ * source.h — where the dashboard's data comes from, behind one small ops
+ * table: the emulator in this process (source-emu.c), later a store that
+ * another cellar process writes (--follow) and the live session of the SSH
+ * backend. Panels and the model only ever see struct dash_data and the
+ * records a source hands out, so they never care which source it is.
+ *
+ * Ownership: a struct dash_source owns its state (self); dash_source_free
+ * releases it. Everything struct dash_data points to belongs to the source
+ * and stays valid until its next advance or free.
+ *
+ * Invariants:
+ *  1. gen changes whenever anything dash_data describes has changed since
+ *     the last call of data(), and only then may a model reuse what it
+ *     derived (the frame benchmark depends on it: nothing changed, nothing
+ *     walked).
+ *  2. Records reach advance's callback once each, in the order they
+ *     happened, with non-decreasing times.
+ *  3. A source never aborts on what it reads: -1 with *cause.
+ */
+#ifndef CELLAR_DASH_SOURCE_H
+#define CELLAR_DASH_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "job/job.h"
+#include "job/record.h"
+#include "policy/policy.h"
+#include "spec/spec.h"
+
+struct dash_data {
+	const char		*backend;	/* "emulator", "store" */
+	const char		*spec_name;	/* as the session names it */
+	const char		*policy;	/* policy name, or "-" */
+	const struct spec	*spec;
+	const struct engine	*engine;	/* cells and VC usage */
+	const struct job	*jobs;		/* indexed by id */
+	int			 njobs;
+	double			 now;		/* the source's clock, seconds */
+	bool			 can_play;	/* advance(dt) moves virtual time */
+	bool			 done;		/* nothing more will happen */
+	uint64_t		 gen;		/* invariant 1 */
+};
+
+typedef void (*dash_rec_fn)(void *arg, const struct rec *r);
+
+struct dash_source_ops {
+	const char	*name;
+	void		(*data)(void *self, struct dash_data *d);
+	/*
+	 * Move on: an emulator plays dt more virtual seconds; a follower
+	 * reads what was written since. New records go to fn. Returns 0, or
+	 * -1 with *cause.
+	 */
+	int		(*advance)(void *self, double dt, dash_rec_fn fn, void *arg,
+			    char **cause);
+	/*
+	 * The policy's rank of a job (key and preemption class) as the
+	 * scheduler orders it; NULL when the source does not know it (the
+	 * model then orders by submission).
+	 */
+	void		(*job_key)(void *self, int job, struct policy_key *key, int *klass);
+	void		(*free)(void *self);
+};
+
+struct dash_source {
+	const struct dash_source_ops	*ops;
+	void				*self;
+};
+
+void	dash_source_free(struct dash_source *src);
+
+/* ---- the emulator source (source-emu.c) ---- */
+
+struct dash_emu_cfg {
+	const struct spec	*spec;		/* borrowed; outlives the source */
+	const char		*spec_name;
+	enum engine_mode	 mode;
+	const char		*policy;	/* "las" */
+	const char		*trace;		/* a file; NULL: the embedded demo */
+	double			 load;		/* arrival-rate factor; 0: the demo's */
+	uint64_t		 seed;
+};
+
+void	dash_emu_cfg_init(struct dash_emu_cfg *c);
+/* Prepare the workload and build the emulator at time 0. */
+int	dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c,
+	    char **cause);
+
+/* The embedded demo trace (specs/demo-philly.csv, compiled in). */
+extern const char	dash_demo_trace[];
+extern const unsigned long dash_demo_trace_len;
+/* How the demo maps the Philly VCs onto the default spec's, and its load. */
+#define DASH_DEMO_VCMAP	"6214e9=research,11cb48=prod,6c71a0=dev,b436b2=infer,*=-"
+#define DASH_DEMO_LOAD	40.0
+
+#endif

@@ -1,0 +1,1168 @@
+/*
+ * view.c — the dashboard's frame and keys: one table of panels, one table
+ * of keys, and the actions between them. Everything here draws into a
+ * struct dash_screen; the face (ui/dash.c) only moves it to the terminal.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xmalloc.h"
+#include "dash/view.h"
+
+const struct dash_key dash_keys[] = {
+	{ DK_TAB, "Tab", DA_NEXT, 0, "next panel" },
+	{ DK_BTAB, "S-Tab", DA_PREV, 0, "previous panel" },
+	{ '1', "1", DA_PANEL, DP_CELLS, "cells: tree (or node map) with state and health" },
+	{ '2', "2", DA_PANEL, DP_VCS, "VCs: usage of each VC's assigned GPUs" },
+	{ '3', "3", DA_PANEL, DP_QUEUES, "queues: jobs in the policy's order" },
+	{ '4', "4", DA_PANEL, DP_EVENTS, "events: starts, preemptions, failures" },
+	{ '5', "5", DA_PANEL, DP_DETAIL, "detail of what Enter opened" },
+	{ DK_UP, "Up", DA_UP, 0, "move up" },
+	{ 'k', "k", DA_UP, 0, "move up" },
+	{ DK_DOWN, "Down", DA_DOWN, 0, "move down" },
+	{ 'j', "j", DA_DOWN, 0, "move down" },
+	{ DK_PGUP, "PgUp", DA_PGUP, 0, "page up" },
+	{ DK_PGDN, "PgDn", DA_PGDN, 0, "page down" },
+	{ DK_HOME, "Home", DA_HOME, 0, "first row" },
+	{ 'g', "g", DA_HOME, 0, "first row" },
+	{ DK_END, "End", DA_END, 0, "last row (events: follow the log)" },
+	{ 'G', "G", DA_END, 0, "last row (events: follow the log)" },
+	{ DK_RIGHT, "Right", DA_OPEN, 0, "cells: expand" },
+	{ 'l', "l", DA_OPEN, 0, "cells: expand" },
+	{ DK_LEFT, "Left", DA_CLOSE, 0, "cells: collapse" },
+	{ 'h', "h", DA_CLOSE, 0, "cells: collapse" },
+	{ DK_ENTER, "Enter", DA_ENTER, 0, "describe the selected job, cell or VC (explain a pending job)" },
+	{ DK_ESC, "Esc", DA_BACK, 0, "back; close help, input or command output" },
+	{ '/', "/", DA_FILTER, 0, "filter rows: regex, !regex inverts, field=value" },
+	{ 's', "s", DA_SORT, 0, "queues: sort by policy order, GPUs, wait, name" },
+	{ 'm', "m", DA_MAP, 0, "cells: tree / compact node map" },
+	{ ' ', "Space", DA_PAUSE, 0, "pause or play the emulator" },
+	{ '+', "+", DA_FASTER, 0, "play faster (x2)" },
+	{ '-', "-", DA_SLOWER, 0, "play slower (/2)" },
+	{ ':', ":", DA_COMMAND, 0, "command line (REPL grammar, Tab completes; :admin for changes)" },
+	{ '?', "?", DA_HELP, 0, "this help" },
+	{ 'q', "q", DA_QUIT, 0, "quit" },
+	{ 0, NULL, DA_NONE, 0, NULL }
+};
+
+/* Job state -> role (a new state adds a row here, nothing else). */
+static const enum dash_role state_roles[JOB_NSTATES] = {
+	[JOB_PENDING] = DR_WARN,
+	[JOB_RUNNING] = DR_USED,
+	[JOB_SUSPENDED] = DR_RESERVED,
+	[JOB_PREEMPTED] = DR_BAD,
+	[JOB_COMPLETING] = DR_DIM,
+	[JOB_COMPLETED] = DR_DIM,
+	[JOB_FAILED] = DR_BAD,
+	[JOB_CANCELLED] = DR_DIM,
+};
+
+enum dash_role
+dash_state_role(enum job_state s)
+{
+	return (unsigned)s < JOB_NSTATES ? state_roles[s] : DR_NORMAL;
+}
+
+/* ---- panels ---- */
+
+struct dash_panel_ops {
+	const char	*name;
+	const char	*title;
+	/* rows before filtering */
+	int		(*rows)(const struct dash_model *m, const struct dash_view *v);
+	/* filter fields of a row: fills names/values, returns how many; the
+	   regex runs on the values joined by blanks */
+	int		(*fields)(const struct dash_model *m, const struct dash_view *v,
+			    int row, const char **names, char vals[][64]);
+	void		(*draw_row)(const struct dash_model *m, const struct dash_view *v,
+			    struct dash_screen *s, int row, int y, int w);
+	const char	*header;
+	void		(*enter)(const struct dash_model *m, struct dash_view *v, int row);
+};
+
+#define NFIELDS	6
+
+/* -- cells -- */
+
+static int
+cells_rows(const struct dash_model *m, const struct dash_view *v)
+{
+	(void)v;
+	return m->nrows;
+}
+
+static int
+cells_fields(const struct dash_model *m, const struct dash_view *v, int row,
+    const char **names, char vals[][64])
+{
+	const struct spec *s = m->d.spec;
+	int c = m->rows[row];
+	struct engine_cell_info ci;
+
+	(void)v;
+	engine_cell(m->d.engine, c, &ci);
+	names[0] = "name";
+	snprintf(vals[0], 64, "%s", s->cells[c].addr);
+	names[1] = "type";
+	snprintf(vals[1], 64, "%s", s->types[s->cells[c].type].name);
+	names[2] = "vc";
+	snprintf(vals[2], 64, "%s", ci.vc >= 0 ? s->vcs[ci.vc].name : "-");
+	names[3] = "state";
+	snprintf(vals[3], 64, "%s", ci.bad > 0 ? "bad" : ci.used > 0 ? "used" :
+	    ci.opp > 0 ? "opp" : ci.vc >= 0 ? "reserved" : "free");
+	return 4;
+}
+
+static void
+bar(struct dash_screen *s, int x, int y, int w, long long total, long long used,
+    long long opp, long long bad)
+{
+	int nu, no, nb;
+
+	if (total <= 0 || w <= 0)
+		return;
+	nu = (int)(used * w / total);
+	no = (int)(opp * w / total);
+	nb = (int)(bad * w / total);
+	if (used > 0 && nu == 0)
+		nu = 1;
+	if (opp > 0 && no == 0)
+		no = 1;
+	if (bad > 0 && nb == 0)
+		nb = 1;
+	while (nu + no + nb > w) {
+		if (no > 0) no--; else if (nu > 0) nu--; else nb--;
+	}
+	dash_fill(s, x, y, nu, DR_USED, DG_BAR_FULL);
+	dash_fill(s, x + nu, y, no, DR_OPP, DG_BAR_OPP);
+	dash_fill(s, x + nu + no, y, nb, DR_BAD, DG_BAR_BAD);
+	dash_fill(s, x + nu + no + nb, y, w - nu - no - nb, DR_FREE, DG_BAR_EMPTY);
+}
+
+static void
+cells_draw_row(const struct dash_model *m, const struct dash_view *v,
+    struct dash_screen *s, int row, int y, int w)
+{
+	const struct spec *sp = m->d.spec;
+	int c = m->rows[row], d = dash_model_depth(m, c), x;
+	struct engine_cell_info ci;
+	const char *st;
+	enum dash_role sr;
+	enum dash_glyph hg;
+
+	(void)v;
+	engine_cell(m->d.engine, c, &ci);
+	x = 2 * d;
+	dash_put(s, x, y, -1, DR_NORMAL, dash_glyph(s, sp->cells[c].nchild == 0 ?
+	    DG_LEAF : m->open[c] ? DG_OPEN : DG_CLOSED));
+	dash_put(s, x + 2, y, 22 - x, DR_NORMAL, sp->cells[c].addr);
+	dash_put(s, 24, y, 13, DR_DIM, sp->types[sp->cells[c].type].name);
+	/* state and health are separate glyphs */
+	if (ci.used > 0) { st = "G"; sr = DR_USED; }
+	else if (ci.opp > 0) { st = "o"; sr = DR_OPP; }
+	else if (ci.vc >= 0) { st = "r"; sr = DR_RESERVED; }
+	else { st = "."; sr = DR_FREE; }
+	dash_put(s, 38, y, 1, sr, st);
+	hg = ci.doomed ? DG_DOOMED : ci.bad >= ci.leaves ? DG_BAD :
+	    ci.bad > 0 ? DG_BAD_BELOW : DG_HEALTHY;
+	dash_put(s, 40, y, 1, ci.doomed ? DR_DOOMED : DR_BAD, dash_glyph(s, hg));
+	if (ci.vc >= 0)
+		dash_putf(s, 42, y, 12, DR_VC0 + ci.vc % DASH_VC_COLORS, "%c %s",
+		    dash_vc_letter(ci.vc), sp->vcs[ci.vc].name);
+	else
+		dash_put(s, 42, y, 1, DR_DIM, "-");
+	dash_putf(s, 55, y, -1, DR_NORMAL, "%4d %4d %4d %5d", ci.used, ci.opp, ci.bad,
+	    ci.leaves);
+	if (w > 78)
+		bar(s, 77, y, w - 78 < 24 ? w - 78 : 24, ci.leaves, ci.used, ci.opp, ci.bad);
+}
+
+static void
+cells_enter(const struct dash_model *m, struct dash_view *v, int row)
+{
+	v->d_kind = DD_CELL;
+	v->d_id = m->rows[row];
+}
+
+/* -- VCs -- */
+
+static int
+vcs_rows(const struct dash_model *m, const struct dash_view *v)
+{
+	(void)v;
+	return m->nvcs;
+}
+
+static int
+vcs_fields(const struct dash_model *m, const struct dash_view *v, int row,
+    const char **names, char vals[][64])
+{
+	(void)v;
+	names[0] = "name";
+	snprintf(vals[0], 64, "%s", m->vcs[row].name);
+	return 1;
+}
+
+static void
+vcs_draw_row(const struct dash_model *m, const struct dash_view *v,
+    struct dash_screen *s, int row, int y, int w)
+{
+	const struct dash_vc *c = &m->vcs[row];
+	const struct engine_vc_usage *u = &c->u;
+	int x;
+
+	(void)v;
+	dash_putf(s, 0, y, 12, DR_VC0 + row % DASH_VC_COLORS, "%c %s", c->letter, c->name);
+	bar(s, 13, y, 20, u->gpus, u->used, 0, u->bad);
+	x = 34 + dash_putf(s, 34, y, -1, DR_NORMAL,
+	    "used %lld  free %lld  bad %lld  of %lld assigned GPUs (%.0f%% of assigned used)",
+	    u->used, u->free, u->bad, u->gpus,
+	    u->gpus > 0 ? 100.0 * (double)u->used / (double)u->gpus : 0.0);
+	if (x + 2 < w)
+		dash_putf(s, x + 2, y, -1, DR_OPP, "opp %lld GPUs elsewhere", u->opp);
+}
+
+static void
+vcs_enter(const struct dash_model *m, struct dash_view *v, int row)
+{
+	(void)m;
+	v->d_kind = DD_VC;
+	v->d_id = row;
+}
+
+/* -- queues -- */
+
+static int
+queues_rows(const struct dash_model *m, const struct dash_view *v)
+{
+	(void)v;
+	return m->nq;
+}
+
+static const struct dash_qrow *
+qrow_at(const struct dash_model *m, int row)
+{
+	return &m->q[row];
+}
+
+static int
+queues_fields(const struct dash_model *m, const struct dash_view *v, int row,
+    const char **names, char vals[][64])
+{
+	const struct job *j = &m->d.jobs[qrow_at(m, row)->job];
+
+	(void)v;
+	names[0] = "vc";
+	snprintf(vals[0], 64, "%s", m->d.spec->vcs[j->vc].name);
+	names[1] = "name";
+	snprintf(vals[1], 64, "%s", j->name);
+	names[2] = "state";
+	snprintf(vals[2], 64, "%s", job_state_code(j->state));
+	names[3] = "reason";
+	snprintf(vals[3], 64, "%s", j->state == JOB_PENDING ? job_reason_name(j->reason) : "");
+	names[4] = "class";
+	snprintf(vals[4], 64, "%s", j->opportunistic ? "opportunistic" : "guaranteed");
+	names[5] = "gpus";
+	snprintf(vals[5], 64, "%d", j->gpus);
+	return 6;
+}
+
+static void
+queues_draw_row(const struct dash_model *m, const struct dash_view *v,
+    struct dash_screen *s, int row, int y, int w)
+{
+	const struct dash_qrow *r = qrow_at(m, row);
+	const struct job *j = &m->d.jobs[r->job];
+	char prio[48], wait[32];
+
+	(void)v;
+	(void)w;
+	dash_format_prio(m->d.policy, r, prio, sizeof prio);
+	dash_format_dur(m->d.now - (j->state == JOB_PENDING ? j->state_since : j->submit),
+	    wait, sizeof wait);
+	dash_putf(s, 0, y, 10, DR_VC0 + j->vc % DASH_VC_COLORS, "%c %s",
+	    dash_vc_letter(j->vc), m->d.spec->vcs[j->vc].name);
+	dash_put(s, 11, y, 24, DR_NORMAL, j->name);
+	dash_put(s, 36, y, 2, dash_state_role(j->state), job_state_code(j->state));
+	dash_putf(s, 39, y, 4, DR_NORMAL, "%4d", j->gpus);
+	dash_put(s, 44, y, 14, DR_NORMAL, prio);
+	dash_putf(s, 59, y, 5, DR_DIM, "%5d", r->klass);
+	dash_put(s, 65, y, 3, j->opportunistic ? DR_OPP : DR_NORMAL,
+	    j->state == JOB_PENDING ? "" : j->opportunistic ? "opp" : "gua");
+	dash_put(s, 69, y, 8, DR_NORMAL, wait);
+	if (j->state == JOB_PENDING)
+		dash_put(s, 78, y, -1, DR_WARN, job_reason_name(j->reason));
+}
+
+static void
+queues_enter(const struct dash_model *m, struct dash_view *v, int row)
+{
+	v->d_kind = DD_JOB;
+	v->d_id = qrow_at(m, row)->job;
+}
+
+/* -- events -- */
+
+static int
+events_rows(const struct dash_model *m, const struct dash_view *v)
+{
+	(void)v;
+	return m->ev_n;
+}
+
+static void
+event_text(const struct dash_model *m, const struct rec *r, char *buf, size_t len)
+{
+	const char *name = dash_job_name(m, r->job);
+
+	switch (r->kind) {
+	case REC_PREEMPT:
+	case REC_DOWNGRADE:
+		snprintf(buf, len, "%s preempted by %s (%s)", name,
+		    dash_job_name(m, r->by), r->kind == REC_DOWNGRADE ?
+		    "lazy: runs on as opportunistic" : "immediate");
+		break;
+	default:
+		snprintf(buf, len, "%s%s%s", r->job >= 0 ? name : "",
+		    r->job >= 0 && r->detail[0] ? " " : "", r->detail);
+	}
+}
+
+static int
+events_fields(const struct dash_model *m, const struct dash_view *v, int row,
+    const char **names, char vals[][64])
+{
+	const struct rec *r = dash_model_event(m, row);
+
+	(void)v;
+	names[0] = "kind";
+	snprintf(vals[0], 64, "%s", rec_kind_name(r->kind));
+	names[1] = "job";
+	snprintf(vals[1], 64, "%s", r->job >= 0 ? dash_job_name(m, r->job) : "");
+	names[2] = "vc";
+	snprintf(vals[2], 64, "%s", r->vc >= 0 && r->vc < m->nvcs ? m->vcs[r->vc].name : "");
+	names[3] = "text";
+	event_text(m, r, vals[3], 64);
+	return 4;
+}
+
+static void
+events_draw_row(const struct dash_model *m, const struct dash_view *v,
+    struct dash_screen *s, int row, int y, int w)
+{
+	const struct rec *r = dash_model_event(m, row);
+	char t[32], text[256];
+	enum dash_role role = DR_NORMAL;
+
+	(void)v;
+	(void)w;
+	dash_format_dur(r->t, t, sizeof t);
+	if (r->kind == REC_PREEMPT || r->kind == REC_FAIL || r->kind == REC_NODE_BAD)
+		role = DR_BAD;
+	else if (r->kind == REC_DOWNGRADE)
+		role = DR_OPP;
+	else if (r->kind == REC_START)
+		role = DR_USED;
+	dash_put(s, 0, y, 8, DR_DIM, t);
+	dash_put(s, 9, y, 10, role, rec_kind_name(r->kind));
+	if (r->vc >= 0 && r->vc < m->nvcs)
+		dash_putf(s, 20, y, 10, DR_VC0 + r->vc % DASH_VC_COLORS, "%c %s",
+		    dash_vc_letter(r->vc), m->vcs[r->vc].name);
+	event_text(m, r, text, sizeof text);
+	dash_put(s, 31, y, -1, DR_NORMAL, text);
+}
+
+static void
+events_enter(const struct dash_model *m, struct dash_view *v, int row)
+{
+	const struct rec *r = dash_model_event(m, row);
+
+	if (r->job >= 0) {
+		v->d_kind = DD_JOB;
+		v->d_id = r->job;
+	} else if (r->cell >= 0) {
+		v->d_kind = DD_CELL;
+		v->d_id = r->cell;
+	}
+}
+
+static const struct dash_panel_ops panels[DASH_NPANELS] = {
+	[DP_CELLS] = { "cells", "Cells", cells_rows, cells_fields, cells_draw_row,
+	    "  CELL                  TYPE          S H VC           USED  OPP  BAD  GPUS",
+	    cells_enter },
+	[DP_VCS] = { "vcs", "VCs", vcs_rows, vcs_fields, vcs_draw_row,
+	    "VC           GPUS: used/bad/free", vcs_enter },
+	[DP_QUEUES] = { "queues", "Queues", queues_rows, queues_fields, queues_draw_row,
+	    "VC         JOB                      ST GPUS PRIO           CLASS RUN WAIT     REASON",
+	    queues_enter },
+	[DP_EVENTS] = { "events", "Events", events_rows, events_fields, events_draw_row,
+	    "TIME     KIND       VC         WHAT", events_enter },
+	[DP_DETAIL] = { "detail", "Detail", NULL, NULL, NULL, NULL, NULL },
+};
+
+int
+dash_panel_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < DASH_NPANELS; i++)
+		if (strcmp(panels[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+dash_panel_name(int panel)
+{
+	return panel >= 0 && panel < DASH_NPANELS ? panels[panel].name : "?";
+}
+
+/* ---- state ---- */
+
+void
+dash_view_init(struct dash_view *v)
+{
+	memset(v, 0, sizeof *v);
+	v->speed = 600;		/* ten emulated minutes per second */
+	v->refresh_ms = 500;
+	v->mouse = true;
+	v->color = true;
+	v->sel[DP_EVENTS] = -1;	/* follow the log */
+	strbuf_init(&v->out);
+}
+
+void
+dash_view_release(struct dash_view *v)
+{
+	if (v->f_re_ok)
+		regfree(&v->f_re);
+	free(v->vis);
+	strbuf_release(&v->out);
+}
+
+int
+dash_view_set_filter(struct dash_view *v, const char *f, char **cause)
+{
+	const char *p = f, *eq;
+	regex_t re;
+	int rc;
+
+	if (*p == '!')
+		p++;
+	eq = strchr(p, '=');
+	if (*p != '\0' && (eq == NULL || eq == p || (size_t)(eq - p) >= sizeof v->f_name)) {
+		if ((rc = regcomp(&re, p, REG_EXTENDED | REG_NOSUB | REG_ICASE)) != 0) {
+			char buf[128];
+
+			regerror(rc, &re, buf, sizeof buf);
+			*cause = xasprintf("bad filter '%s': %s", f, buf);
+			return -1;
+		}
+	}
+	if (v->f_re_ok)
+		regfree(&v->f_re);
+	v->f_re_ok = false;
+	snprintf(v->filter, sizeof v->filter, "%s", f);
+	v->f_invert = *f == '!';
+	v->f_field = false;
+	if (*p == '\0')
+		v->filter[0] = '\0';
+	else if (eq != NULL && eq != p && (size_t)(eq - p) < sizeof v->f_name) {
+		v->f_field = true;
+		snprintf(v->f_name, sizeof v->f_name, "%.*s", (int)(eq - p), p);
+		snprintf(v->f_value, sizeof v->f_value, "%s", eq + 1);
+	} else {
+		v->f_re = re;
+		v->f_re_ok = true;
+	}
+	return 0;
+}
+
+static bool
+row_passes(const struct dash_model *m, const struct dash_view *v, int p, int row)
+{
+	const char *names[NFIELDS];
+	char vals[NFIELDS][64], all[NFIELDS * 65];
+	int n, i;
+	bool hit = false;
+
+	if (v->filter[0] == '\0' || panels[p].fields == NULL)
+		return true;
+	n = panels[p].fields(m, v, row, names, vals);
+	if (v->f_field) {
+		for (i = 0; i < n; i++)
+			if (strcmp(names[i], v->f_name) == 0 &&
+			    strcmp(vals[i], v->f_value) == 0)
+				hit = true;
+	} else if (v->f_re_ok) {
+		all[0] = '\0';
+		for (i = 0; i < n; i++) {
+			strcat(all, vals[i]);
+			strcat(all, " ");
+		}
+		hit = regexec(&v->f_re, all, 0, NULL, 0) == 0;
+	}
+	return hit != v->f_invert;
+}
+
+/* Sort keys for the queues panel beyond the policy's order. */
+static const struct dash_model *sort_m;
+static int sort_key;
+
+static int
+vis_cmp(const void *a, const void *b)
+{
+	const struct job *x = &sort_m->d.jobs[sort_m->q[*(const int *)a].job];
+	const struct job *y = &sort_m->d.jobs[sort_m->q[*(const int *)b].job];
+	double dx, dy;
+	int c = 0;
+
+	switch (sort_key) {
+	case 1:
+		c = y->gpus - x->gpus;
+		break;
+	case 2:
+		dx = x->state == JOB_PENDING ? x->state_since : x->submit;
+		dy = y->state == JOB_PENDING ? y->state_since : y->submit;
+		c = dx < dy ? -1 : dx > dy;
+		break;
+	case 3:
+		c = strcmp(x->name, y->name);
+		break;
+	}
+	return c != 0 ? c : *(const int *)a - *(const int *)b;
+}
+
+static const char *const sort_names[] = { "policy order", "gpus", "wait", "name" };
+
+/* The rows of panel p that pass the filter, in display order, into v->vis. */
+static void
+visible_rows(struct dash_view *v, const struct dash_model *m, int p)
+{
+	int n = panels[p].rows != NULL ? panels[p].rows(m, v) : 0, i;
+
+	v->nvis = 0;
+	XGROW(v->vis, v->vis_cap, (size_t)n + 1);
+	for (i = 0; i < n; i++)
+		if (row_passes(m, v, p, i))
+			v->vis[v->nvis++] = i;
+	if (p == DP_QUEUES && v->sort != 0 && v->nvis > 1) {
+		/* qsort has no argument: the comparator reads these two */
+		sort_m = m;
+		sort_key = v->sort;
+		qsort(v->vis, (size_t)v->nvis, sizeof *v->vis, vis_cmp);
+		sort_m = NULL;
+	}
+}
+
+/* ---- keys ---- */
+
+static void
+run_line(struct dash_view *v, const char *line)
+{
+	strbuf_reset(&v->out);
+	if (v->run == NULL) {
+		snprintf(v->msg, sizeof v->msg, "no command line here");
+		return;
+	}
+	v->run(v->arg, line, v->admin, &v->out);
+	v->msg[0] = '\0';
+}
+
+static void
+commit_command(struct dash_view *v)
+{
+	const char *p = v->line;
+
+	while (*p == ' ')
+		p++;
+	if (*p == '\0')
+		return;
+	if (strcmp(p, "admin") == 0) {
+		v->admin = !v->admin;
+		snprintf(v->msg, sizeof v->msg, "admin mode %s", v->admin ? "on: "
+		    "commands that change state ask first" : "off: read-only");
+		return;
+	}
+	if (strcmp(p, "q") == 0 || strcmp(p, "quit") == 0) {
+		v->quit = true;
+		return;
+	}
+	if (v->mutates != NULL && v->mutates(v->arg, p)) {
+		if (!v->admin) {
+			snprintf(v->msg, sizeof v->msg, "'%.100s' changes state: "
+			    "turn on admin mode with :admin first", p);
+			return;
+		}
+		snprintf(v->pending_cmd, sizeof v->pending_cmd, "%s", p);
+		v->input = DI_CONFIRM;
+		return;
+	}
+	run_line(v, p);
+}
+
+static void
+line_key(struct dash_view *v, struct dash_model *m, int key)
+{
+	size_t n = strlen(v->line);
+	char *cause = NULL;
+
+	if (v->input == DI_CONFIRM) {
+		/* Cancel is the default: only 'y' runs it (invariant 2) */
+		if (key == 'y' || key == 'Y')
+			run_line(v, v->pending_cmd);
+		else
+			snprintf(v->msg, sizeof v->msg, "cancelled");
+		v->pending_cmd[0] = '\0';
+		v->input = DI_NONE;
+		return;
+	}
+	if (key == DK_ESC) {
+		v->input = DI_NONE;
+		v->line[0] = '\0';
+		return;
+	}
+	if (key == DK_BACKSPACE || key == 0x7f || key == 8) {
+		if (n > 0) {
+			/* drop a whole UTF-8 character */
+			while (n > 1 && ((unsigned char)v->line[n - 1] & 0xc0) == 0x80)
+				n--;
+			v->line[n - 1] = '\0';
+		}
+		return;
+	}
+	if (key == DK_TAB && v->input == DI_COMMAND && v->complete != NULL) {
+		strbuf_reset(&v->out);
+		v->complete(v->arg, v->line, sizeof v->line, &v->out);
+		return;
+	}
+	if (key == DK_ENTER || key == '\n' || key == '\r') {
+		enum dash_input was = v->input;
+
+		v->input = DI_NONE;
+		if (was == DI_FILTER) {
+			if (dash_view_set_filter(v, v->line, &cause) != 0) {
+				snprintf(v->msg, sizeof v->msg, "%s", cause);
+				free(cause);
+			}
+			v->sel[v->panel] = v->panel == DP_EVENTS ? -1 : 0;
+			v->top[v->panel] = 0;
+		} else
+			commit_command(v);
+		(void)m;
+		return;
+	}
+	if (key >= 0x20 && key < 0x100 && key != 0x7f && n + 1 < sizeof v->line) {
+		v->line[n] = (char)key;
+		v->line[n + 1] = '\0';
+	}
+}
+
+static void
+move_sel(struct dash_view *v, const struct dash_model *m, int delta, bool abs)
+{
+	int p = v->panel, n;
+
+	visible_rows(v, m, p);
+	n = v->nvis;
+	if (p == DP_EVENTS && v->sel[p] < 0)
+		v->sel[p] = n - 1;
+	v->sel[p] = abs ? delta : v->sel[p] + delta;
+	if (v->sel[p] >= n)
+		v->sel[p] = n - 1;
+	if (v->sel[p] < 0)
+		v->sel[p] = 0;
+	if (p == DP_EVENTS && abs && delta >= n - 1)
+		v->sel[p] = -1;		/* End: follow again */
+}
+
+static int
+selected_row(struct dash_view *v, const struct dash_model *m)
+{
+	int p = v->panel, i;
+
+	visible_rows(v, m, p);
+	i = v->sel[p];
+	if (p == DP_EVENTS && i < 0)
+		i = v->nvis - 1;
+	return i >= 0 && i < v->nvis ? v->vis[i] : -1;
+}
+
+bool
+dash_view_key(struct dash_view *v, struct dash_model *m, int key)
+{
+	const struct dash_key *k;
+	int row, page = v->list_h > 1 ? v->list_h - 1 : 10;
+
+	if (v->input != DI_NONE) {
+		line_key(v, m, key);
+		return true;
+	}
+	if (v->help) {		/* any key closes the overlay */
+		v->help = false;
+		return true;
+	}
+	for (k = dash_keys; k->key != 0; k++)
+		if (k->key == key)
+			break;
+	if (key == '\n' || key == '\r')
+		for (k = dash_keys; k->key != 0 && k->action != DA_ENTER; k++)
+			;
+	v->msg[0] = '\0';
+	switch (k->action) {
+	case DA_NONE:
+		return false;
+	case DA_NEXT:
+		v->panel = (v->panel + 1) % DASH_NPANELS;
+		break;
+	case DA_PREV:
+		v->panel = (v->panel + DASH_NPANELS - 1) % DASH_NPANELS;
+		break;
+	case DA_PANEL:
+		v->panel = k->arg;
+		break;
+	case DA_UP:
+		move_sel(v, m, -1, false);
+		break;
+	case DA_DOWN:
+		move_sel(v, m, 1, false);
+		break;
+	case DA_PGUP:
+		move_sel(v, m, -page, false);
+		break;
+	case DA_PGDN:
+		move_sel(v, m, page, false);
+		break;
+	case DA_HOME:
+		move_sel(v, m, 0, true);
+		break;
+	case DA_END:
+		move_sel(v, m, 1 << 30, true);
+		break;
+	case DA_OPEN:
+	case DA_CLOSE:
+		if (v->panel == DP_CELLS && !v->map && (row = selected_row(v, m)) >= 0)
+			dash_model_set_open(m, m->rows[row], k->action == DA_OPEN);
+		break;
+	case DA_ENTER:
+		if (v->panel == DP_CELLS && v->map)
+			break;
+		if (v->panel != DP_DETAIL && panels[v->panel].enter != NULL &&
+		    (row = selected_row(v, m)) >= 0) {
+			panels[v->panel].enter(m, v, row);
+			v->back = v->panel;
+			v->panel = DP_DETAIL;
+		}
+		break;
+	case DA_BACK:
+		if (v->out.len > 0)
+			strbuf_reset(&v->out);
+		else if (v->panel == DP_DETAIL)
+			v->panel = v->back;
+		else if (v->filter[0] != '\0')
+			dash_view_set_filter(v, "", NULL);
+		break;
+	case DA_FILTER:
+		v->input = DI_FILTER;
+		snprintf(v->line, sizeof v->line, "%s", v->filter);
+		break;
+	case DA_SORT:
+		v->sort = (v->sort + 1) % 4;
+		snprintf(v->msg, sizeof v->msg, "queues sorted by %s", sort_names[v->sort]);
+		break;
+	case DA_MAP:
+		v->map = !v->map;
+		break;
+	case DA_PAUSE:
+		v->paused = !v->paused;
+		break;
+	case DA_FASTER:
+		v->speed = fmin(v->speed * 2, DASH_SPEED_MAX);
+		break;
+	case DA_SLOWER:
+		v->speed = fmax(v->speed / 2, DASH_SPEED_MIN);
+		break;
+	case DA_COMMAND:
+		v->input = DI_COMMAND;
+		v->line[0] = '\0';
+		break;
+	case DA_HELP:
+		v->help = true;
+		break;
+	case DA_QUIT:
+		v->quit = true;
+		break;
+	}
+	return true;
+}
+
+void
+dash_keys_help(struct strbuf *out)
+{
+	const struct dash_key *k;
+
+	for (k = dash_keys; k->key != 0; k++)
+		strbuf_addf(out, "%-6s %s\n", k->name, k->help);
+}
+
+/* ---- drawing ---- */
+
+static void
+draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_screen *s)
+{
+	char t[32];
+	int x = 0;
+
+	dash_format_dur(m->d.now, t, sizeof t);
+	dash_role_span(s, 0, 0, s->w, DR_TITLE);
+	x += dash_putf(s, x, 0, -1, DR_TITLE,
+	    "cellar  %s  %s  policy %s  %s  t=%s", m->d.spec_name,
+	    engine_mode_name(engine_mode(m->d.engine)), m->d.policy, m->d.backend, t);
+	if (m->d.can_play)
+		x += dash_putf(s, x, 0, -1, DR_TITLE, " %s x%.0f",
+		    m->d.done ? "done" : v->paused ? "paused" : "playing", v->speed);
+	dash_putf(s, x, 0, -1, DR_TITLE,
+	    "  util %.0f%% of %lld GPUs  frag %.0f%% of nodes  %d run %d pend",
+	    100 * m->util, m->st.gpus, 100 * m->frag, m->running, m->pending);
+}
+
+static void
+draw_tabs(const struct dash_view *v, struct dash_screen *s)
+{
+	int i, x = 0;
+
+	for (i = 0; i < DASH_NPANELS; i++)
+		x += dash_putf(s, x, 1, -1, i == v->panel ? DR_TAB_ON : DR_TAB,
+		    " %d %s ", i + 1, panels[i].title) + 1;
+	if (v->filter[0] != '\0')
+		x += dash_putf(s, x + 1, 1, -1, DR_WARN, "filter: %s", v->filter) + 1;
+	if (v->sort != 0)
+		dash_putf(s, x + 1, 1, -1, DR_DIM, "sort: %s", sort_names[v->sort]);
+	if (v->admin)
+		dash_put(s, s->w - 7, 1, -1, DR_ADMIN, " ADMIN ");
+}
+
+static void
+draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s,
+    int y0, int h)
+{
+	int p = v->panel, i, sel, top;
+
+	dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
+	dash_role_span(s, 0, y0, s->w, DR_HEADER);
+	y0++;
+	h--;
+	visible_rows(v, m, p);
+	v->list_h = h;
+	if (v->nvis == 0) {
+		dash_put(s, 2, y0, -1, DR_DIM, v->filter[0] ? "(no rows match the filter)" :
+		    "(nothing yet)");
+		return;
+	}
+	sel = v->sel[p];
+	if (p == DP_EVENTS && sel < 0)
+		sel = v->nvis - 1;	/* following */
+	if (sel >= v->nvis)
+		sel = v->nvis - 1;
+	if (sel < 0)
+		sel = 0;
+	if (v->sel[p] >= 0)
+		v->sel[p] = sel;
+	top = v->top[p];
+	if (sel < top)
+		top = sel;
+	if (sel >= top + h)
+		top = sel - h + 1;
+	if (top > v->nvis - h)
+		top = v->nvis - h;
+	if (top < 0)
+		top = 0;
+	v->top[p] = top;
+	for (i = 0; i < h && top + i < v->nvis; i++) {
+		panels[p].draw_row(m, v, s, v->vis[top + i], y0 + i, s->w);
+		if (top + i == sel)
+			dash_role_span(s, 0, y0 + i, s->w, DR_SELECT);
+	}
+}
+
+/* The compact node map: one character per node, a rack (the level above
+   nodes) per line, wrapped to the width. */
+static void
+draw_map(const struct dash_model *m, struct dash_screen *s, int y0, int h)
+{
+	const struct spec *sp = m->d.spec;
+	int c, k, i, y = y0, x, lv, up;
+
+	dash_put(s, 0, y++, -1, DR_HEADER,
+	    "node map: letter = VC (lower case opportunistic)  . free  , bound idle  # bad");
+	for (c = 0; c < sp->nchains && y < y0 + h; c++) {
+		lv = sp->chains[c].node_level;
+		up = lv < sp->chains[c].levels ? lv + 1 : lv;
+		for (k = 0; k < sp->chains[c].level_count[up] && y < y0 + h; k++) {
+			int cell = sp->chains[c].level_first[up] + k;
+			int first = up == lv ? cell : sp->cells[cell].first_child;
+			int n = up == lv ? 1 : sp->cells[cell].nchild;
+
+			dash_put(s, 0, y, 10, DR_DIM, sp->cells[cell].addr);
+			for (i = 0, x = 11; i < n; i++, x++) {
+				int node = sp->cells[first + i].node;
+				char ch[2] = { m->node_ch[node], 0 };
+
+				if (x >= s->w) {
+					if (++y >= y0 + h)
+						break;
+					x = 11;
+				}
+				dash_put(s, x, y, 1, m->node_role[node], ch);
+			}
+			y++;
+		}
+	}
+}
+
+static int
+detail_line(struct dash_screen *s, int y, int ymax, enum dash_role r, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int
+detail_line(struct dash_screen *s, int y, int ymax, enum dash_role r, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (y >= ymax)
+		return y;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	dash_put(s, 1, y, -1, r, sb.buf);
+	strbuf_release(&sb);
+	return y + 1;
+}
+
+/* Why a pending job waits and what would let it run. */
+static int
+explain(const struct dash_model *m, const struct job *j, struct dash_screen *s,
+    int y, int ymax)
+{
+	const struct engine_vc_usage *u = &m->vcs[j->vc].u;
+	int ahead = 0, i;
+
+	y = detail_line(s, y, ymax, DR_WARN, "waits: %s - %s", job_reason_name(j->reason),
+	    job_reason_help(j->reason));
+	for (i = m->vq_first[j->vc]; i < m->vq_first[j->vc + 1]; i++) {
+		if (m->q[i].job == j->id)
+			break;
+		if (!m->q[i].active)
+			ahead++;
+	}
+	y = detail_line(s, y, ymax, DR_NORMAL, "%d pending job%s ahead of it in %s's "
+	    "policy order", ahead, ahead == 1 ? "" : "s", m->vcs[j->vc].name);
+	switch (j->reason) {
+	case JOB_REASON_VCFULL:
+	case JOB_REASON_PRIORITY:
+		y = detail_line(s, y, ymax, DR_NORMAL, "would run when %s has %d GPUs free "
+		    "(now %lld free of %lld assigned; %d of its jobs running)",
+		    m->vcs[j->vc].name, j->gpus, u->free, u->gpus, u->jobs);
+		break;
+	case JOB_REASON_FRAGMENTED:
+		y = detail_line(s, y, ymax, DR_NORMAL, "%lld GPUs are free in %s but not "
+		    "%d together in one cell: a completion in the right cell lets it run",
+		    u->free, m->vcs[j->vc].name, j->gpus);
+		break;
+	case JOB_REASON_BADNODES:
+		y = detail_line(s, y, ymax, DR_NORMAL, "room exists only on bad nodes: "
+		    "a node coming back (node ok) lets it run");
+		break;
+	case JOB_REASON_RESOURCES:
+		y = detail_line(s, y, ymax, DR_NORMAL, "no idle GPUs anywhere for an "
+		    "opportunistic job: any completion may let it run");
+		break;
+	default:
+		break;
+	}
+	return y;
+}
+
+static void
+draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen *s,
+    int y, int ymax)
+{
+	const struct spec *sp = m->d.spec;
+	struct engine_cell_info ci;
+	struct engine_job_info ji;
+	char a[32], b[32];
+	int l;
+
+	switch (v->d_kind) {
+	case DD_NONE:
+		detail_line(s, y, ymax, DR_DIM, "Enter on a job, cell or VC shows it here");
+		return;
+	case DD_JOB: {
+		const struct job *j;
+
+		if (v->d_id < 0 || v->d_id >= m->d.njobs)
+			return;
+		j = &m->d.jobs[v->d_id];
+		y = detail_line(s, y, ymax, DR_TITLE, "job %s", j->name);
+		dash_format_dur(j->submit, a, sizeof a);
+		y = detail_line(s, y, ymax, DR_NORMAL, "vc %s  state %s (%s)  gpus %d  "
+		    "class %s%s  submitted t=%s", sp->vcs[j->vc].name,
+		    job_state_code(j->state), job_state_name(j->state), j->gpus,
+		    job_class_name(j->klass), j->opportunistic ? ", running opportunistic" : "", a);
+		dash_format_dur(j->queued, a, sizeof a);
+		dash_format_dur(j->run_time, b, sizeof b);
+		y = detail_line(s, y, ymax, DR_NORMAL, "queued %s  ran %s  attained %.0f "
+		    "GPU-s  restarts %d  preemptions %d", a, b, j->attained, j->restarts,
+		    j->preemptions);
+		if (j->engine_id >= 0 && engine_job(m->d.engine, j->engine_id, &ji)) {
+			struct strbuf sb = STRBUF_INIT;
+			int i, last = -1;
+
+			for (i = 0; i < ji.nleaves; i++) {
+				int node = sp->cells[ji.leaves[i]].node;
+
+				if (node != last && node >= 0)
+					strbuf_addf(&sb, "%s%s", sb.len ? "," : "", sp->nodes[node].name);
+				last = node;
+			}
+			y = detail_line(s, y, ymax, DR_NORMAL, "placement: %d pod%s on %s%s",
+			    ji.npods, ji.npods == 1 ? "" : "s", sb.buf,
+			    ji.downgraded ? " (lazily preempted: opportunistic)" : "");
+			strbuf_release(&sb);
+		}
+		if (j->state == JOB_PENDING)
+			y = explain(m, j, s, y, ymax);
+		if (v->history != NULL) {
+			struct strbuf sb = STRBUF_INIT;
+			char *line, *save = NULL;
+
+			v->history(v->arg, j->name, &sb);
+			for (line = strtok_r(sb.buf, "\n", &save); line != NULL;
+			    line = strtok_r(NULL, "\n", &save))
+				y = detail_line(s, y, ymax, DR_DIM, "%s", line);
+			strbuf_release(&sb);
+		}
+		return;
+	}
+	case DD_CELL:
+		if (v->d_id < 0 || v->d_id >= sp->ncells)
+			return;
+		engine_cell(m->d.engine, v->d_id, &ci);
+		y = detail_line(s, y, ymax, DR_TITLE, "cell %s (%s, level %d)",
+		    sp->cells[v->d_id].addr, sp->types[sp->cells[v->d_id].type].name,
+		    sp->cells[v->d_id].level);
+		y = detail_line(s, y, ymax, DR_NORMAL, "state %s  vc %s%s%s",
+		    engine_cell_state_name(ci.state), ci.vc >= 0 ? sp->vcs[ci.vc].name : "-",
+		    ci.doomed ? "  doomed (bound because bad)" : "", ci.pinned ? "  pinned" : "");
+		y = detail_line(s, y, ymax, DR_NORMAL, "GPUs %d: %d guaranteed, %d "
+		    "opportunistic, %d bad", ci.leaves, ci.used, ci.opp, ci.bad);
+		if (ci.job >= 0 && engine_job(m->d.engine, ci.job, &ji))
+			detail_line(s, y, ymax, DR_NORMAL, "job %s (priority %d)", ji.name,
+			    ci.priority);
+		return;
+	case DD_VC: {
+		const struct dash_vc *c;
+
+		if (v->d_id < 0 || v->d_id >= m->nvcs)
+			return;
+		c = &m->vcs[v->d_id];
+		y = detail_line(s, y, ymax, DR_TITLE, "vc %s (%c)", c->name, c->letter);
+		y = detail_line(s, y, ymax, DR_NORMAL, "%lld GPUs assigned: %lld used by "
+		    "its guaranteed jobs (%d), %lld bad, %lld free; %lld GPUs of its "
+		    "opportunistic jobs (%d) elsewhere", c->u.gpus, c->u.used, c->u.jobs,
+		    c->u.bad, c->u.free, c->u.opp, c->u.opp_jobs);
+		y = detail_line(s, y, ymax, DR_NORMAL, "queue: %d pending, %d running; "
+		    "%d doomed cells", c->pending, c->running, c->u.doomed);
+		for (l = SPEC_MAX_LEVELS; l >= 1; l--)
+			if (c->u.assigned[l] > 0)
+				y = detail_line(s, y, ymax, DR_NORMAL, "level %d cells: %d "
+				    "assigned, %d bound now", l, c->u.assigned[l], c->u.bound[l]);
+		return;
+	}
+	}
+}
+
+static void
+draw_help(struct dash_screen *s)
+{
+	const struct dash_key *k;
+	int n = 0, rows = s->h - 4, cols, cw, i, x, y;
+
+	for (k = dash_keys; k->key != 0; k++)
+		n++;
+	cols = (n + rows - 1) / rows;	/* as many columns as it takes */
+	cw = (s->w - 4) / (cols > 0 ? cols : 1);
+	for (y = 2; y < s->h - 1; y++) {
+		dash_fill(s, 0, y, s->w, DR_NORMAL, DG_HEALTHY);
+	}
+	dash_put(s, 3, 2, -1, DR_TITLE, "keys (any key closes this)");
+	for (i = 0, k = dash_keys; k->key != 0; k++, i++) {
+		x = 3 + i / rows * cw;
+		y = 3 + i % rows;
+		dash_putf(s, x, y, cw - 1, DR_NORMAL, "%-6s %s", k->name, k->help);
+	}
+}
+
+void
+dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_screen *s)
+{
+	int body, outh = 0, y, nl = 0;
+	const char *p;
+
+	dash_screen_clear(s);
+	if (s->w < DASH_MIN_W || s->h < DASH_MIN_H) {
+		dash_putf(s, 0, 0, -1, DR_WARN, "terminal too small (need %dx%d)",
+		    DASH_MIN_W, DASH_MIN_H);
+		return;
+	}
+	draw_status(v, m, s);
+	draw_tabs(v, s);
+	for (p = v->out.buf; *p != '\0'; p++)
+		nl += *p == '\n';
+	if (v->out.len > 0)
+		outh = nl + 1 < (s->h - 3) / 2 ? nl + 1 : (s->h - 3) / 2;
+	body = s->h - 3 - outh;
+	if (v->panel == DP_DETAIL)
+		draw_detail(v, m, s, 2, 2 + body);
+	else if (v->panel == DP_CELLS && v->map)
+		draw_map(m, s, 2, body);
+	else
+		draw_list(v, m, s, 2, body);
+	if (outh > 0) {
+		const char *q = v->out.buf;
+
+		y = s->h - 1 - outh;
+		dash_fill(s, 0, y++, s->w, DR_DIM, DG_HLINE);
+		/* the last lines of the output */
+		for (; nl > outh - 1; nl--)
+			q = strchr(q, '\n') + 1;
+		for (; y < s->h - 1 && *q != '\0'; y++) {
+			const char *e = strchr(q, '\n');
+			char buf[512];
+			int n = e ? (int)(e - q) : (int)strlen(q);
+
+			snprintf(buf, sizeof buf, "%.*s", n, q);
+			dash_put(s, 0, y, -1, DR_NORMAL, buf);
+			q = e ? e + 1 : q + n;
+		}
+	}
+	y = s->h - 1;
+	if (v->input == DI_FILTER)
+		dash_putf(s, 0, y, -1, DR_NORMAL, "/%s", v->line);
+	else if (v->input == DI_COMMAND)
+		dash_putf(s, 0, y, -1, DR_NORMAL, ":%s", v->line);
+	else if (v->input == DI_CONFIRM)
+		dash_putf(s, 0, y, -1, DR_ADMIN, "run '%s'? [y/N] (default: cancel)",
+		    v->pending_cmd);
+	else if (v->msg[0] != '\0')
+		dash_put(s, 0, y, -1, DR_WARN, v->msg);
+	else
+		dash_put(s, 0, y, -1, DR_DIM, "?:help  Tab/1-5:panels  Enter:detail  "
+		    "/:filter  s:sort  m:map  Space:pause  +/-:speed  ::command  q:quit");
+	if (v->help)
+		draw_help(s);
+}
