@@ -119,14 +119,21 @@ store_job_release(struct store_job *sj)
 	store_job_init(sj);
 }
 
-int
-store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
+/* Bind and run an upsert of j; with_emu binds data as the emulator's BLOB. */
+static int
+job_upsert(struct store *st, int64_t run, const struct job *j, bool with_emu,
+    const void *data, size_t len, char **cause)
 {
 	sqlite3_stmt *q;
 	char members[ENGINE_MAX_MEMBERS * 24];
 
-	if ((q = store_stmt(st, SQ_JOB_UPSERT, cause)) == NULL)
+	if ((q = store_stmt(st, with_emu ? SQ_JOB_UPSERT_EMU : SQ_JOB_UPSERT,
+	    cause)) == NULL)
 		return -1;
+	if (with_emu && data != NULL)
+		sqlite3_bind_blob64(q, 32, data, len, SQLITE_STATIC);
+	else if (with_emu)
+		sqlite3_bind_null(q, 32);
 	members_text(j, members, sizeof members);
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int(q, 2, j->id);
@@ -161,6 +168,19 @@ store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
 	sqlite3_bind_int(q, 30, j->opportunistic);
 	sqlite3_bind_int(q, 31, j->engine_id);
 	return store_step_done(st, q, cause);
+}
+
+int
+store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
+{
+	return job_upsert(st, run, j, false, NULL, 0, cause);
+}
+
+int
+store_job_put_emu(struct store *st, int64_t run, const struct job *j,
+    const void *data, size_t len, char **cause)
+{
+	return job_upsert(st, run, j, true, data, len, cause);
 }
 
 /* An UPDATE of one job's row; no such job is STORE_NOTFOUND. */

@@ -61,6 +61,35 @@
 	" (?2 IS NULL OR e.t >= ?2) AND (?3 IS NULL OR e.vc = ?3)" \
 	" AND (?4 IS NULL OR e.kind = ?4) AND e.seq > ?5"
 
+/*
+ * Insert or update every field of a job; the three arguments add columns,
+ * values and updates (the emulator's BLOB for replays).
+ */
+#define JOB_UPSERT(cols, vals, sets) \
+	"INSERT INTO jobs(run, id, name, user, vc, submit, " \
+	"members, gpus, leaf_type, class, soft_affinity, duration, model, " \
+	"elastic_min, elastic_max, state, reason, state_since, first_start, " \
+	"end_time, queued, attained, run_time, work_done, ckpt_work, lost_work, " \
+	"restarts, preemptions, suspensions, opportunistic, engine_id" cols ") VALUES " \
+	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " \
+	"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31" \
+	vals ") " \
+	"ON CONFLICT (run, id) DO UPDATE SET name = excluded.name, " \
+	"user = excluded.user, vc = excluded.vc, submit = excluded.submit, " \
+	"members = excluded.members, gpus = excluded.gpus, " \
+	"leaf_type = excluded.leaf_type, class = excluded.class, " \
+	"soft_affinity = excluded.soft_affinity, duration = excluded.duration, " \
+	"model = excluded.model, elastic_min = excluded.elastic_min, " \
+	"elastic_max = excluded.elastic_max, state = excluded.state, " \
+	"reason = excluded.reason, state_since = excluded.state_since, " \
+	"first_start = excluded.first_start, end_time = excluded.end_time, " \
+	"queued = excluded.queued, attained = excluded.attained, " \
+	"run_time = excluded.run_time, work_done = excluded.work_done, " \
+	"ckpt_work = excluded.ckpt_work, lost_work = excluded.lost_work, " \
+	"restarts = excluded.restarts, preemptions = excluded.preemptions, " \
+	"suspensions = excluded.suspensions, " \
+	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id" sets
+
 static const char *const store_sql[SQ_COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
 	[SQ_COMMIT] = "COMMIT",
@@ -91,28 +120,9 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_RUN_BLOB_GET] = "SELECT emu FROM runs WHERE id = ?1",
 	[SQ_RUN_INTERRUPT] = "UPDATE runs SET state = 'interrupted', updated = ?2 "
 	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
-	[SQ_JOB_UPSERT] = "INSERT INTO jobs(run, id, name, user, vc, submit, "
-	    "members, gpus, leaf_type, class, soft_affinity, duration, model, "
-	    "elastic_min, elastic_max, state, reason, state_since, first_start, "
-	    "end_time, queued, attained, run_time, work_done, ckpt_work, lost_work, "
-	    "restarts, preemptions, suspensions, opportunistic, engine_id) VALUES "
-	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-	    "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31) "
-	    "ON CONFLICT (run, id) DO UPDATE SET name = excluded.name, "
-	    "user = excluded.user, vc = excluded.vc, submit = excluded.submit, "
-	    "members = excluded.members, gpus = excluded.gpus, "
-	    "leaf_type = excluded.leaf_type, class = excluded.class, "
-	    "soft_affinity = excluded.soft_affinity, duration = excluded.duration, "
-	    "model = excluded.model, elastic_min = excluded.elastic_min, "
-	    "elastic_max = excluded.elastic_max, state = excluded.state, "
-	    "reason = excluded.reason, state_since = excluded.state_since, "
-	    "first_start = excluded.first_start, end_time = excluded.end_time, "
-	    "queued = excluded.queued, attained = excluded.attained, "
-	    "run_time = excluded.run_time, work_done = excluded.work_done, "
-	    "ckpt_work = excluded.ckpt_work, lost_work = excluded.lost_work, "
-	    "restarts = excluded.restarts, preemptions = excluded.preemptions, "
-	    "suspensions = excluded.suspensions, "
-	    "opportunistic = excluded.opportunistic, engine_id = excluded.engine_id",
+	[SQ_JOB_UPSERT] = JOB_UPSERT("", "", ""),
+	/* The same with the emulator's state, one statement per job, not two. */
+	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu", ", ?32", ", emu = excluded.emu"),
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
 	[SQ_HEAD_GET] = "SELECT upto, seqs FROM heads WHERE run = ?1",
 	[SQ_HEAD_SET] = "INSERT OR REPLACE INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",

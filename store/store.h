@@ -229,6 +229,12 @@ void		 store_job_release(struct store_job *sj);
 /* Insert or update every field of j in run (by run and j->id). */
 int		 store_job_put(struct store *st, int64_t run, const struct job *j,
 		    char **cause);
+/*
+ * The same and the per-job emulator state (NULL, 0 clears) in one
+ * statement: what a replay's checkpoint writes for every job that changed.
+ */
+int		 store_job_put_emu(struct store *st, int64_t run, const struct job *j,
+		    const void *data, size_t len, char **cause);
 /* The per-job emulator state (NULL, 0 clears). */
 int		 store_job_set_blob(struct store *st, int64_t run, int job,
 		    const void *data, size_t len, char **cause);

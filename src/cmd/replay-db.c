@@ -58,6 +58,7 @@ load_job(void *arg, const struct store_job *sj)
 		d->jb[id].len = sj->blob_len;
 	}
 	if (sj->placed) {
+		d->held[id] = true;
 		p = &d->pl[d->npl++];
 		*p = sj->pl.pl;
 		p->name = d->jobs[id].name;
@@ -119,6 +120,8 @@ rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 	memset(d, 0, sizeof *d);
 	d->st = st;
 	d->s = r->s;
+	d->nheld = r->njobs;
+	d->held = xcalloc((size_t)r->njobs + 1, sizeof *d->held);
 	strbuf_init(&d->buf);
 	/* One transaction: the spec, and the run found or created. */
 	if (store_begin(st, cause) != 0)
@@ -162,21 +165,31 @@ put_job(struct rdb *d, struct emu *m, const struct job *j, char **cause)
 {
 	struct engine_placement pl;
 	char *nodes, *gpus;
+	bool any = true, *held;
 	int rc;
 
-	if (store_job_put(d->st, d->run, j, cause) != 0)
-		return -1;
 	strbuf_reset(&d->buf);
 	emu_job_save(m, j->id, &d->buf);
-	if (store_job_set_blob(d->st, d->run, j->id, d->buf.buf, d->buf.len, cause) != 0)
+	if (store_job_put_emu(d->st, d->run, j, d->buf.buf, d->buf.len, cause) != 0)
 		return -1;
-	if (!emu_job_placement(m, j->id, &pl))
-		return store_placement_delete(d->st, d->run, j->id, cause);
+	/* Placements only where they change something: a put for a job that
+	   holds cells, a delete only where the store holds one. */
+	held = j->id >= 0 && j->id < d->nheld ? &d->held[j->id] : &any;
+	if (!emu_job_placement(m, j->id, &pl)) {
+		if (!*held)
+			return 0;
+		if (store_placement_delete(d->st, d->run, j->id, cause) != 0)
+			return -1;
+		*held = false;
+		return 0;
+	}
 	nodes = session_leaf_nodes(d->s, pl.leaves, pl.nleaves);
 	gpus = session_leaf_gpus(d->s, pl.leaves, pl.nleaves);
 	rc = store_placement_put(d->st, d->run, j->id, &pl, nodes, gpus, cause);
 	free(nodes);
 	free(gpus);
+	if (rc == 0)
+		*held = true;
 	return rc;
 }
 
@@ -231,6 +244,9 @@ rdb_checkpoint(void *arg, struct emu *m, const struct job *jobs, bool final,
 fail:
 	store_rollback(d->st);
 	d->failed = true;
+	/* What the rollback undid is unknown here: assume every job may hold
+	   a placement row (an extra delete is harmless, a missing one not). */
+	memset(d->held, 1, (size_t)d->nheld * sizeof *d->held);
 	return -1;
 }
 
@@ -281,6 +297,7 @@ rdb_release(struct rdb *d)
 		for (i = 0; i < d->njobs; i++)
 			free((void *)d->jb[i].data);
 	free(d->pl);
+	free(d->held);
 	free(d->jb);
 	free(d->jobs);
 	free(d->runblob);

@@ -38,6 +38,11 @@ struct rdb {
 	int			 nseries;	/* series points already stored */
 	long long		 commits;
 	struct strbuf		 buf;
+	/* Jobs the store holds a placement row for (as of our last commit,
+	   or the transaction being written), by job id: a job that never
+	   held cells needs no delete. */
+	bool			*held;
+	int			 nheld;
 
 	/* what a resume starts from */
 	int			 njobs;
