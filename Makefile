@@ -75,7 +75,8 @@ TEST_BIN   := $(TEST_SRC:%.c=$(B)/%)
 BENCH_SRC  := $(wildcard tests/bench/*.c)
 BENCH_BIN  := $(BENCH_SRC:%.c=$(B)/%)
 # Helpers the scenario scripts run (tests/helpers: sqlexec, for the store's
-# fault tests).
+# fault tests; snapcheck, for its concurrency test; they may link the
+# project's objects).
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:%.c=$(B)/%)
 # The fuzz target, driven deterministically in every test build.
@@ -177,9 +178,9 @@ $(B)/tests/unit/%: tests/unit/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
-$(B)/tests/helpers/%: tests/helpers/%.c
+$(B)/tests/helpers/%: tests/helpers/%.c $(OBJ_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) $(LDASAN)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
 $(FUZZ_DRIVER): tests/fuzz/fuzz-main.c tests/fuzz/fuzz-cmdline.c $(OBJ_LIB)
 	@mkdir -p $(@D)
