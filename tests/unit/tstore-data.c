@@ -245,6 +245,28 @@ test_placement_blob(void)
 	CHECK(!sj.placed);
 	store_job_release(&sj);
 
+	/* Row and BLOB in one upsert: a new job, an update that changes both
+	   (the BLOB of job 1 stays), and a NULL that clears it. */
+	odd_job(&j, 2);
+	CHECK(store_job_put_emu(st, run, &j, blob + 10, 20, &cause) == 0);
+	CHECK(store_job_get(st, run, 2, &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.state, j.state);
+	CHECK(sj.blob_len == 20 && memcmp(sj.blob, blob + 10, 20) == 0);
+	store_job_release(&sj);
+	j.state = JOB_COMPLETED;
+	CHECK(store_job_put_emu(st, run, &j, blob, 7, &cause) == 0);
+	CHECK(store_job_get(st, run, 2, &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.state, JOB_COMPLETED);
+	CHECK(sj.blob_len == 7 && memcmp(sj.blob, blob, 7) == 0);
+	store_job_release(&sj);
+	CHECK(store_job_get(st, run, 1, &sj, &cause) == 0);
+	CHECK(sj.blob_len == sizeof blob && memcmp(sj.blob, blob, sizeof blob) == 0);
+	store_job_release(&sj);
+	CHECK(store_job_put_emu(st, run, &j, NULL, 0, &cause) == 0);
+	CHECK(store_job_get(st, run, 2, &sj, &cause) == 0);
+	CHECK(sj.blob == NULL && sj.blob_len == 0);
+	store_job_release(&sj);
+
 	/* The run's blob. */
 	{
 		void *data;
