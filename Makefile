@@ -153,7 +153,7 @@ install-files:
 
 variant-all: $(B)/cellar
 variant-tests: $(B)/cellar $(TEST_BIN) $(FUZZ_DRIVER) $(HELPER_BIN)
-variant-bench: $(BENCH_BIN)
+variant-bench: $(B)/cellar $(BENCH_BIN)
 variant-fuzz: $(FUZZ_TARGET)
 
 $(B)/cellar: $(OBJ_MAIN) $(OBJ_LIB)
