@@ -1,15 +1,17 @@
--- store/schema.sql — the cellar state store, schema version 2.
+-- store/schema.sql — the cellar state store, schema version 3.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 2 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 3 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
 --
 -- History: 1, the first (job heads as a row per job); 2, job heads as one
--- checkpoint row per run, and the events index covering the job.
+-- checkpoint row per run, and the events index covering the job; 3, a
+-- session run's engine state (runs.engine) and the specs a run was on
+-- before a reconfiguration (run_specs).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -52,7 +54,9 @@ CREATE TABLE spec_vcs (
 
 -- A run: one stream of cluster state on one spec. A 'session' is the
 -- operator's live cluster; a 'replay' is an emulator replay of a trace.
--- `now` is the run's clock at its last committed write.
+-- `now` is the run's clock at its last committed write. `spec` is the spec
+-- the run is on now: a reconfiguration (`load` of another spec while a
+-- session runs) moves it, and run_specs keeps the ones before.
 CREATE TABLE runs (
 	id		INTEGER PRIMARY KEY,
 	kind		TEXT NOT NULL CHECK (kind IN ('session', 'replay')),
@@ -68,8 +72,21 @@ CREATE TABLE runs (
 	updated		REAL NOT NULL,
 	user		TEXT NOT NULL,		-- Unix user who created it
 	report		TEXT,			-- a JSON object, once there is one
-	emu		BLOB			-- the emulator's saved state (opaque)
+	emu		BLOB,			-- the emulator's saved state (opaque)
+	engine		BLOB			-- sessions: bad marks, counters (session-log.c)
 );
+
+-- The specs a run was on before its reconfigurations, oldest first: the
+-- run's events with seq <= upto (and > the previous row's upto) were
+-- recorded on `spec`, so their VC and cell indices are that spec's; later
+-- events are on the next row's spec, the newest on runs.spec. `upto` is
+-- the seq of the reconfiguration's own event (kind reconfig, about no job).
+CREATE TABLE run_specs (
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	upto		INTEGER NOT NULL,
+	spec		INTEGER NOT NULL REFERENCES specs(id),
+	PRIMARY KEY (run, upto)
+) WITHOUT ROWID;
 
 -- Jobs: every field of struct job (src/job/job.h), the request and the
 -- lifecycle. `id` is the job's id in its run (struct job.id), `vc` and

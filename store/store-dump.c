@@ -34,7 +34,7 @@
 #define DUMP_MAX_COLS	48
 
 enum dump_table_id { T_SPECS, T_SPEC_VCS, T_RUNS, T_JOBS, T_PLACEMENTS, T_HEALTH,
-	T_EVENTS, T_HEADS, T_SERIES, T_AUDIT, T_COUNT };
+	T_EVENTS, T_RUN_SPECS, T_HEADS, T_SERIES, T_AUDIT, T_COUNT };
 
 struct dump_table {
 	const char	*name;
@@ -46,7 +46,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	{ "specs", "id, hash, path, text, created", "id" },
 	{ "spec_vcs", "spec, idx, name, gpus", "spec, idx" },
 	{ "runs", "id, kind, spec, mode, policy, trace, params, seed, state, now, "
-	  "created, updated, user, report, emu", "id" },
+	  "created, updated, user, report, emu, engine", "id" },
 	{ "jobs", "run, id, name, user, vc, submit, members, gpus, leaf_type, class, "
 	  "soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
 	  "state_since, first_start, end_time, queued, attained, run_time, "
@@ -56,6 +56,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	  "lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus", "run, job" },
 	{ "health", "run, node, bad, since", "run, node" },
 	{ "events", "seq, run, t, kind, job, vc, cell, by_job, detail, prev", "seq" },
+	{ "run_specs", "run, upto, spec", "run, upto" },
 	{ "heads", "run, upto, seqs", "run" },
 	{ "series", "run, t, pending, running, used, opp, bad, frag", "run, t" },
 	{ "audit", "id, at, user, run, cmdline, status", "id" },
@@ -66,7 +67,7 @@ static const char *const dump_select[T_COUNT] = {
 	"SELECT id, hash, path, text, created FROM specs ORDER BY id",
 	"SELECT spec, idx, name, gpus FROM spec_vcs ORDER BY spec, idx",
 	"SELECT id, kind, spec, mode, policy, trace, params, seed, state, now, "
-	"created, updated, user, report, emu FROM runs ORDER BY id",
+	"created, updated, user, report, emu, engine FROM runs ORDER BY id",
 	"SELECT run, id, name, user, vc, submit, members, gpus, leaf_type, class, "
 	"soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
 	"state_since, first_start, end_time, queued, attained, run_time, "
@@ -78,6 +79,7 @@ static const char *const dump_select[T_COUNT] = {
 	"SELECT run, node, bad, since FROM health ORDER BY run, node",
 	"SELECT seq, run, t, kind, job, vc, cell, by_job, detail, prev FROM events "
 	"ORDER BY seq",
+	"SELECT run, upto, spec FROM run_specs ORDER BY run, upto",
 	"SELECT run, upto, seqs FROM heads ORDER BY run",
 	"SELECT run, t, pending, running, used, opp, bad, frag FROM series "
 	"ORDER BY run, t",
@@ -88,8 +90,8 @@ static const char *const dump_insert[T_COUNT] = {
 	"INSERT INTO specs(id, hash, path, text, created) VALUES (?1, ?2, ?3, ?4, ?5)",
 	"INSERT INTO spec_vcs(spec, idx, name, gpus) VALUES (?1, ?2, ?3, ?4)",
 	"INSERT INTO runs(id, kind, spec, mode, policy, trace, params, seed, state, "
-	"now, created, updated, user, report, emu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-	"?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	"now, created, updated, user, report, emu, engine) VALUES (?1, ?2, ?3, ?4, "
+	"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	"INSERT INTO jobs(run, id, name, user, vc, submit, members, gpus, leaf_type, "
 	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, "
 	"reason, state_since, first_start, end_time, queued, attained, run_time, "
@@ -103,6 +105,7 @@ static const char *const dump_insert[T_COUNT] = {
 	"INSERT INTO health(run, node, bad, since) VALUES (?1, ?2, ?3, ?4)",
 	"INSERT INTO events(seq, run, t, kind, job, vc, cell, by_job, detail, prev) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	"INSERT INTO run_specs(run, upto, spec) VALUES (?1, ?2, ?3)",
 	"INSERT INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
 	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -622,6 +625,18 @@ imp_remap(struct import *im, int t, struct dval *v, int ncols)
 		im->seqs.from[im->seqs.n] = v[0].i;
 		dval_set_int(&v[0], 0, true);
 		return 0;
+	case T_RUN_SPECS:
+		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
+			return imp_fail(im, "run %lld is not in the dump", v[0].i);
+		dval_set_int(&v[0], id, false);
+		if ((id = id_map_get(&im->specs, v[2].i, NULL)) == 0)
+			return imp_fail(im, "spec %lld is not in the dump", v[2].i);
+		dval_set_int(&v[2], id, false);
+		if (v[1].type != DV_INT || (id = seq_map_get(&im->seqs, v[1].i)) == 0)
+			return imp_fail(im, "a run's earlier spec ends at event %lld, "
+			    "which is not in the dump", v[1].type == DV_INT ? v[1].i : 0);
+		dval_set_int(&v[1], id, false);
+		return 0;
 	case T_AUDIT:
 		dval_set_int(&v[0], 0, true);
 		if (v[3].type == DV_INT) {
@@ -772,7 +787,7 @@ imp_table(struct import *im, const char *name, int *last)
 		return imp_fail(im, "unknown table '%s'", name);
 	if (t <= *last)
 		return imp_fail(im, "table '%s' out of order (specs, spec_vcs, runs, "
-		    "jobs, placements, health, events, heads, series, audit)", name);
+		    "jobs, placements, health, events, run_specs, heads, series, audit)", name);
 	*last = t;
 	im->table = dump_tables[t].name;
 	if (imp_expect(im, &tok, JSON_TOK_OBJECT, "an object") != 0)

@@ -839,6 +839,7 @@ event_from_row(sqlite3_stmt *q, struct store_event *ev)
 	ev->job_name = (const char *)sqlite3_column_text(q, 9);
 	ev->by_name = (const char *)sqlite3_column_text(q, 10);
 	ev->vc_name = (const char *)sqlite3_column_text(q, 11);
+	ev->spec = sqlite3_column_int64(q, 12);
 }
 
 static void
@@ -888,6 +889,8 @@ event_matches(const struct store_event_filter *f, const struct store_event *ev)
 {
 	return (!f->has_since || ev->rec.t >= f->since) &&
 	    (f->vc < 0 || ev->rec.vc == f->vc) &&
+	    (f->vc_name == NULL || (ev->vc_name != NULL &&
+	    strcmp(ev->vc_name, f->vc_name) == 0)) &&
 	    (f->kind < 0 || (int)ev->rec.kind == f->kind) && ev->seq > f->after;
 }
 
@@ -922,8 +925,8 @@ events_of_job(struct store *st, const struct store_event_filter *f,
 			sqlite3_reset(q);
 			break;
 		}
-		seq = sqlite3_column_type(q, 12) == SQLITE_NULL ? 0 :
-		    sqlite3_column_int64(q, 12);
+		seq = sqlite3_column_type(q, 13) == SQLITE_NULL ? 0 :
+		    sqlite3_column_int64(q, 13);
 		if (seq >= ev.seq)
 			seq = 0;	/* links go back only */
 		if (event_matches(f, &ev)) {
@@ -964,6 +967,7 @@ store_event_query(struct store *st, const struct store_event_filter *f,
 	sqlite3_bind_int64(q, 5, f->after);
 	if (newest)
 		sqlite3_bind_int64(q, 6, f->limit);
+	store_bind_text(q, 7, f->vc_name);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		event_from_row(q, &ev);
 		if (f->job >= 0 && ev.rec.job != f->job)

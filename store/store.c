@@ -48,18 +48,28 @@
 	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus"
 #define JOB_FROM \
 	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
+/*
+ * An event's indices are those of the spec its run was on when it was
+ * written: the first run_specs row at or after its seq, else the run's
+ * spec (schema.sql). Without reconfigurations the subquery finds nothing
+ * at the cost of one index probe.
+ */
+#define EVENT_SPEC \
+	"coalesce((SELECT rs.spec FROM run_specs rs WHERE rs.run = e.run" \
+	" AND rs.upto >= e.seq ORDER BY rs.upto LIMIT 1), r.spec)"
 #define EVENT_COLS \
 	"e.seq, e.run, e.t, e.kind, e.job, e.vc, e.cell, e.by_job, e.detail, " \
-	"j.name, b.name, v.name"
+	"j.name, b.name, v.name, " EVENT_SPEC
 #define EVENT_FROM \
 	" FROM events e" \
 	" LEFT JOIN jobs j ON j.run = e.run AND j.id = e.job" \
 	" LEFT JOIN jobs b ON b.run = e.run AND b.id = e.by_job" \
 	" LEFT JOIN runs r ON r.id = e.run" \
-	" LEFT JOIN spec_vcs v ON v.spec = r.spec AND v.idx = e.vc"
+	" LEFT JOIN spec_vcs v ON v.spec = " EVENT_SPEC " AND v.idx = e.vc"
 #define EVENT_WHERE \
 	" (?2 IS NULL OR e.t >= ?2) AND (?3 IS NULL OR e.vc = ?3)" \
-	" AND (?4 IS NULL OR e.kind = ?4) AND e.seq > ?5"
+	" AND (?4 IS NULL OR e.kind = ?4) AND e.seq > ?5" \
+	" AND (?7 IS NULL OR v.name = ?7)"
 
 /*
  * Insert or update every field of a job; the three arguments add columns,
@@ -118,6 +128,12 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_RUN_REPORT] = "UPDATE runs SET report = ?2, updated = ?3 WHERE id = ?1",
 	[SQ_RUN_BLOB_SET] = "UPDATE runs SET emu = ?2, updated = ?3 WHERE id = ?1",
 	[SQ_RUN_BLOB_GET] = "SELECT emu FROM runs WHERE id = ?1",
+	[SQ_RUN_SPEC_KEEP] = "INSERT INTO run_specs(run, upto, spec) "
+	    "SELECT id, ?2, spec FROM runs WHERE id = ?1",
+	[SQ_RUN_SPEC_SET] = "UPDATE runs SET spec = ?2, mode = ?3, updated = ?4 "
+	    "WHERE id = ?1",
+	[SQ_RUN_ENGINE_SET] = "UPDATE runs SET engine = ?2 WHERE id = ?1",
+	[SQ_RUN_ENGINE_GET] = "SELECT engine FROM runs WHERE id = ?1",
 	[SQ_RUN_INTERRUPT] = "UPDATE runs SET state = 'interrupted', updated = ?2 "
 	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
 	[SQ_JOB_UPSERT] = JOB_UPSERT("", "", ""),
@@ -143,6 +159,7 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_PL_DELETE] = "DELETE FROM placements WHERE run = ?1 AND job = ?2",
 	[SQ_HEALTH_SET] = "INSERT OR REPLACE INTO health(run, node, bad, since) "
 	    "VALUES (?1, ?2, ?3, ?4)",
+	[SQ_HEALTH_DELETE] = "DELETE FROM health WHERE run = ?1 AND node = ?2",
 	[SQ_HEALTH_LOAD] = "SELECT node, bad, since FROM health WHERE run = ?1 "
 	    "ORDER BY node",
 	[SQ_EVENT_INSERT] = "INSERT INTO events(run, t, kind, job, vc, cell, by_job, "
@@ -555,9 +572,24 @@ store_migrate_1_2_fn(struct store *st, char **cause)
 	return has ? store_exec(st, "ALTER TABLE jobs DROP COLUMN last_seq", cause) : 0;
 }
 
+/*
+ * 2 -> 3: session runs keep their engine's bad marks and history counters
+ * (runs.engine), and a run can change its spec (reconfiguration): the
+ * specs it was on before, with the last event of each (run_specs). No run
+ * has been reconfigured before this version, so the table starts empty.
+ */
+static const char store_migrate_2_3[] =
+    "ALTER TABLE runs ADD COLUMN engine BLOB;"
+    "CREATE TABLE run_specs ("
+    " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " upto INTEGER NOT NULL,"
+    " spec INTEGER NOT NULL REFERENCES specs(id),"
+    " PRIMARY KEY (run, upto)) WITHOUT ROWID;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
+	{ 2, store_migrate_2_3, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 
@@ -1276,6 +1308,71 @@ store_run_get_blob(struct store *st, int64_t id, void **data, size_t *len,
 }
 
 int
+store_run_set_spec(struct store *st, int64_t id, int64_t spec, const char *mode,
+    int64_t upto, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_SPEC_KEEP, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_int64(q, 2, upto);
+	if (store_run_update(st, q, id, cause) != 0)
+		return -1;
+	if ((q = store_stmt(st, SQ_RUN_SPEC_SET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_int64(q, 2, spec);
+	sqlite3_bind_text(q, 3, mode, -1, SQLITE_STATIC);
+	sqlite3_bind_double(q, 4, store_wall_now());
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_set_engine(struct store *st, int64_t id, const void *data, size_t len,
+    char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_RUN_ENGINE_SET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if (data != NULL)
+		sqlite3_bind_blob64(q, 2, data, len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 2);
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_get_engine(struct store *st, int64_t id, void **data, size_t *len,
+    char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	if ((q = store_stmt(st, SQ_RUN_ENGINE_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+		if (store_done(st, q, rc, cause) != 0)
+			return -1;
+		*cause = xasprintf("no run %lld in state store '%s'", (long long)id,
+		    st->path);
+		return STORE_NOTFOUND;
+	}
+	if (sqlite3_column_type(q, 0) != SQLITE_NULL) {
+		*len = (size_t)sqlite3_column_bytes(q, 0);
+		*data = xmalloc(*len + 1);
+		if (*len > 0)
+			memcpy(*data, sqlite3_column_blob(q, 0), *len);
+	}
+	return store_done(st, q, SQLITE_DONE, cause);
+}
+
+int
 store_run_interrupt_sessions(struct store *st, int64_t keep, int *n, char **cause)
 {
 	sqlite3_stmt *q;
@@ -1305,6 +1402,18 @@ store_health_set(struct store *st, int64_t run, const char *node, bool bad,
 	sqlite3_bind_text(q, 2, node, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 3, bad);
 	sqlite3_bind_double(q, 4, since);
+	return store_step_done(st, q, cause);
+}
+
+int
+store_health_delete(struct store *st, int64_t run, const char *node, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, SQ_HEALTH_DELETE, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, node, -1, SQLITE_STATIC);
 	return store_step_done(st, q, cause);
 }
 

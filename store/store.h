@@ -58,7 +58,7 @@
 #include "spec/spec.h"
 
 /* The schema version this binary creates and reads (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION	2
+#define STORE_SCHEMA_VERSION	3
 /* PRAGMA application_id of a cellar database: "Cell". */
 #define STORE_APPLICATION_ID	0x43656c6c
 
@@ -197,6 +197,18 @@ int		 store_run_set_blob(struct store *st, int64_t id, const void *data,
 		    size_t len, char **cause);
 int		 store_run_get_blob(struct store *st, int64_t id, void **data,
 		    size_t *len, char **cause);
+/*
+ * Reconfiguration: the run goes on on spec (a store_spec_put id) in mode;
+ * the spec it was on is kept for its events up to seq upto (run_specs in
+ * schema.sql), which must be the newest event of the run.
+ */
+int		 store_run_set_spec(struct store *st, int64_t id, int64_t spec,
+		    const char *mode, int64_t upto, char **cause);
+/* A session's engine state beyond its placements (opaque; NULL, 0 clears). */
+int		 store_run_set_engine(struct store *st, int64_t id, const void *data,
+		    size_t len, char **cause);
+int		 store_run_get_engine(struct store *st, int64_t id, void **data,
+		    size_t *len, char **cause);
 /* Mark every running session other than `keep` interrupted; *n gets how many. */
 int		 store_run_interrupt_sessions(struct store *st, int64_t keep, int *n,
 		    char **cause);
@@ -268,6 +280,9 @@ int		 store_job_load(struct store *st, int64_t run,
 
 int		 store_health_set(struct store *st, int64_t run, const char *node,
 		    bool bad, double since, char **cause);
+/* Forget a node's health (a reconfiguration removed the node). */
+int		 store_health_delete(struct store *st, int64_t run, const char *node,
+		    char **cause);
 int		 store_health_load(struct store *st, int64_t run,
 		    int (*fn)(void *arg, const char *node, bool bad, double since),
 		    void *arg, char **cause);
@@ -282,6 +297,7 @@ struct store_event {
 	const char	*job_name;	/* NULL when rec.job < 0 or unknown */
 	const char	*by_name;
 	const char	*vc_name;
+	int64_t		 spec;		/* the spec its VC and cell indices are of */
 };
 
 /*
@@ -298,7 +314,10 @@ struct store_event_filter {
 	int64_t		 run;		/* 0: every run */
 	bool		 has_since;
 	double		 since;		/* t >= since */
-	int		 vc;		/* -1: any */
+	int		 vc;		/* -1: any (an index: of the event's own spec) */
+	/* NULL: any; else the VC of that name in the event's own spec, which
+	   is what a reconfigured run needs (indices move with the spec). */
+	const char	*vc_name;
 	int		 job;		/* -1: any (needs run) */
 	int		 kind;		/* enum rec_kind, -1: any */
 	int64_t		 after;		/* seq > after */

@@ -225,7 +225,7 @@ test_not_a_store(void)
 	raw_sql(path, "PRAGMA user_version = 7");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 7, newer than this "
-	    "cellar (2): upgrade cellar") != NULL, "%s", cause);
+	    "cellar (3): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -233,7 +233,7 @@ test_not_a_store(void)
 	free(cause);
 }
 
-/* A fake migration: what a version 2 might add. */
+/* A fake migration: what a version 3 might add. */
 static int
 fake_fn(struct store *st, char **cause)
 {
@@ -330,10 +330,10 @@ test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 2, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 3, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 3, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 4, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -352,53 +352,53 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 2 -> 3 with a fake step (SQL and a function). */
+	/* 3 -> 4 with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 3, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 4, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 3);
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 4, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 5, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 3);
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 5, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 6, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
 	cause = NULL;
 	/* Asked to go back: refused. */
-	CHECK(store_migrate(st, fake, 2, 2, &cause) == -1);
+	CHECK(store_migrate(st, fake, 2, 3, &cause) == -1);
 	CHECK(cause != NULL && strstr(cause, "newer than this cellar") != NULL);
 	free(cause);
 	cause = NULL;
 	store_close(st);
 
-	/* A real version 1 database, by hand: opened, it is migrated to 2. */
+	/* A real version 1 database, by hand: opened, it is migrated to 3. */
 	path = tmp_path("v1.db");
 	raw_sql(path, schema_v1);
 	raw_sql(path, data_v1);
 	/* Read-only: it says so, and does not migrate. */
 	CHECK(store_open(path, 0, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 1, older than this "
-	    "cellar (2): a command that writes migrates it") != NULL, "%s", cause);
+	    "cellar (3): a command that writes migrates it") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 2);
+	CHECK_INTEQ(store_user_version(st, &cause), 3);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('jobs') "
 	    "WHERE name = 'last_seq'", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_DONE);	/* the column is gone */
@@ -412,6 +412,83 @@ test_migrations(void)
 	f.job = 0;
 	CHECK(store_event_query(st, &f, seq_cb, &sb, &cause) == 0);
 	CHECK_STREQ(sb.buf, "1:submit 2:start 3:release ");
+	strbuf_reset(&sb);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	store_close(st);
+}
+
+static int
+vc_cb(void *arg, const struct store_event *ev)
+{
+	strbuf_addf(arg, "%lld:%s:%s ", (long long)ev->seq, rec_kind_name(ev->rec.kind),
+	    ev->vc_name ? ev->vc_name : "-");
+	return 0;
+}
+
+/*
+ * A version 2 database (today's schema without what 3 added) with a run
+ * on a spec of two VCs and two events: migrated to 3, it has the engine
+ * column and run_specs, and after a reconfiguration onto a spec whose VC
+ * indices differ, each event keeps the VC name of its own spec.
+ */
+static void
+test_migration_2_3(void)
+{
+	struct store_event_filter f;
+	struct strbuf sb = STRBUF_INIT;
+	struct store *st = NULL;
+	struct rec r;
+	char *cause = NULL;
+	void *blob = NULL;
+	size_t len = 0;
+	const char *path = tmp_path("v2.db");
+	int np = -1;
+
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, "DROP TABLE run_specs; ALTER TABLE runs DROP COLUMN engine;"
+	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
+	    "INSERT INTO specs VALUES (2, 'h2', 'b.yaml', 't2', 0);"
+	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8), (1, 1, 'prod', 8);"
+	    "INSERT INTO spec_vcs VALUES (2, 0, 'prod', 8);"
+	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u');"
+	    "INSERT INTO events VALUES (1, 1, 0, 'node-bad', NULL, 1, NULL, NULL, '', NULL);"
+	    "PRAGMA user_version = 2; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, 0, &st, &cause) == -1);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 2, older") != NULL,
+	    "%s", cause);
+	free(cause);
+	cause = NULL;
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), 3);
+	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && blob == NULL);
+	CHECK(store_run_set_engine(st, 1, "xyz", 3, &cause) == 0);
+	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && len == 3 &&
+	    memcmp(blob, "xyz", 3) == 0);
+	free(blob);
+	/* Reconfigured onto spec 2 after event 1; event 2 is on spec 2. */
+	CHECK(store_run_set_spec(st, 1, 2, "quota", 1, &cause) == 0);
+	memset(&r, 0, sizeof r);
+	r.kind = REC_NODE_OK;
+	r.job = r.cell = r.by = -1;
+	r.vc = 0;
+	CHECK(store_event_append(st, 1, &r, NULL, &cause) == 0);
+	store_event_filter_init(&f);
+	f.run = 1;
+	CHECK(store_event_query(st, &f, vc_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:node-bad:prod 2:node-ok:prod ");
+	strbuf_reset(&sb);
+	f.vc_name = "prod";
+	CHECK(store_event_query(st, &f, vc_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:node-bad:prod 2:node-ok:prod ");
+	strbuf_reset(&sb);
+	f.vc_name = NULL;
+	f.vc = 1;	/* an index: only the first event's spec has 1 */
+	CHECK(store_event_query(st, &f, vc_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:node-bad:prod ");
 	strbuf_reset(&sb);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
@@ -553,6 +630,7 @@ static const struct test tests[] = {
 	{ "memory-wal", test_memory_wal },
 	{ "not-a-store", test_not_a_store },
 	{ "migrations", test_migrations },
+	{ "migration-2-3", test_migration_2_3 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
