@@ -28,6 +28,7 @@
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/frontend.h"
+#include "cmd/session-reconf.h"
 #include "cmd/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -443,24 +444,37 @@ apply_globals(struct runner *r, const struct args *a, char **cause)
 	return 0;
 }
 
-/* --spec: load it before any command; a bad spec ends the run (status 3). */
+/*
+ * --spec: load it before any command; a bad spec ends the run (status 3).
+ * When the store holds a running session run on another spec or mode, the
+ * run is recovered and reconfigured onto this one (as `load` would,
+ * without --force), its decisions reported on stderr; on the same spec it
+ * is only recovered.
+ */
 static int
 load_spec(struct runner *r, const char *path)
 {
 	struct strbuf diags = STRBUF_INIT;
+	struct session_reconf rc;
 	char *cause = NULL;
+	int status = CMD_EXIT_SPEC;
 
-	if (session_load(&r->sess, path, r->sess.mode, &diags, NULL, &cause) != 0) {
+	if (session_reconfigure(&r->sess, path, r->sess.mode,
+	    SESSION_RECONF_IF_CHANGED, &diags, &rc, &status, &cause) != 0) {
 		fputs(diags.buf, stderr);
-		fprintf(stderr, "cellar: %s\n", cause);
+		fprintf(stderr, "cellar: %s%s\n", cause, status == CMD_EXIT_FAIL ?
+		    " (with 'load --force FILE')" : "");
 		free(cause);
 		strbuf_release(&diags);
-		r->status = CMD_EXIT_SPEC;
+		r->status = status;
 		return -1;
 	}
 	/* Warnings about the spec still deserve a look. */
-	if (!r->sess.quiet)
+	if (!r->sess.quiet) {
+		session_reconf_report(&rc, &diags);
 		fputs(diags.buf, stderr);
+	}
+	session_reconf_release(&rc);
 	strbuf_release(&diags);
 	return 0;
 }

@@ -533,6 +533,18 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		if (engine_release(e, ids[i]) != 0)
 			fatal("release: engine refused job %d", ids[i]);
 	}
+	/*
+	 * The release was committed before the engine acted (an undone
+	 * release cannot be redone exactly); the engine state it left (bad
+	 * marks, counters) follows in a write of its own. A crash in between
+	 * recovers the jobs and bad nodes exactly, the marks and counters of
+	 * just before the release.
+	 */
+	if (session_log_engine(ctx->sess, e, cause) != 0) {
+		strbuf_addf(ctx->err, "warning: %s\n", *cause);
+		free(*cause);
+		*cause = NULL;
+	}
 	if (t != NULL) {
 		if (OUT_IS_TEXT(ctx->out.format))
 			strbuf_addf(ctx->o, "released %d job%s\n", n, n == 1 ? "" : "s");

@@ -60,9 +60,18 @@ status_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_int(&j, "bad", st.bad);
 		json_kv_int(&j, "jobs", st.jobs);
 		json_kv_int(&j, "opp_jobs", st.opp_jobs);
+		/* the engine's history counters: a recovered engine has them too */
+		json_key(&j, "history");
+		json_object_begin(&j);
+		json_kv_int(&j, "binds", st.binds);
+		json_kv_int(&j, "unbinds", st.unbinds);
+		json_kv_int(&j, "splits", st.splits);
+		json_kv_int(&j, "merges", st.merges);
+		json_object_end(&j);
 		json_kv_string(&j, "db", db);
-		if (ctx->sess->run != 0)
-			json_kv_int(&j, "db_run", ctx->sess->run);
+		if (ctx->sess->run != 0 || ctx->sess->resume_run != 0)
+			json_kv_int(&j, "db_run", ctx->sess->run != 0 ? ctx->sess->run :
+			    ctx->sess->resume_run);
 		else
 			json_kv_null(&j, "db_run");
 		cmd_json_end(ctx, &j);

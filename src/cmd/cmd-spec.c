@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/session-log.h"
+#include "cmd/session-reconf.h"
 #include "core/xmalloc.h"
 
 static const char *const severity_names[] = {
@@ -298,8 +298,20 @@ spec_check_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 static const struct cmd_opt load_opts[] = {
 	{ 'm', "mode", "MODE", "sharing mode: hived (default), quota or private", VALUE_MODE },
 	{ 0, "default", NULL, "load the embedded default spec", VALUE_NONE },
+	{ 0, "force", NULL, "cancel the jobs of VCs the new spec removes", VALUE_NONE },
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
+
+static void
+load_json_item(struct json *j, const struct session_reconf_item *it)
+{
+	json_object_begin(j);
+	json_kv_string(j, "job", it->job);
+	json_kv_string(j, "vc", it->vc);
+	json_kv_string(j, "action", it->what);
+	json_kv_string(j, "why", it->why);
+	json_object_end(j);
+}
 
 static int
 load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
@@ -308,68 +320,37 @@ load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	const char *file = args_value(a, 0), *m = args_get(a, "mode");
 	enum engine_mode mode = sess->mode;
 	struct strbuf diags = STRBUF_INIT;
+	struct session_reconf rc;
 	const struct spec *s;
-	int dropped = 0, rc;
+	int i, v, status = CMD_EXIT_FAIL;
 	struct json j;
-	bool created = false, logging = false;
 
 	if (file != NULL && args_has(a, "default")) {
 		*cause = xstrdup("give a FILE or '--default', not both");
 		return cmd_usage_error(ctx);
 	}
 	if (m != NULL) {
-		if ((rc = engine_mode_parse(m)) < 0) {
+		if ((v = engine_mode_parse(m)) < 0) {
 			*cause = xasprintf("unknown mode '%s' (hived, quota, private)", m);
 			return cmd_usage_error(ctx);
 		}
-		mode = (enum engine_mode)rc;
+		mode = (enum engine_mode)v;
 	}
 	/* No FILE: reload the current spec (the default if none or embedded). */
 	if (file == NULL && !args_has(a, "default") && sess->spec_path != NULL &&
 	    strcmp(sess->spec_path, SESSION_DEFAULT_SPEC) != 0)
 		file = sess->spec_path;
-	if (file != NULL)
-		file = xstrdup(file);	/* session_load frees the old path */
 	/*
-	 * The session's run, if it has one, ends with the engine it described:
-	 * its running jobs are recorded as dropped, and the next command that
-	 * records starts a run on the new spec.
+	 * The session's run, if it has one, goes on on the new spec: its jobs
+	 * are carried over (session-reconf.h), each decision reported.
 	 */
-	if (sess->run != 0) {
-		char *why = xasprintf("dropped: 'load' rebuilt the engine from '%s'",
-		    file != NULL ? file : SESSION_DEFAULT_SPEC);
-
-		rc = session_log_begin(sess, &created, cause);
-		if (rc == 0) {
-			logging = true;
-			rc = session_log_end(sess, why, cause);
-		}
-		free(why);
-		if (rc != 0) {
-			if (logging)
-				session_log_rollback(sess, created);
-			free((char *)file);
-			ctx->status = CMD_EXIT_STORE;
-			return -1;
-		}
-	}
-	rc = session_load(sess, file, mode, &diags, &dropped, cause);
+	v = session_reconfigure(sess, file, mode, args_has(a, "force") ?
+	    SESSION_RECONF_FORCE : 0, &diags, &rc, &status, cause);
 	strbuf_add(ctx->err, diags.buf, diags.len);
 	strbuf_release(&diags);
-	free((char *)file);
-	if (rc != 0) {
-		if (logging)
-			session_log_rollback(sess, created);
-		ctx->status = CMD_EXIT_SPEC;
+	if (v != 0) {
+		ctx->status = status;
 		return -1;
-	}
-	if (logging) {
-		rc = session_log_commit(sess, created, cause);
-		sess->run = 0;
-		if (rc != 0) {
-			ctx->status = CMD_EXIT_STORE;
-			return -1;
-		}
 	}
 	s = sess->spec;
 	if (ctx->out.format == OUT_JSON) {
@@ -380,17 +361,32 @@ load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_int(&j, "vcs", s->nvcs);
 		json_kv_int(&j, "nodes", s->nnodes);
 		json_kv_int(&j, "gpus", s->gpus);
-		json_kv_int(&j, "dropped_jobs", dropped);
+		json_kv_int(&j, "dropped_jobs", rc.st.requeued + rc.st.cancelled);
+		if (rc.run != 0) {
+			json_key(&j, "reconfiguration");
+			json_object_begin(&j);
+			json_kv_int(&j, "run", rc.run);
+			json_kv_int(&j, "kept", rc.st.kept);
+			json_kv_int(&j, "downgraded", rc.st.downgraded);
+			json_kv_int(&j, "requeued", rc.st.requeued);
+			json_kv_int(&j, "cancelled", rc.st.cancelled);
+			json_key(&j, "jobs");
+			json_array_begin(&j);
+			for (i = 0; i < rc.nitems; i++)
+				load_json_item(&j, &rc.items[i]);
+			json_array_end(&j);
+			json_object_end(&j);
+		}
 		cmd_json_end(ctx, &j);
-	} else
+	} else {
 		strbuf_addf(ctx->o, "loaded '%s' in %s mode: %d chain%s, %d vc%s, "
 		    "%d node%s, %lld GPUs\n", sess->spec_path,
 		    engine_mode_name(sess->mode), s->nchains, s->nchains == 1 ? "" : "s",
 		    s->nvcs, s->nvcs == 1 ? "" : "s", s->nnodes,
 		    s->nnodes == 1 ? "" : "s", s->gpus);
-	if (dropped > 0)
-		cmd_note(ctx, "%d running job%s dropped (jobs do not survive a load yet)",
-		    dropped, dropped == 1 ? "" : "s");
+		session_reconf_report(&rc, ctx->o);
+	}
+	session_reconf_release(&rc);
 	return 0;
 }
 
@@ -422,17 +418,28 @@ const struct cmd_entry cmd_load_entry = {
 	.opts = load_opts,
 	.min = 0, .max = 1,
 	.arg_kind = VALUE_SPEC,
-	.usage = "[FILE | --default] [--mode MODE]",
-	.summary = "make a spec current and rebuild the engine",
+	.usage = "[FILE | --default] [--mode MODE] [--force]",
+	.summary = "make a spec current and reconfigure the running jobs onto it",
 	.help =
 	    "Load FILE and make it the session's spec; the engine is rebuilt "
 	    "from it in the sharing mode given by --mode (or the current one). "
 	    "Without FILE the current spec is read again; --default loads the "
-	    "embedded default spec. Running jobs are dropped, with a note. "
-	    "A spec with errors leaves the session unchanged and exits with "
-	    "status 3.",
+	    "embedded default spec.\n"
+	    "Running jobs are carried over (HiveD's rule) and the session's run "
+	    "goes on on the new spec: a job whose GPUs still exist and fit its "
+	    "VC's cells is kept where it runs; one whose GPUs exist but no longer "
+	    "fit its VC is downgraded to opportunistic; one whose GPUs are gone "
+	    "is requeued (pending, without cells). Each decision is printed, one "
+	    "line per job with the reason, then a summary, and recorded as events "
+	    "(downgrade, requeue, cancel, reconfig) in one transaction with the "
+	    "spec change.\n"
+	    "A spec that removes a VC that still has jobs is refused (status 1, "
+	    "the VCs named, nothing changed); --force cancels those jobs. A spec "
+	    "with errors leaves the session unchanged and exits with status 3; "
+	    "a store failure, status 4.",
 	.examples = (const char *const []){
 		"load specs/hived-fig3.yaml",
+		"load --force specs/hived-fig3.yaml",
 		"load --mode quota",
 		"load --default",
 		NULL },

@@ -21,6 +21,7 @@
 
 #include "cmd/session-log.h"
 #include "core/hostlist.h"
+#include "core/pack.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "job/record.h"
@@ -191,10 +192,55 @@ session_log_begin(struct session *s, bool *run_created, char **cause)
 	return 0;
 }
 
+/*
+ * The engine state the placements do not say (engine.h: the bad marks and
+ * the history counters), sealed: version, marks (virtual leaf, leaf), then
+ * binds, unbinds, splits, merges. Written with every command, so a
+ * recovered engine is the engine that was, not only an equivalent one.
+ */
+#define ENGINE_STATE_VERSION	1
+
+void
+session_engine_state(const struct engine *e, struct strbuf *out)
+{
+	struct engine_mark *mk;
+	struct engine_stats st;
+	int i, n = engine_marks(e, NULL, 0);
+
+	mk = xcalloc((size_t)n + 1, sizeof *mk);
+	n = engine_marks(e, mk, n);
+	engine_stats(e, &st);
+	pack_u32(out, ENGINE_STATE_VERSION);
+	pack_i32(out, n);
+	for (i = 0; i < n; i++) {
+		pack_i32(out, mk[i].vleaf);
+		pack_i32(out, mk[i].leaf);
+	}
+	pack_i64(out, st.binds);
+	pack_i64(out, st.unbinds);
+	pack_i64(out, st.splits);
+	pack_i64(out, st.merges);
+	pack_seal(out, 0);
+	free(mk);
+}
+
+int
+session_log_engine(struct session *s, const struct engine *e, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	session_engine_state(e, &sb);
+	rc = store_run_set_engine(s->store, s->run, sb.buf, sb.len, cause);
+	strbuf_release(&sb);
+	return rc == 0 ? 0 : -1;
+}
+
 int
 session_log_commit(struct session *s, bool run_created, char **cause)
 {
-	if (store_run_touch(s->store, s->run, session_now(), cause) != 0 ||
+	if (session_log_engine(s, s->engine, cause) != 0 ||
+	    store_run_touch(s->store, s->run, session_now(), cause) != 0 ||
 	    store_commit(s->store, cause) != 0) {
 		session_log_rollback(s, run_created);
 		return -1;
@@ -467,6 +513,57 @@ recover_health(void *arg, const char *node, bool bad, double since)
 	return 0;
 }
 
+/*
+ * The saved engine state: its marks go back now (after the jobs, before
+ * the bad nodes), its counters at the end (*saved). A state that cannot be
+ * read or a mark that does not fit is a warning: the engine is still
+ * right about every job and bad node, only its choice of virtual leaves
+ * for bad cells and its counters may differ from before.
+ */
+static int
+recover_marks(struct recover *x, const void *blob, size_t len,
+    struct engine_stats *saved, bool *have)
+{
+	struct engine_mark *mk;
+	struct unpack u;
+	char why[256];
+	int i, n, bad = 0;
+
+	*have = false;
+	if (blob == NULL)
+		return 0;		/* written by a cellar before version 3 */
+	unpack_init(&u, blob, len);
+	unpack_unseal(&u);
+	if (unpack_u32(&u) != ENGINE_STATE_VERSION)
+		unpack_fail(&u, "unknown version");
+	n = unpack_count(&u, 1 << 24, 8, "marks");
+	mk = xcalloc((size_t)n + 1, sizeof *mk);
+	for (i = 0; i < n; i++) {
+		mk[i].vleaf = unpack_i32(&u);
+		mk[i].leaf = unpack_i32(&u);
+	}
+	memset(saved, 0, sizeof *saved);
+	saved->binds = unpack_i64(&u);
+	saved->unbinds = unpack_i64(&u);
+	saved->splits = unpack_i64(&u);
+	saved->merges = unpack_i64(&u);
+	if (unpack_finish(&u, "saved engine state", why, sizeof why) != 0) {
+		strbuf_addf(x->diags, "warning: %s; bad cells and counters are "
+		    "recomputed\n", why);
+		free(mk);
+		return 0;
+	}
+	/* Each mark is validated first; one that does not fit changes nothing. */
+	for (i = 0; i < n; i++)
+		if (engine_restore_mark(x->e, &mk[i], why, sizeof why) != 0 &&
+		    bad++ == 0)
+			strbuf_addf(x->diags, "warning: a bad mark of the saved engine "
+			    "does not fit: %s\n", why);
+	free(mk);
+	*have = bad == 0;
+	return 0;
+}
+
 int
 session_log_recover(struct session *s, struct strbuf *diags, char **cause)
 {
@@ -476,7 +573,11 @@ session_log_recover(struct session *s, struct strbuf *diags, char **cause)
 	struct spec_diags d;
 	struct store *st;
 	struct spec *spec = NULL;
+	struct engine_stats saved;
 	char why[256], *ecause = NULL;
+	void *blob = NULL;
+	size_t blob_len = 0;
+	bool have_saved = false;
 	int64_t id;
 	int rc, mode;
 
@@ -525,12 +626,20 @@ session_log_recover(struct session *s, struct strbuf *diags, char **cause)
 		return -1;
 	}
 	x.diags = diags;
+	/* The order that rebuilds exactly (engine.h): jobs, marks, bad nodes,
+	   counters. */
 	if (store_job_load(st, id, recover_job, &x, cause) != 0 ||
+	    store_run_get_engine(st, id, &blob, &blob_len, cause) != 0 ||
+	    recover_marks(&x, blob, blob_len, &saved, &have_saved) != 0 ||
 	    store_health_load(st, id, recover_health, &x, cause) != 0) {
+		free(blob);
 		engine_free(x.e);
 		spec_free(spec);
 		goto fail;
 	}
+	free(blob);
+	if (have_saved)
+		engine_stats_restore(x.e, &saved);
 	if (!engine_check(x.e, why, sizeof why))
 		strbuf_addf(diags, "warning: recovered engine breaks an invariant: %s\n", why);
 	s->spec = spec;

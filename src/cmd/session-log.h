@@ -32,6 +32,13 @@ int	session_log_begin(struct session *s, bool *run_created, char **cause);
 /* Record the run's clock and commit; on failure everything is rolled back. */
 int	session_log_commit(struct session *s, bool run_created, char **cause);
 void	session_log_rollback(struct session *s, bool run_created);
+/*
+ * The run's saved engine state (bad marks and history counters, which the
+ * placements do not give back) from e; session_log_commit writes it for
+ * the session's engine. session_engine_state appends the sealed bytes.
+ */
+int	session_log_engine(struct session *s, const struct engine *e, char **cause);
+void	session_engine_state(const struct engine *e, struct strbuf *out);
 
 /*
  * Names are unique in a run: a finished job of the run named `name` is
@@ -54,7 +61,9 @@ int	session_log_end(struct session *s, const char *why, char **cause);
 
 /*
  * Recover the store's running session run into an empty session (no spec
- * loaded): returns 1 when recovered (diagnostics for jobs that could not
+ * loaded): the engine rebuilt in the order that gives it back exactly
+ * (engine.h): placements, bad marks, bad nodes, history counters. Returns
+ * 1 when recovered (diagnostics for jobs that could not
  * be re-created go to diags), 0 when there is nothing to recover, -1 with
  * *cause when the store cannot be read or its spec no longer loads.
  */

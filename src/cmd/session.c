@@ -139,8 +139,8 @@ session_njobs(const struct session *s)
 }
 
 int
-session_load(struct session *s, const char *path, enum engine_mode mode,
-    struct strbuf *diags, int *dropped, char **cause)
+session_build(const char *path, enum engine_mode mode, struct strbuf *diags,
+    struct spec **specp, struct engine **ep, char **cause)
 {
 	const char *label = path ? path : SESSION_DEFAULT_SPEC;
 	struct spec_diags d;
@@ -148,6 +148,8 @@ session_load(struct session *s, const char *path, enum engine_mode mode,
 	struct engine *e;
 	char *ecause = NULL;
 
+	*specp = NULL;
+	*ep = NULL;
 	spec_diags_init(&d);
 	if (path != NULL)
 		spec = spec_load(path, &d);
@@ -173,13 +175,36 @@ session_load(struct session *s, const char *path, enum engine_mode mode,
 		spec_free(spec);
 		return -1;
 	}
-	if (dropped != NULL)
-		*dropped = session_njobs(s);
-	session_unload(s);
+	*specp = spec;
+	*ep = e;
+	return 0;
+}
+
+void
+session_install(struct session *s, const char *path, struct spec *spec,
+    struct engine *e, enum engine_mode mode)
+{
+	char *label = xstrdup(path ? path : SESSION_DEFAULT_SPEC);
+
+	session_unload(s);	/* path may be s->spec_path: copied first */
 	s->spec = spec;
 	s->engine = e;
-	s->spec_path = xstrdup(label);
+	s->spec_path = label;
 	s->mode = mode;
+}
+
+int
+session_load(struct session *s, const char *path, enum engine_mode mode,
+    struct strbuf *diags, int *dropped, char **cause)
+{
+	struct spec *spec;
+	struct engine *e;
+
+	if (session_build(path, mode, diags, &spec, &e, cause) != 0)
+		return -1;
+	if (dropped != NULL)
+		*dropped = session_njobs(s);
+	session_install(s, path, spec, e, mode);
 	return 0;
 }
 

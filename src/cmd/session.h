@@ -94,6 +94,16 @@ double	session_now(void);
 int	session_load(struct session *s, const char *path, enum engine_mode mode,
 	    struct strbuf *diags, int *dropped, char **cause);
 
+/*
+ * The parts of session_load: build a spec and its engine without touching
+ * the session (0, or -1 with *cause; diagnostics to diags), and install
+ * them (taking ownership; the old spec and engine are freed).
+ */
+int	session_build(const char *path, enum engine_mode mode, struct strbuf *diags,
+	    struct spec **spec, struct engine **e, char **cause);
+void	session_install(struct session *s, const char *path, struct spec *spec,
+	    struct engine *e, enum engine_mode mode);
+
 /* Make sure a spec is loaded: the store's running session run if there is
    one, else the embedded default. -1: the spec failed; -2: the store. */
 int	session_ensure(struct session *s, struct strbuf *diags, char **cause);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t0030-spec — `spec check` on good and bad specs (every diagnostic with
 # file:line:col, exit 3 when invalid, a summary when valid) and `load`
-# (switching specs and modes, dropping jobs with a note, a failed load
+# (switching specs and modes, carrying jobs over, a failed load
 # leaving the session as it was).
 . tests/scenarios/lib.sh
 
@@ -53,13 +53,17 @@ check_out_has missing "/nonexistent/spec.yaml"
 run "$CELLAR" -c 'spec check tests/fixtures/cmd/small.yaml; status -o json'
 check_json_field check-no-load gpus 128 '$'
 
-# load: switch spec, then mode; the jobs are dropped with a note.
-run "$CELLAR" -c 'alloc j --vc prod --gpus 1; load tests/fixtures/cmd/small.yaml; jobs -o name; vcs -o name'
+# load: switch spec, then mode; a spec without the jobs' VC is refused
+# (t0430 has the rest of reconfiguration), and --force cancels them.
+run "$CELLAR" -c 'alloc j --vc prod --gpus 1; load tests/fixtures/cmd/small.yaml'
+check_rc load-refused-rc 1
+check_err_has load-refused "the new spec removes VC 'prod' (1 job) that still has jobs"
+run "$CELLAR" -c 'alloc j --vc prod --gpus 1; load --force tests/fixtures/cmd/small.yaml; jobs -o name; vcs -o name'
 check_rc load-rc 0
 check_out_has load-msg "loaded 'tests/fixtures/cmd/small.yaml' in hived mode: 1 chain, 2 vcs, 2 nodes, 8 GPUs"
-check_err_has load-dropped "note: 1 running job dropped"
+check_out_has load-dropped "cancelled 'j' (vc 'prod'): VC 'prod' removed by reconfiguration"
 case $OUT in
-*"8 GPUs
+*"1 cancelled
 a
 b") ok load-new-vcs ;;
 *) not_ok load-new-vcs "[$OUT]" ;;
