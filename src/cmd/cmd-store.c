@@ -929,8 +929,12 @@ events_filter(struct sctx *sc, const struct args *a, const char *job,
 			return cmd_usage_error(sc->ctx);
 		f->has_since = true;
 	}
-	if ((v = args_get(a, "vc")) != NULL && (f->vc = vc_find(sc, v, cause)) < 0)
-		return -1;
+	/* By name: a reconfigured run's events hold indices of their own spec. */
+	if ((v = args_get(a, "vc")) != NULL) {
+		if (vc_find(sc, v, cause) < 0)
+			return -1;
+		f->vc_name = v;
+	}
 	if ((v = args_get(a, "kind")) != NULL && (f->kind = rec_kind_parse(v)) < 0) {
 		struct strbuf sb = STRBUF_INIT;
 		int k;
