@@ -177,9 +177,15 @@ job_apply(struct job *j, enum job_event ev, double now, char *why, size_t len)
 void
 job_account(struct job *j, double dt, double speed)
 {
+	job_account_shared(j, dt, speed, 1);
+}
+
+void
+job_account_shared(struct job *j, double dt, double speed, double share)
+{
 	if (dt <= 0)
 		return;
-	j->attained += dt * j->gpus;
+	j->attained += dt * j->gpus * share;
 	j->run_time += dt;
 	j->work_done += dt * speed;
 	if (j->duration >= 0 && j->work_done > j->duration)
@@ -276,6 +282,7 @@ job_reason_from_engine(enum engine_fail f)
 static const char *const rec_kinds[REC_NKINDS] = {
 	"submit", "start", "suspend", "resume", "preempt", "requeue", "complete",
 	"fail", "cancel", "downgrade", "release", "node-bad", "node-ok", "reconfig",
+	"migrate", "pack", "unpack", "grow", "shrink", "upgrade",
 };
 
 const char *

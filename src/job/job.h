@@ -141,6 +141,12 @@ int		 job_next_state(enum job_state s, enum job_event ev);
  * run time and progress (capped at the job's duration when known).
  */
 void		 job_account(struct job *j, double dt, double speed);
+/*
+ * The same for a job that has its GPUs only in part (packed with others
+ * on them): service grows at gpus x share, so the jobs on a GPU never
+ * attain more than the GPU's time.
+ */
+void		 job_account_shared(struct job *j, double dt, double speed, double share);
 
 bool		 job_is_final(const struct job *j);
 /* Holds cells now: RUNNING, SUSPENDED or COMPLETING. */

@@ -27,6 +27,12 @@ enum rec_kind {
 	REC_NODE_BAD,
 	REC_NODE_OK,
 	REC_RECONFIG,		/* a spec change moved the job (detail: how) */
+	REC_MIGRATE,		/* moved to other GPUs (detail: where to) */
+	REC_PACK,		/* runs at once with others on the same GPUs (detail: with whom) */
+	REC_UNPACK,		/* a pack undone: back to time-slicing (detail: why) */
+	REC_GROW,		/* an elastic job took more GPUs */
+	REC_SHRINK,		/* an elastic job gave GPUs back */
+	REC_UPGRADE,		/* opportunistic -> guaranteed in place */
 	REC_NKINDS
 };
 

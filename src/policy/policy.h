@@ -67,6 +67,10 @@ struct policy_key {
 #define POLICY_PREEMPTIVE	0x1	/* klass differs between jobs */
 #define POLICY_SKIP		0x2	/* a blocked job lets later ones that fit pass */
 #define POLICY_ORACLE		0x4	/* reads j->duration */
+/* Asks the backend to over-subscribe: a guaranteed job that cannot get
+   cells at arrival is time-sliced (or packed) with jobs of its VC of the
+   same size on one node (Gandiva; sim/share.h). Not about the order. */
+#define POLICY_OVERSUB		0x8
 
 struct policy;
 
@@ -157,5 +161,6 @@ extern const struct policy_ops policy_las;
 extern const struct policy_ops policy_gittins;
 extern const struct policy_ops policy_srtf;
 extern const struct policy_ops policy_srsf;
+extern const struct policy_ops policy_gandiva;
 
 #endif

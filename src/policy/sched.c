@@ -569,7 +569,8 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 			s->st.preemptions++;
 		}
 	}
-	unqueue(s, job);
+	if (s->dom[job] >= 0)
+		unqueue(s, job);
 	run(s, job, id, plan->opportunistic);
 	set_reason(s, job, JOB_REASON_NONE);
 	act(acts, nacts, cap, SCHED_START, job, -1);
@@ -633,6 +634,31 @@ sched_pass(struct sched *s, double now, struct sched_action **acts, int *nacts,
 			pass_domain(s, &s->doms[i], &plan, acts, nacts, cap);
 	engine_plan_release(&plan);
 	return *nacts - before_n;
+}
+
+void
+sched_take(struct sched *s, int job)
+{
+	if (job < 0 || job >= s->njobs || s->dom[job] < 0)
+		return;
+	unqueue(s, job);
+	set_reason(s, job, JOB_REASON_NONE);
+}
+
+bool
+sched_start_now(struct sched *s, int job, struct sched_action **acts, int *nacts,
+    int *cap)
+{
+	struct engine_plan plan;
+	bool ok;
+
+	if (job < 0 || job >= s->njobs || s->dom[job] >= 0 || s->running[job])
+		return false;
+	engine_plan_init(&plan);
+	ok = try_start(s, job, s->jobs[job].klass == JOB_OPPORTUNISTIC, &plan, acts,
+	    nacts, cap);
+	engine_plan_release(&plan);
+	return ok;
 }
 
 void

@@ -106,6 +106,18 @@ int		 sched_pass(struct sched *s, double now, struct sched_action **acts,
 void		 sched_stats(const struct sched *s, struct sched_stats *st);
 
 /*
+ * Sharing backends (the emulator's time-sliced guests, which run on other
+ * jobs' cells): sched_take removes a PENDING job from its queue for good
+ * (the backend runs it without cells; its cached key and class stay);
+ * sched_start_now gives a job that is neither queued nor running cells of
+ * its own at once, as a pass would (victims and START appended to acts),
+ * or returns false and gives it a reason.
+ */
+void		 sched_take(struct sched *s, int job);
+bool		 sched_start_now(struct sched *s, int job, struct sched_action **acts,
+		    int *nacts, int *cap);
+
+/*
  * Call fn(arg, job) after the scheduler writes a field of jobs[job]
  * (invariant 3): a backend that saves changed jobs learns of the reasons
  * a pass gives. NULL turns it off.

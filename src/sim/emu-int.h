@@ -18,6 +18,7 @@ enum ev_kind {
 	EV_NODE_BAD,
 	EV_NODE_OK,
 	EV_SAMPLE,
+	EV_SLICE,	/* a sharing group's slice or pack trial ends (arg: group) */
 };
 
 struct ev {
@@ -38,6 +39,41 @@ struct ejob_state {
 	double		 target;	/* the re-key is due at this service / work */
 	bool		 by_work;	/* target is work_done (oracles), else attained */
 	int		 done;		/* completion ordinal (1, 2, ...), 0 if not */
+	/* sharing (sim/share.h; all as below when never shared) */
+	int		 grp;		/* its sharing group, -1 none */
+	bool		 guest;		/* runs on a host's cells, holds none */
+	long long	 rr;		/* round-robin order in the group: smaller first */
+	double		 alone;		/* speed alone on its slot (locality) */
+	double		 factor;	/* x alone while running: 1, < 1 packed */
+	double		 share;		/* x its GPUs' time it attains: 1, 0.5 packed */
+	double		 swcost;	/* seconds of suspend+resume stalls */
+	int		 migrations;
+	double		 migcost;	/* seconds of migration stalls */
+	double		 feedback;	/* when its run time reached par.feedback; -1 */
+};
+
+/* Group modes (how the slots are shared). */
+enum sg_mode {
+	SG_SLICE,	/* time-slicing, round robin */
+	SG_TRIAL,	/* packed, measured until the next EV_SLICE */
+	SG_PACKED,	/* packed, and it beat time-slicing */
+	SG_NOPACK,	/* a pack lost: time-slicing until the members change */
+};
+
+/*
+ * A sharing group (sim/share.h): one VC's jobs of one GPU count on one
+ * node. Members are kept sorted by job id (so a restored group is the
+ * same); nmb == 0 is a free entry. EV_SLICE events carry the version.
+ */
+struct sgroup {
+	int		 node, vc, gpus;
+	int		 mode;		/* enum sg_mode */
+	unsigned	 ver;
+	double		 eval_t;	/* SG_TRIAL: since when */
+	double		 eval_work;	/* SG_TRIAL: the members' work then */
+	int		*mb;
+	int		 nmb;
+	size_t		 cap;
 };
 
 /*
@@ -90,6 +126,16 @@ struct emu {
 	size_t			 series_cap;
 	int			*failures;	/* per job: restarts after failures */
 
+	/* sharing: groups, round-robin counters, arrivals of this tick */
+	struct sgroup		*grp;
+	int			 ngrp;
+	size_t			 grp_cap;
+	long long		 rr_back, rr_front;
+	long long		 packs, unpacks, guests;
+	int			*arrived;	/* empty at every tick boundary */
+	int			 narrived;
+	size_t			 arrived_cap;
+
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */
 	int			 nfault_ev;	/* fault events made by emu_create */
@@ -118,6 +164,10 @@ struct emu	*emu_alloc(const struct spec *s, const struct policy *p,
  * seq0 (written to out when not NULL); returns how many.
  */
 int		 emu_fault_events(const struct emu_params *par, struct ev *out, uint64_t seq0);
+/* A job's emulator state before it ever ran (no group, no feedback yet). */
+void		 emu_js_init(struct ejob_state *x);
+/* Put job in group g's member list, kept sorted by job id. */
+void		 emu_group_insert(struct sgroup *g, int job);
 /* The scheduler's change callback: the job joins the dirty set. */
 void		 emu_job_changed(void *arg, int job);
 

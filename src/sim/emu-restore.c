@@ -24,8 +24,10 @@ cmp_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-#define JOB_BLOB_VERSION	1
-#define RUN_BLOB_VERSION	1
+/* Version 2 added the sharing state (groups, guests, feedback); version 1
+   blobs still restore, as emulators that never shared. */
+#define JOB_BLOB_VERSION	2
+#define RUN_BLOB_VERSION	2
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -53,6 +55,17 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	pack_f64(out, key.k[2]);
 	pack_i32(out, key.id);
 	pack_i32(out, klass);
+	/* version 2: sharing */
+	pack_i32(out, x->grp);
+	pack_u8(out, x->guest);
+	pack_i64(out, x->rr);
+	pack_f64(out, x->alone);
+	pack_f64(out, x->factor);
+	pack_f64(out, x->share);
+	pack_f64(out, x->swcost);
+	pack_i32(out, x->migrations);
+	pack_f64(out, x->migcost);
+	pack_f64(out, x->feedback);
 	pack_seal(out, start);
 }
 
@@ -131,6 +144,24 @@ emu_save(const struct emu *m, struct strbuf *out)
 		pack_i32(out, mk[i].leaf);
 	}
 	free(mk);
+	/* version 2: sharing groups (members are the jobs' own grp) */
+	pack_i64(out, m->rr_back);
+	pack_i64(out, m->rr_front);
+	pack_i64(out, m->packs);
+	pack_i64(out, m->unpacks);
+	pack_i64(out, m->guests);
+	pack_i32(out, m->ngrp);
+	for (i = 0; i < m->ngrp; i++) {
+		const struct sgroup *g = &m->grp[i];
+		pack_i32(out, g->node);
+		pack_i32(out, g->vc);
+		pack_i32(out, g->gpus);
+		pack_u8(out, (unsigned)g->mode);
+		pack_u32(out, g->ver);
+		pack_f64(out, g->eval_t);
+		pack_f64(out, g->eval_work);
+		pack_i32(out, g->nmb);
+	}
 	pack_seal(out, start);
 }
 
@@ -152,6 +183,9 @@ struct run_state {
 	struct engine_stats	 es;
 	struct engine_mark	*marks;
 	int			 nmarks;
+	long long		 rr_back, rr_front, packs, unpacks, guests;
+	struct sgroup		*grp;	/* nmb: the count stored, mb unused */
+	int			 ngrp;
 };
 
 static void
@@ -160,6 +194,7 @@ run_state_release(struct run_state *rs)
 	free(rs->ev);
 	free(rs->dirty);
 	free(rs->marks);
+	free(rs->grp);
 }
 
 static int
@@ -172,8 +207,9 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 	memset(rs, 0, sizeof *rs);
 	unpack_init(&u, b->data, b->len);
 	unpack_unseal(&u);
-	if ((v = unpack_u8(&u)) != RUN_BLOB_VERSION && !u.failed)
-		unpack_fail(&u, "format version %u, this build reads %d", v, RUN_BLOB_VERSION);
+	if ((v = unpack_u8(&u)) != RUN_BLOB_VERSION && v != 1 && !u.failed)
+		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
+		    RUN_BLOB_VERSION);
 	rs->njobs = unpack_i32(&u);
 	rs->nfaults = unpack_i32(&u);
 	rs->nseries = unpack_i32(&u);
@@ -199,9 +235,11 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 		x->ver = unpack_u32(&u);
 		if (u.failed)
 			break;
+		/* a slice's group is checked once the groups are read */
 		if (!(x->t >= rs->now) || (x->kind != EV_FINISH && x->kind != EV_REKEY &&
-		    x->kind != EV_PROMOTE && x->kind != EV_REQUEUE && x->kind != EV_SAMPLE) ||
-		    (x->kind != EV_SAMPLE && (x->arg < 0 || x->arg >= njobs)) ||
+		    x->kind != EV_PROMOTE && x->kind != EV_REQUEUE && x->kind != EV_SAMPLE &&
+		    x->kind != EV_SLICE) || (x->kind != EV_SAMPLE && x->kind != EV_SLICE &&
+		    (x->arg < 0 || x->arg >= njobs)) ||
 		    x->seq >= rs->seq) {
 			unpack_fail(&u, "event %d (kind %d, job %d, seq %llu) cannot be", i,
 			    x->kind, x->arg, (unsigned long long)x->seq);
@@ -228,6 +266,36 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 		rs->marks[i].vleaf = unpack_i32(&u);
 		rs->marks[i].leaf = unpack_i32(&u);
 	}
+	if (v >= 2) {
+		rs->rr_back = unpack_i64(&u);
+		rs->rr_front = unpack_i64(&u);
+		rs->packs = unpack_i64(&u);
+		rs->unpacks = unpack_i64(&u);
+		rs->guests = unpack_i64(&u);
+		rs->ngrp = unpack_count(&u, 1 << 24, 4 * 4 + 1 + 4 + 16, "sharing groups");
+		rs->grp = xcalloc((size_t)rs->ngrp + 1, sizeof *rs->grp);
+		for (i = 0; i < rs->ngrp && !u.failed; i++) {
+			struct sgroup *g = &rs->grp[i];
+			g->node = unpack_i32(&u);
+			g->vc = unpack_i32(&u);
+			g->gpus = unpack_i32(&u);
+			g->mode = (int)unpack_u8(&u);
+			g->ver = unpack_u32(&u);
+			g->eval_t = unpack_f64(&u);
+			g->eval_work = unpack_f64(&u);
+			g->nmb = unpack_i32(&u);
+			if (!u.failed && (g->mode > SG_NOPACK || g->nmb < 0 || g->gpus < 0 ||
+			    (g->nmb > 0 && (g->node < 0 || g->vc < 0 || g->gpus < 1))))
+				unpack_fail(&u, "sharing group %d (node %d, vc %d, %d gpus, mode "
+				    "%d, %d members) cannot be", i, g->node, g->vc, g->gpus,
+				    g->mode, g->nmb);
+		}
+	}
+	for (i = 0; i < rs->nev && !u.failed; i++)
+		if (rs->ev[i].kind == EV_SLICE && (rs->ev[i].arg < 0 ||
+		    rs->ev[i].arg >= rs->ngrp))
+			unpack_fail(&u, "event %d: a slice of group %d, of %d", i,
+			    rs->ev[i].arg, rs->ngrp);
 	if (!u.failed && (rs->njobs != njobs || rs->nfinal < 0 || rs->nfinal > njobs ||
 	    rs->live < 0 || rs->nseries < 0 || rs->events < 0 || !isfinite(rs->now) ||
 	    (rs->horizon != -INFINITY && rs->horizon != rs->now)))
@@ -256,7 +324,7 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	char what[64];
 	unsigned v;
 
-	memset(x, 0, sizeof *x);
+	emu_js_init(x);
 	*failures = 0;
 	memset(key, 0, sizeof *key);
 	key->id = job;
@@ -265,8 +333,9 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		return 0;
 	unpack_init(&u, b->data, b->len);
 	unpack_unseal(&u);
-	if ((v = unpack_u8(&u)) != JOB_BLOB_VERSION && !u.failed)
-		unpack_fail(&u, "format version %u, this build reads %d", v, JOB_BLOB_VERSION);
+	if ((v = unpack_u8(&u)) != JOB_BLOB_VERSION && v != 1 && !u.failed)
+		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
+		    JOB_BLOB_VERSION);
 	x->ver = unpack_u32(&u);
 	x->since = unpack_f64(&u);
 	x->stall_until = unpack_f64(&u);
@@ -281,6 +350,24 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	key->k[2] = unpack_f64(&u);
 	key->id = unpack_i32(&u);
 	*klass = unpack_i32(&u);
+	if (v >= 2) {
+		x->grp = unpack_i32(&u);
+		x->guest = unpack_u8(&u) != 0;
+		x->rr = unpack_i64(&u);
+		x->alone = unpack_f64(&u);
+		x->factor = unpack_f64(&u);
+		x->share = unpack_f64(&u);
+		x->swcost = unpack_f64(&u);
+		x->migrations = unpack_i32(&u);
+		x->migcost = unpack_f64(&u);
+		x->feedback = unpack_f64(&u);
+		if (!u.failed && (x->grp < -1 || (x->guest && x->grp < 0) ||
+		    !(x->alone >= 0) || !(x->factor >= 0) || !(x->share > 0) ||
+		    !(x->share <= 1) || !isfinite(x->swcost) || x->migrations < 0 ||
+		    !isfinite(x->migcost) || !isfinite(x->feedback)))
+			unpack_fail(&u, "sharing state (group %d, guest %d, factor %g, "
+			    "share %g) cannot be", x->grp, x->guest, x->factor, x->share);
+	}
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
 	    !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))
@@ -320,6 +407,69 @@ restore_health(struct emu *m)
 	free(st);
 }
 
+/*
+ * The sharing groups: the stored table, members from the jobs' own group
+ * index (sorted by job id, as emu.c keeps them), checked against each
+ * other: a guest holds no engine job, a host does, counts agree.
+ */
+static int
+restore_groups(struct emu *m, const struct run_state *rs, char *why, size_t len)
+{
+	int i, gi;
+
+	m->rr_back = rs->rr_back;
+	m->rr_front = rs->rr_front;
+	m->packs = rs->packs;
+	m->unpacks = rs->unpacks;
+	m->guests = rs->guests;
+	m->ngrp = m->grp_cap = 0;
+	if (rs->ngrp > 0) {
+		m->grp = xcalloc((size_t)rs->ngrp, sizeof *m->grp);
+		m->grp_cap = (size_t)rs->ngrp;
+	}
+	for (i = 0; i < rs->ngrp; i++) {
+		if (rs->grp[i].nmb > 0 && (rs->grp[i].node >= m->s->nnodes ||
+		    rs->grp[i].vc >= m->s->nvcs)) {
+			bufprintf(why, len, "sharing group %d: node %d, vc %d", i,
+			    rs->grp[i].node, rs->grp[i].vc);
+			return -1;
+		}
+	}
+	for (i = 0; i < rs->ngrp; i++) {
+		m->grp[i] = rs->grp[i];
+		m->grp[i].nmb = 0;
+		m->grp[i].mb = NULL;
+		m->grp[i].cap = 0;
+	}
+	m->ngrp = rs->ngrp;
+	for (i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		const struct ejob_state *x = &m->js[i];
+		if ((x->guest ? j->engine_id != -1 : job_holds_cells(j) && j->engine_id < 0) ||
+		    (x->grp >= 0 && !job_holds_cells(j))) {
+			bufprintf(why, len, "job '%s' (%s, engine job %d) cannot be %s",
+			    j->name, job_state_name(j->state), j->engine_id,
+			    x->guest ? "a guest" : "a host");
+			return -1;
+		}
+		if ((gi = x->grp) < 0)
+			continue;
+		if (gi >= m->ngrp || m->grp[gi].vc != j->vc || m->grp[gi].gpus != j->gpus) {
+			bufprintf(why, len, "job '%s' is in sharing group %d of %d that "
+			    "does not fit it", j->name, gi, m->ngrp);
+			return -1;
+		}
+		emu_group_insert(&m->grp[gi], i);
+	}
+	for (i = 0; i < m->ngrp; i++)
+		if (m->grp[i].nmb != rs->grp[i].nmb) {
+			bufprintf(why, len, "sharing group %d has %d members, stored %d",
+			    i, m->grp[i].nmb, rs->grp[i].nmb);
+			return -1;
+		}
+	return 0;
+}
+
 struct done_order {
 	int		 job;
 	int		 done;
@@ -352,7 +502,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		if (j->id != i || j->vc < 0 || j->vc >= s->nvcs || j->gpus <= 0 ||
 		    j->nmembers < 1 || j->nmembers > ENGINE_MAX_MEMBERS ||
 		    (unsigned)j->state >= JOB_NSTATES || !(j->submit >= 0) ||
-		    (job_holds_cells(j) ? j->engine_id < 0 || j->engine_id >= s->gpus :
+		    (job_holds_cells(j) ? j->engine_id < -1 || j->engine_id >= s->gpus :
 		    j->engine_id != -1)) {
 			*cause = xasprintf("job '%.64s' (index %d) is not a job this "
 			    "emulator could have", j->name, i);
@@ -381,6 +531,8 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 			goto fail;
 	m->now = rs.now;
 	m->horizon = rs.horizon;
+	if (restore_groups(m, &rs, why, sizeof why) < 0)
+		goto fail;
 
 	/* the engine: placements, then marks, then bad nodes */
 	m->e = engine_create(s, mode, cause);
@@ -393,7 +545,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	}
 	by_eid = xcalloc((size_t)s->gpus + 1, sizeof *by_eid);
 	for (i = 0; i < njobs; i++)
-		if (job_holds_cells(&jobs[i])) {
+		if (job_holds_cells(&jobs[i]) && jobs[i].engine_id >= 0) {
 			if (by_eid[jobs[i].engine_id] != 0) {
 				bufprintf(why, sizeof why, "jobs '%s' and '%s' hold engine job %d",
 				    jobs[by_eid[jobs[i].engine_id] - 1].name, jobs[i].name,
@@ -451,7 +603,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		}
 		if (arrived && j->state == JOB_PENDING)
 			rc = sched_restore_pending(m->sch, i, &keys[i], klass[i], why, sizeof why);
-		else if (job_holds_cells(j))
+		else if (job_holds_cells(j) && !m->js[i].guest)
 			rc = sched_restore_running(m->sch, i, &keys[i], klass[i], why, sizeof why);
 		else
 			rc = sched_restore_key(m->sch, i, &keys[i], klass[i], why, sizeof why);

@@ -21,6 +21,7 @@
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "sim/emu-int.h"
+#include "sim/share.h"
 
 /* Which kinds name a cell in arg (the others a job in `by`). */
 static bool
@@ -37,6 +38,22 @@ emu_params_init(struct emu_params *par)
 	par->cost_scale = 1;
 	par->sample_interval = 3600;
 	par->progress_every = 4096;
+	par->slice = 60;	/* Gandiva §5: one-minute slices */
+	par->height = 2;
+	par->pack = true;
+	par->gpu_mem = 16;
+	par->feedback = 600;
+}
+
+void
+emu_js_init(struct ejob_state *x)
+{
+	memset(x, 0, sizeof *x);
+	x->grp = -1;
+	x->factor = 1;
+	x->share = 1;
+	x->alone = 1;
+	x->feedback = -1;
 }
 
 /* ---- the event heap, ordered by (t, seq) ---- */
@@ -264,21 +281,25 @@ account(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
-	double from = x->since, stall;
+	double from = x->since, stall, before = j->run_time;
 
-	if (!job_holds_cells(j) || m->now <= from) {
+	/* a suspended job holds nothing: its slot runs another member */
+	if (!job_holds_cells(j) || j->state == JOB_SUSPENDED || m->now <= from) {
 		x->since = m->now;
 		return;
 	}
 	stall = fmin(m->now, x->stall_until) - from;
 	if (stall > 0) {
-		job_account(j, stall, 0);
+		job_account_shared(j, stall, 0, x->share);
 		from += stall;
 	}
 	if (j->state == JOB_RUNNING)
-		job_account(j, m->now - from, x->speed);
+		job_account_shared(j, m->now - from, x->speed, x->share);
 	else
-		job_account(j, m->now - from, 0);
+		job_account_shared(j, m->now - from, 0, x->share);
+	/* run time grows at 1 over the whole span: find the crossing */
+	if (x->feedback < 0 && j->run_time >= m->par.feedback)
+		x->feedback = x->since + (m->par.feedback - before);
 	x->since = m->now;
 }
 
@@ -381,6 +402,9 @@ submit(struct emu *m, int job)
 
 /* ---- actions from the scheduler ---- */
 
+static void	group_join(struct emu *, int);
+static void	group_leave(struct emu *, int, bool);
+
 static void
 start(struct emu *m, int job)
 {
@@ -392,10 +416,12 @@ start(struct emu *m, int job)
 	x->since = m->now;
 	x->stall_until = m->now + restore;
 	x->costs += restore;
-	x->speed = job_speed(m, j);
+	x->speed = x->alone = job_speed(m, j);
+	x->factor = x->share = 1;
 	plan_running(m, job);
 	journal(m, REC_START, job, -1, detail_nodes(m, j));
 	mark(m, job);
+	group_join(m, job);
 }
 
 static void
@@ -412,6 +438,539 @@ preempt(struct emu *m, int job, int by)
 	ev_push(m, m->now + save, EV_REQUEUE, job, m->js[job].ver);
 	journal(m, REC_PREEMPT, job, by, -1);
 	mark(m, job);
+	group_leave(m, job, true);
+}
+
+/* ---- sharing: time-sliced and packed groups (sim/share.h) ---- */
+
+static bool
+oversub(const struct emu *m)
+{
+	return (m->p->ops->flags & POLICY_OVERSUB) != 0;
+}
+
+static double
+model_cost(const struct emu *m, const struct job *j, bool migrate)
+{
+	const struct model *md;
+
+	if (m->par.ideal || j->model < 0 || j->model >= model_count)
+		return 0;
+	md = &model_table[j->model];
+	return m->par.cost_scale * (migrate ? md->migrate : md->suspend);
+}
+
+/*
+ * The node a job's cells are on when it could share them: a guaranteed
+ * job of one pod, all on one node; -1 otherwise.
+ */
+static int
+host_node(const struct emu *m, const struct job *j)
+{
+	struct engine_job_info info;
+	int k, node;
+
+	if (j->opportunistic || j->nmembers != 1 || j->members[0].pods != 1 ||
+	    !engine_job(m->e, j->engine_id, &info) || info.nleaves == 0)
+		return -1;
+	node = m->s->cells[info.leaves[0]].node;
+	for (k = 1; k < info.nleaves; k++)
+		if (m->s->cells[info.leaves[k]].node != node)
+			return -1;
+	return node;
+}
+
+/* Speed of job j alone on host h's slot (its own model, h's locality). */
+static double
+speed_on(const struct emu *m, const struct job *j, const struct job *h)
+{
+	struct engine_job_info info;
+
+	if (m->par.ideal || j->model < 0 || j->model >= model_count)
+		return 1;
+	if (!engine_job(m->e, h->engine_id, &info) || info.nleaves == 0)
+		return 1;
+	return model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+}
+
+void
+emu_group_insert(struct sgroup *g, int job)
+{
+	int i;
+
+	XGROW(g->mb, g->cap, (size_t)g->nmb + 1);
+	for (i = g->nmb; i > 0 && g->mb[i - 1] > job; i--)
+		g->mb[i] = g->mb[i - 1];
+	g->mb[i] = job;
+	g->nmb++;
+}
+
+static void
+group_remove(struct sgroup *g, int job)
+{
+	int i;
+
+	for (i = 0; i < g->nmb && g->mb[i] != job; i++)
+		;
+	if (i == g->nmb)
+		return;
+	memmove(&g->mb[i], &g->mb[i + 1], (size_t)(g->nmb - i - 1) * sizeof *g->mb);
+	g->nmb--;
+}
+
+static int
+group_find(const struct emu *m, int node, int vc, int gpus)
+{
+	int i;
+
+	for (i = 0; i < m->ngrp; i++)
+		if (m->grp[i].nmb > 0 && m->grp[i].node == node && m->grp[i].vc == vc &&
+		    m->grp[i].gpus == gpus)
+			return i;
+	return -1;
+}
+
+static int
+group_new(struct emu *m, int node, int vc, int gpus)
+{
+	struct sgroup *g;
+	int i;
+
+	for (i = 0; i < m->ngrp && m->grp[i].nmb > 0; i++)
+		;
+	if (i == m->ngrp) {
+		XGROW(m->grp, m->grp_cap, (size_t)m->ngrp + 1);
+		memset(&m->grp[i], 0, sizeof m->grp[i]);
+		m->ngrp++;
+	}
+	g = &m->grp[i];
+	g->node = node;
+	g->vc = vc;
+	g->gpus = gpus;
+	g->mode = SG_SLICE;
+	g->ver++;		/* whatever was pending for a former group here */
+	return i;
+}
+
+static int
+slots_of(const struct emu *m, const struct sgroup *g)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nmb; i++)
+		n += !m->js[g->mb[i]].guest;
+	return n;
+}
+
+/* Members in round-robin order (rr, then job id) into out. */
+static void
+rr_order(const struct emu *m, const struct sgroup *g, int *out)
+{
+	int i, k, v;
+
+	for (i = 0; i < g->nmb; i++) {
+		v = g->mb[i];
+		for (k = i - 1; k >= 0 && (m->js[out[k]].rr > m->js[v].rr ||
+		    (m->js[out[k]].rr == m->js[v].rr && out[k] > v)); k--)
+			out[k + 1] = out[k];
+		out[k + 1] = v;
+	}
+}
+
+static void
+suspend_job(struct emu *m, int job)
+{
+	account(m, job);
+	apply(m, job, JOB_EV_SUSPEND);
+	m->js[job].ver++;	/* its finish and re-key are off */
+	journal(m, REC_SUSPEND, job, -1, -1);
+	mark(m, job);
+}
+
+/* Set a running member's speed and share, and plan its finish again. */
+static void
+set_speed(struct emu *m, int job, double factor, double share)
+{
+	struct ejob_state *x = &m->js[job];
+
+	account(m, job);
+	x->factor = factor;
+	x->share = share;
+	x->speed = x->alone * factor;
+	plan_running(m, job);
+	mark(m, job);
+}
+
+static void
+resume_job(struct emu *m, int job, double factor, double share)
+{
+	struct ejob_state *x = &m->js[job];
+	double c = model_cost(m, &m->jobs[job], false);
+
+	account(m, job);
+	apply(m, job, JOB_EV_RESUME);
+	x->stall_until = m->now + c;
+	x->swcost += c;
+	journal(m, REC_RESUME, job, -1, -1);
+	set_speed(m, job, factor, share);
+}
+
+/* Leave the group: alone again on its own cells (hosts) at full speed. */
+static void
+ungroup(struct emu *m, int job)
+{
+	struct ejob_state *x = &m->js[job];
+
+	x->grp = -1;
+	if (m->jobs[job].state == JOB_SUSPENDED)
+		resume_job(m, job, 1, 1);
+	else if (x->factor != 1 || x->share != 1)
+		set_speed(m, job, 1, 1);
+	mark(m, job);
+}
+
+static double
+members_work(const struct emu *m, const struct sgroup *g)
+{
+	double w = 0;
+	int i;
+
+	for (i = 0; i < g->nmb; i++)
+		w += m->jobs[g->mb[i]].work_done;
+	return w;
+}
+
+/*
+ * Plan group gi again: who runs, how fast. rotate: a slice ended, so the
+ * members that ran go to the back of the round robin. A group with no
+ * more members than slots dissolves.
+ */
+static void
+group_plan(struct emu *m, int gi, bool rotate)
+{
+	struct sgroup *g = &m->grp[gi];
+	struct share_member *sm;
+	struct share_slot *out;
+	int *ord, n = g->nmb, slots, i, job;
+	bool packed = false;
+
+	for (i = 0; i < n; i++) {
+		account(m, g->mb[i]);
+		mark(m, g->mb[i]);
+	}
+	ord = xcalloc((size_t)n + 1, sizeof *ord);
+	rr_order(m, g, ord);
+	if (rotate && (g->mode == SG_SLICE || g->mode == SG_NOPACK)) {
+		for (i = 0; i < n; i++)
+			if (m->jobs[ord[i]].state == JOB_RUNNING) {
+				m->js[ord[i]].rr = ++m->rr_back;
+				mark(m, ord[i]);
+			}
+		rr_order(m, g, ord);
+	}
+	slots = slots_of(m, g);
+	g->ver++;
+	if (n <= slots) {
+		for (i = 0; i < n; i++)
+			ungroup(m, ord[i]);
+		g->nmb = 0;
+		free(ord);
+		return;
+	}
+	sm = xcalloc((size_t)n, sizeof *sm);
+	out = xcalloc((size_t)n, sizeof *out);
+	for (i = 0; i < n; i++) {
+		const struct job *j = &m->jobs[ord[i]];
+		sm[i].job = ord[i];
+		sm[i].util = 2;		/* no profile: never packed */
+		if (!m->par.ideal && j->model >= 0 && j->model < model_count) {
+			sm[i].util = model_table[j->model].gpu_util;
+			sm[i].mem = model_table[j->model].mem_peak;
+		}
+	}
+	if (g->mode == SG_TRIAL || g->mode == SG_PACKED)
+		packed = share_plan_pack(sm, n, slots, m->par.gpu_mem, out);
+	if (!packed) {
+		if (g->mode != SG_NOPACK)
+			g->mode = SG_SLICE;
+		share_plan_slice(sm, n, slots, out);
+	}
+	/* suspend first, so the slots are free before anyone resumes */
+	for (i = 0; i < n; i++)
+		if (!out[i].run && m->jobs[ord[i]].state == JOB_RUNNING)
+			suspend_job(m, ord[i]);
+	for (i = 0; i < n; i++) {
+		job = ord[i];
+		if (!out[i].run)
+			continue;
+		if (m->jobs[job].state == JOB_SUSPENDED)
+			resume_job(m, job, out[i].factor, out[i].share);
+		else
+			set_speed(m, job, out[i].factor, out[i].share);
+	}
+	if (g->mode == SG_TRIAL) {
+		g->eval_t = m->now;
+		g->eval_work = members_work(m, g);
+		m->packs++;
+		for (i = 0; i < n; i++)
+			if (out[i].partner >= 0)
+				journal(m, REC_PACK, ord[i], ord[out[i].partner], -1);
+	}
+	if (g->mode != SG_PACKED && m->par.slice > 0)
+		ev_push(m, m->now + m->par.slice, EV_SLICE, gi, g->ver);
+	free(sm);
+	free(out);
+	free(ord);
+}
+
+/* The members changed: try packing afresh (when on), then plan. */
+static void
+group_changed(struct emu *m, int gi)
+{
+	m->grp[gi].mode = m->par.pack && !m->par.ideal ? SG_TRIAL : SG_SLICE;
+	group_plan(m, gi, false);
+}
+
+/* A slice or a pack trial of group gi ended. */
+static void
+group_slice(struct emu *m, int gi)
+{
+	struct sgroup *g = &m->grp[gi];
+	double *alone, measured, sliced, cost = 0;
+	int i, n = g->nmb;
+
+	if (g->mode != SG_TRIAL) {
+		group_plan(m, gi, true);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		account(m, g->mb[i]);
+		mark(m, g->mb[i]);
+	}
+	alone = xcalloc((size_t)n, sizeof *alone);
+	for (i = 0; i < n; i++) {
+		alone[i] = m->js[g->mb[i]].alone;
+		cost += model_cost(m, &m->jobs[g->mb[i]], false) / n;
+	}
+	measured = m->now > g->eval_t ? (members_work(m, g) - g->eval_work) /
+	    (m->now - g->eval_t) : 0;
+	sliced = share_slice_rate(alone, n, slots_of(m, g), cost, m->par.slice);
+	free(alone);
+	if (measured > sliced) {
+		g->mode = SG_PACKED;	/* keep it; nothing to do until members change */
+		g->ver++;
+		return;
+	}
+	m->unpacks++;
+	for (i = 0; i < n; i++)
+		if (m->js[g->mb[i]].share < 1)
+			journal(m, REC_UNPACK, g->mb[i], -1, -1);
+	g->mode = SG_NOPACK;
+	group_plan(m, gi, false);
+}
+
+/* A host started on its own cells: a slot more for its node's group. */
+static void
+group_join(struct emu *m, int job)
+{
+	const struct job *j = &m->jobs[job];
+	int node, gi;
+
+	if (!oversub(m) || (node = host_node(m, j)) < 0 ||
+	    (gi = group_find(m, node, j->vc, j->gpus)) < 0)
+		return;
+	m->js[job].grp = gi;
+	m->js[job].rr = ++m->rr_back;
+	emu_group_insert(&m->grp[gi], job);
+	group_changed(m, gi);
+}
+
+
+/* Evict a guest: checkpoint and requeue, as a preemption. */
+static void
+evict(struct emu *m, int job)
+{
+	m->js[job].grp = -1;
+	m->js[job].guest = false;
+	preempt(m, job, -1);
+}
+
+/*
+ * Guest `job` got cells of its own (sched_start_now): a host from now on;
+ * if the cells are on another node it migrated there.
+ */
+static void
+promote(struct emu *m, int job, int gi)
+{
+	struct ejob_state *x = &m->js[job];
+	struct job *j = &m->jobs[job];
+	double c;
+
+	x->guest = false;
+	if (host_node(m, j) == m->grp[gi].node) {
+		x->alone = job_speed(m, j);
+		mark(m, job);
+		return;
+	}
+	group_remove(&m->grp[gi], job);
+	x->grp = -1;
+	account(m, job);
+	c = model_cost(m, j, true);
+	if (j->state == JOB_SUSPENDED)
+		apply(m, job, JOB_EV_RESUME);
+	x->stall_until = fmax(x->stall_until, m->now) + c;
+	x->migcost += c;
+	x->migrations++;
+	x->alone = job_speed(m, j);
+	journal(m, REC_MIGRATE, job, -1, detail_nodes(m, j));
+	set_speed(m, job, 1, 1);
+	group_join(m, job);
+}
+
+/*
+ * A member left group gi (finished, preempted, failed): a host's freed
+ * GPUs go to the first guest in round-robin order (Gandiva gives
+ * departures' GPUs to time-sliced jobs); guests beyond what the slots may
+ * carry are evicted. Then the rest is planned again.
+ */
+static void
+group_after_leave(struct emu *m, int gi, bool host_left)
+{
+	struct sgroup *g = &m->grp[gi];
+	struct sched_action *acts = NULL;
+	int nacts = 0, cap = 0, *ord, i, k, slots;
+
+	if (g->nmb == 0)
+		return;
+	ord = xcalloc((size_t)g->nmb + 1, sizeof *ord);
+	rr_order(m, g, ord);
+	if (host_left)
+		for (i = 0; i < g->nmb; i++) {
+			if (!m->js[ord[i]].guest)
+				continue;
+			if (sched_start_now(m->sch, ord[i], &acts, &nacts, &cap)) {
+				for (k = 0; k < nacts; k++)
+					if (acts[k].kind == SCHED_PREEMPT)
+						preempt(m, acts[k].job, acts[k].by);
+					else if (acts[k].kind == SCHED_DOWNGRADE) {
+						journal(m, REC_DOWNGRADE, acts[k].job, acts[k].by, -1);
+						mark(m, acts[k].job);
+					}
+					else
+						promote(m, acts[k].job, gi);
+			}
+			mark(m, ord[i]);
+			break;
+		}
+	free(acts);
+	/* too many guests for the slots left: the last ones go */
+	slots = slots_of(m, g);
+	rr_order(m, g, ord);
+	for (i = g->nmb - 1; i >= 0 && g->nmb > (long long)m->par.height * slots; i--)
+		if (m->js[ord[i]].guest) {
+			group_remove(g, ord[i]);
+			evict(m, ord[i]);
+		}
+	free(ord);
+	if (g->nmb > 0)
+		group_changed(m, gi);
+}
+
+/* Job leaves its group (if any); then the group adjusts. */
+static void
+group_leave(struct emu *m, int job, bool adjust)
+{
+	struct ejob_state *x = &m->js[job];
+	int gi = x->grp;
+	bool host = !x->guest;
+
+	if (gi < 0)
+		return;
+	group_remove(&m->grp[gi], job);
+	x->grp = -1;
+	x->guest = false;
+	x->factor = x->share = 1;
+	mark(m, job);
+	if (adjust)
+		group_after_leave(m, gi, host);
+}
+
+/*
+ * Gandiva's over-subscription (its Algorithm 1, last step): a guaranteed
+ * job that got no cells at arrival joins the same-affinity node of its VC
+ * (jobs of the same GPU count) with the least load (members per slot),
+ * lowest node first, if that stays within `height` members per slot; it
+ * starts at the front of the round robin (early feedback).
+ */
+static void
+oversubscribe(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	int *slots, *members, i, node, best = -1, gi, host = -1, off;
+
+	if (j->state != JOB_PENDING || j->klass == JOB_OPPORTUNISTIC ||
+	    j->nmembers != 1 || j->members[0].pods != 1 || m->par.height < 2)
+		return;
+	slots = xcalloc((size_t)m->s->nnodes + 1, sizeof *slots);
+	members = xcalloc((size_t)m->s->nnodes + 1, sizeof *members);
+	for (i = 0; i < m->njobs; i++) {
+		const struct job *h = &m->jobs[i];
+		if (!job_holds_cells(h) || h->vc != j->vc || h->gpus != j->gpus)
+			continue;
+		if (m->js[i].guest) {
+			members[m->grp[m->js[i].grp].node]++;
+			continue;
+		}
+		if ((node = host_node(m, h)) < 0)
+			continue;
+		slots[node]++;
+		members[node]++;
+	}
+	for (i = 0; i < m->s->nnodes; i++) {
+		if (slots[i] == 0 || members[i] + 1 > (long long)m->par.height * slots[i])
+			continue;
+		if (best < 0 || (long long)members[i] * slots[best] <
+		    (long long)members[best] * slots[i])
+			best = i;
+	}
+	free(slots);
+	free(members);
+	if (best < 0)
+		return;
+	if ((gi = group_find(m, best, j->vc, j->gpus)) < 0) {
+		gi = group_new(m, best, j->vc, j->gpus);
+		for (i = 0; i < m->njobs; i++) {
+			const struct job *h = &m->jobs[i];
+			if (job_holds_cells(h) && !m->js[i].guest && h->vc == j->vc &&
+			    h->gpus == j->gpus && host_node(m, h) == best) {
+				m->js[i].grp = gi;
+				m->js[i].rr = ++m->rr_back;
+				emu_group_insert(&m->grp[gi], i);
+				mark(m, i);
+			}
+		}
+	}
+	host = m->grp[gi].mb[0];
+	sched_take(m->sch, job);
+	apply(m, job, JOB_EV_START);
+	x->since = m->now;
+	x->stall_until = m->now;
+	x->guest = true;
+	x->grp = gi;
+	x->rr = --m->rr_front;
+	x->alone = x->speed = speed_on(m, j, &m->jobs[host]);
+	x->factor = x->share = 1;
+	emu_group_insert(&m->grp[gi], job);
+	m->guests++;
+	off = detail_add(m, m->s->nodes[best].name);
+	strbuf_setlen(&m->jdetail, m->jdetail.len - 1);
+	strbuf_adds(&m->jdetail, " (time-sliced)");
+	strbuf_addc(&m->jdetail, '\0');
+	journal(m, REC_START, job, -1, off);
+	mark(m, job);
+	plan_running(m, job);
+	group_changed(m, gi);
 }
 
 static void
@@ -451,6 +1010,8 @@ finish(struct emu *m, int job)
 	apply(m, job, JOB_EV_FINISH);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_COMPLETE);
+	if (m->js[job].feedback < 0)
+		m->js[job].feedback = m->now;	/* done before it ran that long */
 	m->nfinal++;
 	m->js[job].done = m->nfinal;
 	m->last_end = m->now;	/* events come in time order */
@@ -459,14 +1020,40 @@ finish(struct emu *m, int job)
 		m->p->ops->done((struct policy *)m->p, j);
 	journal(m, REC_COMPLETE, job, -1, -1);
 	mark(m, job);
+	group_leave(m, job, true);
+}
+
+/* A job on a node that went bad loses its work since the last periodic
+   checkpoint and is requeued. */
+static void
+fail_job(struct emu *m, int job, int cell, int name, int *why)
+{
+	struct job *j = &m->jobs[job];
+
+	account(m, job);
+	/* periodic checkpoints at every ckpt_interval of progress */
+	if (m->par.ckpt_interval > 0)
+		j->ckpt_work = fmax(j->ckpt_work, floor(j->work_done /
+		    m->par.ckpt_interval) * m->par.ckpt_interval);
+	j->lost_work += j->work_done - j->ckpt_work;
+	j->work_done = j->ckpt_work;
+	apply(m, job, JOB_EV_FAIL);
+	journal(m, REC_FAIL, job, cell, name);
+	sched_release(m->sch, job);
+	apply(m, job, JOB_EV_REQUEUE);
+	if (*why < 0)
+		*why = detail_add(m, "after a node failure");
+	journal(m, REC_REQUEUE, job, -1, *why);
+	m->failures[job]++;
+	submit(m, job);
+	j->reason = JOB_REASON_NODEFAIL;
 }
 
 static void
 node_health(struct emu *m, const struct emu_fault *f, bool bad)
 {
-	int max = engine_job_limit(m->e) + 1, *affected, n, i, job, node, cell;
+	int max = engine_job_limit(m->e) + 1, *affected, n, i, g, job, node, cell;
 	int name = -1, why = -1;
-	struct job *j;
 
 	affected = xcalloc((size_t)max, sizeof *affected);
 	n = engine_node_set_bad(m->e, f->node, bad, affected, max);
@@ -474,27 +1061,28 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 	cell = node >= 0 && m->s->nodes[node].ncells > 0 ? m->s->nodes[node].cells[0] : -1;
 	name = detail_add(m, f->node);
 	journal(m, bad ? REC_NODE_BAD : REC_NODE_OK, -1, cell, name);
+	/* sharing groups on the node go with it: guests fail with the hosts */
+	for (g = 0; bad && node >= 0 && g < m->ngrp; g++) {
+		struct sgroup *sg = &m->grp[g];
+		if (sg->nmb == 0 || sg->node != node)
+			continue;
+		while (sg->nmb > 0) {
+			job = sg->mb[sg->nmb - 1];
+			sg->nmb--;
+			m->js[job].grp = -1;
+			m->js[job].factor = m->js[job].share = 1;
+			if (m->js[job].guest) {
+				m->js[job].guest = false;
+				fail_job(m, job, cell, name, &why);
+			}
+			mark(m, job);
+		}
+		sg->ver++;
+	}
 	for (i = 0; i < n && i < max; i++) {
 		if ((job = sched_job_of(m->sch, affected[i])) < 0)
 			continue;
-		account(m, job);
-		j = &m->jobs[job];
-		/* periodic checkpoints at every ckpt_interval of progress */
-		if (m->par.ckpt_interval > 0)
-			j->ckpt_work = fmax(j->ckpt_work, floor(j->work_done /
-			    m->par.ckpt_interval) * m->par.ckpt_interval);
-		j->lost_work += j->work_done - j->ckpt_work;
-		j->work_done = j->ckpt_work;
-		apply(m, job, JOB_EV_FAIL);
-		journal(m, REC_FAIL, job, cell, name);
-		sched_release(m->sch, job);
-		apply(m, job, JOB_EV_REQUEUE);
-		if (why < 0)
-			why = detail_add(m, "after a node failure");
-		journal(m, REC_REQUEUE, job, -1, why);
-		m->failures[job]++;
-		submit(m, job);
-		j->reason = JOB_REASON_NODEFAIL;
+		fail_job(m, job, cell, name, &why);
 	}
 	free(affected);
 	sched_touch_all(m->sch);
@@ -548,6 +1136,15 @@ event(struct emu *m, const struct ev *x)
 	case EV_ARRIVE:
 		journal(m, REC_SUBMIT, job, -1, -1);
 		submit(m, job);
+		if (oversub(m)) {
+			XGROW(m->arrived, m->arrived_cap, (size_t)m->narrived + 1);
+			m->arrived[m->narrived++] = job;
+		}
+		break;
+	case EV_SLICE:
+		if (x->arg >= 0 && x->arg < m->ngrp && x->ver == m->grp[x->arg].ver &&
+		    m->grp[x->arg].nmb > 0)
+			group_slice(m, x->arg);
 		break;
 	case EV_FINISH:
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING)
@@ -593,6 +1190,7 @@ emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params 
     struct job *jobs, int njobs)
 {
 	struct emu *m = xcalloc(1, sizeof *m);
+	int i;
 
 	m->s = s;
 	m->p = p;
@@ -600,6 +1198,8 @@ emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params 
 	m->jobs = jobs;
 	m->njobs = njobs;
 	m->js = xcalloc((size_t)njobs + 1, sizeof *m->js);
+	for (i = 0; i < njobs; i++)
+		emu_js_init(&m->js[i]);
 	m->failures = xcalloc((size_t)njobs + 1, sizeof *m->failures);
 	m->dflag = xcalloc((size_t)njobs + 1, 1);
 	m->jc = xcalloc(1, sizeof *m->jc);
@@ -679,6 +1279,8 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 void
 emu_free(struct emu *m)
 {
+	int i;
+
 	if (m == NULL)
 		return;
 	sched_free(m->sch);
@@ -695,6 +1297,10 @@ emu_free(struct emu *m)
 	free(m->jc);
 	free(m->dirty);
 	free(m->dflag);
+	for (i = 0; i < m->ngrp; i++)
+		free(m->grp[i].mb);
+	free(m->grp);
+	free(m->arrived);
 	free(m);
 }
 
@@ -706,6 +1312,7 @@ emu_run(struct emu *m, double until,
 	long long n = 0;
 	struct ev x;
 	char why[256];
+	int i;
 
 	while (m->nheap > 0 && m->heap[0].t <= until && (m->live > 0 ||
 	    m->heap[0].kind != EV_SAMPLE)) {
@@ -721,6 +1328,10 @@ emu_run(struct emu *m, double until,
 		}
 		sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
 		carry_out(m);
+		/* arrivals that got no cells: Gandiva time-slices them */
+		for (i = 0; i < m->narrived; i++)
+			oversubscribe(m, m->arrived[i]);
+		m->narrived = 0;
 		/* a tick boundary: everything below sees a state emu_save can keep */
 		m->horizon = t;
 #ifdef CELLAR_DEBUG
@@ -878,7 +1489,8 @@ emu_dist(double *v, int n, struct emu_dist *d)
 
 /* Fill g from the jobs of VC vc (-1: all). */
 static void
-group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q)
+group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q,
+    double *fb)
 {
 	int i, n = 0;
 
@@ -892,6 +1504,10 @@ group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q)
 		g->preemptions += j->preemptions;
 		g->failures += m->failures[i];
 		g->lost_gpu_hours += (j->lost_work + x->costs) * j->gpus / 3600;
+		g->suspensions += j->suspensions;
+		g->suspend_gpu_hours += x->swcost * j->gpus / 3600;
+		g->migrations += x->migrations;
+		g->migrate_gpu_hours += x->migcost * j->gpus / 3600;
 		if (j->first_start < 0)
 			g->never++;
 		if (j->state != JOB_COMPLETED)
@@ -899,10 +1515,12 @@ group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q)
 		g->done++;
 		jct[n] = j->end - j->submit;
 		q[n] = j->queued;
+		fb[n] = x->feedback - j->submit;
 		n++;
 	}
 	emu_dist(jct, n, &g->jct);
 	emu_dist(q, n, &g->queue);
+	emu_dist(fb, n, &g->feedback);
 }
 
 void
@@ -910,18 +1528,19 @@ emu_report(const struct emu *m, struct emu_report *r)
 {
 	double *jct = xcalloc((size_t)m->njobs + 1, sizeof *jct);
 	double *q = xcalloc((size_t)m->njobs + 1, sizeof *q);
+	double *fb = xcalloc((size_t)m->njobs + 1, sizeof *fb);
 	struct sched_stats st;
 	double fsum = 0;
 	int i;
 
 	memset(r, 0, sizeof *r);
 	bufprintf(r->all.name, sizeof r->all.name, "all");
-	group(m, -1, &r->all, jct, q);
+	group(m, -1, &r->all, jct, q, fb);
 	r->nvcs = m->s->nvcs;
 	r->vcs = xcalloc((size_t)r->nvcs + 1, sizeof *r->vcs);
 	for (i = 0; i < r->nvcs; i++) {
 		bufprintf(r->vcs[i].name, sizeof r->vcs[i].name, "%s", m->s->vcs[i].name);
-		group(m, i, &r->vcs[i], jct, q);
+		group(m, i, &r->vcs[i], jct, q, fb);
 	}
 	r->makespan = m->njobs > 0 ? m->last_end - m->first_submit : 0;
 	if (r->makespan > 0 && m->s->gpus > 0)
@@ -934,8 +1553,12 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->sched_passes = st.passes;
 	r->engine_attempts = st.attempts;
 	r->relaxed = st.relaxed;
+	r->guests = m->guests;
+	r->packs = m->packs;
+	r->unpacks = m->unpacks;
 	free(jct);
 	free(q);
+	free(fb);
 }
 
 void

@@ -19,6 +19,14 @@
  * The preemptor starts at once (the victim's save overlaps it); a known
  * simplification.
  *
+ * Sharing (policies with POLICY_OVERSUB, i.e. gandiva; sim/share.h): jobs
+ * that got no cells at arrival join a node's sharing group as guests
+ * (running without engine cells on hosts' slots); a suspended member
+ * attains nothing, a packed one attains its share of the slot, so
+ * invariant 2 holds; a switched-in member stalls its model's suspend
+ * cost, a migrated one its migrate cost. Groups, guests, round-robin
+ * order and packing trials are saved (blob version 2) like the rest.
+ *
  * Ticks: emu_run pops every event due at one instant, then runs one
  * scheduler pass and carries out its actions. Between two ticks (when
  * emu_run returns, and in the progress callback, which is only called
@@ -83,6 +91,13 @@ struct emu_params {
 	/* events between progress calls (and so between a store's
 	   checkpoints): 4096; no effect on the results */
 	int			 progress_every;
+	/* sharing, for policies with POLICY_OVERSUB (gandiva) */
+	double			 slice;		/* time-slice interval: 60 s */
+	int			 height;	/* max members per slot: 2 */
+	bool			 pack;		/* try packing: true */
+	double			 gpu_mem;	/* GiB per GPU, for packing: 16 */
+	/* early feedback: time until a job has run this long: 600 s */
+	double			 feedback;
 };
 
 void	emu_params_init(struct emu_params *par);
@@ -115,6 +130,11 @@ struct emu_group {
 	int		 preemptions;
 	int		 failures;	/* restarts after node failures */
 	double		 lost_gpu_hours;	/* lost work + checkpoint costs */
+	struct emu_dist	 feedback;	/* completed jobs: until run par.feedback */
+	int		 suspensions;
+	double		 suspend_gpu_hours;	/* suspend+resume stalls */
+	int		 migrations;
+	double		 migrate_gpu_hours;	/* migration stalls */
 };
 
 struct emu_report {
@@ -128,6 +148,9 @@ struct emu_report {
 	long long		 sched_passes;
 	long long		 engine_attempts;
 	long long		 relaxed;	/* soft-affinity starts as smaller pods */
+	long long		 guests;	/* starts time-sliced on others' cells */
+	long long		 packs;		/* pack trials */
+	long long		 unpacks;	/* trials that lost and were undone */
 };
 
 struct emu_progress {
