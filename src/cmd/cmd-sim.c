@@ -1084,7 +1084,8 @@ const struct cmd_entry cmd_replay_entry = {
 	.help =
 	    "Replay TRACE (a Philly, ITP or Tiresias CSV file, or synth[:N] for N "
 	    "generated jobs) on the emulated cluster of the spec, under one "
-	    "scheduling policy (--policy: fifo, fifo-skip, las, gittins, srtf, srsf) "
+	    "scheduling policy (--policy: fifo, fifo-skip, las, gittins, srtf, srsf, "
+	    "gandiva) "
 	    "and one sharing mode (--sharing: hived, quota, private). The run is "
 	    "deterministic: the same spec, trace, policy and seed give the same "
 	    "report.\n"

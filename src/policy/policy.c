@@ -16,6 +16,7 @@ const struct policy_ops *const policy_table[] = {
 	&policy_gittins,
 	&policy_srtf,
 	&policy_srsf,
+	&policy_gandiva,
 	NULL
 };
 

@@ -131,7 +131,8 @@ test_thresholds_bad(void)
 static void
 test_find(void)
 {
-	const char *names[] = { "fifo", "fifo-skip", "las", "gittins", "srtf", "srsf" };
+	const char *names[] = { "fifo", "fifo-skip", "las", "gittins", "srtf", "srsf",
+		"gandiva" };
 	size_t i, j, n;
 
 	for (n = 0; policy_table[n] != NULL; n++) {

@@ -275,7 +275,8 @@ test_affinity(void)
 static void
 test_conservation(void)
 {
-	static const char *const policies[] = { "fifo", "fifo-skip", "las", "gittins", "srtf", "srsf" };
+	static const char *const policies[] = { "fifo", "fifo-skip", "las", "gittins", "srtf", "srsf",
+		"gandiva" };
 	static const enum engine_mode modes[] = { ENGINE_HIVED, ENGINE_QUOTA, ENGINE_PRIVATE };
 	struct spec *s = load_file("specs/default.yaml");
 	int n = test_long ? 3000 : 200, i, pi, mi, bad;
@@ -284,7 +285,7 @@ test_conservation(void)
 	struct emu_report r;
 	double attained;
 
-	for (pi = 0; pi < 6; pi++)
+	for (pi = 0; pi < 7; pi++)
 		for (mi = 0; mi < 3; mi++) {
 			random_jobs(s, jobs, n, 7 + pi);
 			CHECK(run(s, modes[mi], policies[pi], false, jobs, n, NULL, 0, &r) == 0);

@@ -191,8 +191,9 @@ store_sync(struct store *st, struct emu *m, const struct job *jobs)
 		if (memcmp(&st->jobs[i], &jobs[i], sizeof jobs[i]) != 0 ||
 		    !same_bytes(&sb, &st->blob[i]) ||
 		    emu_job_placement(m, i, &pl) != st->pl[i].has ||
-		    (st->pl[i].has && !pl_equal(&pl, &st->pl[i].pl)))
+		    (st->pl[i].has && !pl_equal(&pl, &st->pl[i].pl))) {
 			st->stale++;
+		}
 	}
 	free(isd);
 	strbuf_release(&sb);
@@ -614,6 +615,7 @@ static const struct pconf pconfs[] = {
 	{ "gittins", false, 0 },	/* learns from done() */
 	{ "srtf", false, 0 },
 	{ "srsf", false, 0 },
+	{ "gandiva", false, 0 },	/* time-slicing, packing, guests */
 };
 
 static void
@@ -654,7 +656,7 @@ test_policies_and_modes(void)
 			su.njobs = pconfs[pi].knob > 0 ? 60 : n;
 			total += one(&su, 10);
 		}
-	CHECKF(total >= 8 * 3 * 10, "%d restores", total);
+	CHECKF(total >= 9 * 3 * 10, "%d restores", total);
 	free(jobs);
 	spec_free(s);
 }
@@ -711,11 +713,11 @@ static const struct emu_fault philly_faults[] = {
 	{ "r21n09", 10000, 400000 },
 };
 
-/* The Philly sample under pressure: las and gittins, hived, 24 cuts. */
+/* The Philly sample under pressure: las, gittins and gandiva, hived, 24 cuts. */
 static void
 test_philly(void)
 {
-	static const char *const pol[] = { "las", "gittins" };
+	static const char *const pol[] = { "las", "gittins", "gandiva" };
 	struct spec *s;
 	struct replay r;
 	struct setup su;
@@ -723,7 +725,7 @@ test_philly(void)
 
 	if (philly_setup(&s, &r) < 0)
 		return;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		memset(&su, 0, sizeof su);
 		su.s = s;
 		su.mode = ENGINE_HIVED;
@@ -936,14 +938,22 @@ test_corrupt(void)
 	free(cause);
 	strbuf_reset(&st.blob[job]);
 	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
-	st.blob[job].buf[0] = 2;
+	st.blob[job].buf[0] = 3;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
-	CHECKF(strstr(cause, "format version 2") != NULL, "%s", cause);
+	CHECKF(strstr(cause, "format version 3") != NULL, "%s", cause);
 	free(cause);
 	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
-	/* the key's id: 12 bytes from the end, before the class and checksum */
-	st.blob[job].buf[jkeep.len - 12] ^= 1;
+	/* the guest flag without a group: 65 bytes from the end (the sharing
+	   state of version 2 after it: 60 bytes, then the checksum) */
+	st.blob[job].buf[jkeep.len - 65] ^= 1;
+	reseal(&st.blob[job]);
+	CHECK(!try_restore(&st, &su, live, until, &cause));
+	CHECKF(strstr(cause, "sharing state") != NULL, "%s", cause);
+	free(cause);
+	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
+	/* the key's id: before the class, the sharing state and the checksum */
+	st.blob[job].buf[jkeep.len - 77] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "key of job") != NULL, "%s", cause);
