@@ -264,9 +264,12 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	    check_query(&c, "SELECT j.run, j.name, j.state FROM placements p "
 	    "JOIN jobs j ON j.run = p.run AND j.id = p.job "
 	    "WHERE j.state NOT IN " HOLDING, row_pl_state, cause) != 0 ||
+	    /* engine_id < 0: a guest sharing another job's GPUs (gandiva's
+	       time-slicing, packing) runs on cells it does not hold */
 	    check_query(&c, "SELECT j.run, j.name, j.state FROM jobs j "
-	    "WHERE j.state IN " HOLDING " AND NOT EXISTS (SELECT 1 FROM placements p "
-	    "WHERE p.run = j.run AND p.job = j.id)", row_no_pl, cause) != 0)
+	    "WHERE j.state IN " HOLDING " AND j.engine_id >= 0 AND NOT EXISTS "
+	    "(SELECT 1 FROM placements p WHERE p.run = j.run AND p.job = j.id)",
+	    row_no_pl, cause) != 0)
 		goto out;
 	if (check_query(&c, "SELECT p.run, p.job, p.leaves, p.pod_first, p.vleaves "
 	    "FROM placements p JOIN jobs j ON j.run = p.run AND j.id = p.job "

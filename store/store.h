@@ -364,7 +364,8 @@ int		 store_audit_list(struct store *st,
 /*
  * Check the database: SQLite's integrity_check and foreign_key_check, then
  * the domain invariants (every job once per run, no leaf held by two jobs
- * of a run, placements only for jobs that hold cells, events only about
+ * of a run, placements exactly for the running jobs that hold engine
+ * cells (a time-sliced or packed guest holds none), events only about
  * existing jobs, the event chains of invariant 4). Each problem goes to fn
  * as one line; *nproblems gets their number.
  */

@@ -106,6 +106,8 @@ if [ -n "$CELLAR_LONG" ]; then
 	    --checkpoint-every 16
 	crash_case gittins-auto 60 12 synth:800 --policy gittins --class auto \
 	    --fault r0n02@1h-20h --checkpoint-every 8
+	crash_case gandiva 60 14 synth:400 --load 8 --policy gandiva \
+	    --checkpoint-every 16
 	crash_case philly 60 13 tests/fixtures/traces/philly-sample.csv \
 	    --spec specs/philly.yaml --vc-map '*=-' --policy fifo --sharing quota \
 	    --checkpoint-every 64
@@ -114,5 +116,8 @@ else
 	    --checkpoint-every 16
 	crash_case srtf-auto 10 12 synth:200 --policy srtf --class auto \
 	    --checkpoint-every 4
+	# time-sliced and packed guests hold no cells of their own
+	crash_case gandiva 10 14 synth:150 --load 8 --policy gandiva \
+	    --checkpoint-every 16
 fi
 exit $FAILED

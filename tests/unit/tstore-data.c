@@ -591,6 +591,12 @@ test_check(void)
 	CHECK(store_placement_put(st, run, 2, &pl, "r0n01", "r0n01:0-1", &cause) == 0);
 	job_init(&j, 3, "d", 0, 0);
 	j.state = JOB_RUNNING;
+	j.engine_id = 7;	/* holds cells, yet no placement */
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	/* not a problem: a guest time-sliced on another job's GPUs holds none */
+	job_init(&j, 4, "e", 0, 0);
+	j.state = JOB_RUNNING;
+	j.engine_id = -1;
 	CHECK(store_job_put(st, run, &j, &cause) == 0);
 	rec_set(&r, 2, REC_START, 9, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
