@@ -13,7 +13,13 @@
  *  2. The ':' line runs commands through cmd_dispatch on this session,
  *     read-only unless admin mode is on (the view asks for confirmation
  *     first; view.h invariant 2).
- *  3. --once output is ASCII unless --unicode; the terminal draws UTF-8 when
+ *  3. Commands on the ':' line read the cluster on screen (the source's
+ *     spec and engine lent to the session for the command), not the
+ *     session's own engine.
+ *  4. A command that changes state runs only on a source that is a live
+ *     session (dash_data.writable); on the emulator or a followed store it
+ *     is refused with a message, after the confirmation.
+ *  5. --once output is ASCII unless --unicode; the terminal draws UTF-8 when
  *     the face says the terminal can, unless --ascii.
  */
 #include <math.h>
@@ -44,6 +50,7 @@ static const struct cmd_opt dash_opts[] = {
 	{ 0, "unicode", NULL, "--once: UTF-8 glyphs", VALUE_NONE },
 	{ 0, "ascii", NULL, "ASCII glyphs and line drawing only", VALUE_NONE },
 	{ 0, "no-mouse", NULL, "ignore the mouse", VALUE_NONE },
+	{ 0, "no-color", NULL, "no colour: attributes only (also NO_COLOR)", VALUE_NONE },
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
@@ -84,17 +91,35 @@ press_keys(struct dash_view *v, struct dash_model *m, const char *keys, char **c
 
 /* ---- the ':' line's hooks (rule 2) ---- */
 
+/* What the ':' line runs on: the session, looking at the source's cluster. */
+struct dash_cmdenv {
+	struct session		*sess;
+	struct dash_model	*m;
+};
+
+static bool dash_line_mutates(void *arg, const char *line);
+
 static int
 dash_run_line(void *arg, const char *line, bool admin, struct strbuf *out)
 {
-	struct session *s = arg;
+	struct dash_cmdenv *env = arg;
+	struct session *s = env->sess;
+	struct spec *spec = s->spec;
+	struct engine *engine = s->engine;
 	struct cmdline cl;
 	struct strbuf err = STRBUF_INIT;
 	char *cause = NULL;
-	bool ro = s->read_only;
+	bool ro = s->read_only, color = s->out.color, mut = dash_line_mutates(arg, line);
 	size_t i;
 	int status = 0;
 
+	/* rule 4: a source that is not a live session cannot be changed */
+	if (mut && !env->m->d.writable) {
+		strbuf_addf(out, "error: the cluster on screen is the %s's: it changes "
+		    "only by its workload (commands that change state act on a live "
+		    "session)\n", env->m->d.backend);
+		return CMD_EXIT_FAIL;
+	}
 	cmdline_init(&cl);
 	if (cmdline_parse(line, &cl, NULL, &cause) != 0) {
 		strbuf_addf(out, "error: %s\n", cause);
@@ -102,6 +127,17 @@ dash_run_line(void *arg, const char *line, bool admin, struct strbuf *out)
 		return CMD_EXIT_USAGE;
 	}
 	s->read_only = !admin;
+	s->out.color = false;	/* the pane shows text, not escape sequences */
+	/*
+	 * Rule 3: commands read the cluster on screen. Only read-only commands
+	 * get here with a source that is not writable, so the borrowed engine
+	 * is only read (place plans without binding).
+	 */
+	if (!env->m->d.writable && env->m->d.engine != NULL) {
+		s->spec = (struct spec *)env->m->d.spec;
+		s->engine = (struct engine *)env->m->d.engine;
+		s->read_only = true;
+	}
 	for (i = 0; i < cl.n && status == 0; i++) {
 		struct cmd_result res;
 
@@ -116,6 +152,9 @@ dash_run_line(void *arg, const char *line, bool admin, struct strbuf *out)
 		cmd_result_release(&res);
 	}
 	s->read_only = ro;
+	s->out.color = color;
+	s->spec = spec;
+	s->engine = engine;
 	strbuf_add(out, err.buf, err.len);
 	strbuf_release(&err);
 	cmdline_release(&cl);
@@ -154,12 +193,18 @@ dash_line_mutates(void *arg, const char *line)
 static void
 dash_complete(void *arg, char *line, size_t len, struct strbuf *choices)
 {
-	const struct session *s = arg;
-	struct complete_env env = { s, NULL, NULL };
+	const struct dash_cmdenv *de = arg;
+	struct session view = *de->sess;
+	struct complete_env env = { &view, NULL, NULL };
 	struct completion c;
 	char *rep;
 	size_t n = strlen(line), i;
 
+	/* names (jobs, nodes, VCs) of the cluster on screen (rule 3) */
+	if (!de->m->d.writable && de->m->d.engine != NULL) {
+		view.spec = (struct spec *)de->m->d.spec;
+		view.engine = (struct engine *)de->m->d.engine;
+	}
 	completion_init(&c);
 	complete_line(&env, line, n, &c);
 	if ((rep = complete_replacement(&c)) != NULL) {
@@ -229,6 +274,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct dash_model m;
 	struct dash_view v;
 	struct dash_screen scr;
+	struct dash_cmdenv env = { sess, &m };
 	const char *val;
 	double at = 0, x;
 	int w = 120, h = 40, rc = -1, p;
@@ -288,12 +334,12 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		v.panel = p;
 	v.map = args_has(a, "map");
 	v.mouse = !args_has(a, "no-mouse");
-	v.color = ctx->out.color;
+	v.color = ctx->out.color && !args_has(a, "no-color");
 	v.ascii = args_has(a, "ascii");
 	v.run = dash_run_line;
 	v.mutates = dash_line_mutates;
 	v.complete = dash_complete;
-	v.arg = sess;
+	v.arg = &env;
 	if ((val = args_get(a, "keys")) != NULL && press_keys(&v, &m, val, cause) != 0) {
 		ctx->status = CMD_EXIT_USAGE;
 		goto out;
@@ -324,7 +370,7 @@ const struct cmd_entry cmd_dash_entry = {
 	.min = 0, .max = 0,
 	.usage = "[--once [--size WxH]] [--at T] [--panel NAME] [--keys KEYS] [--map] "
 	    "[--policy P] [--trace FILE] [--load X] [--speed X] [--refresh MS] "
-	    "[--unicode | --ascii] [--no-mouse]",
+	    "[--unicode | --ascii] [--no-mouse] [--no-color]",
 	.summary = "the dashboard: cells, VC usage, queues, events",
 	.help =
 	    "Open the dashboard on the emulated cluster of the session's spec, "
@@ -349,9 +395,12 @@ const struct cmd_entry cmd_dash_entry = {
 	    "playing --at T emulated seconds and pressing --keys (characters, "
 	    "or <Enter>, <Esc>, <Tab>, <S-Tab>, <Up>, <Down>, <Left>, <Right>, "
 	    "<PgUp>, <PgDn>, <Home>, <End>, <BS>, <Space>, <lt>). Commands on "
-	    "the ':' line run in this session, read-only until ':admin'; a "
-	    "command that changes state then asks for confirmation, Cancel by "
-	    "default.",
+	    "the ':' line read the cluster on screen, read-only until ':admin' "
+	    "(an ADMIN banner); a command that changes state then asks for "
+	    "confirmation, Cancel by default, and runs only on a live session "
+	    "(the emulated cluster changes only by its workload). The UI state "
+	    "(panel, sort, filter, speed, open cells) is kept in "
+	    "$XDG_STATE_HOME/cellar/ui.",
 	.examples = (const char *const []){
 		"dash --once --size 100x30",
 		"dash --once --at 6h --panel queues",

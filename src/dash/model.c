@@ -379,6 +379,13 @@ prio_srtf(const struct dash_qrow *r, char *buf, size_t len)
 	snprintf(buf, len, "rem %s", d);
 }
 
+/* srsf's key is remaining time x GPUs: service, shown in GPU-hours. */
+static void
+prio_srsf(const struct dash_qrow *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "svc %.3g GPU-h", r->key.k[0] / 3600);
+}
+
 /* How each policy's key reads; an unknown policy shows the numbers. */
 static const struct {
 	const char	*policy;
@@ -389,7 +396,7 @@ static const struct {
 	{ "las", prio_las },
 	{ "gittins", prio_gittins },
 	{ "srtf", prio_srtf },
-	{ "srsf", prio_srtf },
+	{ "srsf", prio_srsf },
 };
 
 void

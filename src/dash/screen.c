@@ -27,6 +27,7 @@ static const struct {
 	[DG_DOOMED]	= { "\u2620", "D" },
 	[DG_HEALTHY]	= { " ", " " },
 	[DG_ARROW]	= { "\u2190", "<" },
+	[DG_SELECT]	= { "\u25b6", ">" },
 };
 
 void
@@ -35,6 +36,7 @@ dash_screen_init(struct dash_screen *s, int w, int h, bool ascii)
 	s->w = w > 0 ? w : 1;
 	s->h = h > 0 ? h : 1;
 	s->ascii = ascii;
+	s->ox = 0;
 	s->c = xcalloc((size_t)s->w * (size_t)s->h, sizeof *s->c);
 	dash_screen_clear(s);
 }
@@ -93,6 +95,7 @@ dash_put(struct dash_screen *s, int x, int y, int maxw, enum dash_role role,
 	const unsigned char *p = (const unsigned char *)text;
 	int n = 0, len;
 
+	x += s->ox;
 	if (y < 0 || y >= s->h)
 		return 0;
 	if (maxw < 0 || x + maxw > s->w)
@@ -160,6 +163,7 @@ dash_role_span(struct dash_screen *s, int x, int y, int n, enum dash_role role)
 
 	if (y < 0 || y >= s->h)
 		return;
+	x += s->ox;
 	for (i = x < 0 ? 0 : x; i < x + n && i < s->w; i++)
 		s->c[(size_t)y * (size_t)s->w + (size_t)i].role = (unsigned char)role;
 }

@@ -57,6 +57,7 @@ enum dash_glyph {
 	DG_DOOMED,
 	DG_HEALTHY,
 	DG_ARROW,	/* "preempted by" */
+	DG_SELECT,	/* marks the selected row without colour */
 	DG_NGLYPHS
 };
 
@@ -69,6 +70,7 @@ struct dash_cell {
 struct dash_screen {
 	int		 w, h;
 	bool		 ascii;		/* glyphs in their ASCII form */
+	int		 ox;		/* added to every x: a list's marker gutter */
 	struct dash_cell *c;
 };
 

@@ -41,6 +41,8 @@ struct dash_data {
 	double			 now;		/* the source's clock, seconds */
 	bool			 can_play;	/* advance(dt) moves virtual time */
 	bool			 done;		/* nothing more will happen */
+	/* ':' commands that change state may act on it (a live session) */
+	bool			 writable;
 	uint64_t		 gen;		/* invariant 1 */
 };
 

@@ -458,7 +458,8 @@ dash_view_set_filter(struct dash_view *v, const char *f, char **cause)
 			char buf[128];
 
 			regerror(rc, &re, buf, sizeof buf);
-			*cause = xasprintf("bad filter '%s': %s", f, buf);
+			if (cause != NULL)
+				*cause = xasprintf("bad filter '%s': %s", f, buf);
 			return -1;
 		}
 	}
@@ -493,10 +494,18 @@ row_passes(const struct dash_model *m, const struct dash_view *v, int p, int row
 		return true;
 	n = panels[p].fields(m, v, row, names, vals);
 	if (v->f_field) {
+		bool has = false;
+
 		for (i = 0; i < n; i++)
-			if (strcmp(names[i], v->f_name) == 0 &&
-			    strcmp(vals[i], v->f_value) == 0)
-				hit = true;
+			if (strcmp(names[i], v->f_name) == 0) {
+				has = true;
+				if (strcmp(vals[i], v->f_value) == 0)
+					hit = true;
+			}
+		/* a field this panel's rows do not have leaves the panel alone
+		   (state=PD filters queues, not VCs) */
+		if (!has)
+			return true;
 	} else if (v->f_re_ok) {
 		all[0] = '\0';
 		for (i = 0; i < n; i++) {
@@ -799,6 +808,110 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 	return true;
 }
 
+bool
+dash_view_scroll(struct dash_view *v, struct dash_model *m, int delta)
+{
+	if (v->input != DI_NONE || v->help || v->panel == DP_DETAIL ||
+	    (v->panel == DP_CELLS && v->map))
+		return false;
+	move_sel(v, m, delta, false);
+	return true;
+}
+
+bool
+dash_view_click(struct dash_view *v, struct dash_model *m, int x, int y)
+{
+	int i, tx = 0, w, p = v->panel, row;
+
+	if (v->help) {
+		v->help = false;
+		return true;
+	}
+	if (v->input != DI_NONE)
+		return false;
+	if (y == 1) {		/* the tabs, as draw_tabs lays them out */
+		for (i = 0; i < DASH_NPANELS; i++) {
+			w = (int)strlen(panels[i].title) + 4;
+			if (x >= tx && x < tx + w) {
+				v->panel = i;
+				return true;
+			}
+			tx += w + 1;
+		}
+		return false;
+	}
+	if (p == DP_DETAIL || (p == DP_CELLS && v->map) || y < v->list_y ||
+	    y >= v->list_y + v->list_h)
+		return false;
+	visible_rows(v, m, p);
+	row = v->top[p] + y - v->list_y;
+	if (row >= v->nvis)
+		return false;
+	if (row == (p == DP_EVENTS && v->sel[p] < 0 ? v->nvis - 1 : v->sel[p]))
+		return dash_view_key(v, m, DK_ENTER);
+	v->sel[p] = row;
+	return true;
+}
+
+void
+dash_view_state_save(const struct dash_view *v, const struct dash_model *m,
+    struct strbuf *out)
+{
+	const struct spec *s = m->d.spec;
+	int c;
+	bool top;
+
+	strbuf_addf(out, "panel %s\n", dash_panel_name(v->panel == DP_DETAIL ?
+	    v->back : v->panel));
+	strbuf_addf(out, "map %d\nsort %d\nspeed %.0f\n", v->map, v->sort, v->speed);
+	if (v->filter[0] != '\0')
+		strbuf_addf(out, "filter %s\n", v->filter);
+	for (c = 0; c < s->ncells; c++) {
+		top = s->cells[c].level == s->chains[s->cells[c].chain].levels;
+		if (s->cells[c].nchild > 0 && (m->open[c] != 0) != top)
+			strbuf_addf(out, "%s %s\n", top ? "closed" : "open", s->cells[c].addr);
+	}
+}
+
+void
+dash_view_state_load(struct dash_view *v, struct dash_model *m, const char *text)
+{
+	const struct spec *s = m->d.spec;
+	const char *p = text, *e, *val;
+	char line[256];
+	int c, n;
+	double x;
+
+	for (; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		e = strchr(p, '\n');
+		if (e == NULL)
+			e = p + strlen(p);
+		snprintf(line, sizeof line, "%.*s", (int)(e - p), p);
+		if ((val = strchr(line, ' ')) == NULL)
+			continue;
+		val++;
+		if (strncmp(line, "panel ", 6) == 0 && (n = dash_panel_parse(val)) >= 0 &&
+		    n != DP_DETAIL)
+			v->panel = n;
+		else if (strncmp(line, "map ", 4) == 0)
+			v->map = strcmp(val, "1") == 0;
+		else if (strncmp(line, "sort ", 5) == 0 && val[0] >= '0' && val[0] <= '3' &&
+		    val[1] == '\0')
+			v->sort = val[0] - '0';
+		else if (strncmp(line, "speed ", 6) == 0 && (x = strtod(val, NULL)) >=
+		    DASH_SPEED_MIN && x <= DASH_SPEED_MAX)
+			v->speed = x;
+		else if (strncmp(line, "filter ", 7) == 0)
+			dash_view_set_filter(v, val, NULL);
+		else if (strncmp(line, "open ", 5) == 0 || strncmp(line, "closed ", 7) == 0)
+			for (c = 0; c < s->ncells; c++)
+				if (strcmp(s->cells[c].addr, val) == 0) {
+					dash_model_set_open(m, c, line[0] == 'o');
+					break;
+				}
+	}
+}
+
 void
 dash_keys_help(struct strbuf *out)
 {
@@ -851,15 +964,19 @@ draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s
 {
 	int p = v->panel, i, sel, top;
 
-	dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
 	dash_role_span(s, 0, y0, s->w, DR_HEADER);
+	/* a one-column gutter holds the selection marker, seen without colour */
+	s->ox = 1;
+	dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
 	y0++;
 	h--;
 	visible_rows(v, m, p);
 	v->list_h = h;
+	v->list_y = y0;
 	if (v->nvis == 0) {
 		dash_put(s, 2, y0, -1, DR_DIM, v->filter[0] ? "(no rows match the filter)" :
 		    "(nothing yet)");
+		s->ox = 0;
 		return;
 	}
 	sel = v->sel[p];
@@ -881,10 +998,12 @@ draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s
 	if (top < 0)
 		top = 0;
 	v->top[p] = top;
-	for (i = 0; i < h && top + i < v->nvis; i++) {
-		panels[p].draw_row(m, v, s, v->vis[top + i], y0 + i, s->w);
-		if (top + i == sel)
-			dash_role_span(s, 0, y0 + i, s->w, DR_SELECT);
+	for (i = 0; i < h && top + i < v->nvis; i++)
+		panels[p].draw_row(m, v, s, v->vis[top + i], y0 + i, s->w - 1);
+	s->ox = 0;
+	if (sel - top < h) {
+		dash_role_span(s, 0, y0 + sel - top, s->w, DR_SELECT);
+		dash_put(s, 0, y0 + sel - top, 1, DR_SELECT, dash_glyph(s, DG_SELECT));
 	}
 }
 

@@ -96,6 +96,7 @@ struct dash_view {
 	int		 nvis;
 	size_t		 vis_cap;
 	int		 list_h;	/* rows the last draw showed (paging) */
+	int		 list_y;	/* screen line of its first row (mouse) */
 
 	/* the face's hooks for ':' lines; NULL: no command line */
 	int		(*run)(void *arg, const char *line, bool admin,
@@ -117,6 +118,23 @@ void	dash_view_init(struct dash_view *v);
 void	dash_view_release(struct dash_view *v);
 /* Handle one key; returns true when the frame should be drawn again. */
 bool	dash_view_key(struct dash_view *v, struct dash_model *m, int key);
+/*
+ * The mouse: a click at (x, y) picks the tab or list row there (a click on
+ * the selected row opens it, as Enter); the wheel moves the selection by
+ * delta rows. Both return true when the frame should be drawn again.
+ */
+bool	dash_view_click(struct dash_view *v, struct dash_model *m, int x, int y);
+bool	dash_view_scroll(struct dash_view *v, struct dash_model *m, int delta);
+/*
+ * UI state kept between runs as text lines ("panel queues", "sort 2",
+ * "map 1", "filter state=PD", "speed 600", "open r0n00", "closed r1"; cells
+ * only where they differ from the default: racks open). Loading skips
+ * lines it does not know or cannot use (a cell another spec has), so an
+ * old or damaged file never stops the dashboard.
+ */
+void	dash_view_state_save(const struct dash_view *v, const struct dash_model *m,
+	    struct strbuf *out);
+void	dash_view_state_load(struct dash_view *v, struct dash_model *m, const char *text);
 /* Set the filter ("" clears it); -1 with *cause for a bad regex. */
 int	dash_view_set_filter(struct dash_view *v, const char *f, char **cause);
 /* Draw the whole frame (status, tabs, panel, input line, overlays). */

@@ -53,11 +53,23 @@ check_out_has utf8-tree "▾ r0"
 # ':' commands run read-only; a mutating one is refused without admin
 run "$CELLAR" dash --once --size 120x30 --keys ':vcs<Enter>'
 check_out_has colon-vcs "research"
+# ... on the cluster on screen: a day into the demo, not the idle session
+run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':vcs<Enter>'
+check_out_has colon-on-screen "cluster: 128 GPUs, of which"
+check_out_lacks colon-not-session "of which 0 guaranteed (0.0%), 0 opportunistic"
+run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':jobs<Enter>'
+check_out_has colon-jobs-emulated "demo-philly-"
 run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<Enter>'
 check_out_has colon-refused "changes state: turn on admin mode with :admin first"
 run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>'
 check_out_has colon-confirm "run 'node bad r0n00'? [y/N]"
 check_out_has colon-banner " ADMIN"
+# confirmed, it is still refused: the emulated cluster is not a live session
+run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>y'
+check_out_has colon-emu-refused "error: the cluster on screen is the emulator's"
+# the selected row is marked without colour
+run "$CELLAR" dash --once --size 120x30 --keys 'j'
+check_out_has select-marker ">  + r0n00"
 
 run "$CELLAR" -o json dash --once --size 100x30 --at 6h
 check_rc json-rc 0

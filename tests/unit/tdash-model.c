@@ -386,7 +386,134 @@ test_too_small(void)
 	fixture_release(&f);
 }
 
+/* The mouse: tabs by column, rows by line, a second click opens. */
+static void
+test_mouse(void)
+{
+	struct fixture f;
+	struct dash_view v;
+	struct dash_screen s;
+
+	fixture_init(&f, 3600);
+	dash_view_init(&v);
+	dash_screen_init(&s, 120, 30, true);
+	dash_view_draw(&v, &f.m, &s);
+	CHECK(dash_view_click(&v, &f.m, 12, 1));	/* " 2 VCs " starts at 10 */
+	CHECK_INTEQ(v.panel, DP_VCS);
+	CHECK(dash_view_click(&v, &f.m, 3, 1));
+	CHECK_INTEQ(v.panel, DP_CELLS);
+	dash_view_draw(&v, &f.m, &s);
+	CHECK_INTEQ(v.list_y, 3);
+	CHECK(dash_view_click(&v, &f.m, 5, 5));		/* the third row */
+	CHECK_INTEQ(v.sel[DP_CELLS], 2);
+	CHECK_INTEQ(v.panel, DP_CELLS);
+	CHECK(!dash_view_click(&v, &f.m, 5, 29));	/* the key hints line */
+	CHECK(dash_view_click(&v, &f.m, 5, 5));		/* again: open it */
+	CHECK_INTEQ(v.panel, DP_DETAIL);
+	CHECK(v.d_kind == DD_CELL && v.d_id == f.m.rows[2]);
+	CHECK(!dash_view_scroll(&v, &f.m, 3));		/* detail has no rows */
+	dash_view_key(&v, &f.m, DK_ESC);
+	CHECK(dash_view_scroll(&v, &f.m, 3));
+	CHECK_INTEQ(v.sel[DP_CELLS], 5);
+	CHECK(dash_view_scroll(&v, &f.m, -100));
+	CHECK_INTEQ(v.sel[DP_CELLS], 0);
+	dash_screen_release(&s);
+	dash_view_release(&v);
+	fixture_release(&f);
+}
+
+/* The selected row is marked without colour, in the gutter. */
+static void
+test_select_marker(void)
+{
+	struct fixture f;
+	struct dash_view v;
+	struct dash_screen s;
+	struct strbuf out = STRBUF_INIT;
+	char *l3, *l4;
+
+	fixture_init(&f, 0);
+	dash_view_init(&v);
+	dash_screen_init(&s, 100, 20, true);
+	dash_view_key(&v, &f.m, 'j');
+	dash_view_draw(&v, &f.m, &s);
+	dash_screen_text(&s, &out);
+	l3 = strchr(strchr(strchr(out.buf, '\n') + 1, '\n') + 1, '\n') + 1;
+	l4 = strchr(l3, '\n') + 1;
+	CHECK(strncmp(l3, " - r0 ", 6) == 0);
+	CHECK(strncmp(l4, ">  + r0n00 ", 11) == 0);
+	dash_screen_release(&s);
+	strbuf_release(&out);
+	dash_view_release(&v);
+	fixture_release(&f);
+}
+
+/* UI state: saved as text, loaded back; junk and other specs' cells skipped. */
+static void
+test_ui_state(void)
+{
+	struct fixture f, g;
+	struct dash_view v, w;
+	struct strbuf out = STRBUF_INIT, again = STRBUF_INIT;
+	int node;
+
+	fixture_init(&f, 0);
+	fixture_init(&g, 0);
+	dash_view_init(&v);
+	dash_view_init(&w);
+	dash_view_key(&v, &f.m, '3');
+	dash_view_key(&v, &f.m, 's');
+	dash_view_key(&v, &f.m, '+');
+	dash_view_key(&v, &f.m, 'm');
+	CHECK(dash_view_set_filter(&v, "state=PD", NULL) == 0);
+	node = f.m.rows[1];
+	dash_model_set_open(&f.m, node, true);
+	dash_model_set_open(&f.m, f.m.rows[0], false);
+	dash_view_state_save(&v, &f.m, &out);
+	CHECK(strstr(out.buf, "panel queues\n") != NULL);
+	CHECK(strstr(out.buf, "closed r0\n") != NULL);
+	CHECK(strstr(out.buf, "open r0n00\n") != NULL);
+	strbuf_adds(&out, "garbage\nopen nosuchcell\nsort 9\nspeed -4\npanel detail\n");
+	dash_view_state_load(&w, &g.m, out.buf);
+	CHECK_INTEQ(w.panel, DP_QUEUES);
+	CHECK_INTEQ(w.sort, 1);
+	CHECK(w.speed == 1200);
+	CHECK(w.map);
+	CHECK_STREQ(w.filter, "state=PD");
+	CHECK(g.m.open[node] && !g.m.open[f.m.rows[0]]);
+	CHECK_INTEQ(g.m.nrows, f.m.nrows);
+	dash_view_state_save(&w, &g.m, &again);
+	strbuf_reset(&out);
+	dash_view_state_save(&v, &f.m, &out);
+	CHECK_STREQ(again.buf, out.buf);
+	strbuf_release(&out);
+	strbuf_release(&again);
+	dash_view_release(&v);
+	dash_view_release(&w);
+	fixture_release(&f);
+	fixture_release(&g);
+}
+
+/* srsf's key is service (remaining time x GPUs), not remaining time. */
+static void
+test_prio_labels(void)
+{
+	struct dash_qrow r;
+	char buf[64];
+
+	memset(&r, 0, sizeof r);
+	r.key.k[0] = 7200;
+	dash_format_prio("srtf", &r, buf, sizeof buf);
+	CHECK_STREQ(buf, "rem 2h00m");
+	dash_format_prio("srsf", &r, buf, sizeof buf);
+	CHECK_STREQ(buf, "svc 2 GPU-h");
+}
+
 static const struct test tests[] = {
+	{ "mouse", test_mouse },
+	{ "select-marker", test_select_marker },
+	{ "ui-state", test_ui_state },
+	{ "prio-labels", test_prio_labels },
 	{ "rebuild-on-change", test_rebuild_on_change },
 	{ "queue-order-and-counts", test_queue_order_and_counts },
 	{ "tree-rows", test_tree_rows },
