@@ -5,8 +5,9 @@
  * (cmd/args.h). Then commands run in one of five ways, all through
  * cmd_dispatch with one session: one-shot (`cellar CMD ARGS`), -c strings
  * and -f files in the order given (tokenized by cmd/cmdline.h), commands on
- * stdin when it is not a terminal, or the REPL (ui/repl.c) for `cellar repl`
- * and for a bare `cellar` on a terminal (until the dashboard exists).
+ * stdin when it is not a terminal, the REPL (ui/repl.c) for `cellar repl`
+ * (and a bare `cellar` whose output is not a terminal), or the dashboard
+ * (ui/dash.c, through the dash command) for a bare `cellar` on a terminal.
  *
  * Batch mode stops at the first failing command unless --keep-going; the
  * exit status is the first failure's. The REPL goes on after failures and
@@ -32,6 +33,7 @@
 #include "cmd/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
+#include "ui/dash.h"
 #include "ui/repl.h"
 
 #define CELLAR_VERSION	"0.1.0"
@@ -186,6 +188,15 @@ fe_progress(const struct frontend *fe, const char *line)
 		return;
 	fprintf(stderr, "\r\033[K%s", line != NULL ? line : "");
 	fflush(stderr);
+}
+
+/* The terminal dashboard (ui/dash.c) for the dash command. */
+static int
+fe_dashboard(const struct frontend *fe, struct dash_model *m, struct dash_view *v,
+    char **cause)
+{
+	(void)fe;
+	return dash_tui_run(m, v, &interrupted, cause);
 }
 
 /* Run one command given as words; returns its exit status. */
@@ -510,7 +521,7 @@ main(int argc, char **argv)
 	session_init(&r.sess);
 	r.fe = (struct frontend){ .interactive = false, .flush = fe_flush,
 	    .report = fe_report, .sleep = fe_sleep, .interrupted = fe_interrupted,
-	    .progress = fe_progress, .arg = &r };
+	    .progress = fe_progress, .dashboard = fe_dashboard, .arg = &r };
 	r.sess.fe = &r.fe;
 
 	a = args_parse(tables, 0, -1, ARGS_STOP_AT_POSITIONAL, argc - 1, argv + 1, &cause);
@@ -547,8 +558,14 @@ main(int argc, char **argv)
 		run_words(&r, args_count(a), args_argv(a), "");
 	} else if (!isatty(STDIN_FILENO))
 		run_stream(&r, stdin, "-");
-	else
-		run_repl(&r);	/* the dashboard's place, once it exists */
+	else if (!isatty(STDOUT_FILENO))
+		run_repl(&r);	/* typed at, read elsewhere: lines, not a screen */
+	else {
+		char *const dash_argv[] = { (char *)"dash", NULL };
+
+		r.fe.interactive = true;
+		run_words(&r, 1, dash_argv, "");
+	}
 
 	if (interrupted) {
 		fputs("cellar: interrupted\n", stderr);

@@ -1,6 +1,7 @@
 # tests/scenarios/lib-tmux.sh — sourced (after lib.sh) by the REPL scripts
-# tests/scenarios/t01*-repl-*.sh: run cellar on a pseudo-terminal inside a
-# private tmux server, type at it and read the screen.
+# tests/scenarios/t01*-repl-*.sh and the dashboard's (t0510): run cellar on
+# a pseudo-terminal inside a private tmux server, type at it and read the
+# screen.
 #
 #   term_start NAME [VAR=VALUE...] [-- ARGS...]
 #                                   start "$CELLAR" ARGS in window NAME,
@@ -21,6 +22,12 @@
 #   press NAME KEYS...              wait_prompt NAME "$PROMPT", type_keys
 #   wait_exit NAME                  poll until cellar exits; its status -> $RC
 #   expect_screen CHECK NAME TEXT   wait_screen + ok/not_ok with the screen
+#   screen_e NAME                   the screen with its colours and attributes
+#                                   (SGR escapes, capture-pane -e)
+#   expect_screen_e CHECK NAME TEXT poll screen_e for TEXT (escapes included)
+#   expect_gone CHECK NAME TEXT     poll until the screen no longer shows TEXT
+#   resize NAME W H                 resize the window (the program gets SIGWINCH)
+#   pane_pid NAME                   the pid of the program in the pane
 #
 # Polls sleep 0.05 s between looks and give up after POLL_MAX looks (20 s
 # at the least): a cap on iterations, not a deadline, so a loaded machine
@@ -122,4 +129,42 @@ wait_exit() {
 expect_screen() {
 	if wait_screen "$2" "$3"; then ok "$1"
 	else not_ok "$1" "screen lacks [$3]: [$(screen "$2")]"; fi
+}
+
+screen_e() {
+	tmux -L "$SOCK" capture-pane -p -e -t "$1" 2>/dev/null
+}
+
+expect_screen_e() {
+	i=0
+	while [ "$i" -lt "$POLL_MAX" ]; do
+		case $(screen_e "$2") in
+		*"$3"*) ok "$1"; return 0 ;;
+		esac
+		sleep 0.05
+		i=$((i + 1))
+	done
+	not_ok "$1" "screen lacks [$3] (with escapes): [$(screen_e "$2" | od -c | head -20)]"
+}
+
+expect_gone() {
+	i=0
+	while [ "$i" -lt "$POLL_MAX" ]; do
+		case $(screen "$2") in
+		*"$3"*) ;;
+		*) ok "$1"; return 0 ;;
+		esac
+		sleep 0.05
+		i=$((i + 1))
+	done
+	not_ok "$1" "screen still shows [$3]: [$(screen "$2")]"
+}
+
+resize() {
+	tmux -L "$SOCK" resize-window -t "$1" -x "$2" -y "$3"
+}
+
+# The wrapper shell's child: env execs cellar, so it is cellar itself.
+pane_pid() {
+	pgrep -P "$(tmux -L "$SOCK" display-message -p -t "$1" '#{pane_pid}')" | head -n 1
 }

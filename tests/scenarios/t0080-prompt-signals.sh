@@ -10,7 +10,7 @@ if ! command -v script >/dev/null 2>&1; then
 	not_ok prompt "script(1) is not installed (Debian: bsdutils)"
 else
 	printf 'status -o json\nrelease nope\nalloc a --vc prod \\\n --gpus 1\njobs -o name\n' |
-	    HOME=$TMP CELLAR_HISTFILE= script -qec "$CELLAR --no-color" /dev/null >"$TMP/tty" 2>&1
+	    HOME=$TMP CELLAR_HISTFILE= script -qec "$CELLAR --no-color repl" /dev/null >"$TMP/tty" 2>&1
 	RC=$?
 	OUT=$(tr -d '\r' <"$TMP/tty")
 	check_out_has prompt "cellar default/hived> "

@@ -7,7 +7,7 @@
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-tmux.sh
 
-term_start a
+term_start a -- repl
 expect_screen banner a "cellar 0.1.0 on default/hived; 'help' lists commands, Tab completes, Ctrl-D leaves"
 expect_screen prompt a "$PROMPT"
 
@@ -45,7 +45,7 @@ check_rc exit-last-status-spec 3
 
 # An earlier failure does not count once a later command succeeds.
 PROMPT="cellar default/hived> "
-term_start b
+term_start b -- repl
 enter b "release nope"
 enter b "status"
 expect_screen b-status b "guaranteed"
@@ -53,14 +53,14 @@ press b C-d
 wait_exit b
 check_rc exit-after-recovery 0
 
-term_start c
+term_start c -- repl
 enter c "release nope"
 press c C-d
 wait_exit c
 check_rc exit-last-failure 1
 
 # Nothing run: 0. With --spec, the prompt names that spec.
-term_start d -- --spec specs/philly.yaml
+term_start d -- --spec specs/philly.yaml repl
 expect_screen spec-option d "cellar philly/hived> "
 PROMPT="cellar philly/hived> "
 press d C-d

@@ -7,7 +7,7 @@
 . tests/scenarios/lib-tmux.sh
 
 P=$PROMPT
-term_start a
+term_start a -- repl
 
 # A VC name, then the command runs as completed.
 wait_prompt a "$P"

@@ -10,7 +10,7 @@ P=$PROMPT
 mode_of() { stat -c %a "$1" 2>/dev/null || echo none; }
 
 # Session 1 under XDG_STATE_HOME.
-term_start one "XDG_STATE_HOME=$TMP/state"
+term_start one "XDG_STATE_HOME=$TMP/state" -- repl
 enter one "vcs -o name"
 wait_screen one "infer"
 enter one "jobs"
@@ -24,7 +24,7 @@ h=$TMP/state/cellar/history
     not_ok dir-mode "$(mode_of "$TMP/state/cellar")"
 
 # Session 2: Up twice recalls session 1's first line.
-term_start two "XDG_STATE_HOME=$TMP/state"
+term_start two "XDG_STATE_HOME=$TMP/state" -- repl
 press two Up
 expect_screen up-last two "${P}jobs"
 type_keys two Up
@@ -54,7 +54,7 @@ grep -q 'status -o json\|status\\040-o\\040json' "$h" && ok expanded-in-history 
     not_ok expanded-in-history "$(cat "$h")"
 
 # Without XDG_STATE_HOME: ~/.local/state/cellar/history.
-term_start three
+term_start three -- repl
 enter three "vcs"
 wait_screen three "USED%"
 press three C-d
@@ -65,7 +65,7 @@ wait_exit three
     not_ok default-dirs-mode "$(mode_of "$TMP/home/.local/state")"
 
 # CELLAR_HISTFILE wins; set but empty, no history at all.
-term_start four "CELLAR_HISTFILE=$TMP/mine" "XDG_STATE_HOME=$TMP/other"
+term_start four "CELLAR_HISTFILE=$TMP/mine" "XDG_STATE_HOME=$TMP/other" -- repl
 enter four "vcs"
 wait_screen four "USED%"
 press four C-d
@@ -73,7 +73,7 @@ wait_exit four
 [ -f "$TMP/mine" ] && [ ! -e "$TMP/other" ] && ok histfile ||
     not_ok histfile "$(ls "$TMP")"
 rm -rf "$TMP/home/.local"
-term_start five "CELLAR_HISTFILE="
+term_start five "CELLAR_HISTFILE=" -- repl
 enter five "vcs"
 wait_screen five "USED%"
 type_keys five Up

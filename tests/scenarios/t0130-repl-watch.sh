@@ -7,7 +7,7 @@
 . tests/scenarios/lib-tmux.sh
 
 P=$PROMPT
-term_start a
+term_start a -- repl
 enter a "watch -n 0.1 vcs -o name"
 expect_screen watch-header a "watch: vcs -o name, every 0.1s, run 1 (Ctrl-C stops)"
 expect_screen watch-repeats a "run 3 (Ctrl-C stops)"
@@ -38,7 +38,7 @@ wait_exit a
 check_rc ctrl-c-line-status 0
 
 # An interrupted watch is the last command: Ctrl-D then exits 130.
-term_start b
+term_start b -- repl
 enter b "watch jobs"
 wait_screen b "run 1 (Ctrl-C stops)"
 type_keys b C-c
