@@ -646,14 +646,22 @@ fail:
 static int
 store_check_header(struct store *st, bool *fresh, int *version, char **cause)
 {
-	long long appid, ntables;
+	long long appid = 0, ntables = 0;
+	int rc;
 
-	if (store_pragma_int(st, "PRAGMA application_id", &appid, cause) != 0 ||
-	    store_pragma_int(st, "PRAGMA user_version", &ntables, cause) != 0)
+	/* One read transaction: a store being created by another process
+	   must look either empty or complete, never half of each. */
+	if (store_exec(st, "BEGIN", cause) != 0)
 		return -1;
+	rc = store_pragma_int(st, "PRAGMA application_id", &appid, cause);
+	if (rc == 0)
+		rc = store_pragma_int(st, "PRAGMA user_version", &ntables, cause);
 	*version = (int)ntables;
-	if (store_pragma_int(st, "SELECT count(*) FROM sqlite_master", &ntables,
-	    cause) != 0)
+	if (rc == 0)
+		rc = store_pragma_int(st, "SELECT count(*) FROM sqlite_master",
+		    &ntables, cause);
+	sqlite3_exec(st->db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+	if (rc != 0)
 		return -1;
 	*fresh = appid == 0 && *version == 0 && ntables == 0;
 	if (*fresh)
