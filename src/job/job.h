@@ -97,6 +97,8 @@ struct job {
 	int			 gpus;		/* total, sum of pods x gpus */
 	int			 leaf_type;	/* spec type index, -1 = any */
 	enum job_class		 klass;
+	int			 priority;	/* 0..1000 from a submission (policy
+						   'priority'); 0 for traces */
 	bool			 soft_affinity;	/* may run with relaxed locality */
 	double			 duration;	/* seconds at ideal placement; < 0 unknown */
 	int			 model;		/* model class (sim/model.h) */

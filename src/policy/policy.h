@@ -162,5 +162,6 @@ extern const struct policy_ops policy_gittins;
 extern const struct policy_ops policy_srtf;
 extern const struct policy_ops policy_srsf;
 extern const struct policy_ops policy_gandiva;
+extern const struct policy_ops policy_priority;
 
 #endif

@@ -207,6 +207,33 @@ sched_create(struct engine *e, const struct policy *p, struct job *jobs, int njo
 }
 
 void
+sched_grow(struct sched *s, struct job *jobs, int njobs)
+{
+	size_t n;
+	int i;
+
+	s->jobs = jobs;
+	if (njobs <= s->njobs)
+		return;
+	n = (size_t)njobs;
+	s->key = xreallocarray(s->key, n, sizeof *s->key);
+	s->klass = xreallocarray(s->klass, n, sizeof *s->klass);
+	s->dom = xreallocarray(s->dom, n, sizeof *s->dom);
+	s->shape = xreallocarray(s->shape, n, sizeof *s->shape);
+	s->pos = xreallocarray(s->pos, n, sizeof *s->pos);
+	s->running = xreallocarray(s->running, n, sizeof *s->running);
+	for (i = s->njobs; i < njobs; i++) {
+		memset(&s->key[i], 0, sizeof s->key[i]);
+		s->key[i].id = i;
+		s->klass[i] = 0;
+		s->shape[i] = 0;
+		s->dom[i] = s->pos[i] = -1;
+		s->running[i] = false;
+	}
+	s->njobs = njobs;
+}
+
+void
 sched_free(struct sched *s)
 {
 	int i, k;
@@ -397,6 +424,17 @@ sched_release(struct sched *s, int job)
 		return;
 	engine_release(s->e, s->jobs[job].engine_id);
 	unrun(s, job);
+}
+
+void
+sched_cancel(struct sched *s, int job)
+{
+	if (job < 0 || job >= s->njobs)
+		return;
+	if (s->dom[job] >= 0)
+		unqueue(s, job);
+	else
+		sched_release(s, job);
 }
 
 void

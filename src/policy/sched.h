@@ -83,10 +83,17 @@ struct sched	*sched_create(struct engine *e, const struct policy *p,
 		    struct job *jobs, int njobs);
 void		 sched_free(struct sched *s);
 
+/*
+ * The caller's jobs array moved or grew to njobs (a live session adds jobs
+ * as they are submitted): new jobs are neither queued nor running.
+ */
+void		 sched_grow(struct sched *s, struct job *jobs, int njobs);
 /* A job became PENDING at now (submitted, requeued). */
 void		 sched_submit(struct sched *s, int job, double now);
 /* A running job stops (completed, failed, cancelled): free its cells. */
 void		 sched_release(struct sched *s, int job);
+/* A job leaves for good (cancelled): out of its queue, or its cells freed. */
+void		 sched_cancel(struct sched *s, int job);
 /* A job's key or class changed (policy.change / wait_change came due). */
 void		 sched_rekey(struct sched *s, int job, double now);
 /* The job holding engine job id eid, or -1. */

@@ -141,6 +141,32 @@ test_las_promotion(void)
 	policy_release(&p);
 }
 
+/* priority: higher first, then arrival; class = priority, clamped */
+static void
+test_priority(void)
+{
+	struct policy p;
+	struct job a, b, c;
+
+	mk(&p, &policy_priority, NULL, 0, NULL, 0);
+	running(&a, 0, 10, 1, 0);
+	running(&b, 1, 20, 1, 0);
+	running(&c, 2, 5, 1, 1e9);
+	a.priority = 1;
+	b.priority = 5;
+	c.priority = 1;
+	CHECK(cmp(&p, &b, &a, 0) < 0);		/* rule 1 beats arrival */
+	CHECK(cmp(&p, &c, &a, 0) < 0);		/* rule 2: earlier first */
+	CHECK(p.ops->klass(&p, &b, 0) == 5 && p.ops->klass(&p, &a, 0) == 1);
+	b.priority = 100000;
+	CHECK(p.ops->klass(&p, &b, 0) == POLICY_MAX_CLASS);
+	a.priority = -1;
+	CHECK(p.ops->klass(&p, &a, 0) == 0);
+	CHECK(isinf(p.ops->change(&p, &a)) && isinf(p.ops->wait_change(&p, &b, 0)));
+	CHECK((p.ops->flags & POLICY_SKIP) && (p.ops->flags & POLICY_PREEMPTIVE));
+	policy_release(&p);
+}
+
 static void
 test_fifo(void)
 {
@@ -454,6 +480,7 @@ static const struct test tests[] = {
 	{ "las-demotion", test_las_demotion },
 	{ "las-promotion", test_las_promotion },
 	{ "fifo", test_fifo },
+	{ "priority", test_priority },
 	{ "srtf-srsf", test_srtf_srsf },
 	{ "gittins-index", test_gittins_index },
 	{ "gittins-learn", test_gittins_learn },
