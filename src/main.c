@@ -18,6 +18,7 @@
  * output as watch produces it, sleeps, and turns SIGINT into a flag.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include "cmd/frontend.h"
 #include "cmd/session-reconf.h"
 #include "cmd/session.h"
+#include "console.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "ui/dash.h"
@@ -323,11 +325,33 @@ repl_run_text(void *arg, const char *text, bool *more)
 	return *more ? -1 : r->last;
 }
 
+/* While the REPL waits for a key: the live jobs' loop, if there are any. */
+static int
+repl_idle(void *arg, int fd)
+{
+	struct runner *r = arg;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char *cause = NULL;
+	int rc;
+
+	if (r->sess.console == NULL)
+		return -1;
+	rc = console_wait(r->sess.console, 250, fd, &cause);
+	if (rc < 0) {
+		fprintf(stderr, "\ncellar: %s\n", cause);
+		free(cause);
+		/* the store failed: block on input rather than spin */
+		return poll(&p, 1, 1000) > 0 ? 1 : 0;
+	}
+	return rc;
+}
+
 /* The REPL, on the session loaded first so completion knows its names. */
 static void
 run_repl(struct runner *r)
 {
-	struct repl cfg = { &r->sess, CELLAR_VERSION, repl_run_text, r, &interrupted };
+	struct repl cfg = { &r->sess, CELLAR_VERSION, repl_run_text, r, repl_idle,
+	    &interrupted };
 	struct strbuf diags = STRBUF_INIT;
 	char *cause = NULL;
 

@@ -170,6 +170,10 @@ getc_fn(EditLine *el, wchar_t *wc)
 	ssize_t got;
 
 	for (;;) {
+		/* the live loop runs while the user thinks */
+		while (n == 0 && st->r->idle != NULL && !*st->r->interrupted &&
+		    st->r->idle(st->r->arg, STDIN_FILENO) == 0)
+			;
 		got = read(STDIN_FILENO, buf + n, 1);
 		if (got < 0 && errno == EINTR && !*st->r->interrupted)
 			continue;

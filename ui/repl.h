@@ -37,6 +37,12 @@ struct repl {
 	 */
 	int			(*run)(void *arg, const char *text, bool *more);
 	void			*arg;
+	/*
+	 * Optional: called while no input is there, so the caller's live loop
+	 * keeps running; returns after at most a short while, 1 when fd has
+	 * input, 0 when not yet, -1 to read anyway (blocking).
+	 */
+	int			(*idle)(void *arg, int fd);
 	/* Set by the caller's SIGINT handler. */
 	volatile sig_atomic_t	*interrupted;
 };

@@ -201,6 +201,10 @@ extern const struct cmd_entry cmd_db_check_entry;
 extern const struct cmd_entry cmd_db_vacuum_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_submit_entry;
+extern const struct cmd_entry cmd_cancel_entry;
+extern const struct cmd_entry cmd_wait_entry;
+extern const struct cmd_entry cmd_job_log_entry;
 
 /*
  * `jobs --run ID|last`: the jobs of a stored run (cmd-store.c), in the

@@ -136,6 +136,12 @@ put_placement(struct session *s, int job, int engine_id, int pin, char **cause)
 	return rc == 0 ? 0 : -1;
 }
 
+int
+session_log_placement(struct session *s, int job, int engine_id, char **cause)
+{
+	return put_placement(s, job, engine_id, -1, cause);
+}
+
 static int
 append(struct session *s, const struct rec *r, char **cause)
 {

@@ -50,6 +50,8 @@ int	session_log_free_name(struct session *s, const char *name, char **renamed,
    and what happened to the victims. */
 int	session_log_alloc(struct session *s, const struct engine_req *r,
 	    const struct engine_plan *p, char **cause);
+/* Record where stored job `job` runs: engine job engine_id's placement. */
+int	session_log_placement(struct session *s, int job, int engine_id, char **cause);
 /* Engine job id is released by hand (call before engine_release). */
 int	session_log_release(struct session *s, int engine_id, char **cause);
 /* node went bad or healthy; affected: the jobs on it, comma-separated. */

@@ -6,6 +6,7 @@
  * needs to write.
  */
 #include "cmd/session.h"
+#include "console.h"
 #include "cmd/session-log.h"
 
 #include <stdlib.h>
@@ -37,6 +38,8 @@ session_init(struct session *s)
 static void
 session_unload(struct session *s)
 {
+	console_free(s->console);	/* before the engine it schedules on */
+	s->console = NULL;
 	engine_free(s->engine);		/* before the spec it points into */
 	spec_free(s->spec);
 	free(s->spec_path);

@@ -48,6 +48,7 @@ struct store;
 #define SESSION_DEFAULT_SPEC	"specs/default.yaml (embedded)"
 
 struct frontend;
+struct console;
 
 struct session {
 	char			*spec_path;	/* as given, or SESSION_DEFAULT_SPEC */
@@ -62,6 +63,7 @@ struct session {
 	int64_t			 run;		/* our session run, 0 until the first write */
 	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
+	struct console		*console;	/* live jobs (src/console.h), or NULL */
 };
 
 void	session_init(struct session *s);

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/shquote.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "spec/spec-int.h"
@@ -1641,10 +1642,250 @@ load_physical(struct loader *L, int pc)
 	check_pins_nested(L);
 }
 
+/* ---- backend: cellar's own section ------------------------------------ */
+
+const char *const spec_hook_names[SPEC_NHOOKS] = {
+	"start", "stop", "suspend", "resume", "status", "health", "migrate",
+};
+
+/* A plain number in [lo, hi]; false (reported) when it is not one. */
+static bool
+get_num(struct loader *L, int node, const char *what, double lo, double hi,
+    double *out)
+{
+	const char *v = str(L, node);
+	char *end;
+	double x;
+
+	errno = 0;
+	x = kind(L, node) == YDOC_SCALAR && !L->doc.nodes[node].quoted &&
+	    *v != '\0' ? strtod(v, &end) : 0;
+	if (kind(L, node) != YDOC_SCALAR || L->doc.nodes[node].quoted ||
+	    *v == '\0' || *end != '\0' || errno != 0 || !(x >= lo && x <= hi)) {
+		err(L, node, "'%s' must be a number from %g to %g, not '%s'", what,
+		    lo, hi, v);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* A scalar string, copied; NULL (reported) when it is not one. */
+static char *
+get_str(struct loader *L, int node, const char *what)
+{
+	if (kind(L, node) != YDOC_SCALAR || *str(L, node) == '\0') {
+		err(L, node, "'%s' must be a non-empty string, not %s", what,
+		    kind_name(L, node));
+		return NULL;
+	}
+	return xstrdup(str(L, node));
+}
+
+/* A host name or address ssh may be given: no option, no shell syntax. */
+static bool
+host_valid(const char *h)
+{
+	size_t i;
+
+	if (h[0] == '\0' || h[0] == '-')
+		return false;
+	for (i = 0; h[i] != '\0'; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
+		    (h[i] >= '0' && h[i] <= '9') || strchr(".-_:", h[i]) != NULL))
+			return false;
+	return true;
+}
+
+static void
+parse_target(struct loader *L, int map, const char *ctx, struct spec_ssh_target *t,
+    bool with_host)
+{
+	static const char *const names[] = { "user", "port", "identityFile",
+	    "host", "config" };
+	int key[5], val[5];
+	long long port;
+
+	if (kind(L, map) != YDOC_MAP) {
+		err(L, map, "%s must be a mapping, not %s", ctx, kind_name(L, map));
+		return;
+	}
+	get_fields(L, map, ctx, names, 5, NULL, key, val);
+	if (with_host && key[4] >= 0)
+		err(L, key[4], "'config' belongs in 'backend.ssh', not in a node's entry");
+	else if (key[4] >= 0)
+		t->config = get_str(L, val[4], "config");
+	if (!with_host && key[3] >= 0)
+		err(L, key[3], "'host' belongs in a node's entry in 'backend.nodes'");
+	if (key[0] >= 0 && (t->user = get_str(L, val[0], "user")) != NULL &&
+	    !name_valid(t->user, 64))
+		err(L, val[0], "bad user name '%s' (letters, digits, '.', '_', '-')",
+		    t->user);
+	if (key[1] >= 0) {
+		if (get_int(L, val[1], 1, 65535, &port) != 0)
+			err(L, val[1], "'port' must be a port number (1 to 65535), "
+			    "not '%s'", str(L, val[1]));
+		else
+			t->port = (int)port;
+	}
+	if (key[2] >= 0)
+		t->identity = get_str(L, val[2], "identityFile");
+	if (with_host && key[3] >= 0 && (t->host = get_str(L, val[3], "host")) != NULL &&
+	    !host_valid(t->host))
+		err(L, val[3], "bad host '%s' (a name or address; no spaces, "
+		    "no leading '-')", t->host);
+}
+
+/* "DIR/NAME" as one quoted shell word; DIR relative to the spec's file. */
+static char *
+hook_in_dir(struct loader *L, const char *dir, const char *name)
+{
+	struct strbuf path = STRBUF_INIT, cmd = STRBUF_INIT;
+	const char *slash = strrchr(L->file, '/');
+
+	if (dir[0] != '/' && slash != NULL)
+		strbuf_addf(&path, "%.*s/", (int)(slash - L->file), L->file);
+	strbuf_addf(&path, "%s/%s", dir, name);
+	sh_quote(&cmd, path.buf);
+	strbuf_release(&path);
+	return strbuf_detach(&cmd, NULL);
+}
+
+static void
+parse_backend(struct loader *L, int map)
+{
+	enum { K_TYPE, K_HOOKS, K_TIMEOUT, K_RETRIES, K_BACKOFF, K_STATUS, K_HEALTH,
+	    K_CONNECT, K_RUNDIR, K_SSH, K_NODES, K_HOOK0 };
+	static const char *const names[] = { "type", "hooks", "timeout", "retries",
+	    "backoff", "statusInterval", "healthInterval", "connectTimeout",
+	    "rundir", "ssh", "nodes", "start", "stop", "suspend", "resume",
+	    "status", "health", "migrate" };
+	enum { NKEYS = K_HOOK0 + SPEC_NHOOKS };
+	struct spec_backend *b = &L->s->backend;
+	int key[NKEYS], val[NKEYS], i, n;
+	long long x;
+	char *dir;
+
+	if (kind(L, map) != YDOC_MAP) {
+		err(L, map, "'backend' must be a mapping, not %s", kind_name(L, map));
+		return;
+	}
+	get_fields(L, map, "backend", names, NKEYS, NULL, key, val);
+	if (key[K_TYPE] < 0)
+		err(L, map, "missing 'type' in 'backend' (emulator, local or ssh)");
+	else if (strcmp(str(L, val[K_TYPE]), "emulator") == 0)
+		b->type = SPEC_BACKEND_EMULATOR;
+	else if (strcmp(str(L, val[K_TYPE]), "local") == 0)
+		b->type = SPEC_BACKEND_LOCAL;
+	else if (strcmp(str(L, val[K_TYPE]), "ssh") == 0)
+		b->type = SPEC_BACKEND_SSH;
+	else
+		err(L, val[K_TYPE], "unknown backend type '%s' (emulator, local or ssh)",
+		    str(L, val[K_TYPE]));
+	if (key[K_HOOKS] >= 0 && (dir = get_str(L, val[K_HOOKS], "hooks")) != NULL) {
+		for (i = 0; i < SPEC_NHOOKS; i++)
+			b->hooks[i] = hook_in_dir(L, dir, spec_hook_names[i]);
+		free(dir);
+	}
+	for (i = 0; i < SPEC_NHOOKS; i++)
+		if (key[K_HOOK0 + i] >= 0) {
+			free(b->hooks[i]);
+			b->hooks[i] = get_str(L, val[K_HOOK0 + i], spec_hook_names[i]);
+		}
+	if (key[K_TIMEOUT] >= 0)
+		get_num(L, val[K_TIMEOUT], "timeout", 0.01, 86400, &b->timeout);
+	if (key[K_RETRIES] >= 0) {
+		if (get_int(L, val[K_RETRIES], 0, 100, &x) != 0)
+			err(L, val[K_RETRIES], "'retries' must be a whole number from 0 "
+			    "to 100, not '%s'", str(L, val[K_RETRIES]));
+		else
+			b->retries = (int)x;
+	}
+	if (key[K_BACKOFF] >= 0)
+		get_num(L, val[K_BACKOFF], "backoff", 0, 3600, &b->backoff);
+	if (key[K_STATUS] >= 0)
+		get_num(L, val[K_STATUS], "statusInterval", 0.01, 86400,
+		    &b->status_interval);
+	if (key[K_HEALTH] >= 0)
+		get_num(L, val[K_HEALTH], "healthInterval", 0.01, 86400,
+		    &b->health_interval);
+	if (key[K_CONNECT] >= 0)
+		get_num(L, val[K_CONNECT], "connectTimeout", 1, 3600,
+		    &b->connect_timeout);
+	if (key[K_RUNDIR] >= 0)
+		b->rundir = get_str(L, val[K_RUNDIR], "rundir");
+	if (key[K_SSH] >= 0)
+		parse_target(L, val[K_SSH], "'ssh'", &b->ssh, false);
+	if (key[K_NODES] >= 0 && kind(L, val[K_NODES]) != YDOC_MAP)
+		err(L, val[K_NODES], "'nodes' must be a mapping of node names, not %s",
+		    kind_name(L, val[K_NODES]));
+	else if (key[K_NODES] >= 0 && L->cells_ok) {
+		b->nodes = xcalloc((size_t)L->s->nnodes + 1, sizeof *b->nodes);
+		n = L->doc.nodes[val[K_NODES]].n;
+		for (i = 0; i < n; i++) {
+			int k = ydoc_key(&L->doc, val[K_NODES], i), node;
+
+			if ((node = spec_find_node(L->s, str(L, k))) < 0) {
+				err(L, k, "unknown node '%s' in 'backend.nodes'", str(L, k));
+				continue;
+			}
+			parse_target(L, ydoc_val(&L->doc, val[K_NODES], i),
+			    "a node's entry in 'backend.nodes'", &b->nodes[node], true);
+		}
+	}
+	if (b->type == SPEC_BACKEND_EMULATOR)
+		return;
+	for (i = 0; i < SPEC_NHOOKS; i++)
+		if (b->hooks[i] == NULL && i != SPEC_HOOK_MIGRATE)
+			err(L, map, "backend of type '%s' needs a '%s' hook (or "
+			    "'hooks: DIR')", str(L, val[K_TYPE]), spec_hook_names[i]);
+	if (L->cells_ok)
+		for (i = 0; i < L->s->nnodes; i++)
+			if (!name_valid(L->s->nodes[i].name, 64))
+				err(L, map, "node name '%s' cannot be handed to hooks "
+				    "(letters, digits, '.', '_', '-')", L->s->nodes[i].name);
+}
+
+static void
+backend_defaults(struct spec_backend *b)
+{
+	b->type = SPEC_BACKEND_EMULATOR;
+	b->timeout = 30;
+	b->retries = 2;
+	b->backoff = 1;
+	b->status_interval = 2;
+	b->health_interval = 10;
+	b->connect_timeout = 5;
+}
+
+static void
+target_free(struct spec_ssh_target *t)
+{
+	free(t->host);
+	free(t->user);
+	free(t->identity);
+	free(t->config);
+}
+
+static void
+backend_free(struct spec_backend *b, int nnodes)
+{
+	int i;
+
+	for (i = 0; i < SPEC_NHOOKS; i++)
+		free(b->hooks[i]);
+	free(b->rundir);
+	target_free(&b->ssh);
+	for (i = 0; b->nodes != NULL && i < nnodes; i++)
+		target_free(&b->nodes[i]);
+	free(b->nodes);
+}
+
 static void
 load_doc(struct loader *L)
 {
-	static const char *const names[] = { "physicalCluster", "virtualClusters" };
+	static const char *const names[] = { "physicalCluster", "virtualClusters",
+	    "backend" };
 	static const char k8s[] = "only used by hived's kubernetes scheduler";
 	static const struct ignored_key ign[] = {
 		{ "kubeApiServerAddress", k8s },
@@ -1657,7 +1898,7 @@ load_doc(struct loader *L)
 		{ NULL, NULL },
 	};
 	struct spec *s = L->s;
-	int root = L->doc.root, key[2], val[2], p;
+	int root = L->doc.root, key[3], val[3], p;
 
 	if (kind(L, root) == YDOC_NULL) {
 		spec_diag_add(L->d, SPEC_WARNING, L->file, 1, 1, "empty spec: no "
@@ -1669,7 +1910,7 @@ load_doc(struct loader *L)
 		    "'virtualClusters', not %s", kind_name(L, root));
 		return;
 	}
-	get_fields(L, root, "the spec", names, 2, ign, key, val);
+	get_fields(L, root, "the spec", names, 3, ign, key, val);
 	L->pc_key = key[0];
 	if (key[0] < 0)
 		err(L, root, "missing 'physicalCluster'");
@@ -1691,6 +1932,8 @@ load_doc(struct loader *L)
 			    "not claimed by any virtual cluster", s->pins[p].id);
 	if (L->cells_ok)
 		check_feasible(L);
+	if (key[2] >= 0)
+		parse_backend(L, val[2]);
 }
 
 struct spec *
@@ -1708,6 +1951,7 @@ spec_load_string(const char *name, const char *text, size_t len,
 	}
 	errors0 = diags->errors;
 	s = xcalloc(1, sizeof *s);
+	backend_defaults(&s->backend);
 	s->path = xstrdup(name ? name : "<spec>");
 	s->text = xmalloc(len + 1);
 	memcpy(s->text, text, len);
@@ -1830,6 +2074,7 @@ spec_free(struct spec *s)
 		free(s->pins[i].id);
 	free(s->pins);
 	free(s->arena);
+	backend_free(&s->backend, s->nnodes);
 	if (s->node_map != NULL) {
 		strmap_release(s->node_map);
 		free(s->node_map);

@@ -151,6 +151,56 @@ struct spec_diags {
 	size_t			 dropped;	/* not kept: beyond SPEC_MAX_DIAGS */
 };
 
+/*
+ * The `backend:` section (cellar's own, not HiveD's): what runs the jobs.
+ * Hooks are shell commands run on a node (`sh -c`), the job reaching them
+ * only through environment variables.
+ */
+enum spec_backend_type {
+	SPEC_BACKEND_EMULATOR,		/* no real jobs (the default) */
+	SPEC_BACKEND_LOCAL,		/* hooks run on this machine */
+	SPEC_BACKEND_SSH,		/* hooks run on the node through ssh */
+};
+
+enum spec_hook {
+	SPEC_HOOK_START,
+	SPEC_HOOK_STOP,
+	SPEC_HOOK_SUSPEND,
+	SPEC_HOOK_RESUME,
+	SPEC_HOOK_STATUS,
+	SPEC_HOOK_HEALTH,
+	SPEC_HOOK_MIGRATE,
+	SPEC_NHOOKS
+};
+
+/* "start", "stop", ...: the YAML keys and the hook files of a hook set. */
+extern const char *const spec_hook_names[SPEC_NHOOKS];
+
+/* How to reach a node over ssh; NULL / 0 fields use the defaults
+   (the backend's, then ~/.ssh/config). */
+struct spec_ssh_target {
+	char		*host;		/* NULL: the node name */
+	char		*user;
+	int		 port;
+	char		*identity;	/* identityFile */
+	char		*config;	/* ssh -F FILE (the defaults only) */
+};
+
+struct spec_backend {
+	enum spec_backend_type	 type;
+	char			*hooks[SPEC_NHOOKS];	/* shell commands; NULL: none */
+	double			 timeout;	/* seconds per hook run (default 30) */
+	int			 retries;	/* runs after the first (default 2) */
+	double			 backoff;	/* seconds before the first retry,
+						   doubled each time (default 1) */
+	double			 status_interval;	/* seconds (default 2) */
+	double			 health_interval;	/* seconds (default 10) */
+	double			 connect_timeout;	/* ssh ConnectTimeout (default 5) */
+	char			*rundir;	/* CELLAR_RUNDIR for hooks, or NULL */
+	struct spec_ssh_target	 ssh;		/* defaults for every node */
+	struct spec_ssh_target	*nodes;		/* per spec node index, or NULL */
+};
+
 struct spec {
 	char			*path;		/* as given to spec_load, or a label */
 	char			*text;		/* the source text, NUL-terminated */
@@ -169,6 +219,8 @@ struct spec {
 	int			 nvcs;
 	struct spec_pin		*pins;
 	int			 npins;
+
+	struct spec_backend	 backend;	/* type EMULATOR when absent */
 
 	long long		 gpus;		/* leaf cells in the whole cluster */
 	char			*arena;		/* backing store of cell addresses */

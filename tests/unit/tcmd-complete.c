@@ -112,9 +112,9 @@ repl_of(const char *line)
 static void
 test_command_names(void)
 {
-	CHECK_COMP("", "alloc anomaly apropos cells compare dash db events export help "
-	    "history import job jobs load node place release replay run runs spec "
-	    "status vcs watch");
+	CHECK_COMP("", "alloc anomaly apropos cancel cells compare dash db events "
+	    "export help history import job jobs load node place release replay "
+	    "run runs spec status submit vcs wait watch");
 	CHECK_COMP("s", "spec status");
 	CHECK_REPL("s", "s");
 	CHECK_COMP("sta", "status");
@@ -240,9 +240,9 @@ test_help_and_watch(void)
 	CHECK_COMP("help node ", "bad ok");
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
-	CHECK_COMP("watch ", "alloc anomaly apropos cells compare dash db events export "
-	    "help history import job jobs load node place release replay run runs "
-	    "spec status vcs watch");
+	CHECK_COMP("watch ", "alloc anomaly apropos cancel cells compare dash db "
+	    "events export help history import job jobs load node place release "
+	    "replay run runs spec status submit vcs wait watch");
 	CHECK_COMP("watch -n 5 jo", "job jobs");
 	CHECK_COMP("watch --c", "--count");
 	CHECK_COMP("watch jobs --v", "--vc");
@@ -259,7 +259,7 @@ test_store_commands(void)
 	CHECK_COMP("e", "events export");
 	CHECK_COMP("db ", "check vacuum");
 	CHECK_COMP("run ", "show");
-	CHECK_COMP("job ", "show");
+	CHECK_COMP("job ", "log show");
 	CHECK_COMP("ru", "run runs");
 	CHECK_COMP("events --", "--filter --follow --for --help --job --kind --limit "
 	    "--no-header --output --run --since --sort --until-run-done --vc");

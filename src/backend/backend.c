@@ -1,0 +1,180 @@
+/*
+ * backend.c — the hook-based backends behind struct backend_ops: `local`
+ * (hooks run here with sh -c) and `ssh` (hooks run on the node through the
+ * OpenSSH client, one multiplexed connection per node). Both hand the job
+ * to the hook in environment variables; only ssh needs a command line for
+ * the remote shell, and builds it with sh_quote alone.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "core/shquote.h"
+#include "core/xmalloc.h"
+
+/* ---- local ---- */
+
+static void
+local_command(const struct backend *b, int node, const char *cmd,
+    const struct strvec *env, struct strvec *argv, struct strvec *envp)
+{
+	size_t i;
+
+	(void)b;
+	(void)node;
+	strvec_push(argv, "/bin/sh");
+	strvec_push(argv, "-c");
+	strvec_push(argv, cmd);
+	for (i = 0; i < env->n; i++)
+		strvec_push(envp, env->v[i]);
+}
+
+const struct backend_ops backend_local = {
+	.name = "local",
+	.command = local_command,
+};
+
+/* ---- ssh ---- */
+
+struct ssh_state {
+	char	*control_dir;	/* ControlPath directory, 0700 */
+};
+
+static int
+ssh_init(struct backend *b, char **cause)
+{
+	struct ssh_state *st = xcalloc(1, sizeof *st);
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+
+	/* socket paths must stay short (sun_path): %C is a 40-char hash */
+	if (rt != NULL && rt[0] == '/' && strlen(rt) < 40)
+		st->control_dir = xasprintf("%s/cellar-ssh", rt);
+	else
+		st->control_dir = xasprintf("/tmp/cellar-ssh-%lu",
+		    (unsigned long)getuid());
+	if (mkdir(st->control_dir, 0700) != 0 && errno != EEXIST) {
+		*cause = xasprintf("cannot create ssh control directory '%s': %s",
+		    st->control_dir, strerror(errno));
+		free(st->control_dir);
+		free(st);
+		return -1;
+	}
+	b->state = st;
+	return 0;
+}
+
+static void
+ssh_release(struct backend *b)
+{
+	struct ssh_state *st = b->state;
+
+	if (st != NULL)
+		free(st->control_dir);
+	free(st);
+}
+
+/*
+ * ssh -o BatchMode=yes ... [-p PORT] [-l USER] [-i KEY] -- HOST 'exec env
+ * K=V ... /bin/sh -c HOOK': every word of the remote line quoted.
+ */
+static void
+ssh_command(const struct backend *b, int node, const char *cmd,
+    const struct strvec *env, struct strvec *argv, struct strvec *envp)
+{
+	const struct spec_backend *sb = &b->spec->backend;
+	const struct spec_ssh_target *t = sb->nodes ? &sb->nodes[node] : NULL;
+	const struct ssh_state *st = b->state;
+	const char *host = t && t->host ? t->host : b->spec->nodes[node].name;
+	const char *user = t && t->user ? t->user : sb->ssh.user;
+	const char *key = t && t->identity ? t->identity : sb->ssh.identity;
+	int port = t && t->port ? t->port : sb->ssh.port;
+	struct strbuf line = STRBUF_INIT;
+	size_t i;
+
+	(void)envp;
+	strvec_push(argv, "ssh");
+	if (sb->ssh.config != NULL) {
+		strvec_push(argv, "-F");
+		strvec_push(argv, sb->ssh.config);
+	}
+	strvec_push(argv, "-o");
+	strvec_push(argv, "BatchMode=yes");
+	strvec_pushf(argv, "-oConnectTimeout=%d", (int)(sb->connect_timeout + 0.5));
+	strvec_push(argv, "-oControlMaster=auto");
+	strvec_pushf(argv, "-oControlPath=%s/%%C", st->control_dir);
+	strvec_push(argv, "-oControlPersist=60");
+	if (port > 0) {
+		strvec_push(argv, "-p");
+		strvec_pushf(argv, "%d", port);
+	}
+	if (user != NULL) {
+		strvec_push(argv, "-l");
+		strvec_push(argv, user);
+	}
+	if (key != NULL) {
+		strvec_push(argv, "-i");
+		strvec_push(argv, key);
+		strvec_push(argv, "-oIdentitiesOnly=yes");
+	}
+	strvec_push(argv, "--");
+	strvec_push(argv, host);
+	strbuf_adds(&line, "exec env");
+	for (i = 0; i < env->n; i++) {
+		strbuf_addc(&line, ' ');
+		sh_quote(&line, env->v[i]);
+	}
+	strbuf_adds(&line, " /bin/sh -c ");
+	sh_quote(&line, cmd);
+	strvec_push(argv, line.buf);
+	strbuf_release(&line);
+}
+
+const struct backend_ops backend_ssh = {
+	.name = "ssh",
+	.init = ssh_init,
+	.release = ssh_release,
+	.command = ssh_command,
+};
+
+struct backend *
+backend_create(const struct spec *s, char **cause)
+{
+	struct backend *b;
+	const struct backend_ops *ops;
+
+	switch (s->backend.type) {
+	case SPEC_BACKEND_LOCAL:
+		ops = &backend_local;
+		break;
+	case SPEC_BACKEND_SSH:
+		ops = &backend_ssh;
+		break;
+	default:
+		*cause = xasprintf("spec '%s' has no backend for real jobs (add a "
+		    "'backend:' section of type local or ssh)", s->path);
+		return NULL;
+	}
+	b = xcalloc(1, sizeof *b);
+	b->ops = ops;
+	b->spec = s;
+	if (ops->init != NULL && ops->init(b, cause) != 0) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void
+backend_free(struct backend *b)
+{
+	if (b == NULL)
+		return;
+	if (b->ops->release != NULL)
+		b->ops->release(b);
+	free(b);
+}

@@ -1,0 +1,338 @@
+/*
+ * hookq.c — the hook runner (see backend.h): children started with
+ * fork/execvp in their own process group, their merged stdout/stderr read
+ * through a non-blocking pipe, reaped with waitpid(WNOHANG), killed at the
+ * timeout, retried after a doubling backoff. Nothing here blocks except
+ * hookq_wait, which polls for at most the time it is given.
+ *
+ * A run's life:
+ *
+ *   WAITING --(due)--> RUNNING --(exit 0)--------------------> done
+ *      ^                  |  \--(exit != 0, timeout; tries left)--> WAITING
+ *      |                  \----(exit != 0, timeout; last try)----> done
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "core/xmalloc.h"
+
+struct run {
+	struct hook_req	 req;
+	pid_t		 pid;		/* > 0 while the child runs */
+	int		 fd;		/* its output, -1 once closed */
+	bool		 exited;	/* reaped; fd may still hold output */
+	int		 status;
+	bool		 timed_out;
+	int		 attempts;
+	double		 due;		/* start at (WAITING) */
+	double		 deadline;	/* kill at (RUNNING) */
+	struct strbuf	 out;
+	size_t		 dropped;
+};
+
+struct hookq {
+	const struct backend	*b;
+	struct run		**runs;
+	int			 n;
+	size_t			 cap;
+};
+
+struct hookq *
+hookq_create(const struct backend *b)
+{
+	struct hookq *q = xcalloc(1, sizeof *q);
+
+	q->b = b;
+	return q;
+}
+
+static void
+run_free(struct run *r)
+{
+	if (r->pid > 0) {
+		kill(-r->pid, SIGKILL);
+		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	strvec_release(&r->req.env);
+	strbuf_release(&r->out);
+	free(r);
+}
+
+void
+hookq_free(struct hookq *q)
+{
+	int i;
+
+	if (q == NULL)
+		return;
+	for (i = 0; i < q->n; i++)
+		run_free(q->runs[i]);
+	free(q->runs);
+	free(q);
+}
+
+void
+hookq_submit(struct hookq *q, struct hook_req *req)
+{
+	struct run *r = xcalloc(1, sizeof *r);
+
+	r->req = *req;
+	memset(&req->env, 0, sizeof req->env);
+	r->fd = -1;
+	r->due = 0;
+	strbuf_init(&r->out);
+	XGROW(q->runs, q->cap, (size_t)q->n + 1);
+	q->runs[q->n++] = r;
+}
+
+int
+hookq_pending(const struct hookq *q)
+{
+	return q->n;
+}
+
+/* Start r's child; on failure it counts as an attempt that exited 127. */
+static void
+start(struct hookq *q, struct run *r, double now)
+{
+	const struct spec_backend *sb = &q->b->spec->backend;
+	struct strvec argv = STRVEC_INIT, envp = STRVEC_INIT;
+	const char *cmd = sb->hooks[r->req.hook];
+	int p[2], i, fd;
+	pid_t pid;
+
+	r->attempts++;
+	r->exited = false;
+	r->timed_out = false;
+	r->status = -1;
+	strbuf_reset(&r->out);
+	r->dropped = 0;
+	r->deadline = now + sb->timeout;
+	if (cmd == NULL) {
+		strbuf_addf(&r->out, "no '%s' hook in the spec\n",
+		    spec_hook_names[r->req.hook]);
+		r->exited = true;
+		r->status = 127;
+		return;
+	}
+	q->b->ops->command(q->b, r->req.node, cmd, &r->req.env, &argv, &envp);
+	if (pipe(p) != 0) {
+		strbuf_addf(&r->out, "cannot make a pipe: %s\n", strerror(errno));
+		r->exited = true;
+		r->status = 127;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		strbuf_addf(&r->out, "cannot fork: %s\n", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		r->exited = true;
+		r->status = 127;
+		goto out;
+	}
+	if (pid == 0) {
+		/* the child: own process group (killed as one), output to the
+		   pipe, nothing else inherited */
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
+		for (i = 0; (size_t)i < envp.n; i++)
+			putenv(envp.v[i]);
+		execvp(argv.v[0], argv.v);
+		_exit(127);
+	}
+	setpgid(pid, pid);	/* also here: no race with an early kill */
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	r->pid = pid;
+	r->fd = p[0];
+out:
+	strvec_release(&argv);
+	strvec_release(&envp);
+}
+
+static void
+drain(struct run *r)
+{
+	char buf[4096];
+	ssize_t got;
+	size_t keep;
+
+	while (r->fd >= 0) {
+		got = read(r->fd, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return;		/* EAGAIN: later */
+		if (got == 0) {
+			close(r->fd);
+			r->fd = -1;
+			return;
+		}
+		keep = r->out.len < HOOK_OUT_MAX ? HOOK_OUT_MAX - r->out.len : 0;
+		if (keep > (size_t)got)
+			keep = (size_t)got;
+		strbuf_add(&r->out, buf, keep);
+		r->dropped += (size_t)got - keep;
+	}
+}
+
+static void
+reap(struct run *r, double now)
+{
+	int st;
+	pid_t got;
+
+	if (r->pid <= 0)
+		return;
+	if (now >= r->deadline && !r->timed_out) {
+		kill(-r->pid, SIGKILL);
+		r->timed_out = true;
+	}
+	got = waitpid(r->pid, &st, WNOHANG);
+	if (got != r->pid)
+		return;
+	r->pid = 0;
+	r->exited = true;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (r->timed_out)
+		r->status = -1;
+	/* a hook that left a background child holding the pipe: do not wait
+	   for it, take what is there */
+	drain(r);
+	if (r->fd >= 0) {
+		close(r->fd);
+		r->fd = -1;
+	}
+}
+
+void
+hookq_service(struct hookq *q, double now, struct hook_done **done, int *n)
+{
+	const struct spec_backend *sb = &q->b->spec->backend;
+	size_t cap = (size_t)*n;
+	int i, k;
+
+	for (i = 0; i < q->n; i++) {
+		struct run *r = q->runs[i];
+
+		if (r->pid <= 0 && !r->exited && now >= r->due)
+			start(q, r, now);
+		if (r->fd >= 0)
+			drain(r);
+		reap(r, now);
+	}
+	for (i = k = 0; i < q->n; i++) {
+		struct run *r = q->runs[i];
+		struct hook_done *d;
+
+		if (!r->exited) {
+			q->runs[k++] = r;
+			continue;
+		}
+		if (r->status != 0 && r->attempts <= sb->retries) {
+			/* again after backoff, 2 x backoff, 4 x ... */
+			r->exited = false;
+			r->due = now + sb->backoff * (double)(1u << (r->attempts - 1 < 20 ?
+			    r->attempts - 1 : 20));
+			q->runs[k++] = r;
+			continue;
+		}
+		XGROW(*done, cap, (size_t)*n + 1);
+		d = &(*done)[(*n)++];
+		memset(d, 0, sizeof *d);
+		d->job = r->req.job;
+		d->node = r->req.node;
+		d->hook = r->req.hook;
+		d->tag = r->req.tag;
+		d->status = r->status;
+		d->timed_out = r->timed_out;
+		d->attempts = r->attempts;
+		d->dropped = r->dropped;
+		d->out = strbuf_detach(&r->out, NULL);
+		run_free(r);
+	}
+	q->n = k;
+}
+
+void
+hookq_done_release(struct hook_done *d)
+{
+	free(d->out);
+	d->out = NULL;
+}
+
+int
+hookq_pollfds(const struct hookq *q, struct pollfd *fds, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < q->n && n < max; i++)
+		if (q->runs[i]->fd >= 0) {
+			fds[n].fd = q->runs[i]->fd;
+			fds[n].events = POLLIN;
+			fds[n].revents = 0;
+			n++;
+		}
+	return n;
+}
+
+double
+hookq_next(const struct hookq *q, double now)
+{
+	double best = -1, t;
+	int i;
+
+	for (i = 0; i < q->n; i++) {
+		const struct run *r = q->runs[i];
+
+		/* a running child is reaped by polling waitpid: look often */
+		t = r->pid > 0 ? 0.02 : r->due - now;
+		if (t < 0)
+			t = 0;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+bool
+hookq_wait(const struct hookq *q, double now, int ms, int fd)
+{
+	struct pollfd fds[65];
+	double next = hookq_next(q, now);
+	int n = 0, rc;
+
+	if (fd >= 0) {
+		fds[0].fd = fd;
+		fds[0].events = POLLIN;
+		fds[0].revents = 0;
+		n = 1;
+	}
+	n += hookq_pollfds(q, fds + n, 64);
+	if (next >= 0 && next * 1000 < ms)
+		ms = (int)(next * 1000);
+	rc = poll(fds, (nfds_t)n, ms);
+	return rc > 0 && fd >= 0 && (fds[0].revents & (POLLIN | POLLHUP)) != 0;
+}

@@ -1,0 +1,355 @@
+/*
+ * cmd-live.c — the live session's commands: submit, cancel, wait and
+ * job log. They hand the work to the console (src/console.h), which
+ * records every decision in the store before hooks carry it out; wait
+ * runs the console's loop until the jobs named reach a state, so scripts
+ * and tests can drive a live cluster in batch mode.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/frontend.h"
+#include "console.h"
+#include "core/strvec.h"
+#include "core/xmalloc.h"
+
+static int
+status_of(struct cmd_ctx *ctx, int status)
+{
+	ctx->status = status;
+	return -1;
+}
+
+/* ---- submit ---- */
+
+static const struct cmd_opt submit_opts[] = {
+	{ 0, "vc", "VC", "the job's virtual cluster", VALUE_VC },
+	{ 'g', "gpus", "N", "GPUs per pod (default 1)", VALUE_NONE },
+	{ 'p', "pods", "P", "pods of the gang (default 1)", VALUE_NONE },
+	{ 0, "priority", "PRIO", "0 to 1000 (default 0); -1 opportunistic", VALUE_NONE },
+	{ 'e', "env", "NAME=VALUE", "an environment variable for the job (repeatable)",
+	  VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+static int
+submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct session *s = ctx->sess;
+	struct console_submit sub;
+	struct console *c;
+	struct strvec env = STRVEC_INIT;
+	const char *vc = args_get(a, "vc");
+	size_t i;
+	int rc, status;
+
+	memset(&sub, 0, sizeof sub);
+	sub.name = args_value(a, 0);
+	sub.gpus = sub.pods = 1;
+	if (vc == NULL) {
+		*cause = xstrdup("missing '--vc VC'");
+		return cmd_usage_error(ctx);
+	}
+	if (args_has(a, "gpus") && ((sub.gpus = (int)args_strtonum(a, "gpus", 1,
+	    4096, cause)), *cause != NULL))
+		return cmd_usage_error(ctx);
+	if (args_has(a, "pods") && ((sub.pods = (int)args_strtonum(a, "pods", 1,
+	    1024, cause)), *cause != NULL))
+		return cmd_usage_error(ctx);
+	if (args_has(a, "priority") && ((sub.priority = (int)args_strtonum(a,
+	    "priority", -1, 1000, cause)), *cause != NULL))
+		return cmd_usage_error(ctx);
+	if (args_count(a) < 2) {
+		*cause = xstrdup("missing the job's command (after '--')");
+		return cmd_usage_error(ctx);
+	}
+	if ((sub.vc = spec_find_vc(s->spec, vc)) < 0) {
+		*cause = xasprintf("unknown vc '%s'", vc);
+		return -1;
+	}
+	for (i = 0; i < args_nopts(a); i++)
+		if (strcmp(args_opt_name(a, i), "env") == 0)
+			strvec_push(&env, args_opt_value(a, i));
+	sub.argv = args_argv(a) + 1;
+	sub.argc = args_count(a) - 1;
+	sub.env = env.v;
+	sub.nenv = (int)env.n;
+	if (console_get(s, &c, cause) != 0) {
+		strvec_release(&env);
+		return status_of(ctx, CMD_EXIT_SPEC);
+	}
+	rc = console_submit(c, &sub, &status, cause);
+	strvec_release(&env);
+	if (rc != 0)
+		return status_of(ctx, status);
+	/* one tick: a job that fits starts now, not at the next command */
+	if (console_tick(c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_STORE);
+	if (ctx->out.format == OUT_JSON) {
+		struct json j;
+
+		cmd_json_begin(ctx, &j, "submit");
+		json_key(&j, "name");
+		json_string(&j, sub.name);
+		cmd_json_end(ctx, &j);
+	} else
+		strbuf_addf(ctx->o, "submitted %s\n", sub.name);
+	return 0;
+}
+
+const struct cmd_entry cmd_submit_entry = {
+	.name = "submit",
+	.opts = submit_opts,
+	.min = 1, .max = -1,
+	.usage = "NAME --vc VC [--gpus N] [--pods P] [--priority PRIO] "
+	    "[--env NAME=VALUE]... -- COMMAND [ARG...]",
+	.summary = "submit a real job to the live cluster",
+	.help =
+	    "Queue job NAME in virtual cluster VC: P pods of N GPUs each, run "
+	    "by the spec's backend (backend: local or ssh) through its hooks. "
+	    "The scheduler (policy priority: higher priority first, then "
+	    "arrival; a job preempts lower priorities in its VC) starts it when "
+	    "its cells are free; the start hook runs COMMAND on each pod's node "
+	    "with the job in environment variables (CELLAR_JOB, CELLAR_VC, "
+	    "CELLAR_POD, CELLAR_PODS, CELLAR_NODES, CELLAR_NODE, CELLAR_GPUS, "
+	    "CUDA_VISIBLE_DEVICES, CELLAR_PRIORITY, CELLAR_COMMAND, "
+	    "CELLAR_RUNDIR and the --env entries).\n"
+	    "NAME is letters, digits, '.', '_' and '-' (no shell "
+	    "metacharacters); the submission is committed to the state store "
+	    "before anything runs.",
+	.examples = (const char *const []){
+		"submit train1 --vc prod --gpus 8 -- sleep 30",
+		"submit bert --vc research --gpus 8 --pods 2 --priority 10 "
+		"--env EPOCHS=3 -- ./train.sh --resume",
+		NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
+	.exec = submit_exec,
+};
+
+/* ---- cancel ---- */
+
+static int
+cancel_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct console *c;
+	int status;
+
+	if (console_get(ctx->sess, &c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_SPEC);
+	if (console_cancel(c, args_value(a, 0), &status, cause) != 0)
+		return status_of(ctx, status);
+	if (console_tick(c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_STORE);
+	if (ctx->out.format == OUT_JSON) {
+		struct json j;
+
+		cmd_json_begin(ctx, &j, "cancel");
+		json_key(&j, "name");
+		json_string(&j, args_value(a, 0));
+		cmd_json_end(ctx, &j);
+	} else
+		strbuf_addf(ctx->o, "cancelled %s\n", args_value(a, 0));
+	return 0;
+}
+
+const struct cmd_entry cmd_cancel_entry = {
+	.name = "cancel",
+	.min = 1, .max = 1,
+	.arg_kind = VALUE_JOB,
+	.usage = "NAME",
+	.summary = "cancel a submitted job (queued or running)",
+	.help =
+	    "Take job NAME out of the queue, or stop it: its cells are freed "
+	    "and the stop hook runs on each of its pods' nodes (wait shows when "
+	    "they are done).",
+	.examples = (const char *const []){ "cancel train1", NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
+	.exec = cancel_exec,
+};
+
+/* ---- wait ---- */
+
+static const struct cmd_opt wait_opts[] = {
+	{ 0, "state", "STATE", "wait for this state: running, done (default) "
+	  "or a job state (completed, failed, cancelled, pending)", VALUE_NONE },
+	{ 't', "timeout", "DURATION", "give up after this long (default 1h; 90s, 5m)",
+	  VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+/* Has job i reached what wait asks for? */
+static bool
+reached(const struct console_job *cj, const char *want)
+{
+	if (strcmp(want, "done") == 0)
+		return cj->phase == CONSOLE_DONE && cj->hooks_out == 0;
+	if (strcmp(want, "running") == 0)
+		return cj->phase == CONSOLE_RUNNING;
+	return strcmp(job_state_name(cj->job.state), want) == 0 &&
+	    (cj->phase != CONSOLE_STOPPING && cj->hooks_out == 0);
+}
+
+/* What wait found: one line (or JSON object) per job it waited for. */
+static void
+write_states(struct cmd_ctx *ctx, const struct args *a, const struct console *c,
+    const struct console_snapshot *snap)
+{
+	struct json j;
+	int i, k, n = args_count(a) > 0 ? args_count(a) : snap->njobs;
+
+	if (ctx->out.format == OUT_JSON) {
+		cmd_json_begin(ctx, &j, "wait");
+		json_key(&j, "jobs");
+		json_array_begin(&j);
+	}
+	for (k = 0; k < n; k++) {
+		const struct console_job *cj;
+
+		i = args_count(a) > 0 ? console_find(c, args_value(a, k)) : k;
+		cj = &snap->jobs[i];
+		if (ctx->out.format == OUT_JSON) {
+			json_object_begin(&j);
+			json_key(&j, "name");
+			json_string(&j, cj->job.name);
+			json_key(&j, "state");
+			json_string(&j, job_state_name(cj->job.state));
+			json_key(&j, "phase");
+			json_string(&j, console_phase_name(cj->phase));
+			json_object_end(&j);
+		} else
+			strbuf_addf(ctx->o, "%s %s\n", cj->job.name,
+			    job_state_name(cj->job.state));
+	}
+	if (ctx->out.format == OUT_JSON) {
+		json_array_end(&j);
+		cmd_json_end(ctx, &j);
+	}
+}
+
+static int
+wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	const struct frontend *fe = ctx->sess->fe;
+	const char *want = args_get(a, "state") ? args_get(a, "state") : "done";
+	struct console_snapshot snap;
+	struct console *c;
+	double timeout = 3600, start;
+	bool all;
+	int i, k, idx;
+
+	if (args_has(a, "timeout") && args_seconds(args_get(a, "timeout"), &timeout) != 0) {
+		*cause = xasprintf("bad duration '%s'", args_get(a, "timeout"));
+		return cmd_usage_error(ctx);
+	}
+	if (strcmp(want, "done") != 0 && strcmp(want, "running") != 0) {
+		for (i = 0; i < JOB_NSTATES; i++)
+			if (strcmp(job_state_name((enum job_state)i), want) == 0)
+				break;
+		if (i == JOB_NSTATES) {
+			*cause = xasprintf("unknown state '%s'", want);
+			return cmd_usage_error(ctx);
+		}
+	}
+	if (console_get(ctx->sess, &c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_SPEC);
+	for (k = 0; k < args_count(a); k++)
+		if (console_find(c, args_value(a, k)) < 0) {
+			*cause = xasprintf("no job '%s'", args_value(a, k));
+			return -1;
+		}
+	start = session_now();
+	for (;;) {
+		if (console_tick(c, cause) != 0)
+			return status_of(ctx, CMD_EXIT_STORE);
+		console_snapshot(c, &snap);
+		all = true;
+		if (args_count(a) == 0) {
+			for (i = 0; i < snap.njobs; i++)
+				all = all && reached(&snap.jobs[i], want);
+		} else
+			for (k = 0; k < args_count(a); k++) {
+				idx = console_find(c, args_value(a, k));
+				all = all && reached(&snap.jobs[idx], want);
+			}
+		if (all) {
+			write_states(ctx, a, c, &snap);
+			console_snapshot_release(&snap);
+			return 0;
+		}
+		console_snapshot_release(&snap);
+		if (session_now() - start >= timeout) {
+			*cause = xasprintf("timed out waiting for %s", want);
+			return -1;
+		}
+		if (fe != NULL && fe->interrupted(fe))
+			return status_of(ctx, CMD_EXIT_INTR);
+		if (console_wait(c, 200, -1, cause) < 0)
+			return status_of(ctx, CMD_EXIT_STORE);
+	}
+}
+
+const struct cmd_entry cmd_wait_entry = {
+	.name = "wait",
+	.opts = wait_opts,
+	.min = 0, .max = -1,
+	.arg_kind = VALUE_JOB,
+	.usage = "[NAME...] [--state STATE] [--timeout DURATION]",
+	.summary = "run the live loop until jobs reach a state",
+	.help =
+	    "Run the live session (hooks, status polls, the scheduler) until "
+	    "every job named (or every submitted job) is done — completed, "
+	    "failed or cancelled, with its stop hooks finished — or reaches "
+	    "--state: running (its start hooks all succeeded) or a job state "
+	    "such as pending or completed. Fails after --timeout.",
+	.examples = (const char *const []){ "wait train1 --timeout 10m", NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
+	.exec = wait_exec,
+};
+
+/* ---- job log ---- */
+
+static int
+log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct console *c;
+	int i;
+
+	if (console_get(ctx->sess, &c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_SPEC);
+	if ((i = console_find(c, args_value(a, 0))) < 0) {
+		*cause = xasprintf("no job '%s' in this session", args_value(a, 0));
+		return -1;
+	}
+	if (ctx->out.format == OUT_JSON) {
+		struct json j;
+
+		cmd_json_begin(ctx, &j, "job-log");
+		json_key(&j, "name");
+		json_string(&j, args_value(a, 0));
+		json_key(&j, "log");
+		json_string(&j, console_log(c, i));
+		cmd_json_end(ctx, &j);
+	} else
+		strbuf_adds(ctx->o, console_log(c, i));
+	return 0;
+}
+
+const struct cmd_entry cmd_job_log_entry = {
+	.name = "job log",
+	.min = 1, .max = 1,
+	.arg_kind = VALUE_JOB,
+	.usage = "NAME",
+	.summary = "show what a live job's hooks printed",
+	.help =
+	    "The captured standard output and error of job NAME's hooks (start, "
+	    "stop, status messages of failures) and cellar's notes on it, the "
+	    "newest 64 KiB, kept for this session.",
+	.examples = (const char *const []){ "job log train1", NULL },
+	.flags = CMD_NEEDS_ENGINE,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
+	.exec = log_exec,
+};

@@ -1,0 +1,917 @@
+/*
+ * console.c — the live session's tick (see console.h): hook results in,
+ * decisions recorded, the scheduler's pass, hooks out. It sits between
+ * the command layer (submit, cancel, wait, job log) and the backend; the
+ * engine and the store are the session's.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "cmd/session-log.h"
+#include "cmd/session.h"
+#include "console.h"
+#include "core/hostlist.h"
+#include "core/pack.h"
+#include "core/shquote.h"
+#include "core/strvec.h"
+#include "core/xmalloc.h"
+#include "job/record.h"
+#include "policy/sched.h"
+#include "store/store.h"
+
+/* One pod of a running gang: where it runs. */
+struct pod {
+	int		 node;		/* spec node index */
+	char		*gpus;		/* "0,1": CUDA_VISIBLE_DEVICES */
+	bool		 started;	/* its start hook succeeded */
+	bool		 done;		/* status said completed */
+};
+
+struct live {
+	enum console_phase	 phase;
+	enum job_event		 after;		/* STOPPING: REQUEUE, or none (-1) */
+	struct strvec		 argv;
+	struct strvec		 env;
+	struct pod		*pods;
+	int			 npods;
+	int			 hooks_out;	/* invariant 2 */
+	bool			 failed;	/* a start or status said so */
+	bool			 launched;	/* start hooks handed out */
+	bool			 stops_sent;	/* STOPPING: stop hooks handed out */
+	double			 next_status;
+	char			*last_error;
+	struct strbuf		 log;
+};
+
+struct console {
+	struct session		*s;
+	struct backend		*b;
+	struct hookq		*q;
+	struct policy		 policy;
+	struct sched		*sched;
+	struct job		*jobs;		/* sched's array, by live index */
+	struct live		*live;
+	int			 n;
+	size_t			 cap;
+	struct sched_action	*acts;
+	int			 nacts, acap;
+	struct hook_done	*done;
+	int			 ndone;
+	bool			 dirty;		/* run a pass at the next tick */
+};
+
+static const char *const phase_names[] = {
+	[CONSOLE_QUEUED] = "queued",
+	[CONSOLE_STARTING] = "starting",
+	[CONSOLE_RUNNING] = "running",
+	[CONSOLE_STOPPING] = "stopping",
+	[CONSOLE_DONE] = "done",
+};
+
+const char *
+console_phase_name(enum console_phase p)
+{
+	return phase_names[p];
+}
+
+int
+console_get(struct session *s, struct console **out, char **cause)
+{
+	struct policy_params par;
+	struct console *c;
+	struct backend *b;
+
+	if (s->console != NULL) {
+		*out = s->console;
+		return 0;
+	}
+	if ((b = backend_create(s->spec, cause)) == NULL)
+		return -1;
+	c = xcalloc(1, sizeof *c);
+	c->s = s;
+	c->b = b;
+	c->q = hookq_create(b);
+	policy_params_init(&par);
+	if (policy_init(&c->policy, &policy_priority, &par, cause) != 0) {
+		hookq_free(c->q);
+		backend_free(b);
+		free(c);
+		return -1;
+	}
+	c->sched = sched_create(s->engine, &c->policy, NULL, 0);
+	s->console = c;
+	*out = c;
+	return 0;
+}
+
+static void
+live_release(struct live *l)
+{
+	int i;
+
+	strvec_release(&l->argv);
+	strvec_release(&l->env);
+	for (i = 0; i < l->npods; i++)
+		free(l->pods[i].gpus);
+	free(l->pods);
+	l->pods = NULL;
+	l->npods = 0;
+	free(l->last_error);
+	strbuf_release(&l->log);
+}
+
+void
+console_free(struct console *c)
+{
+	int i;
+
+	if (c == NULL)
+		return;
+	hookq_free(c->q);
+	sched_free(c->sched);
+	policy_release(&c->policy);
+	backend_free(c->b);
+	for (i = 0; i < c->n; i++)
+		live_release(&c->live[i]);
+	free(c->live);
+	free(c->jobs);
+	free(c->acts);
+	free(c->done);
+	free(c);
+}
+
+int
+console_busy(const struct console *c)
+{
+	return hookq_pending(c->q);
+}
+
+/* ---- the job's log ---- */
+
+static void
+logf_(struct live *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+logf_(struct live *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&l->log, fmt, ap);
+	va_end(ap);
+	/* invariant 3: keep the newest bytes */
+	if (l->log.len > CONSOLE_LOG_MAX) {
+		size_t cut = l->log.len - CONSOLE_LOG_MAX / 2;
+
+		memmove(l->log.buf, l->log.buf + cut, l->log.len - cut);
+		strbuf_setlen(&l->log, l->log.len - cut);
+	}
+}
+
+static void
+set_error(struct live *l, const char *msg)
+{
+	free(l->last_error);
+	l->last_error = xstrdup(msg);
+	logf_(l, "cellar: %s\n", msg);
+}
+
+/* ---- the store ---- */
+
+static void
+rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
+    const char *detail)
+{
+	memset(r, 0, sizeof *r);
+	r->t = t;
+	r->kind = kind;
+	r->job = j->id;
+	r->vc = j->vc;
+	r->cell = -1;
+	r->by = -1;
+	if (detail != NULL)
+		snprintf(r->detail, sizeof r->detail, "%s", detail);
+}
+
+/* The live data a restart needs: phase, what follows a stop, the request. */
+static void
+pack_live(const struct job *j, const struct live *l, struct strbuf *sb)
+{
+	size_t i, start = sb->len;
+
+	pack_u32(sb, 1);			/* version */
+	pack_i32(sb, (int32_t)l->phase);
+	pack_i32(sb, (int32_t)l->after);
+	pack_i32(sb, j->priority);
+	pack_u32(sb, (uint32_t)l->argv.n);
+	for (i = 0; i < l->argv.n; i++) {
+		pack_u32(sb, (uint32_t)strlen(l->argv.v[i]));
+		strbuf_adds(sb, l->argv.v[i]);
+	}
+	pack_u32(sb, (uint32_t)l->env.n);
+	for (i = 0; i < l->env.n; i++) {
+		pack_u32(sb, (uint32_t)strlen(l->env.v[i]));
+		strbuf_adds(sb, l->env.v[i]);
+	}
+	pack_seal(sb, start);
+}
+
+/* Write job i (row, blob) inside the open transaction. */
+static int
+put_job(struct console *c, int i, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	pack_live(&c->jobs[i], &c->live[i], &sb);
+	rc = store_job_put(c->s->store, c->s->run, &c->jobs[i], cause) != 0 ||
+	    store_job_set_blob(c->s->store, c->s->run, c->jobs[i].id, sb.buf, sb.len,
+	    cause) != 0;
+	strbuf_release(&sb);
+	return rc ? -1 : 0;
+}
+
+static int
+append(struct console *c, const struct rec *r, char **cause)
+{
+	return store_event_append(c->s->store, c->s->run, r, NULL, cause) == 0 ? 0 : -1;
+}
+
+/* ---- submit and cancel ---- */
+
+static bool
+name_taken(const struct console *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->live[i].phase != CONSOLE_DONE &&
+		    strcmp(c->jobs[i].name, name) == 0)
+			return true;
+	return engine_job_find(c->s->engine, name) >= 0;
+}
+
+int
+console_submit(struct console *c, const struct console_submit *sub, int *status,
+    char **cause)
+{
+	struct session *s = c->s;
+	struct job *j;
+	struct live *l;
+	struct rec rec;
+	char *renamed = NULL;
+	bool created;
+	double now = session_now();
+	int i, id;
+
+	*status = 1;
+	if (!name_valid(sub->name, JOB_NAME_MAX)) {
+		*cause = xasprintf("bad job name '%s' (letters, digits, '.', '_', "
+		    "'-'; up to %d bytes, starting with a letter or digit)",
+		    sub->name, JOB_NAME_MAX - 1);
+		return -1;
+	}
+	if (name_taken(c, sub->name)) {
+		*cause = xasprintf("job '%s' already exists", sub->name);
+		return -1;
+	}
+	for (i = 0; i < sub->nenv; i++) {
+		const char *eq = strchr(sub->env[i], '=');
+		char *k = eq ? xstrndup(sub->env[i], (size_t)(eq - sub->env[i])) : NULL;
+		bool ok = k != NULL && env_name_valid(k) && strncmp(k, "CELLAR_", 7) != 0 &&
+		    strcmp(k, "CUDA_VISIBLE_DEVICES") != 0;
+
+		free(k);
+		if (!ok) {
+			*cause = xasprintf("bad environment entry '%s' (NAME=VALUE; "
+			    "NAME of letters, digits and '_', not CELLAR_* or "
+			    "CUDA_VISIBLE_DEVICES)", sub->env[i]);
+			return -1;
+		}
+	}
+	if (session_log_begin(s, &created, cause) != 0) {
+		*status = 4;
+		return -1;
+	}
+	if (session_log_free_name(s, sub->name, &renamed, cause) != 0 ||
+	    store_job_next_id(s->store, s->run, &id, cause) != 0)
+		goto fail;
+	free(renamed);
+	XGROW(c->live, c->cap, (size_t)c->n + 1);
+	c->jobs = xreallocarray(c->jobs, (size_t)c->n + 1, sizeof *c->jobs);
+	j = &c->jobs[c->n];
+	l = &c->live[c->n];
+	memset(l, 0, sizeof *l);
+	strbuf_init(&l->log);
+	job_init(j, id, sub->name, sub->vc, now);
+	job_set_shape(j, sub->pods, sub->gpus);
+	snprintf(j->user, sizeof j->user, "%s", store_user());
+	j->priority = sub->priority < 0 ? 0 : sub->priority;
+	j->klass = sub->priority < 0 ? JOB_OPPORTUNISTIC : JOB_GUARANTEED;
+	l->phase = CONSOLE_QUEUED;
+	l->after = (enum job_event)-1;
+	for (i = 0; i < sub->argc; i++)
+		strvec_push(&l->argv, sub->argv[i]);
+	for (i = 0; i < sub->nenv; i++)
+		strvec_push(&l->env, sub->env[i]);
+	c->n++;
+	rec_set(&rec, now, REC_SUBMIT, j, NULL);
+	if (put_job(c, c->n - 1, cause) != 0 || append(c, &rec, cause) != 0 ||
+	    session_log_commit(s, created, cause) != 0) {
+		c->n--;
+		live_release(l);
+		*status = 4;
+		return -1;
+	}
+	sched_grow(c->sched, c->jobs, c->n);
+	sched_submit(c->sched, c->n - 1, now);
+	c->dirty = true;
+	logf_(l, "cellar: submitted to VC '%s', %d x %d GPUs, priority %d\n",
+	    s->spec->vcs[j->vc].name, sub->pods, sub->gpus, sub->priority);
+	return 0;
+fail:
+	session_log_rollback(s, created);
+	*status = 4;
+	return -1;
+}
+
+/* ---- hooks out ---- */
+
+static void
+env_common(const struct console *c, int i, int pod, struct strvec *env)
+{
+	const struct job *j = &c->jobs[i];
+	const struct live *l = &c->live[i];
+	const struct spec *sp = c->s->spec;
+	struct strvec nodes = STRVEC_INIT;
+	struct strbuf cmd = STRBUF_INIT;
+	char *h;
+	int k;
+	size_t e;
+
+	for (k = 0; k < l->npods; k++)
+		strvec_push(&nodes, sp->nodes[l->pods[k].node].name);
+	h = hostlist_compress(nodes.v, nodes.n);
+	strvec_pushf(env, "CELLAR_JOB=%s", j->name);
+	strvec_pushf(env, "CELLAR_VC=%s", sp->vcs[j->vc].name);
+	strvec_pushf(env, "CELLAR_POD=%d", pod);
+	strvec_pushf(env, "CELLAR_PODS=%d", l->npods);
+	strvec_pushf(env, "CELLAR_NODES=%s", h);
+	strvec_pushf(env, "CELLAR_NODE=%s", sp->nodes[l->pods[pod].node].name);
+	strvec_pushf(env, "CELLAR_GPUS=%s", l->pods[pod].gpus);
+	strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", l->pods[pod].gpus);
+	strvec_pushf(env, "CELLAR_PRIORITY=%d", j->klass == JOB_OPPORTUNISTIC ? -1 :
+	    j->priority);
+	/* the command as quoted words, for `sh -c "$CELLAR_COMMAND"` */
+	sh_quote_argv(&cmd, l->argv.v, l->argv.n);
+	strvec_pushf(env, "CELLAR_COMMAND=%s", cmd.buf);
+	if (sp->backend.rundir != NULL)
+		strvec_pushf(env, "CELLAR_RUNDIR=%s", sp->backend.rundir);
+	for (e = 0; e < l->env.n; e++)
+		strvec_push(env, l->env.v[e]);
+	free(h);
+	strvec_release(&nodes);
+	strbuf_release(&cmd);
+}
+
+static void
+hook_pod(struct console *c, int i, int pod, enum spec_hook hook)
+{
+	struct hook_req r;
+
+	memset(&r, 0, sizeof r);
+	r.job = i;
+	r.node = c->live[i].pods[pod].node;
+	r.hook = hook;
+	r.tag = pod;
+	env_common(c, i, pod, &r.env);
+	hookq_submit(c->q, &r);
+	c->live[i].hooks_out++;
+}
+
+/* The pods of a job that just got its cells, from the engine. */
+static void
+take_pods(struct console *c, int i)
+{
+	const struct spec *sp = c->s->spec;
+	struct engine_job_info info;
+	struct live *l = &c->live[i];
+	int p, k;
+
+	if (!engine_job(c->s->engine, c->jobs[i].engine_id, &info))
+		return;
+	l->pods = xcalloc((size_t)info.npods, sizeof *l->pods);
+	l->npods = info.npods;
+	for (p = 0; p < info.npods; p++) {
+		struct strbuf g = STRBUF_INIT;
+
+		for (k = info.pod_first[p]; k < info.pod_first[p + 1]; k++) {
+			const struct spec_cell *cell = &sp->cells[info.leaves[k]];
+
+			if (g.len == 0)
+				l->pods[p].node = cell->node;
+			strbuf_addf(&g, "%s%s", g.len ? "," : "", cell->addr);
+		}
+		l->pods[p].gpus = strbuf_detach(&g, NULL);
+	}
+}
+
+static void
+stop_pods(struct console *c, int i, enum job_event after)
+{
+	struct live *l = &c->live[i];
+	int p;
+
+	l->phase = CONSOLE_STOPPING;
+	l->after = after;
+	/* start or status hooks still out: stop once they are back, or a
+	   start that lands after its stop would leave the job running */
+	l->stops_sent = l->hooks_out == 0;
+	if (!l->stops_sent)
+		return;
+	for (p = 0; p < l->npods; p++)
+		hook_pod(c, i, p, SPEC_HOOK_STOP);
+}
+
+/* True when another job is STOPPING on one of job i's nodes. */
+static bool
+blocked(const struct console *c, int i)
+{
+	const struct live *l = &c->live[i];
+	int k, p, q;
+
+	for (k = 0; k < c->n; k++) {
+		if (k == i || c->live[k].phase != CONSOLE_STOPPING)
+			continue;
+		for (p = 0; p < l->npods; p++)
+			for (q = 0; q < c->live[k].npods; q++)
+				if (l->pods[p].node == c->live[k].pods[q].node)
+					return true;
+	}
+	return false;
+}
+
+/* ---- decisions (each committed before its hooks run) ---- */
+
+/* Leave RUNNING with ev at now: service accounted first. */
+static void
+leave(struct job *j, enum job_event ev, double now)
+{
+	if (j->state == JOB_RUNNING)
+		job_account(j, now - j->state_since, 1.0);
+	if (now < j->state_since)
+		now = j->state_since;
+	job_apply(j, ev, now, NULL, 0);
+}
+
+static int
+decide_start(struct console *c, int i, double now, char **cause)
+{
+	struct job *j = &c->jobs[i];
+	struct live *l = &c->live[i];
+	struct rec rec;
+	char *gpus;
+
+	job_apply(j, JOB_EV_START, now, NULL, 0);
+	take_pods(c, i);
+	l->phase = CONSOLE_STARTING;
+	l->launched = false;
+	l->failed = false;
+	{
+		struct engine_job_info info;
+
+		rec_set(&rec, now, REC_START, j, NULL);
+		if (engine_job(c->s->engine, j->engine_id, &info)) {
+			gpus = session_leaf_gpus(c->s->spec, info.leaves, info.nleaves);
+			snprintf(rec.detail, sizeof rec.detail, "%s", gpus);
+			logf_(l, "cellar: starting on %s\n", gpus);
+			free(gpus);
+		}
+	}
+	if (put_job(c, i, cause) != 0 ||
+	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
+	    append(c, &rec, cause) != 0)
+		return -1;
+	return 0;
+}
+
+/* A job lost or gave up its cells: the record; the stop hooks follow. */
+static int
+decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
+    int by, const char *detail, double now, char **cause)
+{
+	struct job *j = &c->jobs[i];
+	struct rec rec;
+
+	leave(j, ev, now);
+	rec_set(&rec, now, kind, j, detail);
+	if (by >= 0)
+		rec.by = c->jobs[by].id;
+	c->live[i].phase = CONSOLE_STOPPING;
+	c->live[i].after = ev == JOB_EV_PREEMPT ? JOB_EV_REQUEUE : (enum job_event)-1;
+	if (put_job(c, i, cause) != 0 ||
+	    store_placement_delete(c->s->store, c->s->run, j->id, cause) != 0 ||
+	    append(c, &rec, cause) != 0)
+		return -1;
+	return 0;
+}
+
+/* One store transaction per decision batch (session-log.h): a store that
+   cannot be written fails the command or tick before anything changes,
+   except in a pass, where the engine has acted and the failure is
+   reported (exit 4) with the engine ahead of the store. */
+static int
+begin(struct console *c, bool *created, char **cause)
+{
+	return session_log_begin(c->s, created, cause);
+}
+
+static int
+commit(struct console *c, bool created, char **cause)
+{
+	return session_log_commit(c->s, created, cause);
+}
+
+int
+console_cancel(struct console *c, const char *name, int *status, char **cause)
+{
+	int i = console_find(c, name);
+	struct job *j;
+	struct rec rec;
+	bool created, running;
+	double now = session_now();
+
+	*status = 1;
+	if (i < 0 || c->live[i].phase == CONSOLE_DONE ||
+	    c->live[i].phase == CONSOLE_STOPPING) {
+		*cause = xasprintf(i < 0 ? "no job '%s'" : "job '%s' is not queued "
+		    "or running", name);
+		return -1;
+	}
+	j = &c->jobs[i];
+	if (begin(c, &created, cause) != 0) {
+		*status = 4;
+		return -1;
+	}
+	running = c->live[i].phase != CONSOLE_QUEUED;
+	if (running) {
+		if (decide_stop(c, i, JOB_EV_CANCEL, REC_CANCEL, -1, "cancelled",
+		    now, cause) != 0)
+			goto fail;
+	} else {
+		job_apply(j, JOB_EV_CANCEL, now, NULL, 0);
+		c->live[i].phase = CONSOLE_DONE;
+		rec_set(&rec, now, REC_CANCEL, j, "cancelled while queued");
+		if (put_job(c, i, cause) != 0 || append(c, &rec, cause) != 0)
+			goto fail;
+	}
+	if (commit(c, created, cause) != 0) {
+		*status = 4;
+		return -1;
+	}
+	sched_cancel(c->sched, i);
+	c->dirty = true;
+	if (running)
+		stop_pods(c, i, (enum job_event)-1);
+	logf_(&c->live[i], "cellar: cancelled\n");
+	return 0;
+fail:
+	session_log_rollback(c->s, created);
+	*status = 4;
+	return -1;
+}
+
+/* ---- hooks in ---- */
+
+static const char *
+first_word(const char *s, char *buf, size_t len)
+{
+	size_t n;
+
+	s += strspn(s, " \t\r\n");
+	n = strcspn(s, " \t\r\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void
+describe(const struct console *c, const struct hook_done *d, char *buf, size_t len)
+{
+	if (d->timed_out)
+		snprintf(buf, len, "%s hook on '%s' timed out after %g s (%d tries)",
+		    spec_hook_names[d->hook], c->s->spec->nodes[d->node].name,
+		    c->s->spec->backend.timeout, d->attempts);
+	else
+		snprintf(buf, len, "%s hook on '%s' failed with status %d (%d tries)",
+		    spec_hook_names[d->hook], c->s->spec->nodes[d->node].name,
+		    d->status, d->attempts);
+}
+
+/* Job i's hook came back: the pod's state. */
+static void
+hook_back(struct console *c, const struct hook_done *d)
+{
+	struct live *l = &c->live[d->job];
+	int pod = (int)d->tag;
+	char word[32], why[256];
+
+	l->hooks_out--;
+	if (d->out != NULL && d->out[0] != '\0' && d->hook != SPEC_HOOK_STATUS)
+		logf_(l, "%s", d->out);
+	if (d->dropped)
+		logf_(l, "cellar: %zu bytes of hook output dropped\n", d->dropped);
+	if (pod < 0 || pod >= l->npods)
+		return;
+	switch (d->hook) {
+	case SPEC_HOOK_START:
+		if (d->status == 0)
+			l->pods[pod].started = true;
+		else {
+			describe(c, d, why, sizeof why);
+			set_error(l, why);
+			l->failed = true;
+		}
+		break;
+	case SPEC_HOOK_STATUS:
+		first_word(d->out ? d->out : "", word, sizeof word);
+		if (d->status != 0) {
+			describe(c, d, why, sizeof why);
+			logf_(l, "cellar: %s\n", why);
+		} else if (strcmp(word, "completed") == 0)
+			l->pods[pod].done = true;
+		else if (strcmp(word, "running") != 0 && strcmp(word, "suspended") != 0) {
+			snprintf(why, sizeof why, "pod %d on '%s' %s%s%s", pod,
+			    c->s->spec->nodes[d->node].name, strcmp(word, "failed") == 0 ?
+			    "failed" : "is gone: status says '", strcmp(word, "failed") == 0 ?
+			    "" : word, strcmp(word, "failed") == 0 ? "" : "'");
+			set_error(l, why);
+			l->failed = true;
+		}
+		break;
+	default:
+		if (d->status != 0) {
+			describe(c, d, why, sizeof why);
+			set_error(l, why);
+		}
+		break;
+	}
+}
+
+/* After hooks came back: the decisions they lead to. */
+static int
+settle(struct console *c, int i, double now, char **cause)
+{
+	struct live *l = &c->live[i];
+	struct job *j = &c->jobs[i];
+	struct rec rec;
+	bool created, all = true;
+	int p;
+
+	if (l->hooks_out > 0)
+		return 0;
+	switch (l->phase) {
+	case CONSOLE_STARTING:
+		if (!l->launched)
+			return 0;
+		if (begin(c, &created, cause) != 0)
+			return -1;
+		if (l->failed) {
+			/* the gang fails as a unit: stop the pods that started */
+			if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, l->last_error,
+			    now, cause) != 0)
+				goto fail;
+		} else {
+			l->phase = CONSOLE_RUNNING;
+			l->next_status = now + c->s->spec->backend.status_interval;
+			if (put_job(c, i, cause) != 0)
+				goto fail;
+		}
+		if (commit(c, created, cause) != 0)
+			return -1;
+		if (l->failed) {
+			sched_release(c->sched, i);
+			c->dirty = true;
+			stop_pods(c, i, (enum job_event)-1);
+		} else
+			logf_(l, "cellar: running\n");
+		return 0;
+	case CONSOLE_RUNNING:
+		for (p = 0; p < l->npods; p++)
+			all = all && l->pods[p].done;
+		if (!l->failed && !all)
+			return 0;
+		if (begin(c, &created, cause) != 0)
+			return -1;
+		if (l->failed) {
+			if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, l->last_error,
+			    now, cause) != 0)
+				goto fail;
+		} else {
+			leave(j, JOB_EV_FINISH, now);
+			job_apply(j, JOB_EV_COMPLETE, now, NULL, 0);
+			l->phase = CONSOLE_DONE;
+			rec_set(&rec, now, REC_COMPLETE, j, NULL);
+			if (put_job(c, i, cause) != 0 ||
+			    store_placement_delete(c->s->store, c->s->run, j->id,
+			    cause) != 0 || append(c, &rec, cause) != 0)
+				goto fail;
+		}
+		if (commit(c, created, cause) != 0)
+			return -1;
+		sched_release(c->sched, i);
+		c->dirty = true;
+		if (l->failed)
+			stop_pods(c, i, (enum job_event)-1);
+		else
+			logf_(l, "cellar: completed\n");
+		return 0;
+	case CONSOLE_STOPPING:
+		if (!l->stops_sent) {
+			stop_pods(c, i, l->after);
+			return 0;
+		}
+		if (begin(c, &created, cause) != 0)
+			return -1;
+		if (l->after == JOB_EV_REQUEUE) {
+			job_apply(j, JOB_EV_REQUEUE, now, NULL, 0);
+			l->phase = CONSOLE_QUEUED;
+			rec_set(&rec, now, REC_REQUEUE, j, "stopped; back in the queue");
+			if (append(c, &rec, cause) != 0)
+				goto fail;
+		} else
+			l->phase = CONSOLE_DONE;
+		if (put_job(c, i, cause) != 0 || commit(c, created, cause) != 0)
+			goto fail_committed;
+		for (p = 0; p < l->npods; p++)
+			free(l->pods[p].gpus);
+		free(l->pods);
+		l->pods = NULL;
+		l->npods = 0;
+		if (l->phase == CONSOLE_QUEUED) {
+			sched_submit(c->sched, i, now);
+			c->dirty = true;
+			logf_(l, "cellar: stopped, requeued\n");
+		} else
+			logf_(l, "cellar: stopped\n");
+		return 0;
+	default:
+		return 0;
+	}
+fail:
+	session_log_rollback(c->s, created);
+	return -1;
+fail_committed:
+	return -1;
+}
+
+/* ---- the tick ---- */
+
+int
+console_tick(struct console *c, char **cause)
+{
+	double now = session_now();
+	bool created;
+	int i, k, p;
+
+	/* 1. hooks that finished */
+	c->ndone = 0;
+	hookq_service(c->q, now, &c->done, &c->ndone);
+	for (k = 0; k < c->ndone; k++) {
+		if (c->done[k].job >= 0 && c->done[k].job < c->n)
+			hook_back(c, &c->done[k]);
+		hookq_done_release(&c->done[k]);
+	}
+	/* 2. what they lead to */
+	for (i = 0; i < c->n; i++)
+		if (settle(c, i, now, cause) != 0)
+			return -1;
+	/* 3. the policy's pass; the store is locked before the engine acts */
+	if (c->dirty && sched_pending(c->sched) > 0) {
+		if (begin(c, &created, cause) != 0)
+			return -1;
+		c->nacts = 0;
+		sched_pass(c->sched, now, &c->acts, &c->nacts, &c->acap);
+		for (k = 0; k < c->nacts; k++) {
+			struct sched_action *a = &c->acts[k];
+			int rc = 0;
+
+			if (a->kind == SCHED_START)
+				rc = decide_start(c, a->job, now, cause);
+			else if (a->kind == SCHED_PREEMPT)
+				rc = decide_stop(c, a->job, JOB_EV_PREEMPT, REC_PREEMPT,
+				    a->by, NULL, now, cause);
+			if (rc != 0) {
+				session_log_rollback(c->s, created);
+				return -1;
+			}
+		}
+		if (c->nacts == 0)
+			session_log_rollback(c->s, created);
+		else if (commit(c, created, cause) != 0)
+			return -1;
+		for (k = 0; k < c->nacts; k++)
+			if (c->acts[k].kind == SCHED_PREEMPT) {
+				logf_(&c->live[c->acts[k].job], "cellar: preempted by "
+				    "'%s'\n", c->jobs[c->acts[k].by].name);
+				stop_pods(c, c->acts[k].job, JOB_EV_REQUEUE);
+			}
+	}
+	c->dirty = false;
+	/* 4. hooks out: starts no longer blocked, status polls */
+	for (i = 0; i < c->n; i++) {
+		struct live *l = &c->live[i];
+
+		if (l->phase == CONSOLE_STARTING && !l->launched && !blocked(c, i)) {
+			l->launched = true;
+			for (p = 0; p < l->npods; p++)
+				hook_pod(c, i, p, SPEC_HOOK_START);
+		} else if (l->phase == CONSOLE_RUNNING && l->hooks_out == 0 &&
+		    now >= l->next_status) {
+			l->next_status = now + c->s->spec->backend.status_interval;
+			for (p = 0; p < l->npods; p++)
+				if (!l->pods[p].done)
+					hook_pod(c, i, p, SPEC_HOOK_STATUS);
+		}
+	}
+	c->ndone = 0;
+	hookq_service(c->q, now, &c->done, &c->ndone);	/* start them now */
+	for (k = 0; k < c->ndone; k++) {
+		if (c->done[k].job >= 0 && c->done[k].job < c->n)
+			hook_back(c, &c->done[k]);
+		hookq_done_release(&c->done[k]);
+	}
+	return 0;
+}
+
+int
+console_wait(struct console *c, int ms, int fd, char **cause)
+{
+	bool ready = hookq_wait(c->q, session_now(), ms, fd);
+
+	if (console_tick(c, cause) != 0)
+		return -1;
+	return ready ? 1 : 0;
+}
+
+/* ---- reading ---- */
+
+int
+console_find(const struct console *c, const char *name)
+{
+	int i;
+
+	for (i = c->n - 1; i >= 0; i--)
+		if (strcmp(c->jobs[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+console_log(const struct console *c, int i)
+{
+	return i >= 0 && i < c->n ? c->live[i].log.buf : "";
+}
+
+void
+console_snapshot(const struct console *c, struct console_snapshot *out)
+{
+	int i, p;
+
+	memset(out, 0, sizeof *out);
+	out->jobs = xcalloc((size_t)c->n + 1, sizeof *out->jobs);
+	out->njobs = c->n;
+	out->hooks_running = hookq_pending(c->q);
+	for (i = 0; i < c->n; i++) {
+		struct console_job *cj = &out->jobs[i];
+		struct strvec nodes = STRVEC_INIT;
+
+		cj->job = c->jobs[i];
+		cj->phase = c->live[i].phase;
+		cj->hooks_out = c->live[i].hooks_out;
+		for (p = 0; p < c->live[i].npods; p++)
+			strvec_push(&nodes, c->s->spec->nodes[c->live[i].pods[p].node].name);
+		cj->nodes = hostlist_compress(nodes.v, nodes.n);
+		strvec_release(&nodes);
+		cj->last_error = c->live[i].last_error ?
+		    xstrdup(c->live[i].last_error) : NULL;
+	}
+}
+
+void
+console_snapshot_release(struct console_snapshot *snap)
+{
+	int i;
+
+	for (i = 0; i < snap->njobs; i++) {
+		free(snap->jobs[i].nodes);
+		free(snap->jobs[i].last_error);
+	}
+	free(snap->jobs);
+	memset(snap, 0, sizeof *snap);
+}

@@ -1,0 +1,119 @@
+/*
+ * console.h — the live session: real jobs submitted by the operator,
+ * scheduled by src/policy/sched.c on the session's engine and carried out
+ * by a hook backend (src/backend). console_tick is the whole pipeline in
+ * one place:
+ *
+ *   hooks finished -> store -> engine/job -> policy pass -> store -> hooks
+ *
+ * Write-ahead (as session-log.h): every decision (start, preempt, cancel,
+ * fail, complete) is committed to the store before the hooks that carry
+ * it out are started; what a hook answers is committed when it arrives.
+ * A job's live data (command, environment, priority, phase) is its blob
+ * in the store.
+ *
+ * Job phases (besides the struct job state):
+ *
+ *   QUEUED   -> STARTING [sched START: decision committed, start hooks]
+ *   STARTING -> RUNNING  [every pod's start hook exited 0]
+ *   STARTING -> STOPPING [a start hook failed: the gang fails as a unit]
+ *   RUNNING  -> STOPPING [preempted, cancelled, a pod failed]
+ *   RUNNING  -> DONE     [every pod's status says completed]
+ *   STOPPING -> QUEUED   [stop hooks done after a preemption: requeued]
+ *   STOPPING -> DONE     [stop hooks done after cancel or failure]
+ *
+ * A start waits while another job is STOPPING on one of its nodes, so the
+ * GPUs are free before the next job is given them.
+ *
+ * Ownership: a console belongs to one session (sess->console) and borrows
+ * its engine and store; console_free kills hooks still running (the jobs
+ * they started run on: their nodes own them). Snapshots are the caller's.
+ *
+ * Invariants:
+ *  1. A job holds engine cells exactly while STARTING or RUNNING.
+ *  2. Every hook run handed to the queue comes back to exactly one job
+ *     (or node), which counts it in hooks_out until then.
+ *  3. Job logs are bounded (CONSOLE_LOG_MAX bytes per job, the newest kept).
+ */
+#ifndef CELLAR_CONSOLE_H
+#define CELLAR_CONSOLE_H
+
+#include <stdbool.h>
+
+#include "core/strbuf.h"
+#include "job/job.h"
+
+#define CONSOLE_LOG_MAX	65536
+
+struct session;
+struct console;
+
+enum console_phase {
+	CONSOLE_QUEUED,
+	CONSOLE_STARTING,
+	CONSOLE_RUNNING,
+	CONSOLE_STOPPING,
+	CONSOLE_DONE,
+};
+
+const char	*console_phase_name(enum console_phase p);
+
+/* A submission: argv (the job's command) and env ("K=V") are copied. */
+struct console_submit {
+	const char	*name;
+	int		 vc;
+	int		 pods, gpus;		/* gang: pods x gpus */
+	int		 priority;		/* -1: opportunistic */
+	char *const	*argv;
+	int		 argc;
+	char *const	*env;
+	int		 nenv;
+};
+
+/* The session's console, made on first use (its spec needs a backend). */
+int		 console_get(struct session *s, struct console **out, char **cause);
+void		 console_free(struct console *c);
+
+/* Submit a job (committed to the store). 0, or -1 with *cause; *status
+   gets the exit status to use (1, or 4 for the store). */
+int		 console_submit(struct console *c, const struct console_submit *sub,
+		    int *status, char **cause);
+/* Cancel a job by name (pending or running). */
+int		 console_cancel(struct console *c, const char *name, int *status,
+		    char **cause);
+/* One pass of the pipeline at the wall clock. -1 with *cause on a store
+   failure (the decision was not taken). */
+int		 console_tick(struct console *c, char **cause);
+/*
+ * Wait up to ms milliseconds for a hook to finish or fd (>= 0, e.g. stdin)
+ * to become readable, then tick. Returns 1 if fd is readable, 0 otherwise,
+ * -1 on a store failure.
+ */
+int		 console_wait(struct console *c, int ms, int fd, char **cause);
+/* Hooks in flight. */
+int		 console_busy(const struct console *c);
+
+/* ---- a read-only snapshot (for commands and the dashboard) ---- */
+
+struct console_job {
+	struct job		 job;		/* a copy */
+	enum console_phase	 phase;
+	char			*nodes;		/* hostlist of its pods, or "" */
+	int			 hooks_out;
+	char			*last_error;	/* or NULL */
+};
+
+struct console_snapshot {
+	struct console_job	*jobs;
+	int			 njobs;
+	int			 hooks_running;
+};
+
+void		 console_snapshot(const struct console *c, struct console_snapshot *out);
+void		 console_snapshot_release(struct console_snapshot *snap);
+/* A job's index by name (the newest of that name), or -1. */
+int		 console_find(const struct console *c, const char *name);
+/* The captured hook output of job i (bounded). */
+const char	*console_log(const struct console *c, int i);
+
+#endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# fake-trainer.sh STEPS [DELAY] — a stand-in for a training job: writes its
+# pid, then "step N" lines to $TRAINER_DIR/JOB.POD.progress, one per DELAY
+# seconds (SIGSTOP/SIGCONT just pause it), and exits 0 after STEPS steps.
+steps=${1:-10}
+delay=${2:-0.1}
+f="$TRAINER_DIR/$CELLAR_JOB.$CELLAR_POD"
+echo $$ >"$f.pid"
+echo "gpus=$CUDA_VISIBLE_DEVICES node=$CELLAR_NODE nodes=$CELLAR_NODES pods=$CELLAR_PODS" >"$f.env"
+i=0
+while [ $i -lt "$steps" ]; do
+	i=$((i + 1))
+	echo "step $i" >>"$f.progress"
+	sleep "$delay"
+done

@@ -1,0 +1,91 @@
+#!/bin/sh
+# t0500-live-local — real jobs through the `local` backend and the process
+# hook set: a gang across two nodes starts and completes; a higher
+# priority preempts a lower one (its processes really end) and the lower
+# one is requeued and finishes later; a hanging hook times out, is retried
+# and fails the job with a clear event; names and environment entries
+# with shell metacharacters are refused at submission.
+. tests/scenarios/lib.sh
+hooks=$(pwd)/specs/hooks/process
+trainer=$(pwd)/tests/scenarios/fake-trainer.sh
+TRAINER_DIR=$TMP/trainer
+export TRAINER_DIR
+mkdir -p "$TRAINER_DIR"
+spec() {	# spec FILE [extra backend lines]
+	f=$1; shift
+	cat >"$f" <<YAML
+physicalCluster:
+  cellTypes:
+    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
+  physicalCells:
+  - {cellType: NODE, cellAddress: n1}
+  - {cellType: NODE, cellAddress: n2}
+virtualClusters:
+  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
+backend:
+  type: local
+  hooks: $hooks
+  rundir: $TMP/run
+  statusInterval: 0.2
+YAML
+	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
+}
+spec "$TMP/two.yaml"
+
+# 1. a gang of 2 pods x 4 GPUs across both nodes runs and completes
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit g --vc a --gpus 4 --pods 2 -- $trainer 5 0.05; wait g --timeout 60s; events --run last -o csv --no-header"
+check_rc gang-rc 0
+check_out_has gang-completed "g completed"
+check_out_has gang-start-both-nodes "n1:[0-3] n2:[0-3]"
+[ "$(grep -c step "$TRAINER_DIR/g.0.progress" 2>/dev/null)" = 5 ] &&
+    [ "$(grep -c step "$TRAINER_DIR/g.1.progress" 2>/dev/null)" = 5 ] &&
+    ok gang-both-pods-ran || not_ok gang-both-pods-ran "progress: $(cat "$TRAINER_DIR"/g.*.progress 2>&1)"
+grep -q "gpus=0,1,2,3 node=n1 nodes=n\[1-2\] pods=2" "$TRAINER_DIR/g.0.env" &&
+    grep -q "node=n2" "$TRAINER_DIR/g.1.env" && ok gang-env ||
+    not_ok gang-env "$(cat "$TRAINER_DIR"/g.*.env 2>&1)"
+
+# 2. priority 5 preempts priority 1 (one session): the low job's first
+# run is killed before its end, it is requeued and runs again, to the end
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 40 0.05; wait low --state running --timeout 30s; submit high --vc a --gpus 4 --priority 5 -- $trainer 3 0.05; wait high --timeout 60s; wait low --timeout 60s; events --run last -o csv --no-header; job log low"
+check_rc preempt-rc 0
+check_out_has preempt-high-done "high completed"
+check_out_has preempt-low-done "low completed"
+check_out_has preempt-event "preempt,low,a,high"
+check_out_has preempt-requeue "requeue,low"
+[ "$(wc -l <"$TRAINER_DIR/low.0.pid")" = 1 ] 2>/dev/null || true
+runs=$(grep -c '^step 1$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
+ends=$(grep -c '^step 40$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
+[ "$runs" = 2 ] && [ "$ends" = 1 ] && ok preempt-first-run-stopped ||
+    not_ok preempt-first-run-stopped "runs $runs, ends $ends"
+
+# 3. a start hook that hangs: killed at the timeout, retried once, then
+# the job fails with an event that says so
+spec "$TMP/hang.yaml" "start: sleep 100" "timeout: 0.3" "retries: 1" "backoff: 0.1"
+run "$CELLAR" --spec "$TMP/hang.yaml" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 30s; events --run last -o csv --no-header; job log h"
+check_rc hang-rc 0
+check_out_has hang-failed "h failed"
+check_out_has hang-event "start hook on 'n1' timed out after 0.3 s (2 tries)"
+if pgrep -f "sleep 100" >/dev/null 2>&1 && ! pgrep -f "sleep 100" | xargs -r ps -o ppid= -p | grep -qv '^ *1$'; then
+	not_ok hang-killed "a 'sleep 100' survives"
+else ok hang-killed; fi
+
+# 4. names and environment entries that could reach a shell are refused
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit 'a;touch $TMP/pwned' --vc a -- true"
+check_rc bad-name-rc 1
+check_err_has bad-name-msg "bad job name 'a;touch"
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit '\$(touch $TMP/pwned)' --vc a -- true"
+check_rc bad-name2-rc 1
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit ok1 --vc a --env 'A;B=1' -- true"
+check_rc bad-env-rc 1
+check_err_has bad-env-msg "bad environment entry 'A;B=1'"
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit ok2 --vc a --env CELLAR_JOB=x -- true"
+check_rc reserved-env-rc 1
+[ ! -e "$TMP/pwned" ] && ok nothing-ran || not_ok nothing-ran "$TMP/pwned exists"
+
+# 5. a command with metacharacters reaches the job as words, unexpanded
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit w --vc a --env 'MSG=it'\''s \$HOME' -- sh -c 'printf \"%s|%s\\n\" \"\$1\" \"\$MSG\" >$TMP/words' x 'a b;\$(id)'; wait w --timeout 30s"
+check_rc words-rc 0
+[ "$(cat "$TMP/words" 2>/dev/null)" = "a b;\$(id)|it's \$HOME" ] && ok words-verbatim ||
+    not_ok words-verbatim "got '$(cat "$TMP/words" 2>&1)'"
+
+done_testing
