@@ -185,6 +185,7 @@ help_entry_json(struct json *j, const struct cmd_entry *e)
 	json_array_end(j);
 	json_kv_bool(j, "mutates", (e->flags & CMD_MUTATES) != 0);
 	json_kv_bool(j, "needs_engine", (e->flags & CMD_NEEDS_ENGINE) != 0);
+	json_kv_bool(j, "live", (e->flags & CMD_LIVE) != 0);
 	json_key(j, "columns");
 	json_array_begin(j);
 	for (c = e->columns; c != NULL && c->header != NULL; c++) {

@@ -119,11 +119,11 @@ const struct cmd_entry cmd_submit_entry = {
 	    "metacharacters); the submission is committed to the state store "
 	    "before anything runs.",
 	.examples = (const char *const []){
-		"submit train1 --vc prod --gpus 8 -- sleep 30",
-		"submit bert --vc research --gpus 8 --pods 2 --priority 10 "
+		"submit train1 --vc prod --gpus 2 -- sleep 30",
+		"submit bert --vc research --gpus 2 --pods 2 --priority 10 "
 		"--env EPOCHS=3 -- ./train.sh --resume",
 		NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = submit_exec,
 };
@@ -165,7 +165,7 @@ const struct cmd_entry cmd_cancel_entry = {
 	    "and the stop hook runs on each of its pods' nodes (wait shows when "
 	    "they are done).",
 	.examples = (const char *const []){ "cancel train1", NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = cancel_exec,
 };
@@ -305,7 +305,7 @@ const struct cmd_entry cmd_wait_entry = {
 	    "--state: running (its start hooks all succeeded) or a job state "
 	    "such as pending or completed. Fails after --timeout.",
 	.examples = (const char *const []){ "wait train1 --timeout 10m", NULL },
-	.flags = CMD_NEEDS_ENGINE,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = wait_exec,
 };
@@ -349,7 +349,7 @@ const struct cmd_entry cmd_job_log_entry = {
 	    "stop, status messages of failures) and cellar's notes on it, the "
 	    "newest 64 KiB, kept for this session.",
 	.examples = (const char *const []){ "job log train1", NULL },
-	.flags = CMD_NEEDS_ENGINE,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = log_exec,
 };

@@ -34,7 +34,9 @@
  *  3. Every entry accepts at least table (hence wide) and json output.
  *  4. Every entry has a usage, summary, help and at least one example; the
  *     first example runs on the default spec without -o (t0040 runs it;
- *     watch's, which need a terminal, are run by t0130).
+ *     watch's, which need a terminal, are run by t0130), or, for a
+ *     CMD_LIVE command, on specs/local.yaml (the default spec has no
+ *     backend for real jobs).
  *  5. A listing command's column keys are unique and its TABLE_NAME column
  *     is its first column or the one flagged.
  *  6. A CMD_FRONTEND command runs only in a session with a front end
@@ -74,6 +76,9 @@ extern const struct cmd_exit_info cmd_exit_table[];
 #define CMD_NEEDS_ENGINE 0x2	/* a spec is loaded first (the default if none) */
 #define CMD_FRONTEND	 0x4	/* needs the front end's hooks (watch) */
 #define CMD_OPTS_FIRST	 0x8	/* options end at the first positional */
+/* About real jobs run by the spec's backend hooks (it may start, stop or
+   poll processes): the fuzzer skips it; its examples run on specs/local.yaml. */
+#define CMD_LIVE	 0x10
 
 /* The JSON schema version of every document; see cellar(1). */
 #define CMD_SCHEMA_VERSION	1

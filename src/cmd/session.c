@@ -32,6 +32,7 @@ session_init(struct session *s)
 	s->run = 0;
 	s->resume_run = 0;
 	s->fe = NULL;
+	s->console = NULL;
 }
 
 /* Drop the spec and its engine, as before any load. */

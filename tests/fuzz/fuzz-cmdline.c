@@ -30,8 +30,9 @@ int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Commands that wait or touch files outside the session make no sense in
- * a fuzzer: watch waits, export writes FILE, import reads FILE. Matched on
- * the entry found. The state store is a throw-away :memory: database per
+ * a fuzzer: watch waits, export writes FILE, import reads FILE, and a
+ * CMD_LIVE command (submit, cancel, wait) starts real processes when the
+ * spec loaded has a backend. Matched on the entry found. The state store is a throw-away :memory: database per
  * input (session_set_db below), so the store commands run, on it.
  */
 static const char *const fuzz_skip[] = { "watch", "export", "import", NULL };
@@ -57,6 +58,8 @@ fuzz_skipped(const struct strvec *words)
 
 	e = cmd_find((int)words->n, words->v, &nwords, &cause);
 	free(cause);
+	if (e != NULL && (e->flags & CMD_LIVE))
+		return true;
 	for (i = 0; e != NULL && fuzz_skip[i] != NULL; i++)
 		if (strcmp(e->name, fuzz_skip[i]) == 0)
 			return true;

@@ -15,6 +15,8 @@ run "$CELLAR" help -o json
 check_rc help-json-rc 0
 : >"$TMP/script"
 : >"$TMP/firstword"
+: >"$TMP/script-live"
+: >"$TMP/firstword-live"
 n=$(num "$(json_get commands.#)")
 [ "$n" -gt 0 ] || not_ok commands "help -o json lists no commands"
 i=0
@@ -27,22 +29,35 @@ while [ "$i" -lt "$n" ]; do
 		continue
 	fi
 	m=$(num "$(json_get "commands.$i.examples.#")")
+	# A live command's examples start real processes: they run on
+	# specs/local.yaml, in a script of their own (cmd.h invariant 4).
+	live=
+	[ "$(json_get "commands.$i.live")" = true ] && live=-live
 	k=0
 	while [ "$k" -lt "$m" ]; do
 		ex=$(json_get "commands.$i.examples.$k")
 		case $ex in
 		*" -o "*|*my-cluster*) ;;
-		*) printf '%s\n' "$ex" >>"$TMP/script"
-		   printf '%s\n' "${name%% *}" >>"$TMP/firstword" ;;
+		*) printf '%s\n' "$ex" >>"$TMP/script$live"
+		   printf '%s\n' "${name%% *}" >>"$TMP/firstword$live" ;;
 		esac
 		k=$((k + 1))
 	done
-	grep -qx "${name%% *}" "$TMP/firstword" ||
+	grep -qx "${name%% *}" "$TMP/firstword$live" ||
 	    not_ok "json-$name" "'$name' has no example without -o"
 	i=$((i + 1))
 done
 run "$CELLAR" -o json -f "$TMP/script"
 check_rc json-examples-rc 0
+default_out=$OUT
+# the process hooks keep their state under $HOME/.cellar/run
+run env HOME="$TMP" "$CELLAR" --spec specs/local.yaml -o json -f "$TMP/script-live"
+check_rc json-live-examples-rc 0
+[ -s "$TMP/script-live" ] || not_ok json-live-examples "no examples of live commands"
+OUT="$default_out
+$OUT"
+cat "$TMP/script-live" >>"$TMP/script"
+cat "$TMP/firstword-live" >>"$TMP/firstword"
 check_json json-examples
 lines=$(printf '%s\n' "$OUT" | wc -l)
 want=$(wc -l <"$TMP/script")

@@ -50,11 +50,13 @@ run "$CELLAR" -c 'alloc a --vc dev --gpus 4 -o json' -c 'vcs --sort -USED% -o na
 run "$CELLAR" help --filter lists=yes -o json
 check_json_field help-listings commands.# 11
 run "$CELLAR" help --filter mutates=yes --sort -command -o name
-check_out help-mutating "release
+check_out help-mutating "submit
+release
 node ok
 node bad
 load
 import
+cancel
 alloc"
 run "$CELLAR" apropos hostlist -o json
 check_json_field apropos-kind kind apropos

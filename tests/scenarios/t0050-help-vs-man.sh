@@ -12,7 +12,8 @@
 #    src/job, EXIT STATUS exactly the statuses of cmd_exit_table;
 #  - every global option of `cellar --help` is in DESCRIPTION;
 #  - every JSON kind the commands write is described in JSON output;
-#  - the help examples all run, in table order, on the default spec.
+#  - the help examples all run, in table order, on the default spec (those
+#    of live commands on specs/local.yaml).
 . tests/scenarios/lib.sh
 
 man=man/cellar.1
@@ -108,7 +109,8 @@ while [ "$i" -lt "$n" ]; do
 		k=$((k + 1))
 	done
 	# The options of the usage line, on the .It line.
-	for o in $(json_get "commands.$((i - 1)).usage" | grep -o -- '--[a-z-]*'); do
+	# (A bare "--" ends the options: not an option.)
+	for o in $(json_get "commands.$((i - 1)).usage" | grep -o -- '--[a-z-][a-z-]*'); do
 		head -n 1 "$b" | grep -q "\\\\-${o#--}\\>" || bad="$bad usage:$o"
 	done
 	# The alias.
@@ -207,19 +209,31 @@ i=0
 while [ "$i" -lt "$n" ]; do
 	m=$(num "$(json_get "commands.$i.examples.#")")
 	k=0
+	# A live command's examples start real processes: they run on
+	# specs/local.yaml (cmd.h invariant 4), in a script of their own.
+	sc=script
+	[ "$(json_get "commands.$i.live")" = true ] && sc=script-live
 	while [ "$k" -lt "$m" ]; do
-		json_get "commands.$i.examples.$k" >>"$TMP/script"
+		json_get "commands.$i.examples.$k" >>"$TMP/$sc"
 		k=$((k + 1))
 	done
 	i=$((i + 1))
 done
+[ -s "$TMP/script-live" ] || not_ok live-examples "no examples of live commands"
 # A watch without --count runs until interrupted: not in a script.
 awk '!/^watch / || /--count/' "$TMP/script" >"$TMP/script-all"
 mv "$TMP/script-all" "$TMP/script"
 sed -n '/^\.Ss JSON output/,/^\.S[hs] /p' "$man" |
     sed -n 's/^\.It Li //p' | tr -d ',' | tr ' ' '\n' >"$TMP/man-kinds"
 grep -v -- ' -o ' "$TMP/script" >"$TMP/script-json"
+grep -v -- ' -o ' "$TMP/script-live" >"$TMP/script-live-json"
 run "$CELLAR" -o json -f "$TMP/script-json"
+default_out=$OUT
+# the process hooks keep their state under $HOME/.cellar/run
+run env HOME="$TMP" "$CELLAR" --spec specs/local.yaml -o json -f "$TMP/script-live-json"
+[ "$RC" -eq 0 ] || not_ok live-examples-json "exit $RC: $ERR"
+OUT="$default_out
+$OUT"
 bad=
 lines=$(printf '%s\n' "$OUT" | wc -l)
 k=1
@@ -235,5 +249,8 @@ else not_ok json-kinds-documented "kinds not in JSON output:$bad ($lines documen
 run env -u CELLAR_DB "$CELLAR" -q -f "$TMP/script"	# the default store, as a user has
 if [ "$RC" -eq 0 ]; then ok examples-run
 else not_ok examples-run "exit $RC: $ERR"; fi
+run env -u CELLAR_DB HOME="$TMP" "$CELLAR" --spec specs/local.yaml -q -f "$TMP/script-live"
+if [ "$RC" -eq 0 ]; then ok live-examples-run
+else not_ok live-examples-run "exit $RC: $ERR"; fi
 
 done_testing

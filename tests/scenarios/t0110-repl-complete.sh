@@ -49,8 +49,8 @@ type_keys a C-u
 # is drawn again below them.
 wait_prompt a "$P"
 type_text a "s"; type_keys a Tab
-expect_screen list a "spec    status"
-expect_screen list-redraws a "status
+expect_screen list a "spec    status  submit"
+expect_screen list-redraws a "submit
 ${P}s"
 type_keys a C-u
 

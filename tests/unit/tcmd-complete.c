@@ -115,7 +115,7 @@ test_command_names(void)
 	CHECK_COMP("", "alloc anomaly apropos cancel cells compare dash db events "
 	    "export help history import job jobs load node place release replay "
 	    "run runs spec status submit vcs wait watch");
-	CHECK_COMP("s", "spec status");
+	CHECK_COMP("s", "spec status submit");
 	CHECK_REPL("s", "s");
 	CHECK_COMP("sta", "status");
 	CHECK_REPL("sta", "status ");
