@@ -61,6 +61,8 @@ struct console {
 	struct hook_done	*done;
 	int			 ndone;
 	bool			 dirty;		/* run a pass at the next tick */
+	char			*halted;	/* why the loop stopped (a store
+						   failure), or NULL */
 };
 
 static const char *const phase_names[] = {
@@ -140,7 +142,25 @@ console_free(struct console *c)
 	free(c->jobs);
 	free(c->acts);
 	free(c->done);
+	free(c->halted);
 	free(c);
+}
+
+const char *
+console_halted(const struct console *c)
+{
+	return c->halted;
+}
+
+/* Refuse to act once halted: *cause says why. */
+static bool
+halted(const struct console *c, char **cause)
+{
+	if (c->halted == NULL)
+		return false;
+	*cause = xasprintf("the live session is halted after a store failure (%s); "
+	    "restart cellar", c->halted);
+	return true;
 }
 
 int
@@ -268,6 +288,10 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	int i, id;
 
 	*status = 1;
+	if (halted(c, cause)) {
+		*status = 4;
+		return -1;
+	}
 	if (!name_valid(sub->name, JOB_NAME_MAX)) {
 		*cause = xasprintf("bad job name '%s' (letters, digits, '.', '_', "
 		    "'-'; up to %d bytes, starting with a letter or digit)",
@@ -319,8 +343,14 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 		strvec_push(&l->env, sub->env[i]);
 	c->n++;
 	rec_set(&rec, now, REC_SUBMIT, j, NULL);
-	if (put_job(c, c->n - 1, cause) != 0 || append(c, &rec, cause) != 0 ||
-	    session_log_commit(s, created, cause) != 0) {
+	if (put_job(c, c->n - 1, cause) != 0 || append(c, &rec, cause) != 0) {
+		session_log_rollback(s, created);
+		c->n--;
+		live_release(l);
+		*status = 4;
+		return -1;
+	}
+	if (session_log_commit(s, created, cause) != 0) {	/* rolled back */
 		c->n--;
 		live_release(l);
 		*status = 4;
@@ -521,8 +551,8 @@ decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
 
 /* One store transaction per decision batch (session-log.h): a store that
    cannot be written fails the command or tick before anything changes,
-   except in a pass, where the engine has acted and the failure is
-   reported (exit 4) with the engine ahead of the store. */
+   except in a pass, where the engine has acted: the console then halts
+   (console_tick) so no hook carries out an unrecorded decision. */
 static int
 begin(struct console *c, bool *created, char **cause)
 {
@@ -539,12 +569,19 @@ int
 console_cancel(struct console *c, const char *name, int *status, char **cause)
 {
 	int i = console_find(c, name);
-	struct job *j;
+	struct job *j, saved;
+	struct live *l;
 	struct rec rec;
+	enum console_phase phase;
+	enum job_event after;
 	bool created, running;
 	double now = session_now();
 
 	*status = 1;
+	if (halted(c, cause)) {
+		*status = 4;
+		return -1;
+	}
 	if (i < 0 || c->live[i].phase == CONSOLE_DONE ||
 	    c->live[i].phase == CONSOLE_STOPPING) {
 		*cause = xasprintf(i < 0 ? "no job '%s'" : "job '%s' is not queued "
@@ -552,10 +589,15 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 		return -1;
 	}
 	j = &c->jobs[i];
+	l = &c->live[i];
 	if (begin(c, &created, cause) != 0) {
 		*status = 4;
 		return -1;
 	}
+	/* what a failed write puts back: nothing else changes before commit */
+	saved = *j;
+	phase = l->phase;
+	after = l->after;
 	running = c->live[i].phase != CONSOLE_QUEUED;
 	if (running) {
 		if (decide_stop(c, i, JOB_EV_CANCEL, REC_CANCEL, -1, "cancelled",
@@ -569,6 +611,9 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 			goto fail;
 	}
 	if (commit(c, created, cause) != 0) {
+		*j = saved;
+		l->phase = phase;
+		l->after = after;
 		*status = 4;
 		return -1;
 	}
@@ -580,6 +625,9 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	return 0;
 fail:
 	session_log_rollback(c->s, created);
+	*j = saved;
+	l->phase = phase;
+	l->after = after;
 	*status = 4;
 	return -1;
 }
@@ -746,8 +794,10 @@ settle(struct console *c, int i, double now, char **cause)
 				goto fail;
 		} else
 			l->phase = CONSOLE_DONE;
-		if (put_job(c, i, cause) != 0 || commit(c, created, cause) != 0)
-			goto fail_committed;
+		if (put_job(c, i, cause) != 0)
+			goto fail;
+		if (commit(c, created, cause) != 0)
+			return -1;	/* rolled back; the tick halts */
 		for (p = 0; p < l->npods; p++)
 			free(l->pods[p].gpus);
 		free(l->pods);
@@ -766,14 +816,12 @@ settle(struct console *c, int i, double now, char **cause)
 fail:
 	session_log_rollback(c->s, created);
 	return -1;
-fail_committed:
-	return -1;
 }
 
 /* ---- the tick ---- */
 
-int
-console_tick(struct console *c, char **cause)
+static int
+tick(struct console *c, char **cause)
 {
 	double now = session_now();
 	bool created;
@@ -847,6 +895,24 @@ console_tick(struct console *c, char **cause)
 		hookq_done_release(&c->done[k]);
 	}
 	return 0;
+}
+
+/*
+ * A store failure inside the tick leaves the engine and the jobs ahead of
+ * the store (a pass acts on the engine before its records are written).
+ * Nothing the store lacks may reach a node, so the loop halts: no hook is
+ * started again, and submit, cancel, wait and the tick fail from then on.
+ * The store holds the last committed decisions for a restart.
+ */
+int
+console_tick(struct console *c, char **cause)
+{
+	if (halted(c, cause))
+		return -1;
+	if (tick(c, cause) == 0)
+		return 0;
+	c->halted = xstrdup(*cause);
+	return -1;
 }
 
 int

@@ -34,6 +34,9 @@
  *  2. Every hook run handed to the queue comes back to exactly one job
  *     (or node), which counts it in hooks_out until then.
  *  3. Job logs are bounded (CONSOLE_LOG_MAX bytes per job, the newest kept).
+ *  4. No hook is started for a decision the store does not hold: a store
+ *     failure after a scheduler pass acted on the engine halts the console
+ *     (the engine and the jobs stay ahead of the store until a restart).
  */
 #ifndef CELLAR_CONSOLE_H
 #define CELLAR_CONSOLE_H
@@ -81,8 +84,11 @@ int		 console_submit(struct console *c, const struct console_submit *sub,
 /* Cancel a job by name (pending or running). */
 int		 console_cancel(struct console *c, const char *name, int *status,
 		    char **cause);
-/* One pass of the pipeline at the wall clock. -1 with *cause on a store
-   failure (the decision was not taken). */
+/*
+ * One pass of the pipeline at the wall clock. -1 with *cause on a store
+ * failure: the console is then halted (invariant 4) and every later tick,
+ * submit and cancel fails.
+ */
 int		 console_tick(struct console *c, char **cause);
 /*
  * Wait up to ms milliseconds for a hook to finish or fd (>= 0, e.g. stdin)
@@ -90,6 +96,8 @@ int		 console_tick(struct console *c, char **cause);
  * -1 on a store failure.
  */
 int		 console_wait(struct console *c, int ms, int fd, char **cause);
+/* Why the console halted (a store failure), or NULL while it runs. */
+const char	*console_halted(const struct console *c);
 /* Hooks in flight. */
 int		 console_busy(const struct console *c);
 

@@ -334,7 +334,8 @@ repl_idle(void *arg, int fd)
 	char *cause = NULL;
 	int rc;
 
-	if (r->sess.console == NULL)
+	/* halted: said once when it happened; input is read blocking */
+	if (r->sess.console == NULL || console_halted(r->sess.console) != NULL)
 		return -1;
 	rc = console_wait(r->sess.console, 250, fd, &cause);
 	if (rc < 0) {

@@ -103,8 +103,9 @@ struct store {
 	long long		 heads_every;	/* STORE_HEADS_EVERY; tests set less */
 	uint64_t		 heads_clock;	/* ticks of store_heads.used */
 	int64_t			 data_version;	/* at our last transaction */
-	long long		 steps;		/* write steps, for kill_at */
+	long long		 steps;		/* write steps, for kill_at, fail_at */
 	long long		 kill_at;	/* CELLAR_STORE_KILL: 0 off */
+	long long		 fail_at;	/* CELLAR_STORE_FAIL: 0 off, < 0 done */
 };
 
 /* The schema text, generated from store/schema.sql by the Makefile. */

@@ -295,8 +295,23 @@ store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
 
 	/* The crash tests' hook: die here, in the middle of whatever
 	   transaction this step belongs to, as a kill -9 would. */
-	if (st->kill_at > 0 && ++st->steps == st->kill_at)
+	if (st->kill_at > 0 || st->fail_at != 0)
+		st->steps++;
+	if (st->kill_at > 0 && st->steps == st->kill_at)
 		raise(SIGKILL);
+	/* The fault tests' hook: one write fails, as a full disk would make
+	   it, and the caller rolls its transaction back. A ROLLBACK cannot
+	   fail that way: the next step fails instead. */
+	if (st->fail_at > 0 && st->steps >= st->fail_at &&
+	    s != st->stmt[SQ_ROLLBACK]) {
+		st->fail_at = -st->fail_at;	/* once */
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		if (*cause == NULL)
+			*cause = xasprintf("state store '%s': write failed "
+			    "(CELLAR_STORE_FAIL=%lld)", st->path, -st->fail_at);
+		return -1;
+	}
 	rc = sqlite3_step(s);
 
 	/* The message before the reset: it may clear the system errno. */
@@ -696,6 +711,8 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	st->heads_every = STORE_HEADS_EVERY;
 	if (write && getenv("CELLAR_STORE_KILL") != NULL)
 		st->kill_at = strtoll(getenv("CELLAR_STORE_KILL"), NULL, 10);
+	if (write && getenv("CELLAR_STORE_FAIL") != NULL)
+		st->fail_at = strtoll(getenv("CELLAR_STORE_FAIL"), NULL, 10);
 	if (!st->memory) {
 		if (stat(path, &sb) != 0) {
 			if (errno != ENOENT) {
