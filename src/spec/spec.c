@@ -1736,15 +1736,26 @@ parse_target(struct loader *L, int map, const char *ctx, struct spec_ssh_target 
 		    "no leading '-')", t->host);
 }
 
-/* "DIR/NAME" as one quoted shell word; DIR relative to the spec's file. */
+/*
+ * "DIR/NAME" as one quoted shell word; a relative DIR is taken from the
+ * spec file's directory, made absolute when that exists, so hooks are
+ * found whatever the working directory (and the same path on ssh nodes).
+ */
 static char *
 hook_in_dir(struct loader *L, const char *dir, const char *name)
 {
 	struct strbuf path = STRBUF_INIT, cmd = STRBUF_INIT;
 	const char *slash = strrchr(L->file, '/');
+	char *sdir, *real;
 
-	if (dir[0] != '/' && slash != NULL)
-		strbuf_addf(&path, "%.*s/", (int)(slash - L->file), L->file);
+	if (dir[0] != '/') {
+		sdir = slash != NULL ? xstrndup(L->file, (size_t)(slash - L->file)) :
+		    xstrdup(".");
+		real = realpath(sdir[0] != '\0' ? sdir : "/", NULL);
+		strbuf_addf(&path, "%s/", real != NULL ? real : sdir);
+		free(real);
+		free(sdir);
+	}
 	strbuf_addf(&path, "%s/%s", dir, name);
 	sh_quote(&cmd, path.buf);
 	strbuf_release(&path);
@@ -1825,7 +1836,8 @@ parse_backend(struct loader *L, int map)
 		for (i = 0; i < n; i++) {
 			int k = ydoc_key(&L->doc, val[K_NODES], i), node;
 
-			if ((node = spec_find_node(L->s, str(L, k))) < 0) {
+			/* s->node_map is only set when the load ends */
+			if ((node = strmap_get(L->nodes, str(L, k))) < 0) {
 				err(L, k, "unknown node '%s' in 'backend.nodes'", str(L, k));
 				continue;
 			}
