@@ -1,0 +1,126 @@
+#!/bin/sh
+# t0520-hook-sets — the slurm and kubernetes hook sets (specs/hooks/) run
+# by cellar's local backend against fake sbatch, squeue, sacct, scancel,
+# scontrol, sinfo and kubectl on PATH (tests/scenarios/fake-cluster-cmd.sh
+# records every call), checking the exact command lines: a gang of two
+# pods is submitted pinned to the nodes and GPUs cellar chose, polled
+# until it completes; a cancelled job is stopped through scancel / kubectl
+# delete; suspend, resume and health run by hand with a job's environment.
+. tests/scenarios/lib.sh
+top=$(pwd)
+mkdir -p "$TMP/bin"
+for c in sbatch squeue sacct scancel scontrol sinfo kubectl; do
+	ln -s "$top/tests/scenarios/fake-cluster-cmd.sh" "$TMP/bin/$c"
+done
+PATH=$TMP/bin:$PATH
+FAKE=$TMP/fake
+FAKE_LOG=$TMP/calls
+export PATH FAKE FAKE_LOG
+spec() {	# spec FILE HOOKSET
+	cat >"$1" <<YAML
+physicalCluster:
+  cellTypes:
+    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
+  physicalCells:
+  - {cellType: NODE, cellAddress: n1}
+  - {cellType: NODE, cellAddress: n2}
+virtualClusters:
+  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
+backend:
+  type: local
+  hooks: $top/specs/hooks/$2
+  rundir: $TMP/run
+  statusInterval: 0.1
+YAML
+}
+# check_calls NAME WANT: the calls recorded (then forgotten) are exactly WANT
+check_calls() {
+	got=$(cat "$FAKE_LOG" 2>/dev/null)
+	if [ "$got" = "$2" ]; then ok "$1"
+	else not_ok "$1" "calls [$got], want [$2]"; fi
+	: >"$FAKE_LOG"
+}
+# the calls of one tool only, in order (pods start in parallel: per-pod
+# order is checked by sorting)
+only() { grep "^$1 " "$FAKE_LOG" | sort; }
+
+# ---- slurm ----
+spec "$TMP/slurm.yaml" slurm
+run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit g --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait g --timeout 60s"
+check_rc slurm-gang-rc 0
+check_out_has slurm-gang-completed "g completed"
+got=$(only sbatch)
+want="sbatch [--parsable] [--job-name=cellar-g.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/g.0.out] [--wrap='train.sh' '--lr' '0.1 x']
+sbatch [--parsable] [--job-name=cellar-g.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/g.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
+[ "$got" = "$want" ] && ok slurm-sbatch || not_ok slurm-sbatch "[$got], want [$want]"
+# each pod: squeue says RUNNING once, then nothing, then sacct COMPLETED
+got=$(only squeue | uniq -c | sed 's/^ *//')
+want="2 squeue [-h] [-j] [4242] [-o] [%T]
+2 squeue [-h] [-j] [4243] [-o] [%T]"
+[ "$got" = "$want" ] && ok slurm-squeue || not_ok slurm-squeue "[$got], want [$want]"
+got=$(only sacct)
+want="sacct [-n] [-X] [-P] [-j] [4242] [-o] [State]
+sacct [-n] [-X] [-P] [-j] [4243] [-o] [State]"
+[ "$got" = "$want" ] && ok slurm-sacct || not_ok slurm-sacct "[$got], want [$want]"
+: >"$FAKE_LOG"
+
+# a job that runs until cancelled, then a failing one
+rm -rf "$FAKE"
+FAKE_RUNS=100000 run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit c --vc a --gpus 4 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
+check_rc slurm-cancel-rc 0
+check_out_has slurm-cancelled "c cancelled"
+got=$(only scancel)
+[ "$got" = "scancel [4242]" ] && ok slurm-scancel || not_ok slurm-scancel "[$got]"
+: >"$FAKE_LOG"
+rm -rf "$FAKE"
+FAKE_END=FAILED run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit f --vc a --gpus 4 -- false; wait f --timeout 60s"
+check_out_has slurm-failed "f failed"
+: >"$FAKE_LOG"
+
+# suspend, resume and health by hand, as cellar runs them
+hook() {	# hook SET NAME: run it with pod 0 of job c on n1
+	env CELLAR_JOB=c CELLAR_POD=0 CELLAR_PODS=1 CELLAR_NODE=n1 CELLAR_NODES=n1 \
+	    CELLAR_GPUS=0,1 CUDA_VISIBLE_DEVICES=0,1 CELLAR_RUNDIR="$TMP/run" \
+	    "$top/specs/hooks/$1/$2" >"$TMP/hook-out" 2>&1
+}
+mkdir -p "$TMP/run/slurm"; echo 4300 >"$TMP/run/slurm/c.0"
+hook slurm suspend && hook slurm resume && hook slurm health
+check_calls slurm-suspend-resume-health "scontrol [suspend] [4300]
+scontrol [resume] [4300]
+sinfo [-h] [-N] [-n] [n1] [-o] [%t]"
+FAKE_SINFO='drain*' hook slurm health && not_ok slurm-drained "health passed a drained node" ||
+    { grep -q "Slurm says node 'n1' is drain" "$TMP/hook-out" && ok slurm-drained ||
+      not_ok slurm-drained "$(cat "$TMP/hook-out")"; }
+: >"$FAKE_LOG"
+
+# ---- kubernetes ----
+rm -rf "$FAKE"
+spec "$TMP/k8s.yaml" kubernetes
+run env CELLAR_K8S_IMAGE=img:1 "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit G_1 --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait G_1 --timeout 60s"
+check_rc k8s-gang-rc 0
+check_out_has k8s-gang-completed "G_1 completed"
+got=$(only kubectl | grep -v '\[get\] \[pod\]')
+want="kubectl [run] [cellar-g-1-0] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=0] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n1\"}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=0] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']
+kubectl [run] [cellar-g-1-1] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=1] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n2\"}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=1] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']"
+[ "$got" = "$want" ] && ok k8s-run || not_ok k8s-run "[$got], want [$want]"
+got=$(only kubectl | grep '\[get\] \[pod\] \[cellar-g-1-0\] \[--ignore' | uniq -c | sed 's/^ *//')
+want="2 kubectl [get] [pod] [cellar-g-1-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"
+[ "$got" = "$want" ] && ok k8s-status || not_ok k8s-status "[$got], want [$want]"
+: >"$FAKE_LOG"
+rm -rf "$FAKE"
+FAKE_RUNS=100000 run "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit c --vc a --gpus 4 --env K8S_IMAGE=own:2 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
+check_out_has k8s-cancelled "c cancelled"
+only kubectl | grep -q '\[run\] \[cellar-c-0\] \[--image=own:2\]' && ok k8s-job-image ||
+    not_ok k8s-job-image "$(only kubectl | grep '\[run\]')"
+got=$(only kubectl | grep delete)
+[ "$got" = "kubectl [delete] [pod] [cellar-c-0] [--ignore-not-found] [--wait=false]" ] &&
+    ok k8s-delete || not_ok k8s-delete "[$got]"
+: >"$FAKE_LOG"
+run "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit noimg --vc a --gpus 4 -- true; wait noimg --timeout 60s; job log noimg"
+check_out_has k8s-no-image "no image: set K8S_IMAGE"
+: >"$FAKE_LOG"
+hook kubernetes suspend && not_ok k8s-suspend "suspend succeeded" || ok k8s-suspend
+hook kubernetes health
+check_calls k8s-health 'kubectl [get] [node] [n1] [-o] [jsonpath={.status.conditions[?(@.type=="Ready")].status}]'
+
+done_testing
