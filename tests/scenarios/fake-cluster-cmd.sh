@@ -8,8 +8,8 @@
 me=$(basename "$0")
 line=$me
 for a in "$@"; do line="$line [$a]"; done
-printf '%s\n' "$line" >>"$FAKE_LOG"
 mkdir -p "$FAKE"
+printf '%s\n' "$line" >>"$FAKE_LOG"
 # looks NAME: count one status look at job NAME; true while it runs
 looks() {
 	n=$(cat "$FAKE/$1.looks" 2>/dev/null || echo 0)
@@ -18,9 +18,11 @@ looks() {
 	[ "$n" -le "${FAKE_RUNS:-1}" ] && [ ! -e "$FAKE/$1.gone" ]
 }
 case $me in
-sbatch)
+sbatch)	# pods start in parallel: ids handed out under a lock
+	while ! mkdir "$FAKE/lock" 2>/dev/null; do sleep 0.01; done
 	n=$(cat "$FAKE/next" 2>/dev/null || echo 4242)
 	echo $((n + 1)) >"$FAKE/next"
+	rmdir "$FAKE/lock"
 	echo "$n" ;;
 squeue)	# -h -j ID -o FORMAT
 	id=$3
