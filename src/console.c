@@ -28,6 +28,7 @@ struct pod {
 	char		*gpus;		/* "0,1": CUDA_VISIBLE_DEVICES */
 	bool		 started;	/* its start hook succeeded */
 	bool		 done;		/* status said completed */
+	bool		 checked;	/* status answered since a restart */
 };
 
 struct live {
@@ -41,13 +42,25 @@ struct live {
 	bool			 failed;	/* a start or status said so */
 	bool			 launched;	/* start hooks handed out */
 	bool			 stops_sent;	/* STOPPING: stop hooks handed out */
+	bool			 recovered;	/* taken over from the store after a
+						   restart: its pods are asked first */
 	double			 next_status;
 	char			*last_error;
 	struct strbuf		 log;
 };
 
+/* A node's health as the health hook reports it. */
+struct health {
+	bool		 out;		/* a health hook is running */
+	bool		 failed;	/* its last run failed (after retries) */
+	bool		 bad;		/* marked bad by us (not by an operator) */
+	double		 next;		/* when to run it again */
+	char		*why;		/* the failed run's output, first line */
+};
+
 struct console {
 	struct session		*s;
+	struct health		*health;	/* per spec node */
 	struct backend		*b;
 	struct hookq		*q;
 	struct policy		 policy;
@@ -63,7 +76,10 @@ struct console {
 	bool			 dirty;		/* run a pass at the next tick */
 	char			*halted;	/* why the loop stopped (a store
 						   failure), or NULL */
+	struct strbuf		 notes;		/* what a restart could not take over */
 };
+
+static int	recover(struct console *c, struct strbuf *notes, char **cause);
 
 static const char *const phase_names[] = {
 	[CONSOLE_QUEUED] = "queued",
@@ -93,6 +109,7 @@ console_get(struct session *s, struct console **out, char **cause)
 	if ((b = backend_create(s->spec, cause)) == NULL)
 		return -1;
 	c = xcalloc(1, sizeof *c);
+	strbuf_init(&c->notes);
 	c->s = s;
 	c->b = b;
 	c->q = hookq_create(b);
@@ -104,7 +121,13 @@ console_get(struct session *s, struct console **out, char **cause)
 		return -1;
 	}
 	c->sched = sched_create(s->engine, &c->policy, NULL, 0);
+	c->health = xcalloc((size_t)s->spec->nnodes + 1, sizeof *c->health);
 	s->console = c;
+	if (recover(c, &c->notes, cause) != 0) {
+		s->console = NULL;
+		console_free(c);
+		return -1;
+	}
 	*out = c;
 	return 0;
 }
@@ -143,6 +166,10 @@ console_free(struct console *c)
 	free(c->acts);
 	free(c->done);
 	free(c->halted);
+	strbuf_release(&c->notes);
+	for (i = 0; i < c->s->spec->nnodes; i++)
+		free(c->health[i].why);
+	free(c->health);
 	free(c);
 }
 
@@ -161,6 +188,12 @@ halted(const struct console *c, char **cause)
 	*cause = xasprintf("the live session is halted after a store failure (%s); "
 	    "restart cellar", c->halted);
 	return true;
+}
+
+const char *
+console_notes(const struct console *c)
+{
+	return c->notes.len > 0 ? c->notes.buf : NULL;
 }
 
 int
@@ -216,13 +249,27 @@ rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
 		snprintf(r->detail, sizeof r->detail, "%s", detail);
 }
 
-/* The live data a restart needs: phase, what follows a stop, the request. */
+/*
+ * The live data a restart needs (version 2): phase, what follows a stop,
+ * the priority, the request (command words, environment) and the pods
+ * (node, GPUs), which a STOPPING job no longer has in the engine.
+ */
+#define LIVE_BLOB_VERSION	2
+
+static void
+pack_str(struct strbuf *sb, const char *v)
+{
+	pack_u32(sb, (uint32_t)strlen(v));
+	strbuf_adds(sb, v);
+}
+
 static void
 pack_live(const struct job *j, const struct live *l, struct strbuf *sb)
 {
 	size_t i, start = sb->len;
+	int p;
 
-	pack_u32(sb, 1);			/* version */
+	pack_u32(sb, LIVE_BLOB_VERSION);
 	pack_i32(sb, (int32_t)l->phase);
 	pack_i32(sb, (int32_t)l->after);
 	pack_i32(sb, j->priority);
@@ -236,7 +283,71 @@ pack_live(const struct job *j, const struct live *l, struct strbuf *sb)
 		pack_u32(sb, (uint32_t)strlen(l->env.v[i]));
 		strbuf_adds(sb, l->env.v[i]);
 	}
+	pack_u32(sb, (uint32_t)l->npods);
+	for (p = 0; p < l->npods; p++) {
+		pack_i32(sb, l->pods[p].node);
+		pack_str(sb, l->pods[p].gpus);
+	}
 	pack_seal(sb, start);
+}
+
+/* A string of pack_str, malloc'ed; NULL when the cursor failed. */
+static char *
+unpack_str(struct unpack *u)
+{
+	int n = unpack_count(u, 1 << 24, 1, "string");
+	char *v;
+
+	if (u->failed)
+		return NULL;
+	v = xstrndup((const char *)u->p + u->off, (size_t)n);
+	u->off += (size_t)n;
+	return v;
+}
+
+/*
+ * Read back what pack_live wrote (checked: sealed, version, phases,
+ * counts, node indices); 0, or -1 with a message in why.
+ */
+static int
+unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
+    int *priority, char *why, size_t wlen)
+{
+	struct unpack u;
+	uint32_t version;
+	int i, n, phase, after;
+	char *v;
+
+	unpack_init(&u, blob, len);
+	unpack_unseal(&u);
+	version = unpack_u32(&u);
+	if (!u.failed && version != LIVE_BLOB_VERSION)
+		unpack_fail(&u, "version %u, not %d", version, LIVE_BLOB_VERSION);
+	phase = unpack_i32(&u);
+	after = unpack_i32(&u);
+	*priority = unpack_i32(&u);
+	if (!u.failed && (phase < CONSOLE_QUEUED || phase > CONSOLE_DONE ||
+	    (after != -1 && after != JOB_EV_REQUEUE)))
+		unpack_fail(&u, "phase %d, then %d", phase, after);
+	l->phase = (enum console_phase)phase;
+	l->after = (enum job_event)after;
+	for (n = unpack_count(&u, 1 << 20, 4, "words"), i = 0; i < n; i++)
+		if ((v = unpack_str(&u)) != NULL)
+			strvec_push_nodup(&l->argv, v);
+	for (n = unpack_count(&u, 1 << 20, 4, "environment"), i = 0; i < n; i++)
+		if ((v = unpack_str(&u)) != NULL)
+			strvec_push_nodup(&l->env, v);
+	n = unpack_count(&u, 1 << 16, 8, "pods");
+	l->pods = xcalloc((size_t)n + 1, sizeof *l->pods);
+	for (i = 0; i < n && !u.failed; i++) {
+		l->pods[i].node = unpack_i32(&u);
+		if (!u.failed && (l->pods[i].node < 0 || l->pods[i].node >= sp->nnodes))
+			unpack_fail(&u, "pod %d on node %d of %d", i, l->pods[i].node,
+			    sp->nnodes);
+		if ((l->pods[i].gpus = unpack_str(&u)) != NULL)
+			l->npods = i + 1;
+	}
+	return unpack_finish(&u, "live job state", why, wlen);
 }
 
 /* Write job i (row, blob) inside the open transaction. */
@@ -541,7 +652,10 @@ decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
 	if (by >= 0)
 		rec.by = c->jobs[by].id;
 	c->live[i].phase = CONSOLE_STOPPING;
-	c->live[i].after = ev == JOB_EV_PREEMPT ? JOB_EV_REQUEUE : (enum job_event)-1;
+	/* a preempted job, or one whose node failed (below), goes back to
+	   the queue once stopped */
+	c->live[i].after = ev == JOB_EV_PREEMPT || (ev == JOB_EV_FAIL &&
+	    j->reason == JOB_REASON_NODEFAIL) ? JOB_EV_REQUEUE : (enum job_event)-1;
 	if (put_job(c, i, cause) != 0 ||
 	    store_placement_delete(c->s->store, c->s->run, j->id, cause) != 0 ||
 	    append(c, &rec, cause) != 0)
@@ -688,6 +802,17 @@ hook_back(struct console *c, const struct hook_done *d)
 		break;
 	case SPEC_HOOK_STATUS:
 		first_word(d->out ? d->out : "", word, sizeof word);
+		if (l->recovered && !l->pods[pod].checked && d->status == 0) {
+			l->pods[pod].checked = true;
+			/* taken over after a restart: a pod the node knows
+			   nothing of never started; one that answers did */
+			if (strcmp(word, "absent") == 0) {
+				logf_(l, "cellar: pod %d was not running: starting it\n", pod);
+				hook_pod(c, d->job, pod, SPEC_HOOK_START);
+				break;
+			}
+			l->pods[pod].started = true;
+		}
 		if (d->status != 0) {
 			describe(c, d, why, sizeof why);
 			logf_(l, "cellar: %s\n", why);
@@ -709,6 +834,96 @@ hook_back(struct console *c, const struct hook_done *d)
 		}
 		break;
 	}
+}
+
+/* A node's health hook came back. */
+static void
+health_back(struct console *c, const struct hook_done *d)
+{
+	struct health *h = &c->health[d->node];
+	char word[256];
+	size_t n;
+
+	h->out = false;
+	h->failed = d->status != 0;
+	free(h->why);
+	h->why = NULL;
+	if (h->failed) {
+		n = d->out != NULL ? strcspn(d->out, "\n") : 0;
+		if (n >= sizeof word)
+			n = sizeof word - 1;
+		memcpy(word, d->out != NULL ? d->out : "", n);
+		word[n] = '\0';
+		h->why = xasprintf("health hook %s%s%s", d->timed_out ?
+		    "timed out" : "failed", n ? ": " : "", word);
+	}
+}
+
+/*
+ * A node's health changed: mark it in the engine (bad nodes are avoided,
+ * VCs see doomed cells), record it, and fail the live jobs that run on a
+ * bad node; they are stopped and requeued (the gang as a unit). Committed
+ * before any stop hook runs.
+ */
+static int
+node_settle(struct console *c, int node, double now, char **cause)
+{
+	struct health *h = &c->health[node];
+	struct session *s = c->s;
+	const char *name = s->spec->nodes[node].name;
+	struct strbuf names = STRBUF_INIT;
+	struct engine_job_info info;
+	int *ids = NULL, *mine = NULL, n, k, nmine = 0, lim;
+	char why[REC_DETAIL_MAX];
+	bool created, bad = h->failed;
+
+	if (h->out || bad == h->bad || (!bad && !h->bad))
+		return 0;
+	if (begin(c, &created, cause) != 0)
+		return -1;
+	lim = engine_job_limit(s->engine);
+	ids = xcalloc((size_t)lim, sizeof *ids);
+	mine = xcalloc((size_t)lim, sizeof *mine);
+	n = engine_node_set_bad(s->engine, name, bad, ids, lim);
+	if (n > lim)
+		n = lim;
+	snprintf(why, sizeof why, "node '%s': %s", name, bad ? h->why : "healthy again");
+	for (k = 0; k < n; k++) {
+		int i = sched_job_of(c->sched, ids[k]);
+
+		if (engine_job(s->engine, ids[k], &info))
+			strbuf_addf(&names, "%s%s", names.len ? "," : "", info.name);
+		if (i < 0 || (c->live[i].phase != CONSOLE_STARTING &&
+		    c->live[i].phase != CONSOLE_RUNNING))
+			continue;
+		c->jobs[i].reason = JOB_REASON_NODEFAIL;
+		if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, why, now, cause) != 0)
+			goto fail;
+		mine[nmine++] = i;
+	}
+	if (session_log_node(s, name, bad, names.buf ? names.buf : "", cause) != 0 ||
+	    commit(c, created, cause) != 0)
+		goto fail_committing;
+	h->bad = bad;
+	for (k = 0; k < nmine; k++) {
+		set_error(&c->live[mine[k]], why);
+		sched_release(c->sched, mine[k]);
+		stop_pods(c, mine[k], JOB_EV_REQUEUE);
+	}
+	sched_touch_all(c->sched);
+	c->dirty = true;
+	strbuf_release(&names);
+	free(ids);
+	free(mine);
+	return 0;
+fail:
+	session_log_rollback(s, created);
+fail_committing:
+	/* the engine marked the node and jobs left RUNNING: the tick halts */
+	strbuf_release(&names);
+	free(ids);
+	free(mine);
+	return -1;
 }
 
 /* After hooks came back: the decisions they lead to. */
@@ -818,6 +1033,108 @@ fail:
 	return -1;
 }
 
+/* ---- after a restart: the store's live jobs taken over ---- */
+
+struct recover {
+	struct console	*c;
+	struct strbuf	*notes;
+};
+
+static int
+recover_job(void *arg, const struct store_job *sj)
+{
+	struct recover *x = arg;
+	struct console *c = x->c;
+	struct live l;
+	char why[256];
+	int prio;
+
+	if (sj->blob == NULL)
+		return 0;	/* a hand job (alloc): the engine has it */
+	memset(&l, 0, sizeof l);
+	strbuf_init(&l.log);
+	if (unpack_live(c->s->spec, sj->blob, sj->blob_len, &l, &prio, why,
+	    sizeof why) != 0) {
+		strbuf_addf(x->notes, "warning: job '%s' not taken over: %s\n", sj->job.name, why);
+		live_release(&l);
+		return 0;
+	}
+	if (l.phase == CONSOLE_DONE) {
+		live_release(&l);
+		return 0;
+	}
+	XGROW(c->live, c->cap, (size_t)c->n + 1);
+	c->jobs = xreallocarray(c->jobs, (size_t)c->n + 1, sizeof *c->jobs);
+	c->jobs[c->n] = sj->job;
+	c->live[c->n] = l;
+	c->n++;
+	return 0;
+}
+
+/*
+ * Take over the live jobs of the session's recovered run: queued ones are
+ * queued again; starting and running ones keep the cells the engine got
+ * back from the store and their pods are asked (status) before anything
+ * is started, so nothing runs twice; stopping ones are stopped again
+ * (stop hooks are idempotent). Problems with one job go to notes.
+ */
+static int
+recover(struct console *c, struct strbuf *notes, char **cause)
+{
+	struct session *s = c->s;
+	struct recover x = { c, notes };
+	struct engine_job_info info;
+	struct policy_key key;
+	struct store *st;
+	double now = session_now();
+	int64_t run = s->run != 0 ? s->run : s->resume_run;
+	int i, p, klass;
+	char why[256];
+
+	if (run == 0)
+		return 0;
+	if (session_store(s, false, &st, cause) != 0 ||
+	    store_job_load(st, run, recover_job, &x, cause) != 0)
+		return -1;
+	if (c->n == 0)
+		return 0;
+	sched_grow(c->sched, c->jobs, c->n);
+	for (i = 0; i < c->n; i++) {
+		struct job *j = &c->jobs[i];
+		struct live *l = &c->live[i];
+		enum console_phase was = l->phase;
+
+		logf_(l, "cellar: taken over after a restart (%s)\n",
+		    console_phase_name(was));
+		if (was == CONSOLE_QUEUED) {
+			sched_submit(c->sched, i, now);
+			continue;
+		}
+		if (was == CONSOLE_STOPPING)
+			continue;	/* settle sends the stops again */
+		/* STARTING or RUNNING: the engine holds its cells again */
+		c->policy.ops->key(&c->policy, j, now, &key);
+		klass = c->policy.ops->klass(&c->policy, j, now);
+		if (!engine_job(s->engine, j->engine_id, &info) ||
+		    sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0) {
+			strbuf_addf(notes, "warning: job '%s' not taken over: %s\n", j->name,
+			    engine_job(s->engine, j->engine_id, &info) ? why :
+			    "its cells were not recovered");
+			set_error(l, "not taken over after a restart");
+			l->phase = CONSOLE_DONE;
+			continue;
+		}
+		l->phase = CONSOLE_RUNNING;
+		l->recovered = true;
+		l->launched = true;
+		l->next_status = 0;
+		for (p = 0; p < l->npods; p++)
+			l->pods[p].started = was == CONSOLE_RUNNING;
+	}
+	c->dirty = true;
+	return 0;
+}
+
 /* ---- the tick ---- */
 
 static int
@@ -833,9 +1150,14 @@ tick(struct console *c, char **cause)
 	for (k = 0; k < c->ndone; k++) {
 		if (c->done[k].job >= 0 && c->done[k].job < c->n)
 			hook_back(c, &c->done[k]);
+		else if (c->done[k].job < 0 && c->done[k].hook == SPEC_HOOK_HEALTH)
+			health_back(c, &c->done[k]);
 		hookq_done_release(&c->done[k]);
 	}
-	/* 2. what they lead to */
+	/* 2. what they lead to: nodes first, so a pass avoids bad ones */
+	for (i = 0; i < c->s->spec->nnodes; i++)
+		if (node_settle(c, i, now, cause) != 0)
+			return -1;
 	for (i = 0; i < c->n; i++)
 		if (settle(c, i, now, cause) != 0)
 			return -1;
@@ -887,11 +1209,31 @@ tick(struct console *c, char **cause)
 					hook_pod(c, i, p, SPEC_HOOK_STATUS);
 		}
 	}
+	/* health polls, one per node every healthInterval */
+	for (i = 0; i < c->s->spec->nnodes; i++) {
+		struct health *h = &c->health[i];
+		struct hook_req r;
+
+		if (h->out || now < h->next)
+			continue;
+		h->out = true;
+		h->next = now + c->s->spec->backend.health_interval;
+		memset(&r, 0, sizeof r);
+		r.job = -1;
+		r.node = i;
+		r.hook = SPEC_HOOK_HEALTH;
+		strvec_pushf(&r.env, "CELLAR_NODE=%s", c->s->spec->nodes[i].name);
+		if (c->s->spec->backend.rundir != NULL)
+			strvec_pushf(&r.env, "CELLAR_RUNDIR=%s", c->s->spec->backend.rundir);
+		hookq_submit(c->q, &r);
+	}
 	c->ndone = 0;
 	hookq_service(c->q, now, &c->done, &c->ndone);	/* start them now */
 	for (k = 0; k < c->ndone; k++) {
 		if (c->done[k].job >= 0 && c->done[k].job < c->n)
 			hook_back(c, &c->done[k]);
+		else if (c->done[k].job < 0 && c->done[k].hook == SPEC_HOOK_HEALTH)
+			health_back(c, &c->done[k]);
 		hookq_done_release(&c->done[k]);
 	}
 	return 0;

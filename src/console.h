@@ -25,6 +25,20 @@
  * A start waits while another job is STOPPING on one of its nodes, so the
  * GPUs are free before the next job is given them.
  *
+ * Health: each node's health hook runs every healthInterval; a node whose
+ * hook fails (after retries) is marked bad in the engine and the store
+ * (node_settle), and the live jobs on it fail with reason NodeFail and go
+ * STOPPING -> QUEUED; it is marked ok when the hook passes again. Nodes an
+ * operator marked by hand are not touched.
+ *
+ * Restart: console_get on a session that recovered its run from the store
+ * takes the run's live jobs over from their blobs (phase, request, pods):
+ * QUEUED ones are queued, STOPPING ones stopped again, STARTING and
+ * RUNNING ones keep their recovered cells and become RUNNING with every
+ * pod asked (status) first; a pod that answers "absent" never started and
+ * gets its start hook then. Nothing is started twice as long as start and
+ * stop hooks are idempotent (the shipped sets are).
+ *
  * Ownership: a console belongs to one session (sess->console) and borrows
  * its engine and store; console_free kills hooks still running (the jobs
  * they started run on: their nodes own them). Snapshots are the caller's.
@@ -96,6 +110,8 @@ int		 console_tick(struct console *c, char **cause);
  * -1 on a store failure.
  */
 int		 console_wait(struct console *c, int ms, int fd, char **cause);
+/* What taking over a recovered run's live jobs could not do, or NULL. */
+const char	*console_notes(const struct console *c);
 /* Why the console halted (a store failure), or NULL while it runs. */
 const char	*console_halted(const struct console *c);
 /* Hooks in flight. */

@@ -347,6 +347,28 @@ repl_idle(void *arg, int fd)
 	return rc;
 }
 
+/*
+ * A spec with a backend: the live loop starts with the REPL, so health
+ * polls run and a recovered run's live jobs are taken over at once.
+ */
+static void
+start_live(struct runner *r)
+{
+	struct console *c;
+	char *cause = NULL;
+	const char *notes;
+
+	if (r->sess.spec == NULL || r->sess.spec->backend.type == SPEC_BACKEND_EMULATOR)
+		return;
+	if (console_get(&r->sess, &c, &cause) != 0) {
+		fprintf(stderr, "cellar: %s\n", cause);
+		free(cause);
+		return;
+	}
+	if ((notes = console_notes(c)) != NULL)
+		fputs(notes, stderr);
+}
+
 /* The REPL, on the session loaded first so completion knows its names. */
 static void
 run_repl(struct runner *r)
@@ -365,6 +387,7 @@ run_repl(struct runner *r)
 	} else {
 		if (!r->sess.quiet)
 			fputs(diags.buf, stderr);
+		start_live(r);
 		r->status = repl_run(&cfg);
 	}
 	strbuf_release(&diags);

@@ -21,6 +21,21 @@ status_of(struct cmd_ctx *ctx, int status)
 	return -1;
 }
 
+/* The session's console; when it was just made from a recovered run,
+   what it could not take over goes to stderr. */
+static int
+live_console(struct cmd_ctx *ctx, struct console **c, char **cause)
+{
+	bool fresh = ctx->sess->console == NULL;
+	const char *notes;
+
+	if (console_get(ctx->sess, c, cause) != 0)
+		return -1;
+	if (fresh && (notes = console_notes(*c)) != NULL)
+		strbuf_adds(ctx->err, notes);
+	return 0;
+}
+
 /* ---- submit ---- */
 
 static const struct cmd_opt submit_opts[] = {
@@ -75,7 +90,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	sub.argc = args_count(a) - 1;
 	sub.env = env.v;
 	sub.nenv = (int)env.n;
-	if (console_get(s, &c, cause) != 0) {
+	if (live_console(ctx, &c, cause) != 0) {
 		strvec_release(&env);
 		return status_of(ctx, CMD_EXIT_SPEC);
 	}
@@ -136,7 +151,7 @@ cancel_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct console *c;
 	int status;
 
-	if (console_get(ctx->sess, &c, cause) != 0)
+	if (live_console(ctx, &c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_SPEC);
 	if (console_cancel(c, args_value(a, 0), &status, cause) != 0)
 		return status_of(ctx, status);
@@ -253,7 +268,7 @@ wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			return cmd_usage_error(ctx);
 		}
 	}
-	if (console_get(ctx->sess, &c, cause) != 0)
+	if (live_console(ctx, &c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_SPEC);
 	for (k = 0; k < args_count(a); k++)
 		if (console_find(c, args_value(a, k)) < 0) {
@@ -318,7 +333,7 @@ log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct console *c;
 	int i;
 
-	if (console_get(ctx->sess, &c, cause) != 0)
+	if (live_console(ctx, &c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_SPEC);
 	if ((i = console_find(c, args_value(a, 0))) < 0) {
 		*cause = xasprintf("no job '%s' in this session", args_value(a, 0));

@@ -5,7 +5,8 @@
 # records every call), checking the exact command lines: a gang of two
 # pods is submitted pinned to the nodes and GPUs cellar chose, polled
 # until it completes; a cancelled job is stopped through scancel / kubectl
-# delete; suspend, resume and health run by hand with a job's environment.
+# delete; suspend, resume and health run by hand with a job's environment
+# (cellar's own health polls call sinfo and kubectl too: filtered out).
 . tests/scenarios/lib.sh
 top=$(pwd)
 mkdir -p "$TMP/bin"
@@ -99,7 +100,7 @@ spec "$TMP/k8s.yaml" kubernetes
 run env CELLAR_K8S_IMAGE=img:1 "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit G_1 --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait G_1 --timeout 60s"
 check_rc k8s-gang-rc 0
 check_out_has k8s-gang-completed "G_1 completed"
-got=$(only kubectl | grep -v '\[get\] \[pod\]')
+got=$(only kubectl | grep '\[run\]')
 want="kubectl [run] [cellar-g-1-0] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=0] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n1\"}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=0] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']
 kubectl [run] [cellar-g-1-1] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=1] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n2\"}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=1] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok k8s-run || not_ok k8s-run "[$got], want [$want]"
