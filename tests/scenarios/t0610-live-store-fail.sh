@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0510-live-store-fail — write-ahead in the live loop (console.h invariant
+# t0610-live-store-fail — write-ahead in the live loop (console.h invariant
 # 4): every write step of a live session fails in turn (the
 # CELLAR_STORE_FAIL=N test hook), and after each run no job has run that
 # the store does not say was started. A failure after a scheduler pass

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0520-hook-sets — the slurm and kubernetes hook sets (specs/hooks/) run
+# t0620-hook-sets — the slurm and kubernetes hook sets (specs/hooks/) run
 # by cellar's local backend against fake sbatch, squeue, sacct, scancel,
 # scontrol, sinfo and kubectl on PATH (tests/scenarios/fake-cluster-cmd.sh
 # records every call), checking the exact command lines: a gang of two

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0540-live-restart — cellar killed with SIGKILL while real jobs run:
+# t0640-live-restart — cellar killed with SIGKILL while real jobs run:
 # the next cellar recovers the session's run from the store, asks every
 # pod (status) about the jobs the store says are starting or running, and
 # takes them over: the jobs that were running are still running, each

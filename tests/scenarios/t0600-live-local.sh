@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0500-live-local — real jobs through the `local` backend and the process
+# t0600-live-local — real jobs through the `local` backend and the process
 # hook set: a gang across two nodes starts and completes; a higher
 # priority preempts a lower one (its processes really end) and the lower
 # one is requeued and finishes later; a hanging hook times out, is retried

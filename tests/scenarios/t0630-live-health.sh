@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0530-live-health — node health through the health hook (process set:
+# t0630-live-health — node health through the health hook (process set:
 # a file $CELLAR_RUNDIR/NODE/unhealthy makes it fail): a job whose node
 # turns bad is stopped (its process really ends), requeued and lands on
 # the healthy node; the node is marked bad in the engine and the store;
