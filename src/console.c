@@ -338,7 +338,8 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
 		if ((v = unpack_str(&u)) != NULL)
 			strvec_push_nodup(&l->env, v);
 	n = unpack_count(&u, 1 << 16, 8, "pods");
-	l->pods = xcalloc((size_t)n + 1, sizeof *l->pods);
+	/* a job without pods has no array: take_pods makes it on a start */
+	l->pods = n > 0 ? xcalloc((size_t)n, sizeof *l->pods) : NULL;
 	for (i = 0; i < n && !u.failed; i++) {
 		l->pods[i].node = unpack_i32(&u);
 		if (!u.failed && (l->pods[i].node < 0 || l->pods[i].node >= sp->nnodes))
@@ -544,6 +545,9 @@ take_pods(struct console *c, int i)
 
 	if (!engine_job(c->s->engine, c->jobs[i].engine_id, &info))
 		return;
+	for (p = 0; p < l->npods; p++)
+		free(l->pods[p].gpus);
+	free(l->pods);
 	l->pods = xcalloc((size_t)info.npods, sizeof *l->pods);
 	l->npods = info.npods;
 	for (p = 0; p < info.npods; p++) {
@@ -1124,6 +1128,8 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 			l->phase = CONSOLE_DONE;
 			continue;
 		}
+		if (l->npods == 0)
+			take_pods(c, i);	/* cannot be: version 2 keeps them */
 		l->phase = CONSOLE_RUNNING;
 		l->recovered = true;
 		l->launched = true;
