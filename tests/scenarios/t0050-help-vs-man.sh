@@ -249,7 +249,10 @@ else not_ok json-kinds-documented "kinds not in JSON output:$bad ($lines documen
 run env -u CELLAR_DB "$CELLAR" -q -f "$TMP/script"	# the default store, as a user has
 if [ "$RC" -eq 0 ]; then ok examples-run
 else not_ok examples-run "exit $RC: $ERR"; fi
-run env -u CELLAR_DB HOME="$TMP" "$CELLAR" --spec specs/local.yaml -q -f "$TMP/script-live"
+# (a store of their own: the default one now holds the run above, on a
+# spec with other VCs, which --spec would have to reconfigure)
+run env HOME="$TMP" CELLAR_DB="$TMP/live.db" "$CELLAR" --spec specs/local.yaml -q \
+    -f "$TMP/script-live"
 if [ "$RC" -eq 0 ]; then ok live-examples-run
 else not_ok live-examples-run "exit $RC: $ERR"; fi
 
