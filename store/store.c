@@ -1287,33 +1287,17 @@ store_run_set_report(struct store *st, int64_t id, const char *json, char **caus
 	return store_run_update(st, q, id, cause);
 }
 
-int
-store_run_set_blob(struct store *st, int64_t id, const void *data, size_t len,
-    char **cause)
-{
-	sqlite3_stmt *q;
-
-	if ((q = store_stmt(st, SQ_RUN_BLOB_SET, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(q, 1, id);
-	if (data != NULL)
-		sqlite3_bind_blob64(q, 2, data, len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(q, 2);
-	sqlite3_bind_double(q, 3, store_wall_now());
-	return store_run_update(st, q, id, cause);
-}
-
-int
-store_run_get_blob(struct store *st, int64_t id, void **data, size_t *len,
-    char **cause)
+/* A run's BLOB column (emulator or engine state) by statement sid. */
+static int
+run_blob_get(struct store *st, enum store_stmt_id sid, int64_t id, void **data,
+    size_t *len, char **cause)
 {
 	sqlite3_stmt *q;
 	int rc;
 
 	*data = NULL;
 	*len = 0;
-	if ((q = store_stmt(st, SQ_RUN_BLOB_GET, cause)) == NULL)
+	if ((q = store_stmt(st, sid, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, id);
 	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
@@ -1330,6 +1314,42 @@ store_run_get_blob(struct store *st, int64_t id, void **data, size_t *len,
 			memcpy(*data, sqlite3_column_blob(q, 0), *len);
 	}
 	return store_done(st, q, SQLITE_DONE, cause);
+}
+
+/* The statement sid with the run and its BLOB bound (NULL: none). */
+static sqlite3_stmt *
+run_blob_bind(struct store *st, enum store_stmt_id sid, int64_t id,
+    const void *data, size_t len, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = store_stmt(st, sid, cause)) == NULL)
+		return NULL;
+	sqlite3_bind_int64(q, 1, id);
+	if (data != NULL)
+		sqlite3_bind_blob64(q, 2, data, len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 2);
+	return q;
+}
+
+int
+store_run_set_blob(struct store *st, int64_t id, const void *data, size_t len,
+    char **cause)
+{
+	sqlite3_stmt *q;
+
+	if ((q = run_blob_bind(st, SQ_RUN_BLOB_SET, id, data, len, cause)) == NULL)
+		return -1;
+	sqlite3_bind_double(q, 3, store_wall_now());
+	return store_run_update(st, q, id, cause);
+}
+
+int
+store_run_get_blob(struct store *st, int64_t id, void **data, size_t *len,
+    char **cause)
+{
+	return run_blob_get(st, SQ_RUN_BLOB_GET, id, data, len, cause);
 }
 
 int
@@ -1359,13 +1379,8 @@ store_run_set_engine(struct store *st, int64_t id, const void *data, size_t len,
 {
 	sqlite3_stmt *q;
 
-	if ((q = store_stmt(st, SQ_RUN_ENGINE_SET, cause)) == NULL)
+	if ((q = run_blob_bind(st, SQ_RUN_ENGINE_SET, id, data, len, cause)) == NULL)
 		return -1;
-	sqlite3_bind_int64(q, 1, id);
-	if (data != NULL)
-		sqlite3_bind_blob64(q, 2, data, len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(q, 2);
 	return store_run_update(st, q, id, cause);
 }
 
@@ -1373,28 +1388,7 @@ int
 store_run_get_engine(struct store *st, int64_t id, void **data, size_t *len,
     char **cause)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	*data = NULL;
-	*len = 0;
-	if ((q = store_stmt(st, SQ_RUN_ENGINE_GET, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(q, 1, id);
-	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
-		if (store_done(st, q, rc, cause) != 0)
-			return -1;
-		*cause = xasprintf("no run %lld in state store '%s'", (long long)id,
-		    st->path);
-		return STORE_NOTFOUND;
-	}
-	if (sqlite3_column_type(q, 0) != SQLITE_NULL) {
-		*len = (size_t)sqlite3_column_bytes(q, 0);
-		*data = xmalloc(*len + 1);
-		if (*len > 0)
-			memcpy(*data, sqlite3_column_blob(q, 0), *len);
-	}
-	return store_done(st, q, SQLITE_DONE, cause);
+	return run_blob_get(st, SQ_RUN_ENGINE_GET, id, data, len, cause);
 }
 
 int

@@ -13,6 +13,12 @@
  * capacity scheduler does with one queue per VC); `fifo-skip` sets
  * POLICY_SKIP so the scheduler goes on with the jobs behind it. Attained
  * service and duration are never read, so keys never change.
+ *
+ * `gandiva` (OSDI'18) is the same order: Gandiva places every job it can at
+ * arrival and never preempts to reorder (it suspends instead). Its
+ * mechanisms — over-subscription with suspend/resume time-slicing, packing,
+ * the node choice of its Algorithm 1 for time-sliced jobs — are the
+ * emulator's, asked for by POLICY_OVERSUB (sim/emu.h, sim/share.h).
  */
 #include <math.h>
 
@@ -70,6 +76,16 @@ const struct policy_ops policy_fifo_skip = {
 	.name = "fifo-skip",
 	.summary = "arrival order; jobs that fit pass a blocked one (best-effort)",
 	.flags = POLICY_SKIP,
+	.key = fifo_key,
+	.klass = fifo_klass,
+	.change = fifo_change,
+	.wait_change = fifo_wait_change,
+};
+
+const struct policy_ops policy_gandiva = {
+	.name = "gandiva",
+	.summary = "Gandiva: time-slicing over-subscription, packing; FIFO with skipping",
+	.flags = POLICY_SKIP | POLICY_OVERSUB,
 	.key = fifo_key,
 	.klass = fifo_klass,
 	.change = fifo_change,

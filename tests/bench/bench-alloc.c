@@ -17,26 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "core/strbuf.h"
 #include "engine/engine.h"
 #include "spec/spec.h"
-
-static unsigned long long rng = 0x853c49e6748fea9bULL;
-static unsigned
-xr(void)
-{
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	return (unsigned)(rng >> 17);
-}
-
-static double
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static int
 cmpd(const void *a, const void *b)
@@ -47,39 +31,6 @@ cmpd(const void *a, const void *b)
 
 #define NVC 10
 
-static char *
-gen(int racks)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r, n, v, nodes = racks * 1024, rack_vc = racks >= 8 ? 1 : 0;
-	int per_nodes, per_socks;
-
-	strbuf_adds(&sb,
-	    "physicalCluster:\n  cellTypes:\n"
-	    "    SW: {childCellType: GPU, childCellNumber: 2}\n"
-	    "    SOCK: {childCellType: SW, childCellNumber: 2}\n"
-	    "    NODE: {childCellType: SOCK, childCellNumber: 2, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 1024}\n"
-	    "  physicalCells:\n");
-	for (r = 0; r < racks; r++) {
-		strbuf_adds(&sb, "  - cellType: RACK\n    cellChildren:\n");
-		for (n = 0; n < 1024; n++)
-			strbuf_addf(&sb, "    - cellAddress: r%dn%d\n", r, n);
-	}
-	/* ~85% as node cells, ~5% as sockets, one whole rack (when >= 8) */
-	per_nodes = (int)((nodes - rack_vc * 1024) * 0.85) / NVC;
-	per_socks = (int)(nodes * 0.05 * 2) / NVC;
-	strbuf_adds(&sb, "virtualClusters:\n");
-	for (v = 0; v < NVC; v++) {
-		strbuf_addf(&sb, "  vc%d:\n    virtualCells:\n", v);
-		if (v == 0 && rack_vc)
-			strbuf_adds(&sb, "    - {cellType: RACK, cellNumber: 1}\n");
-		strbuf_addf(&sb, "    - {cellType: RACK.NODE, cellNumber: %d}\n", per_nodes);
-		strbuf_addf(&sb, "    - {cellType: RACK.NODE.SOCK, cellNumber: %d}\n", per_socks);
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 struct live {
 	int id;
 };
@@ -87,7 +38,7 @@ struct live {
 static void
 run(int racks, int requests)
 {
-	char *text = gen(racks), *cause = NULL, name[32];
+	char *text = bench_spec_text(racks, NVC), *cause = NULL, name[32];
 	struct spec_diags d;
 	struct spec *s;
 	struct engine *e;
@@ -99,16 +50,16 @@ run(int racks, int requests)
 	static const int sizes[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8, 8 };
 
 	spec_diags_init(&d);
-	t0 = now_us();
+	t0 = bench_now() * 1e6;
 	s = spec_load_string("bench.yaml", text, strlen(text), &d);
-	tload = now_us() - t0;
+	tload = (bench_now() * 1e6) - t0;
 	if (s == NULL) {
 		fprintf(stderr, "bench spec: %s\n", d.n ? d.v[0].text : "?");
 		exit(1);
 	}
-	t0 = now_us();
+	t0 = bench_now() * 1e6;
 	e = engine_create(s, ENGINE_HIVED, &cause);
-	tcreate = now_us() - t0;
+	tcreate = (bench_now() * 1e6) - t0;
 	if (e == NULL) {
 		fprintf(stderr, "engine: %s\n", cause);
 		exit(1);
@@ -131,9 +82,9 @@ run(int racks, int requests)
 				break;
 			snprintf(name, sizeof name, "w%d", seq++);
 			r.name = name;
-			r.vc = (int)(xr() % NVC);
+			r.vc = (int)(bench_rand() % NVC);
 			r.members[0].pods = 1;
-			r.members[0].gpus = sizes[xr() % (sizeof sizes / sizeof sizes[0])];
+			r.members[0].gpus = sizes[bench_rand() % (sizeof sizes / sizeof sizes[0])];
 			i = engine_alloc(e, &r, &p);
 			if (i >= 0)
 				live[nlive++] = i;
@@ -142,11 +93,11 @@ run(int racks, int requests)
 		}
 	}
 	while (np < requests) {
-		if (nlive > 0 && xr() % 100 < 45) {
-			int k = (int)(xr() % (unsigned)nlive);
-			t0 = now_us();
+		if (nlive > 0 && bench_rand() % 100 < 45) {
+			int k = (int)(bench_rand() % (unsigned)nlive);
+			t0 = bench_now() * 1e6;
 			engine_release(e, live[k]);
-			t1 = now_us();
+			t1 = bench_now() * 1e6;
 			rl[nr++] = t1 - t0;
 			rsum += t1 - t0;
 			live[k] = live[--nlive];
@@ -154,18 +105,18 @@ run(int racks, int requests)
 		}
 		snprintf(name, sizeof name, "j%d", seq++);
 		r.name = name;
-		r.vc = (int)(xr() % NVC);
-		if (xr() % 100 < 5) {
-			r.members[0].pods = 2 + (int)(xr() % 3);
+		r.vc = (int)(bench_rand() % NVC);
+		if (bench_rand() % 100 < 5) {
+			r.members[0].pods = 2 + (int)(bench_rand() % 3);
 			r.members[0].gpus = 8;
 		} else {
 			r.members[0].pods = 1;
-			r.members[0].gpus = sizes[xr() % (sizeof sizes / sizeof sizes[0])];
+			r.members[0].gpus = sizes[bench_rand() % (sizeof sizes / sizeof sizes[0])];
 		}
 		r.priority = 0;
-		t0 = now_us();
+		t0 = bench_now() * 1e6;
 		i = engine_alloc(e, &r, &p);
-		t1 = now_us();
+		t1 = bench_now() * 1e6;
 		pl[np++] = t1 - t0;
 		psum += t1 - t0;
 		if (i >= 0)

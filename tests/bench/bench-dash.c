@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "dash/model.h"
@@ -23,54 +24,6 @@
 
 #define NJOBS	10000
 #define NVC	10
-
-static unsigned long long rng = 0x853c49e6748fea9bULL;
-static unsigned
-xr(void)
-{
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	return (unsigned)(rng >> 17);
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static char *
-gen(int racks)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r, n, v, nodes = racks * 1024;
-	int per_nodes = (int)((nodes - 1024) * 0.85) / NVC;
-	int per_socks = (int)(nodes * 0.05 * 2) / NVC;
-
-	strbuf_adds(&sb,
-	    "physicalCluster:\n  cellTypes:\n"
-	    "    SW: {childCellType: GPU, childCellNumber: 2}\n"
-	    "    SOCK: {childCellType: SW, childCellNumber: 2}\n"
-	    "    NODE: {childCellType: SOCK, childCellNumber: 2, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 1024}\n"
-	    "  physicalCells:\n");
-	for (r = 0; r < racks; r++) {
-		strbuf_adds(&sb, "  - cellType: RACK\n    cellChildren:\n");
-		for (n = 0; n < 1024; n++)
-			strbuf_addf(&sb, "    - cellAddress: r%dn%d\n", r, n);
-	}
-	strbuf_adds(&sb, "virtualClusters:\n");
-	for (v = 0; v < NVC; v++) {
-		strbuf_addf(&sb, "  vc%d:\n    virtualCells:\n", v);
-		if (v == 0)
-			strbuf_adds(&sb, "    - {cellType: RACK, cellNumber: 1}\n");
-		strbuf_addf(&sb, "    - {cellType: RACK.NODE, cellNumber: %d}\n", per_nodes);
-		strbuf_addf(&sb, "    - {cellType: RACK.NODE.SOCK, cellNumber: %d}\n", per_socks);
-	}
-	return strbuf_detach(&sb, NULL);
-}
 
 /* A source over an engine and jobs the bench changes by hand. */
 struct fixed {
@@ -132,7 +85,7 @@ start(struct fixed *f, int i)
 	r.pin = -1;
 	r.nmembers = 1;
 	r.members[0].pods = 1;
-	r.members[0].gpus = sizes[xr() % 8];
+	r.members[0].gpus = sizes[bench_rand() % 8];
 	engine_plan_init(&plan);
 	id = engine_alloc(f->e, &r, &plan);
 	engine_plan_release(&plan);
@@ -156,7 +109,7 @@ main(void)
 	struct dash_view v;
 	struct dash_screen scr;
 	struct spec_diags d;
-	char *text = gen(8), *cause = NULL, why[128];
+	char *text = bench_spec_text(8, NVC), *cause = NULL, why[128];
 	int i, p, round, k, running = 0, victim = 0, frames = 200, changes = 20, jobs_at = 0;
 	double t0, best, best_c, x;
 
@@ -173,7 +126,7 @@ main(void)
 		char name[32];
 
 		snprintf(name, sizeof name, "job%d", i);
-		job_init(&f.jobs[i], i, name, (int)(xr() % NVC), 0);
+		job_init(&f.jobs[i], i, name, (int)(bench_rand() % NVC), 0);
 		job_apply(&f.jobs[i], JOB_EV_SUBMIT, 0, why, sizeof why);
 		running += start(&f, i) == 0;
 	}
@@ -186,16 +139,16 @@ main(void)
 		v.map = p == 1;
 		best = best_c = 1e9;
 		for (round = 0; round < 5; round++) {
-			t0 = now_ms();
+			t0 = bench_now() * 1e3;
 			for (k = 0; k < frames; k++) {
 				dash_model_refresh(&m);
 				dash_view_draw(&v, &m, &scr);
 			}
-			x = (now_ms() - t0) / frames;
+			x = ((bench_now() * 1e3) - t0) / frames;
 			best = x < best ? x : best;
 			if (round == 0)
 				jobs_at = m.running;
-			t0 = now_ms();
+			t0 = bench_now() * 1e3;
 			for (k = 0; k < changes; k++) {
 				/* one job ends, a pending one takes its place */
 				struct job *j;
@@ -212,7 +165,7 @@ main(void)
 				dash_model_refresh(&m);
 				dash_view_draw(&v, &m, &scr);
 			}
-			x = (now_ms() - t0) / changes;
+			x = ((bench_now() * 1e3) - t0) / changes;
 			best_c = x < best_c ? x : best_c;
 		}
 		printf("dash gpus=%lld jobs=%d panel=%s frame_ms=%.3f changed_frame_ms=%.2f%s\n",

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cmd/session-log.h"
 #include "cmd/session.h"
 #include "core/strbuf.h"
@@ -35,23 +36,6 @@
 #define RACKS	8
 #define NVC	10
 
-static unsigned long long rng = 0x853c49e6748fea9bULL;
-static unsigned
-xr(void)
-{
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	return (unsigned)(rng >> 17);
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void
 die(const char *what, const char *cause)
 {
@@ -60,36 +44,6 @@ die(const char *what, const char *cause)
 }
 
 /* bench-alloc's cluster: VCs hold ~90% of it at rack, node, socket level. */
-static char *
-gen(int racks)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r, n, v, nodes = racks * 1024, per_nodes, per_socks;
-
-	strbuf_adds(&sb,
-	    "physicalCluster:\n  cellTypes:\n"
-	    "    SW: {childCellType: GPU, childCellNumber: 2}\n"
-	    "    SOCK: {childCellType: SW, childCellNumber: 2}\n"
-	    "    NODE: {childCellType: SOCK, childCellNumber: 2, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 1024}\n"
-	    "  physicalCells:\n");
-	for (r = 0; r < racks; r++) {
-		strbuf_adds(&sb, "  - cellType: RACK\n    cellChildren:\n");
-		for (n = 0; n < 1024; n++)
-			strbuf_addf(&sb, "    - cellAddress: r%dn%d\n", r, n);
-	}
-	per_nodes = (int)((nodes - 1024) * 0.85) / NVC;
-	per_socks = (int)(nodes * 0.05 * 2) / NVC;
-	strbuf_adds(&sb, "virtualClusters:\n");
-	for (v = 0; v < NVC; v++) {
-		strbuf_addf(&sb, "  vc%d:\n    virtualCells:\n", v);
-		if (v == 0)
-			strbuf_adds(&sb, "    - {cellType: RACK, cellNumber: 1}\n");
-		strbuf_addf(&sb, "    - {cellType: RACK.NODE, cellNumber: %d}\n", per_nodes);
-		strbuf_addf(&sb, "    - {cellType: RACK.NODE.SOCK, cellNumber: %d}\n", per_socks);
-	}
-	return strbuf_detach(&sb, NULL);
-}
 
 /* The store as a crashed session left it; returns the writing engine. */
 static struct engine *
@@ -130,8 +84,8 @@ build(const char *path, struct spec *s, int *running)
 	*running = 0;
 	for (i = 0; i < NJOBS; i++) {
 		snprintf(name, sizeof name, "job-%06d", i);
-		job_init(&j, i, name, (int)(xr() % NVC), i);
-		job_set_shape(&j, 1, sizes[xr() % (sizeof sizes / sizeof sizes[0])]);
+		job_init(&j, i, name, (int)(bench_rand() % NVC), i);
+		job_set_shape(&j, 1, sizes[bench_rand() % (sizeof sizes / sizeof sizes[0])]);
 		engine_stats(e, &st);
 		id = -1;
 		/* Up to ~70% of the GPUs run; the others have finished. */
@@ -139,7 +93,7 @@ build(const char *path, struct spec *s, int *running)
 			r.name = name;
 			r.vc = j.vc;
 			r.members[0] = j.members[0];
-			r.lazy = xr() % 4 == 0;
+			r.lazy = bench_rand() % 4 == 0;
 			if ((id = engine_alloc(e, &r, &p)) < 0)
 				fails++;
 		}
@@ -165,7 +119,7 @@ build(const char *path, struct spec *s, int *running)
 	}
 	/* A few bad nodes among the busy ones, recorded as the session does. */
 	for (i = 0; i < 16; i++) {
-		snprintf(name, sizeof name, "r%dn%d", i % RACKS, (int)(xr() % 1024));
+		snprintf(name, sizeof name, "r%dn%d", i % RACKS, (int)(bench_rand() % 1024));
 		if (engine_node_set_bad(e, name, true, NULL, 0) >= 0 &&
 		    store_health_set(db, run.id, name, true, 0, &cause) != 0)
 			die("health", cause);
@@ -211,7 +165,7 @@ int
 main(void)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *text = gen(RACKS), *cause = NULL, *path, *x;
+	char *text = bench_spec_text(RACKS, NVC), *cause = NULL, *path, *x;
 	struct spec_diags d;
 	struct spec *s;
 	struct engine *orig;
@@ -229,10 +183,10 @@ main(void)
 
 		session_init(&sess);
 		session_set_db(&sess, path);
-		t0 = now_ms();
+		t0 = bench_now() * 1e3;
 		if (session_log_recover(&sess, &diags, &cause) != 1)
 			die("recover", cause);
-		t = now_ms() - t0;
+		t = (bench_now() * 1e3) - t0;
 		if (t < best)
 			best = t;
 		if (diags.len > 0)

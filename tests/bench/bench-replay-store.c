@@ -31,36 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cmd/replay-db.h"
 #include "core/xmalloc.h"
 #include "policy/policy.h"
 #include "sim/replay.h"
 #include "spec/spec.h"
 #include "store/store.h"
-
-static const char *
-traces_dir(void)
-{
-	static const char *const dirs[] = { "/work/shared/traces", "../shared/traces" };
-	const char *e = getenv("CELLAR_TRACES");
-	size_t i;
-
-	if (e != NULL && access(e, R_OK) == 0)
-		return e;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (access(dirs[i], R_OK) == 0)
-			return dirs[i];
-	return NULL;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 unlink_db(const char *db)
@@ -90,7 +67,7 @@ static double
 run_cellar(const char *cellar, const char *trace, const char *db,
     const char *errfile)
 {
-	double t0 = now();
+	double t0 = bench_now();
 	pid_t pid;
 	int st, fd;
 
@@ -114,7 +91,7 @@ run_cellar(const char *cellar, const char *trace, const char *db,
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 /* The write steps the store hook counted ("N write steps" on stderr). */
@@ -228,20 +205,20 @@ recover(const char *trace, const char *db, int ncheckpoints)
 	store_close(st);
 
 	/* A fresh connection: find, load and rebuild. */
-	t0 = now();
+	t0 = bench_now();
 	if (store_open(db, STORE_WRITE, &st, &cause) != 0 ||
 	    rdb_open(&d, st, &r, &proto, false, &cause) != 0) {
 		fprintf(stderr, "bench-replay-store: %s\n", cause);
 		return 1;
 	}
-	t1 = now();
+	t1 = bench_now();
 	if (!d.resumed) {
 		fprintf(stderr, "bench-replay-store: nothing to resume\n");
 		return 1;
 	}
 	policy_init(&p2, policy_find("las"), &pp, &cause);
 	m = emu_restore(s, ENGINE_HIVED, &p2, &ep, d.jobs, d.njobs, &d.saved, &cause);
-	t2 = now();
+	t2 = bench_now();
 	if (m == NULL) {
 		fprintf(stderr, "bench-replay-store: %s\n", cause);
 		return 1;
@@ -283,7 +260,7 @@ recover(const char *trace, const char *db, int ncheckpoints)
 int
 main(int argc, char **argv)
 {
-	const char *dir = traces_dir(), *tmp = getenv("TMPDIR");
+	const char *dir = bench_traces_dir(), *tmp = getenv("TMPDIR");
 	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200], *slash;
 	double off, on, best = INFINITY;
 	long long steps = -1;

@@ -20,33 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "policy/policy.h"
 #include "sim/replay.h"
 #include "spec/spec.h"
-
-static const char *
-traces_dir(void)
-{
-	static const char *const dirs[] = { "/work/shared/traces", "../shared/traces" };
-	const char *e = getenv("CELLAR_TRACES");
-	size_t i;
-
-	if (e != NULL && access(e, R_OK) == 0)
-		return e;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (access(dirs[i], R_OK) == 0)
-			return dirs[i];
-	return NULL;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* One run, in this (child) process. */
 static int
@@ -71,7 +48,7 @@ one(const char *label, const char *trace, const char *vcmap, const char *policy,
 	replay_cfg_init(&c);
 	c.trace = trace;
 	c.vcmap = vcmap;
-	t0 = now();
+	t0 = bench_now();
 	if (replay_prepare(&r, s, &c, &cause) < 0) {
 		fprintf(stderr, "bench-replay: %s\n", cause);
 		return 1;
@@ -82,12 +59,12 @@ one(const char *label, const char *trace, const char *vcmap, const char *policy,
 		fprintf(stderr, "bench-replay: %s\n", cause);
 		return 1;
 	}
-	t1 = now();
+	t1 = bench_now();
 	if (replay_run(&r, &p, mode, &ep, NULL, NULL, &res, &cause) < 0) {
 		fprintf(stderr, "bench-replay: %s\n", cause);
 		return 1;
 	}
-	t2 = now();
+	t2 = bench_now();
 	getrusage(RUSAGE_SELF, &ru);
 	printf("replay %s policy=%s sharing=%s jobs=%d done=%d events=%lld load_s=%.3f "
 	    "wall_s=%.3f jobs_per_s=%.0f us_per_event=%.2f peak_rss_mb=%.1f "
@@ -122,7 +99,7 @@ int
 main(void)
 {
 	static const char *const policies[] = { "fifo", "las", "gittins", "srtf" };
-	const char *dir = traces_dir();
+	const char *dir = bench_traces_dir();
 	char philly[4096], itp[4096];
 	size_t i;
 	int bad = 0;

@@ -18,41 +18,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "policy/policy.h"
 #include "sim/replay.h"
 #include "spec/spec.h"
 
-static const char *
-traces_dir(void)
-{
-	static const char *const dirs[] = { "/work/shared/traces", "../shared/traces" };
-	const char *e = getenv("CELLAR_TRACES");
-	size_t i;
-
-	if (e != NULL && access(e, R_OK) == 0)
-		return e;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (access(dirs[i], R_OK) == 0)
-			return dirs[i];
-	return NULL;
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int
 main(void)
 {
 	static const double frac[] = { 0.10, 0.25, 0.50, 0.75, 1.0 };
-	const char *dir = traces_dir();
+	const char *dir = bench_traces_dir();
 	char path[4096], *cause = NULL;
 	struct spec *s;
 	struct replay r;
@@ -128,7 +105,7 @@ main(void)
 		/* save what a store would: changed jobs, placements, the run,
 		   the series (placements point into the engine: restore before
 		   it goes, as a store's copies would) */
-		t0 = now();
+		t0 = bench_now();
 		d = emu_dirty(m, &nd);
 		for (jbytes = 0, i = 0; i < nd; i++) {
 			saved[d[i]] = jobs[d[i]];
@@ -145,7 +122,7 @@ main(void)
 		ser = emu_series(m, &nser);
 		series = xcalloc((size_t)nser + 1, sizeof *series);
 		memcpy(series, ser, (size_t)nser * sizeof *ser);
-		t1 = now();
+		t1 = bench_now();
 		/* the crash, and back */
 		fresh = xcalloc((size_t)n, sizeof *fresh);
 		memcpy(fresh, saved, (size_t)n * sizeof *fresh);
@@ -163,9 +140,9 @@ main(void)
 		sv.nseries = nser;
 		p2 = xcalloc(1, sizeof *p2);
 		policy_init(p2, policy_find("las"), &pp, &cause);
-		t2 = now();
+		t2 = bench_now();
 		m2 = emu_restore(s, ENGINE_HIVED, p2, &ep, fresh, n, &sv, &cause);
-		t3 = now();
+		t3 = bench_now();
 		if (m2 == NULL) {
 			fprintf(stderr, "bench-save: %s\n", cause);
 			return 1;

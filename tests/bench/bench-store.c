@@ -23,21 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "core/xmalloc.h"
 #include "store/store-int.h"
 
 #define NJOBS		100000
 #define NEVENTS		1000000
 #define BATCH		10000
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 die(const char *what, char *cause)
@@ -99,7 +91,7 @@ setup(const char *path, int64_t *run, bool placements, double *upsert_s,
 	if (store_run_create(st, &r, &cause) != 0)
 		die("run", cause);
 	*run = r.id;
-	t0 = now_s();
+	t0 = bench_now();
 	if (store_begin(st, &cause) != 0)
 		die("begin", cause);
 	for (i = 0; i < NJOBS; i++) {
@@ -123,8 +115,8 @@ setup(const char *path, int64_t *run, bool placements, double *upsert_s,
 	}
 	if (store_commit(st, &cause) != 0)
 		die("commit", cause);
-	*upsert_s = now_s() - t0;
-	t0 = now_s();
+	*upsert_s = bench_now() - t0;
+	t0 = bench_now();
 	if (store_begin(st, &cause) != 0)
 		die("begin", cause);
 	for (i = 0; i < NJOBS; i++) {
@@ -139,7 +131,7 @@ setup(const char *path, int64_t *run, bool placements, double *upsert_s,
 	}
 	if (store_commit(st, &cause) != 0)
 		die("commit", cause);
-	*update_s = now_s() - t0;
+	*update_s = bench_now() - t0;
 	spec_free(s);
 	return st;
 }
@@ -157,7 +149,7 @@ ingest(struct store *st, int64_t run)
 	memset(&r, 0, sizeof r);
 	r.cell = -1;
 	r.by = -1;
-	t0 = now_s();
+	t0 = bench_now();
 	for (i = 0; i < NEVENTS; i++) {
 		if (i % BATCH == 0 && (i > 0 ? store_commit(st, &cause) : 0) != 0)
 			die("commit", cause);
@@ -174,7 +166,7 @@ ingest(struct store *st, int64_t run)
 	}
 	if (store_commit(st, &cause) != 0)
 		die("commit", cause);
-	return NEVENTS / (now_s() - t0);
+	return NEVENTS / (bench_now() - t0);
 }
 
 static int
@@ -222,13 +214,13 @@ main(void)
 	/* One job's history by its links. */
 	store_event_filter_init(&f);
 	f.run = run;
-	t0 = now_s();
+	t0 = bench_now();
 	for (i = 0; i < 100; i++) {
 		f.job = (i * 7919) % NJOBS;
 		if (store_event_query(st, &f, count_event, &nev, &cause) != 0)
 			die("history", cause);
 	}
-	hist_ms = (now_s() - t0) * 1e3 / 100;
+	hist_ms = (bench_now() - t0) * 1e3 / 100;
 	printf("store history log=%d jobs=100 events=%lld ms_per_job=%.3f\n",
 	    NEVENTS, nev, hist_ms);
 	store_close(st);
@@ -245,10 +237,10 @@ main(void)
 	/* Recovery: a fresh connection loads every job with its placement. */
 	if (store_open(a, 0, &st, &cause) != 0)
 		die("reopen", cause);
-	t0 = now_s();
+	t0 = bench_now();
 	if (store_job_load(st, run, count_job, &n, &cause) != 0)
 		die("load", cause);
-	load_ms = (now_s() - t0) * 1e3;
+	load_ms = (bench_now() - t0) * 1e3;
 	printf("store load jobs=%d leaves=%lld load_ms=%.1f (jobs + placements "
 	    "tables)\n", NJOBS, n, load_ms);
 	store_close(st);
@@ -268,7 +260,7 @@ main(void)
 		long long sum = 0;
 		int c, nc;
 
-		t0 = now_s();
+		t0 = bench_now();
 		if (sqlite3_prepare_v2(st->db, "SELECT * FROM wide WHERE run = ?1 "
 		    "ORDER BY id", -1, &q, NULL) != SQLITE_OK)
 			die("wide", xstrdup(sqlite3_errmsg(st->db)));
@@ -279,7 +271,7 @@ main(void)
 				sum += sqlite3_column_bytes(q, c);
 		}
 		sqlite3_finalize(q);
-		wide_ms = (now_s() - t0) * 1e3;
+		wide_ms = (bench_now() - t0) * 1e3;
 		printf("store load jobs=%d scan_ms=%.1f (one wide table, columns "
 		    "only: not used) bytes=%lld\n", NJOBS, wide_ms, sum);
 	}

@@ -17,34 +17,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench.h"
 #include "core/strbuf.h"
 #include "sim/trace.h"
 #include "spec/spec.h"
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static const char *
-traces_dir(void)
-{
-	static const char *const dirs[] = { "/work/shared/traces", "../shared/traces" };
-	const char *env = getenv("CELLAR_TRACES");
-	struct stat st;
-	size_t i;
-
-	if (env != NULL && stat(env, &st) == 0)
-		return env;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode))
-			return dirs[i];
-	return NULL;
-}
 
 /* Best-of-5 load time of one file; keeps the last trace in *t. */
 static int
@@ -58,13 +34,13 @@ bench_load(const char *label, const char *path, struct trace *t)
 	for (i = 0; i < 5; i++) {
 		if (i > 0)
 			trace_release(t);
-		t0 = now_ms();
+		t0 = bench_now() * 1e3;
 		if (trace_load(path, TRACE_AUTO, t, &cause) < 0) {
 			fprintf(stderr, "bench-trace: %s\n", cause);
 			free(cause);
 			return -1;
 		}
-		ms = now_ms() - t0;
+		ms = (bench_now() * 1e3) - t0;
 		if (ms < best)
 			best = ms;
 	}
@@ -77,7 +53,7 @@ bench_load(const char *label, const char *path, struct trace *t)
 int
 main(void)
 {
-	const char *dir = traces_dir();
+	const char *dir = bench_traces_dir();
 	char path[4096], *cause = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	struct trace t;
@@ -98,13 +74,13 @@ main(void)
 	printf("# %s\n", sb.buf);
 	s = spec_load("specs/philly.yaml", NULL);
 	if (s != NULL) {
-		t0 = now_ms();
+		t0 = bench_now() * 1e3;
 		if (trace_to_jobs(&t, s, "*=-", 1, false, &jobs, &n, &skipped, &dropped,
 		    &cause) < 0) {
 			fprintf(stderr, "bench-trace: %s\n", cause);
 			return 1;
 		}
-		printf("trace philly to_jobs_ms=%.1f jobs=%d dropped=%d\n", now_ms() - t0,
+		printf("trace philly to_jobs_ms=%.1f jobs=%d dropped=%d\n", (bench_now() * 1e3) - t0,
 		    n, dropped);
 		free(jobs);
 		spec_free(s);

@@ -6,31 +6,8 @@
 # and fails the job with a clear event; names and environment entries
 # with shell metacharacters are refused at submission.
 . tests/scenarios/lib.sh
-hooks=$(pwd)/specs/hooks/process
-trainer=$(pwd)/tests/scenarios/fake-trainer.sh
-TRAINER_DIR=$TMP/trainer
-export TRAINER_DIR
-mkdir -p "$TRAINER_DIR"
-spec() {	# spec FILE [extra backend lines]
-	f=$1; shift
-	cat >"$f" <<YAML
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n1}
-  - {cellType: NODE, cellAddress: n2}
-virtualClusters:
-  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
-backend:
-  type: local
-  hooks: $hooks
-  rundir: $TMP/run
-  statusInterval: 0.2
-YAML
-	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
-}
-spec "$TMP/two.yaml"
+. tests/scenarios/lib-live.sh
+live_spec "$TMP/two.yaml" 0.2
 
 # 1. a gang of 2 pods x 4 GPUs across both nodes runs and completes
 run "$CELLAR" --spec "$TMP/two.yaml" -c "submit g --vc a --gpus 4 --pods 2 -- $trainer 5 0.05; wait g --timeout 60s; events --run last -o csv --no-header"
@@ -60,7 +37,7 @@ ends=$(grep -c '^step 40$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
 
 # 3. a start hook that hangs: killed at the timeout, retried once, then
 # the job fails with an event that says so
-spec "$TMP/hang.yaml" "start: sleep 100" "timeout: 0.3" "retries: 1" "backoff: 0.1"
+live_spec "$TMP/hang.yaml" 0.2 "start: sleep 100" "timeout: 0.3" "retries: 1" "backoff: 0.1"
 run "$CELLAR" --spec "$TMP/hang.yaml" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 30s; events --run last -o csv --no-header; job log h"
 check_rc hang-rc 0
 check_out_has hang-failed "h failed"

@@ -7,24 +7,8 @@
 # starting the job the store lacks. The store stays consistent (db check).
 . tests/scenarios/lib.sh
 unset CELLAR_DB
-trainer=$(pwd)/tests/scenarios/fake-trainer.sh
-TRAINER_DIR=$TMP/trainer
-export TRAINER_DIR
-cat >"$TMP/two.yaml" <<YAML
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n1}
-  - {cellType: NODE, cellAddress: n2}
-virtualClusters:
-  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
-backend:
-  type: local
-  hooks: $(pwd)/specs/hooks/process
-  rundir: $TMP/run
-  statusInterval: 0.1
-YAML
+. tests/scenarios/lib-live.sh
+live_spec "$TMP/two.yaml" 0.1
 # a runs; b waits for a's cells and starts in the pass after a completes
 script="submit a --vc a --gpus 4 --pods 2 -- $trainer 1 0.01; submit b --vc a --gpus 4 --pods 2 -- $trainer 1 0.01; wait b --timeout 30s; wait b --timeout 5s"
 

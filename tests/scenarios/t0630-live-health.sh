@@ -6,28 +6,8 @@
 # when its health hook passes again, the node comes back and a gang that
 # needs both nodes runs.
 . tests/scenarios/lib.sh
-trainer=$(pwd)/tests/scenarios/fake-trainer.sh
-TRAINER_DIR=$TMP/trainer
-export TRAINER_DIR
-mkdir -p "$TRAINER_DIR"
-cat >"$TMP/two.yaml" <<YAML
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n1}
-  - {cellType: NODE, cellAddress: n2}
-virtualClusters:
-  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
-backend:
-  type: local
-  hooks: $(pwd)/specs/hooks/process
-  rundir: $TMP/run
-  statusInterval: 0.1
-  healthInterval: 0.2
-  retries: 1
-  backoff: 0.1
-YAML
+. tests/scenarios/lib-live.sh
+live_spec "$TMP/two.yaml" 0.1 "healthInterval: 0.2" "retries: 1" "backoff: 0.1"
 # j's first run marks its own node unhealthy, then trains on; k (which
 # can only run on the healthy node) heals every node; m needs both.
 first="[ -e $TMP/once ] || { touch $TMP/once; touch $TMP/run/\$CELLAR_NODE/unhealthy; }; exec $trainer 30 0.05"

@@ -8,25 +8,8 @@
 . tests/scenarios/lib.sh
 CELLAR_DB=$TMP/s.db
 export CELLAR_DB
-trainer=$(pwd)/tests/scenarios/fake-trainer.sh
-TRAINER_DIR=$TMP/trainer
-export TRAINER_DIR
-mkdir -p "$TRAINER_DIR"
-cat >"$TMP/two.yaml" <<YAML
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n1}
-  - {cellType: NODE, cellAddress: n2}
-virtualClusters:
-  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
-backend:
-  type: local
-  hooks: $(pwd)/specs/hooks/process
-  rundir: $TMP/run
-  statusInterval: 0.1
-YAML
+. tests/scenarios/lib-live.sh
+live_spec "$TMP/two.yaml" 0.1
 # a and b fill both nodes; q waits for them. The first cellar waits for
 # everything and is killed once a and b are training.
 "$CELLAR" --spec "$TMP/two.yaml" -c "submit a --vc a --gpus 4 -- $trainer 40 0.05; submit b --vc a --gpus 4 -- $trainer 40 0.05; submit q --vc a --gpus 4 -- $trainer 2 0.05; wait --timeout 120s" >"$TMP/out1" 2>&1 &
