@@ -291,12 +291,69 @@ check_jobs(const struct engine *e, char *why, size_t len)
 	return ok;
 }
 
+/* Invariant 9: the per-VC usage counters, recounted from cells and jobs. */
+static bool
+check_vc_usage(const struct engine *e, char *why, size_t len)
+{
+	int vc, i, v, l, j, bad;
+
+	for (vc = 0; vc < e->s->nvcs; vc++) {
+		long long used = 0, opp = 0;
+		int jobs = 0, opp_jobs = 0, doomed = 0, bound[L1] = { 0 };
+
+		for (i = e->vc_views[vc]; i < e->vc_views[vc + 1]; i++) {
+			const struct vview *w = &e->views[i];
+
+			bad = 0;
+			for (v = w->base; v < w->base + w->ncells; v++) {
+				l = w->view.level[v - w->base];
+				if (e->v_root[v]) {
+					bound[l] += e->v_phys[v] >= 0;
+					doomed += e->v_doomed[v] != 0;
+				}
+				if (l == 1)
+					bad += e->v_bad[v] != 0;
+			}
+			if (bad != w->nbad)
+				FAIL("vc %d view %d: %d bad leaves counted, %d marked",
+				    vc, i, w->nbad, bad);
+		}
+		for (j = 0; j < e->njobs; j++) {
+			const struct ejob *jb = &e->jobs[j];
+
+			if (!jb->live || jb->vc != vc)
+				continue;
+			if (jb->prio >= 0) {
+				jobs++;
+				used += jb->nleaves;
+			} else {
+				opp_jobs++;
+				opp += jb->nleaves;
+			}
+		}
+		if (used != e->vc_used[vc] || opp != e->vc_opp[vc] ||
+		    jobs != e->vc_jobs[vc] || opp_jobs != e->vc_opp_jobs[vc])
+			FAIL("vc %d: counted %lld/%lld GPUs in %d/%d jobs, jobs say "
+			    "%lld/%lld in %d/%d", vc, e->vc_used[vc], e->vc_opp[vc],
+			    e->vc_jobs[vc], e->vc_opp_jobs[vc], used, opp, jobs, opp_jobs);
+		if (doomed != e->vc_doomed[vc])
+			FAIL("vc %d: %d doomed cells counted, %d marked", vc,
+			    e->vc_doomed[vc], doomed);
+		for (l = 1; l < L1; l++)
+			if (bound[l] != e->vc_bound[vc * L1 + l])
+				FAIL("vc %d level %d: %d bound cells counted, %d bound",
+				    vc, l, e->vc_bound[vc * L1 + l], bound[l]);
+	}
+	return true;
+}
+
 bool
 engine_check(const struct engine *e, char *why, size_t len)
 {
 	return check_counters(e, why, len) && check_views(e, why, len) &&
 	    check_binding(e, why, len) && check_buddy(e, why, len) &&
-	    check_theorem1(e, why, len) && check_jobs(e, why, len);
+	    check_theorem1(e, why, len) && check_jobs(e, why, len) &&
+	    check_vc_usage(e, why, len);
 }
 
 #ifdef CELLAR_DEBUG

@@ -130,7 +130,7 @@ doom_rebalance(struct engine *e, int chain)
 			continue;
 		for (v = w->base; v < w->base + w->ncells; v++)
 			if (e->v_root[v] && e->v_doomed[v]) {
-				e->v_doomed[v] = 0;
+				doom_set(e, v, false);
 				if (e->v_used[v] == 0 && e->v_want[v] == 0 && !e->v_static[v])
 					unbind_cell(e, v);
 			}
@@ -146,7 +146,7 @@ doom_rebalance(struct engine *e, int chain)
 			buddy_take_exact(e, x);
 			e->pc[chain].owed[k]--;
 			bind_cell(e, v, x);
-			e->v_doomed[v] = 1;
+			doom_set(e, v, true);
 		}
 	}
 }

@@ -129,6 +129,16 @@ struct engine {
 	bool		 no_rebalance;	/* set while a dry run rolls back */
 	bool		 diagnose;	/* dry run: find the finest failure reason */
 	int		*vc_prio;	/* per VC: running jobs per priority + 1 */
+	/*
+	 * Per VC, so engine_vc_usage costs O(levels), not a walk of the VC's
+	 * cells and of every job (invariant 9): kept by prio_count (jobs and
+	 * their leaves), bind_cell / unbind_cell (bound preassigned cells) and
+	 * doom_set. vc_assigned and vc_bound are nvcs x L1, by level.
+	 */
+	long long	*vc_used, *vc_opp;	/* leaves of running guaranteed / opp jobs */
+	int		*vc_jobs, *vc_opp_jobs;
+	int		*vc_assigned, *vc_bound;
+	int		*vc_doomed;	/* doomed preassigned cells */
 };
 
 /* Virtual cell shape lives in its view; these map ids. */
@@ -193,6 +203,7 @@ void	vleaf_set_job(struct engine *e, int vleaf, int job);
 void	vleaf_prune(struct engine *e, int vleaf);
 void	vleaf_want(struct engine *e, int vleaf, bool want);
 void	node_refresh(struct engine *e, int node);
+void	doom_set(struct engine *e, int v, bool doomed);
 bool	p_clean(const struct engine *e, int c);
 int	p_level(const struct engine *e, int c);
 int	p_chain(const struct engine *e, int c);

@@ -420,9 +420,30 @@ bind_bad_below(struct engine *e, int v, int p)
 	}
 }
 
+/* A preassigned cell's share of its VC's bound counts (invariant 9). */
+static void
+vc_bound_add(struct engine *e, int v, int d)
+{
+	if (e->v_root[v])
+		e->vc_bound[vv_of(e, v)->vc * L1 + v_level(e, v)] += d;
+}
+
+/* Mark or clear a doomed virtual cell, counted per VC when preassigned. */
+void
+doom_set(struct engine *e, int v, bool doomed)
+{
+	if ((e->v_doomed[v] != 0) == doomed)
+		return;
+	e->v_doomed[v] = doomed;
+	if (e->v_root[v])
+		e->vc_doomed[vv_of(e, v)->vc] += doomed ? 1 : -1;
+}
+
 void
 bind_cell(struct engine *e, int v, int p)
 {
+	if (e->v_phys[v] < 0)
+		vc_bound_add(e, v, +1);
 	e->v_phys[v] = p;
 	e->p_vbind[p] = v;
 	phys_reindex(e, p);
@@ -450,13 +471,14 @@ unbind_cell(struct engine *e, int v)
 		vpath_add(e, e->v_bad, v, -1);
 		vview_leaf(e, v);
 	}
+	vc_bound_add(e, v, -1);
 	e->v_phys[v] = -1;
 	e->p_vbind[p] = -1;
 	phys_reindex(e, p);
 	reindex_children(e, p);
 	e->st.unbinds++;
 	if (e->v_root[v]) {
-		e->v_doomed[v] = 0;
+		doom_set(e, v, false);
 		if (w->pin < 0)
 			e->pc[p_chain(e, p)].owed[p_level(e, p)]++;
 		buddy_free(e, p);

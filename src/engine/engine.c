@@ -336,11 +336,20 @@ vcells_alloc(struct engine *e)
 	e->v_static = xcalloc((size_t)n + 1, 1);
 	for (v = 0; v < n; v++)
 		e->v_phys[v] = e->v_job[v] = -1;
+	e->vc_used = xcalloc((size_t)e->s->nvcs + 1, sizeof(long long));
+	e->vc_opp = xcalloc((size_t)e->s->nvcs + 1, sizeof(long long));
+	e->vc_jobs = xcalloc((size_t)e->s->nvcs + 1, sizeof(int));
+	e->vc_opp_jobs = xcalloc((size_t)e->s->nvcs + 1, sizeof(int));
+	e->vc_assigned = xcalloc((size_t)(e->s->nvcs + 1) * L1, sizeof(int));
+	e->vc_bound = xcalloc((size_t)(e->s->nvcs + 1) * L1, sizeof(int));
+	e->vc_doomed = xcalloc((size_t)e->s->nvcs + 1, sizeof(int));
 	for (i = 0; i < e->nviews; i++) {
 		struct vview *w = &e->views[i];
 		for (v = w->base; v < w->base + w->ncells; v++) {
 			e->v_view[v] = i;
 			e->v_root[v] = w->view.parent[v - w->base] < 0;
+			if (e->v_root[v])
+				e->vc_assigned[w->vc * L1 + w->view.level[v - w->base]]++;
 		}
 	}
 }
@@ -491,6 +500,8 @@ engine_free(struct engine *e)
 	free(e->vc_quota);
 	free(e->vc_gused);
 	free(e->vc_prio);
+	free(e->vc_used); free(e->vc_opp); free(e->vc_jobs); free(e->vc_opp_jobs);
+	free(e->vc_assigned); free(e->vc_bound); free(e->vc_doomed);
 	free(e->v_view); free(e->v_phys); free(e->v_used); free(e->v_bad);
 	free(e->v_want); free(e->v_job); free(e->v_root); free(e->v_doomed);
 	free(e->v_static);
@@ -639,10 +650,15 @@ static void
 prio_count(struct engine *e, const struct ejob *j, int d)
 {
 	e->vc_prio[j->vc * NPRIO + j->prio + 1] += d;
-	if (j->prio < 0)
+	if (j->prio < 0) {
 		e->st.opp_jobs += d;
-	else
+		e->vc_opp_jobs[j->vc] += d;
+		e->vc_opp[j->vc] += (long long)d * j->nleaves;
+	} else {
 		e->st.jobs += d;
+		e->vc_jobs[j->vc] += d;
+		e->vc_used[j->vc] += (long long)d * j->nleaves;
+	}
 }
 
 /* Does the VC run any job below this priority (a possible victim)? */
@@ -1388,41 +1404,25 @@ engine_cell(const struct engine *e, int c, struct engine_cell_info *in)
 void
 engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u)
 {
-	int i, v, j;
+	int i, l;
 
 	memset(u, 0, sizeof *u);
 	if (vc < 0 || vc >= e->s->nvcs)
 		return;
+	/* counters kept by every mutation (invariant 9): no walk of cells or jobs */
 	u->gpus = e->vc_quota[vc];
-	for (i = e->vc_views[vc]; i < e->vc_views[vc + 1]; i++) {
-		const struct vview *w = &e->views[i];
-		for (v = w->base; v < w->base + w->ncells; v++) {
-			int l = w->view.level[v - w->base];
-			if (e->v_root[v]) {
-				u->assigned[l]++;
-				if (e->v_phys[v] >= 0)
-					u->bound[l]++;
-				if (e->v_doomed[v])
-					u->doomed++;
-			}
-			if (l == 1 && e->mode != ENGINE_QUOTA) {
-				if (e->v_bad[v])
-					u->bad++;
-			}
-		}
+	for (l = 1; l <= SPEC_MAX_LEVELS; l++) {
+		u->assigned[l] = e->vc_assigned[vc * L1 + l];
+		u->bound[l] = e->vc_bound[vc * L1 + l];
 	}
-	for (j = 0; j < e->njobs; j++) {
-		const struct ejob *jb = &e->jobs[j];
-		if (!jb->live || jb->vc != vc)
-			continue;
-		if (jb->prio >= 0) {
-			u->jobs++;
-			u->used += jb->nleaves;
-		} else {
-			u->opp_jobs++;
-			u->opp += jb->nleaves;
-		}
-	}
+	u->doomed = e->vc_doomed[vc];
+	if (e->mode != ENGINE_QUOTA)
+		for (i = e->vc_views[vc]; i < e->vc_views[vc + 1]; i++)
+			u->bad += e->views[i].nbad;
+	u->jobs = e->vc_jobs[vc];
+	u->used = e->vc_used[vc];
+	u->opp_jobs = e->vc_opp_jobs[vc];
+	u->opp = e->vc_opp[vc];
 	u->free = u->gpus - u->used - u->bad;
 	if (u->free < 0)
 		u->free = 0;

@@ -37,6 +37,10 @@
  *     hold that many leaves.
  *  8. Every index (free-count buckets, free lists, clean-child sets) contains
  *     exactly the cells its definition says.
+ *  9. Each VC's usage counters (GPUs and jobs of its running guaranteed and
+ *     opportunistic jobs, bound and doomed preassigned cells, bad virtual
+ *     leaves) equal what its jobs and virtual cells say, so
+ *     engine_vc_usage walks nothing.
  */
 #ifndef CELLAR_ENGINE_H
 #define CELLAR_ENGINE_H
@@ -333,6 +337,7 @@ struct engine_vc_usage {
 	int		 doomed;	/* doomed (bad-bound) preassigned cells */
 };
 
+/* O(levels): from counters (invariant 9), for dashboards drawn every frame. */
 void	 engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u);
 
 /* Cluster-wide counters. */
