@@ -6,12 +6,19 @@
  * dash_model_advance with the virtual seconds to play and draws from the
  * model.
  *
- * Cost: per-cell counts (used, opportunistic, bad leaves) are the engine's,
- * kept incrementally by every alloc and release, so a tree row costs O(tree
- * depth) whatever the cluster's size. Everything else (VC usage, queue
- * order, node glyphs, utilization and fragmentation) is recomputed only
- * when the source's generation moves (source invariant 1): a frame over
- * unchanged data walks no GPU, node or job, only the rows it draws.
+ * Cost: per-cell counts (used, opportunistic, bad leaves) and per-VC usage
+ * are the engine's, kept incrementally by every alloc and release, so a
+ * tree row costs O(tree depth) and VC usage O(levels) whatever the
+ * cluster's size. A frame over unchanged data (same source gen, source
+ * invariant 1) walks no GPU, node or job, only the rows it draws. When the
+ * gen moves, the model takes the source's changes (source invariant 4) and
+ * updates by delta: the queue rows of the changed jobs are taken out and
+ * merged back in order (O(queue) copying, O(k log k) ordering, k changed),
+ * and only the nodes those jobs were or are on, or whose health changed,
+ * are recounted for fragmentation. Node map glyphs are computed when drawn
+ * (dash_model_node), for the nodes on screen only, and kept while the gen
+ * stays. A source that cannot
+ * tell what changed gets a full rebuild, as does dash_model_rebuild.
  *
  * Ownership: the model borrows its source (which must outlive it) and owns
  * everything else; dash_model_release frees it.
@@ -25,6 +32,9 @@
  *  3. rows lists exactly the cells whose ancestors are all open, in tree
  *     order (chains, then depth first).
  *  4. The event ring holds the last DASH_EVENTS records, oldest first.
+ *  5. After a refresh, every derived field equals what a full rebuild from
+ *     the source's data would give (tests/unit/tdash-model.c checks it
+ *     after random event sequences).
  */
 #ifndef CELLAR_DASH_MODEL_H
 #define CELLAR_DASH_MODEL_H
@@ -55,7 +65,9 @@ struct dash_model {
 	struct dash_source	*src;
 	struct dash_data	 d;
 	uint64_t		 gen;		/* source gen the fields describe */
-	long long		 rebuilds;	/* derived data recomputed (tests, bench) */
+	long long		 rebuilds;	/* derived data updated (tests, bench) */
+	long long		 full;		/* ... of which full rebuilds */
+	long long		 delta_jobs;	/* jobs updated by delta, all told */
 
 	struct engine_stats	 st;
 	double			 util;		/* (guaranteed + opp GPUs) / all GPUs */
@@ -70,8 +82,32 @@ struct dash_model {
 	size_t			 q_cap;
 	int			*vq_first;	/* nvcs + 1 offsets into q */
 
-	char			*node_ch;	/* per spec node: map character */
-	unsigned char		*node_role;	/* enum dash_role */
+	/* fragmentation by delta: per spec node, its GPUs and how many are
+	   used by guaranteed jobs or bad; partial counts 0 < busy < gpus */
+	int			*node_gpus;
+	int			*node_busy;
+	int			 partial;
+	/* map glyphs of the nodes drawn, valid while node_at == gen + 1 */
+	char			*node_ch;
+	unsigned char		*node_role;
+	uint64_t		*node_at;
+
+	/* per job: the spec nodes its cells were on at the last refresh */
+	int			**job_nodes;
+	int			*job_nnodes;
+	int			 known;		/* jobs the arrays cover */
+	/* jobs not arrived yet (submit > now), by submit: arrivals by delta */
+	int			*future;
+	int			 nfuture, future_next;
+	size_t			 future_cap;
+	double			 last_now;
+	/* scratch */
+	unsigned char		*jmark, *nmark;
+	int			*cj, ncj;	/* changed jobs */
+	int			*cn, ncn;	/* nodes to recount */
+	size_t			 cj_cap, cn_cap;
+	struct dash_qrow	*q2, *qn;	/* merge target, new rows */
+	size_t			 q2_cap, qn_cap;
 
 	unsigned char		*open;		/* per cell: expanded in the tree */
 	int			*rows;		/* visible tree rows (cells) */
@@ -88,6 +124,9 @@ void	dash_model_init(struct dash_model *m, struct dash_source *src);
 void	dash_model_release(struct dash_model *m);
 /* Bring the derived data up to the source's generation (cheap if equal). */
 void	dash_model_refresh(struct dash_model *m);
+/* Recompute every derived field from the source (what refresh does by
+   delta; tests compare the two). */
+void	dash_model_rebuild(struct dash_model *m);
 /* Play dt seconds (or follow), collect the events, refresh. */
 int	dash_model_advance(struct dash_model *m, double dt, char **cause);
 
@@ -97,6 +136,15 @@ const struct rec *dash_model_event(const struct dash_model *m, int i);
 /* Tree: open or close a cell (rows rebuilt); depth of a cell in its chain. */
 void	dash_model_set_open(struct dash_model *m, int cell, bool open);
 int	dash_model_depth(const struct dash_model *m, int cell);
+
+/*
+ * The node map's glyph for a spec node, from the engine when asked (only
+ * nodes on screen are): its VC's letter (lower case: only opportunistic
+ * jobs), '.' free, ',' bound to a VC but idle, '#' bad; *role is an enum
+ * dash_role.
+ */
+void	dash_model_node(const struct dash_model *m, int node, char *ch,
+	    unsigned char *role);
 
 /* A VC's letter and a job's name for messages ("-" when out of range). */
 char	dash_vc_letter(int vc);

@@ -21,6 +21,56 @@
 #include "sim/emu.h"
 #include "sim/trace.h"
 
+/* A set of small ints, each once, in the order added. */
+struct idset {
+	int		*v;
+	int		 n;
+	size_t		 cap;
+	unsigned char	*in;
+	int		 max;
+};
+
+static void
+idset_add(struct idset *x, int id)
+{
+	if (id < 0)
+		return;
+	if (id >= x->max) {
+		int nmax = id + 1 > 2 * x->max ? id + 1 : 2 * x->max;
+
+		x->in = xreallocarray(x->in, (size_t)nmax, 1);
+		memset(x->in + x->max, 0, (size_t)(nmax - x->max));
+		x->max = nmax;
+	}
+	if (x->in[id])
+		return;
+	x->in[id] = 1;
+	XGROW(x->v, x->cap, (size_t)x->n + 1);
+	x->v[x->n++] = id;
+}
+
+/* Hand the set's ids to *out (grown as needed) and empty it. */
+static int
+idset_take(struct idset *x, int **out, size_t *cap)
+{
+	int i, n = x->n;
+
+	XGROW(*out, *cap, (size_t)n + 1);
+	for (i = 0; i < n; i++) {
+		(*out)[i] = x->v[i];
+		x->in[x->v[i]] = 0;
+	}
+	x->n = 0;
+	return n;
+}
+
+static void
+idset_release(struct idset *x)
+{
+	free(x->v);
+	free(x->in);
+}
+
 struct emu_src {
 	const struct spec	*spec;
 	char			*spec_name;
@@ -31,6 +81,11 @@ struct emu_src {
 	struct emu		*m;
 	double			 clock;
 	uint64_t		 gen;
+	/* changed since the last changes() (source.h invariant 4): the
+	   emulator's dirty jobs and the nodes of its health records */
+	struct idset		 cj, cn;
+	int			*out_j, *out_n;	/* what the last changes() handed out */
+	size_t			 out_j_cap, out_n_cap;
 };
 
 void
@@ -54,6 +109,10 @@ emu_src_free(void *self)
 		policy_release(&x->pol);
 	free(x->jobs);
 	free(x->spec_name);
+	idset_release(&x->cj);
+	idset_release(&x->cn);
+	free(x->out_j);
+	free(x->out_n);
 	free(x);
 }
 
@@ -81,6 +140,7 @@ emu_src_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
 {
 	struct emu_src *x = self;
 	const struct rec *r;
+	const int *d;
 	int i, n;
 	long long ev;
 
@@ -90,8 +150,17 @@ emu_src_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
 	if ((ev = emu_run(x->m, x->clock, NULL, NULL, cause)) < 0)
 		return -1;
 	r = emu_journal(x->m, &n);
-	for (i = 0; i < n && fn != NULL; i++)
-		fn(arg, &r[i]);
+	for (i = 0; i < n; i++) {
+		if ((r[i].kind == REC_NODE_BAD || r[i].kind == REC_NODE_OK) &&
+		    r[i].cell >= 0 && r[i].cell < x->spec->ncells)
+			idset_add(&x->cn, x->spec->cells[r[i].cell].node);
+		if (fn != NULL)
+			fn(arg, &r[i]);
+	}
+	/* every job whose record, key, class or cells changed (emu.h) */
+	d = emu_dirty(x->m, &n);
+	for (i = 0; i < n; i++)
+		idset_add(&x->cj, d[i]);
 	/* waits and service shown grow with the clock even without events */
 	x->gen++;
 	emu_drain(x->m);
@@ -106,8 +175,21 @@ emu_src_key(void *self, int job, struct policy_key *key, int *klass)
 	sched_job_key(emu_sched(x->m), job, key, klass);
 }
 
+static void
+emu_src_changes(void *self, struct dash_changes *ch)
+{
+	struct emu_src *x = self;
+
+	memset(ch, 0, sizeof *ch);
+	ch->njobs = idset_take(&x->cj, &x->out_j, &x->out_j_cap);
+	ch->jobs = x->out_j;
+	ch->nnodes = idset_take(&x->cn, &x->out_n, &x->out_n_cap);
+	ch->nodes = x->out_n;
+}
+
 static const struct dash_source_ops emu_src_ops = {
-	"emulator", emu_src_data, emu_src_advance, emu_src_key, emu_src_free,
+	"emulator", emu_src_data, emu_src_advance, emu_src_key, emu_src_changes,
+	emu_src_free,
 };
 
 int

@@ -17,6 +17,11 @@
  *  2. Records reach advance's callback once each, in the order they
  *     happened, with non-decreasing times.
  *  3. A source never aborts on what it reads: -1 with *cause.
+ *  4. Between two calls of changes(), every job whose struct job, policy
+ *     key, class or cells changed, and every node whose health changed, is
+ *     reported (more is allowed), or all is set. Jobs added since (njobs
+ *     grew) need not be reported. Only one model may consume a source's
+ *     changes.
  */
 #ifndef CELLAR_DASH_SOURCE_H
 #define CELLAR_DASH_SOURCE_H
@@ -48,6 +53,15 @@ struct dash_data {
 
 typedef void (*dash_rec_fn)(void *arg, const struct rec *r);
 
+/* What changed since the last call of changes() (invariant 4). */
+struct dash_changes {
+	bool		 all;		/* cannot tell: rebuild everything */
+	const int	*jobs;		/* job ids, each once */
+	int		 njobs;
+	const int	*nodes;		/* spec node indices */
+	int		 nnodes;
+};
+
 struct dash_source_ops {
 	const char	*name;
 	void		(*data)(void *self, struct dash_data *d);
@@ -64,6 +78,12 @@ struct dash_source_ops {
 	 * model then orders by submission).
 	 */
 	void		(*job_key)(void *self, int job, struct policy_key *key, int *klass);
+	/*
+	 * What changed since the last call, then forgotten (invariant 4); the
+	 * arrays stay valid until the next advance or changes call. NULL: the
+	 * source cannot tell, and the model rebuilds at every change of gen.
+	 */
+	void		(*changes)(void *self, struct dash_changes *ch);
 	void		(*free)(void *self);
 };
 

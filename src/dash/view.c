@@ -1028,14 +1028,17 @@ draw_map(const struct dash_model *m, struct dash_screen *s, int y0, int h)
 			dash_put(s, 0, y, 10, DR_DIM, sp->cells[cell].addr);
 			for (i = 0, x = 11; i < n; i++, x++) {
 				int node = sp->cells[first + i].node;
-				char ch[2] = { m->node_ch[node], 0 };
+				char ch[2] = { 0, 0 };
+				unsigned char role;
 
 				if (x >= s->w) {
 					if (++y >= y0 + h)
 						break;
 					x = 11;
 				}
-				dash_put(s, x, y, 1, m->node_role[node], ch);
+				/* only the nodes on screen are looked at */
+				dash_model_node(m, node, &ch[0], &role);
+				dash_put(s, x, y, 1, role, ch);
 			}
 			y++;
 		}

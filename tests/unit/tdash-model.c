@@ -119,7 +119,10 @@ test_queue_order_and_counts(void)
 	engine_stats(f.m.d.engine, &st);
 	CHECK(fabs(f.m.util - (double)(st.used + st.opp) / st.gpus) < 1e-12);
 	for (i = 0; i < f.spec->nnodes; i++) {
-		char c = f.m.node_ch[i];
+		char c;
+		unsigned char role;
+
+		dash_model_node(&f.m, i, &c, &role);
 
 		CHECKF(c == '.' || c == ',' || c == '#' || (c >= 'A' && c <= 'D') ||
 		    (c >= 'a' && c <= 'd'), "node %d shows '%c'", i, c);
@@ -509,7 +512,268 @@ test_prio_labels(void)
 	CHECK_STREQ(buf, "svc 2 GPU-h");
 }
 
+/* ---- model invariant 5: the delta equals a full rebuild ---- */
+
+static unsigned long long rng_state;
+
+static unsigned
+rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)(rng_state >> 33) % n;
+}
+
+/*
+ * Model a (kept up by delta) against a fresh model on the same source (a
+ * full rebuild): every derived field, every queue row, every node glyph.
+ * The fresh model takes no changes from the source: a has just taken them.
+ */
+static void
+same_as_rebuild(struct dash_model *a, const char *what)
+{
+	struct dash_model b;
+	int i, v, bad = 0;
+
+	dash_model_init(&b, a->src);
+	CHECKF(a->gen == b.gen, "%s: gen", what);
+	CHECKF(a->nq == b.nq && a->pending == b.pending && a->running == b.running,
+	    "%s: %d rows %d pending %d running, rebuild says %d %d %d", what,
+	    a->nq, a->pending, a->running, b.nq, b.pending, b.running);
+	for (i = 0; i < a->nq && i < b.nq && !bad; i++) {
+		const struct dash_qrow *x = &a->q[i], *y = &b.q[i];
+
+		bad = x->job != y->job || x->klass != y->klass || x->active != y->active ||
+		    policy_key_cmp(&x->key, &y->key) != 0;
+		CHECKF(!bad, "%s: row %d is job %d, rebuild says job %d", what, i,
+		    x->job, y->job);
+	}
+	for (v = 0; v <= a->nvcs; v++)
+		CHECKF(a->vq_first[v] == b.vq_first[v], "%s: vq_first[%d]", what, v);
+	for (v = 0; v < a->nvcs; v++) {
+		CHECKF(a->vcs[v].pending == b.vcs[v].pending &&
+		    a->vcs[v].running == b.vcs[v].running, "%s: vc %d counts", what, v);
+		CHECKF(memcmp(&a->vcs[v].u, &b.vcs[v].u, sizeof a->vcs[v].u) == 0,
+		    "%s: vc %d usage", what, v);
+	}
+	CHECKF(a->partial == b.partial, "%s: %d partial nodes, rebuild says %d",
+	    what, a->partial, b.partial);
+	CHECKF(a->frag == b.frag && a->util == b.util, "%s: frag/util", what);
+	for (i = 0; i < a->d.spec->nnodes; i++) {
+		char c1, c2;
+		unsigned char r1, r2;
+
+		CHECKF(a->node_busy[i] == b.node_busy[i], "%s: node %d busy %d, rebuild "
+		    "says %d", what, i, a->node_busy[i], b.node_busy[i]);
+		dash_model_node(a, i, &c1, &r1);
+		dash_model_node(&b, i, &c2, &r2);
+		CHECKF(c1 == c2 && r1 == r2, "%s: node %d shows '%c', rebuild '%c'",
+		    what, i, c1, c2);
+	}
+	dash_model_release(&b);
+}
+
+/* The emulator under several policies, played in random steps. */
+static void
+test_delta_emu(void)
+{
+	static const char *const pols[] = { "las", "fifo", "gittins", "srtf", "gandiva" };
+	struct spec *spec = default_spec();
+	size_t p;
+	int step, steps = test_long ? 200 : 40;
+	char what[96];
+
+	rng_state = 7;
+	for (p = 0; p < sizeof pols / sizeof pols[0]; p++) {
+		struct dash_emu_cfg c;
+		struct dash_source src;
+		struct dash_model m;
+		char *cause = NULL;
+		long long frames_before;
+
+		dash_emu_cfg_init(&c);
+		c.spec = spec;
+		c.policy = pols[p];
+		c.seed = 1 + p;
+		if (dash_source_emu(&src, &c, &cause) != 0) {
+			CHECKF(0, "%s: %s", pols[p], cause);
+			free(cause);
+			continue;
+		}
+		dash_model_init(&m, &src);
+		frames_before = m.full;
+		for (step = 0; step < steps && !test_failed_; step++) {
+			/* from a second to six hours: single events and bursts */
+			double dt = 1 + rnd(4) * (double)rnd(5400);
+
+			CHECK(dash_model_advance(&m, dt, &cause) == 0);
+			snprintf(what, sizeof what, "%s step %d t=%.0f", pols[p], step, m.d.now);
+			same_as_rebuild(&m, what);
+		}
+		/* the delta path ran, on real changes, and no full rebuild */
+		CHECKF(m.full == frames_before, "%s: %lld full rebuilds", pols[p],
+		    m.full - frames_before);
+		CHECKF(m.delta_jobs > 0 && m.running + m.pending > 0, "%s: nothing happened",
+		    pols[p]);
+		dash_model_release(&m);
+		dash_source_free(&src);
+	}
+	spec_free(spec);
+}
+
+/* A source over an engine changed by hand: allocs, releases, bad nodes. */
+struct hand {
+	const struct spec	*s;
+	struct engine		*e;
+	struct job		*jobs;
+	int			 njobs;
+	uint64_t		 gen;
+	int			 cj[8], ncj, cn[8], ncn;
+	double			 now;
+};
+
+static void
+hand_data(void *self, struct dash_data *d)
+{
+	struct hand *h = self;
+
+	memset(d, 0, sizeof *d);
+	d->backend = "test";
+	d->spec_name = "default";
+	d->policy = "fifo";
+	d->spec = h->s;
+	d->engine = h->e;
+	d->jobs = h->jobs;
+	d->njobs = h->njobs;
+	d->now = h->now;
+	d->gen = h->gen;
+}
+
+static int
+hand_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
+{
+	(void)self; (void)dt; (void)fn; (void)arg; (void)cause;
+	return 0;
+}
+
+static void
+hand_changes(void *self, struct dash_changes *ch)
+{
+	struct hand *h = self;
+
+	memset(ch, 0, sizeof *ch);
+	ch->jobs = h->cj;
+	ch->njobs = h->ncj;
+	ch->nodes = h->cn;
+	ch->nnodes = h->ncn;
+	h->ncj = h->ncn = 0;
+}
+
+static void
+hand_free(void *self)
+{
+	(void)self;
+}
+
+static const struct dash_source_ops hand_ops = {
+	"test", hand_data, hand_advance, NULL, hand_changes, hand_free,
+};
+
+static void
+test_delta_hand(void)
+{
+	struct spec *spec = default_spec();
+	struct hand h;
+	struct dash_source src = { &hand_ops, &h };
+	struct dash_model m;
+	char *cause = NULL, why[128], what[64];
+	int i, op, ops = test_long ? 2000 : 300, n = 200;
+
+	memset(&h, 0, sizeof h);
+	h.s = spec;
+	h.e = engine_create(spec, ENGINE_HIVED, &cause);
+	CHECK(h.e != NULL);
+	if (h.e == NULL)
+		return;
+	/* 200 jobs; they arrive over the first 200 s of the clock */
+	h.njobs = n;
+	h.jobs = xcalloc((size_t)n, sizeof *h.jobs);
+	for (i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "j%d", i);
+		job_init(&h.jobs[i], i, name, (int)rnd((unsigned)spec->nvcs), (double)i);
+		job_apply(&h.jobs[i], JOB_EV_SUBMIT, (double)i, why, sizeof why);
+	}
+	h.gen = 1;
+	dash_model_init(&m, &src);
+	rng_state = 11;
+	for (op = 0; op < ops && !test_failed_; op++) {
+		struct job *j = &h.jobs[rnd((unsigned)n)];
+		int node = (int)rnd((unsigned)spec->nnodes);
+
+		h.now += rnd(3);
+		switch (rnd(4)) {
+		case 0:
+		case 1:	/* start a pending job that has arrived, guaranteed or not */
+			if (j->state == JOB_PENDING && j->submit <= h.now) {
+				struct engine_req r;
+				struct engine_plan plan;
+				int id;
+
+				memset(&r, 0, sizeof r);
+				r.name = j->name;
+				r.vc = j->vc;
+				r.leaf_type = -1;
+				r.pin = -1;
+				r.priority = rnd(3) == 0 ? -1 : 1;
+				r.nmembers = 1;
+				r.members[0].pods = 1;
+				r.members[0].gpus = 1 << rnd(4);
+				engine_plan_init(&plan);
+				id = engine_alloc(h.e, &r, &plan);
+				engine_plan_release(&plan);
+				if (id >= 0) {
+					job_set_shape(j, 1, r.members[0].gpus);
+					j->engine_id = id;
+					job_apply(j, JOB_EV_START, h.now, why, sizeof why);
+					h.cj[h.ncj++] = j->id;
+				}
+			}
+			break;
+		case 2:	/* a running job ends */
+			if (j->engine_id >= 0) {
+				engine_release(h.e, j->engine_id);
+				j->engine_id = -1;
+				job_apply(j, JOB_EV_FINISH, h.now, why, sizeof why);
+				job_apply(j, JOB_EV_COMPLETE, h.now, why, sizeof why);
+				h.cj[h.ncj++] = j->id;
+			}
+			break;
+		case 3:	/* a node goes bad or comes back */
+			if (engine_node_set_bad(h.e, spec->nodes[node].name, rnd(2) == 0,
+			    NULL, 0) >= 0)
+				h.cn[h.ncn++] = node;
+			break;
+		}
+		h.gen++;
+		dash_model_refresh(&m);
+		snprintf(what, sizeof what, "op %d t=%.0f", op, h.now);
+		same_as_rebuild(&m, what);
+	}
+	CHECK(m.full == 1);
+	CHECK(m.running > 0);
+	dash_model_release(&m);
+	for (i = 0; i < n; i++)
+		if (h.jobs[i].engine_id >= 0)
+			engine_release(h.e, h.jobs[i].engine_id);
+	engine_free(h.e);
+	free(h.jobs);
+	spec_free(spec);
+}
+
 static const struct test tests[] = {
+	{ "delta-emu", test_delta_emu },
+	{ "delta-hand", test_delta_hand },
 	{ "mouse", test_mouse },
 	{ "select-marker", test_select_marker },
 	{ "ui-state", test_ui_state },
