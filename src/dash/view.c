@@ -923,23 +923,95 @@ dash_keys_help(struct strbuf *out)
 
 /* ---- drawing ---- */
 
+/*
+ * The status line's fields, in the order shown. When the line is wider
+ * than the screen, the spec is shown by its file name, then fields go in
+ * the order of drop (highest first), each whole or not at all: a field is
+ * never cut mid-word. The program name and the clock stay.
+ */
+enum { SF_NAME, SF_SPEC, SF_MODE, SF_POLICY, SF_BACKEND, SF_TIME, SF_PLAY,
+	SF_UTIL, SF_FRAG, SF_JOBS, SF_N };
+
+static const struct {
+	const char	*sep;	/* before the field */
+	int		 drop;	/* 0: never dropped */
+} status_fields[SF_N] = {
+	[SF_NAME] = { "", 0 },
+	[SF_SPEC] = { "  ", 3 },
+	[SF_MODE] = { "  ", 4 },
+	[SF_POLICY] = { "  ", 5 },
+	[SF_BACKEND] = { "  ", 9 },
+	[SF_TIME] = { "  ", 0 },
+	[SF_PLAY] = { " ", 7 },
+	[SF_UTIL] = { "  ", 2 },
+	[SF_FRAG] = { "  ", 8 },
+	[SF_JOBS] = { "  ", 6 },
+};
+
+/* Columns a string takes (UTF-8 continuation bytes take none). */
+static int
+text_cols(const char *p)
+{
+	int n = 0;
+
+	for (; *p != '\0'; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	return n;
+}
+
+static int
+status_width(char f[][256], const bool *on)
+{
+	int i, w = 0;
+
+	for (i = 0; i < SF_N; i++)
+		if (on[i] && f[i][0] != '\0')
+			w += text_cols(status_fields[i].sep) + text_cols(f[i]);
+	return w;
+}
+
 static void
 draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_screen *s)
 {
-	char t[32];
-	int x = 0;
+	char t[32], f[SF_N][256];
+	const char *base;
+	bool on[SF_N];
+	int i, x = 0, worst;
 
 	dash_format_dur(m->d.now, t, sizeof t);
-	dash_role_span(s, 0, 0, s->w, DR_TITLE);
-	x += dash_putf(s, x, 0, -1, DR_TITLE,
-	    "cellar  %s  %s  policy %s  %s  t=%s", m->d.spec_name,
-	    engine_mode_name(engine_mode(m->d.engine)), m->d.policy, m->d.backend, t);
+	snprintf(f[SF_NAME], sizeof f[0], "cellar");
+	snprintf(f[SF_SPEC], sizeof f[0], "%s", m->d.spec_name);
+	snprintf(f[SF_MODE], sizeof f[0], "%s", engine_mode_name(engine_mode(m->d.engine)));
+	snprintf(f[SF_POLICY], sizeof f[0], "policy %s", m->d.policy);
+	snprintf(f[SF_BACKEND], sizeof f[0], "%s", m->d.backend);
+	snprintf(f[SF_TIME], sizeof f[0], "t=%s", t);
+	f[SF_PLAY][0] = '\0';
 	if (m->d.can_play)
-		x += dash_putf(s, x, 0, -1, DR_TITLE, " %s x%.0f",
+		snprintf(f[SF_PLAY], sizeof f[0], "%s x%.0f",
 		    m->d.done ? "done" : v->paused ? "paused" : "playing", v->speed);
-	dash_putf(s, x, 0, -1, DR_TITLE,
-	    "  util %.0f%% of %lld GPUs  frag %.0f%% of nodes  %d run %d pend",
-	    100 * m->util, m->st.gpus, 100 * m->frag, m->running, m->pending);
+	snprintf(f[SF_UTIL], sizeof f[0], "util %.0f%% of %lld GPUs", 100 * m->util,
+	    m->st.gpus);
+	snprintf(f[SF_FRAG], sizeof f[0], "frag %.0f%% of nodes", 100 * m->frag);
+	snprintf(f[SF_JOBS], sizeof f[0], "%d run %d pend", m->running, m->pending);
+	for (i = 0; i < SF_N; i++)
+		on[i] = true;
+	if (status_width(f, on) > s->w && (base = strrchr(m->d.spec_name, '/')) != NULL &&
+	    base[1] != '\0')
+		snprintf(f[SF_SPEC], sizeof f[0], "%s", base + 1);
+	while (status_width(f, on) > s->w) {
+		for (i = 0, worst = -1; i < SF_N; i++)
+			if (on[i] && status_fields[i].drop > 0 &&
+			    (worst < 0 || status_fields[i].drop > status_fields[worst].drop))
+				worst = i;
+		if (worst < 0)
+			break;	/* what stays is cut by the screen's edge */
+		on[worst] = false;
+	}
+	dash_role_span(s, 0, 0, s->w, DR_TITLE);
+	for (i = 0; i < SF_N; i++)
+		if (on[i] && f[i][0] != '\0')
+			x += dash_putf(s, x, 0, -1, DR_TITLE, "%s%s",
+			    status_fields[i].sep, f[i]);
 }
 
 static void

@@ -7,7 +7,14 @@
 
 run "$CELLAR" dash --once --size 120x30 --at 1d
 check_rc once-rc 0
-check_out_has once-status "policy las  emulator  t=1d00h"
+# 120 columns: the spec by its file name, the backend and fragmentation
+# left out whole rather than cut (a wider frame shows them)
+check_out_has once-status "cellar  default.yaml (embedded)  hived  policy las  t=1d00h playing x600  util "
+status=$(printf '%s\n' "$OUT" | head -1 | sed 's/ *$//')
+case $status in
+*" pend") ok once-status-whole ;;
+*) not_ok once-status-whole "status line [$status] does not end with a whole field" ;;
+esac
 check_out_has once-util "% of 128 GPUs"
 check_out_has once-tabs " 1 Cells   2 VCs   3 Queues   4 Events   5 Detail"
 check_out_has once-tree "- r0                    V100-RACK"
@@ -20,6 +27,10 @@ wide=$(printf '%s\n' "$OUT" | awk 'length($0) > 120' | wc -l)
 first=$OUT
 run "$CELLAR" dash --once --size 120x30 --at 1d
 [ "$OUT" = "$first" ] && ok once-deterministic || not_ok once-deterministic "frames differ"
+
+run "$CELLAR" dash --once --size 160x30 --at 1d
+check_out_has once-status-wide "cellar  specs/default.yaml (embedded)  hived  policy las  emulator  t=1d00h playing x600  util "
+check_out_has once-status-wide-frag "% of nodes  "
 
 run "$CELLAR" dash --once --size 120x40 --at 1d --panel vcs
 check_out_has vcs-row "A research"

@@ -15,11 +15,11 @@ ST=$TMP/state
 term_start a "XDG_STATE_HOME=$ST" "NO_COLOR=" --
 expect_screen start a " 1 Cells   2 VCs   3 Queues   4 Events   5 Detail"
 expect_screen tree a "r0n00               V100-NODE"
-expect_screen status a "policy las  emulator  t="
+expect_screen status a "hived  policy las  t="
 expect_screen marker a "▶▾ r0"
 # the status line white on blue, the column header yellow, the selected
 # row black on white
-expect_screen_e color-status a "[44mcellar  specs/default.yaml"
+expect_screen_e color-status a "[44mcellar  default.yaml (embedded)"
 expect_screen_e color-header a "[33m   CELL"
 expect_screen_e color-select a "[47m▶"
 

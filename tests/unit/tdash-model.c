@@ -771,7 +771,113 @@ test_delta_hand(void)
 	spec_free(spec);
 }
 
+/* The first line of a frame drawn at width w, trailing blanks cut. */
+static void
+status_at(struct dash_model *m, int w, char *out, size_t len)
+{
+	struct dash_view v;
+	struct dash_screen scr;
+	struct strbuf text = STRBUF_INIT;
+	char *nl;
+	size_t n;
+
+	dash_view_init(&v);
+	dash_screen_init(&scr, w, 40, true);
+	dash_view_draw(&v, m, &scr);
+	dash_screen_text(&scr, &text);
+	if ((nl = strchr(text.buf, '\n')) != NULL)
+		*nl = '\0';
+	n = strlen(text.buf);
+	while (n > 0 && text.buf[n - 1] == ' ')
+		text.buf[--n] = '\0';
+	snprintf(out, len, "%.511s", text.buf);
+	strbuf_release(&text);
+	dash_screen_release(&scr);
+	dash_view_release(&v);
+}
+
+/* Is every "  "-separated token of line a whole token of full (the clock
+   may lose its play state), or the spec's file name? */
+static bool
+whole_fields(const char *line, const char *full, const char *spec_base)
+{
+	char l[512], *tok;
+
+	snprintf(l, sizeof l, "%.511s", line);
+	/* split on two blanks by hand: strtok takes single characters */
+	for (tok = l; tok != NULL; ) {
+		char *next = strstr(tok, "  ");
+		char piece[256];
+		bool ok;
+
+		if (next != NULL)
+			*next = '\0';
+		snprintf(piece, sizeof piece, "%.255s", tok);
+		ok = strstr(full, piece) != NULL && piece[0] != '\0';
+		if (ok) {	/* found whole: bounded by two blanks or an end */
+			const char *at = strstr(full, piece);
+			size_t k = strlen(piece);
+
+			ok = (at == full || (at >= full + 2 && at[-1] == ' ' && at[-2] == ' ')) &&
+			    (at[k] == '\0' || (at[k] == ' ' && (at[k + 1] == ' ' ||
+			    strncmp(at + k + 1, "playing", 7) == 0)));
+		}
+		if (!ok && strcmp(piece, spec_base) == 0)
+			ok = true;
+		if (!ok)
+			return false;
+		tok = next != NULL ? next + 2 : NULL;
+	}
+	return true;
+}
+
+/* Issue 7: the status line degrades by whole fields, least needed first. */
+static void
+test_status_line(void)
+{
+	static const char *const path =
+	    "/srv/cellar/specs/production-cluster-east/default-with-a-long-name.yaml";
+	struct dash_emu_cfg c;
+	struct dash_source src;
+	struct dash_model m;
+	struct spec *spec = default_spec();
+	char *cause = NULL, full[512], line[512];
+	static const int widths[] = { 200, 120, 100, 80, 60 };
+	size_t i;
+
+	dash_emu_cfg_init(&c);
+	c.spec = spec;
+	c.spec_name = path;
+	CHECK(dash_source_emu(&src, &c, &cause) == 0);
+	dash_model_init(&m, &src);
+	CHECK(dash_model_advance(&m, 86400, &cause) == 0);
+	status_at(&m, 400, full, sizeof full);
+	CHECKF(strstr(full, path) != NULL && strstr(full, "frag ") != NULL &&
+	    strstr(full, "emulator") != NULL, "wide: '%.200s'", full);
+	for (i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		status_at(&m, widths[i], line, sizeof line);
+		CHECKF((int)strlen(line) <= widths[i], "%d: '%.200s'", widths[i], line);
+		CHECKF(strncmp(line, "cellar  ", 8) == 0 && strstr(line, "t=1d00h") != NULL,
+		    "%d: '%.200s'", widths[i], line);
+		CHECKF(whole_fields(line, full, "default-with-a-long-name.yaml"),
+		    "%d: a field cut: '%.200s'", widths[i], line);
+	}
+	/* 120 columns: the path gives way to its file name; the figures stay */
+	status_at(&m, 120, line, sizeof line);
+	CHECKF(strstr(line, path) == NULL && strstr(line, "default-with-a-long-name.yaml") &&
+	    strstr(line, "util ") && strstr(line, " of 128 GPUs") && strstr(line, " run "),
+	    "120: '%.200s'", line);
+	/* 80 columns: the backend and fragmentation go before utilization */
+	status_at(&m, 80, line, sizeof line);
+	CHECKF(strstr(line, "emulator") == NULL && strstr(line, "frag") == NULL &&
+	    strstr(line, "util ") != NULL, "80: '%.200s'", line);
+	dash_model_release(&m);
+	dash_source_free(&src);
+	spec_free(spec);
+}
+
 static const struct test tests[] = {
+	{ "status-line", test_status_line },
 	{ "delta-emu", test_delta_emu },
 	{ "delta-hand", test_delta_hand },
 	{ "mouse", test_mouse },
