@@ -21,6 +21,10 @@
  *     is refused with a message, after the confirmation.
  *  5. --once output is ASCII unless --unicode; the terminal draws UTF-8 when
  *     the face says the terminal can, unless --ascii.
+ *  6. On a spec with a backend (local, ssh) the dashboard shows the
+ *     session's live jobs (dash/source-live.c: the console's snapshot, the
+ *     session's engine and store), and ':' commands act on that session;
+ *     --policy, --trace, --load and --at's play are the emulator's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -278,6 +282,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	const char *val;
 	double at = 0, x;
 	int w = 120, h = 40, rc = -1, p;
+	bool live;
 	long long n;
 
 	dash_emu_cfg_init(&cfg);
@@ -323,12 +328,16 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		}
 		v.refresh_ms = (unsigned)n;
 	}
-	if (dash_source_emu(&src, &cfg, cause) != 0) {
+	/* rule 6: a spec with a backend shows its live session */
+	live = sess->spec->backend.type != SPEC_BACKEND_EMULATOR;
+	if ((live ? dash_source_live(&src, sess, cause) :
+	    dash_source_emu(&src, &cfg, cause)) != 0) {
 		dash_view_release(&v);
 		return -1;
 	}
 	dash_model_init(&m, &src);
-	if (at > 0 && dash_model_advance(&m, at, cause) != 0)
+	/* a live source reads its events and ticks once before the first frame */
+	if ((at > 0 || live) && dash_model_advance(&m, at, cause) != 0)
 		goto out;
 	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0)
 		v.panel = p;
@@ -373,7 +382,10 @@ const struct cmd_entry cmd_dash_entry = {
 	    "[--unicode | --ascii] [--no-mouse] [--no-color]",
 	.summary = "the dashboard: cells, VC usage, queues, events",
 	.help =
-	    "Open the dashboard on the emulated cluster of the session's spec, "
+	    "Open the dashboard. On a spec with a backend (local, ssh) it shows "
+	    "the session's real jobs, refreshed from its console, and ':' "
+	    "commands (submit, cancel...) act on that session in admin mode. "
+	    "Otherwise it shows the emulated cluster of the session's spec, "
 	    "playing a workload: by default the demo (a sample of the public "
 	    "Philly trace, its four busiest VCs mapped to the default spec's "
 	    "research, prod, dev and infer, arrivals 40 times faster, every job "

@@ -731,6 +731,13 @@ prio_srsf(const struct dash_qrow *r, char *buf, size_t len)
 	snprintf(buf, len, "svc %.3g GPU-h", r->key.k[0] / 3600);
 }
 
+/* 'priority' (live sessions): the key is minus the submission's priority. */
+static void
+prio_priority(const struct dash_qrow *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "prio %d", (int)-r->key.k[0]);
+}
+
 /* How each policy's key reads; an unknown policy shows the numbers. */
 static const struct {
 	const char	*policy;
@@ -742,6 +749,7 @@ static const struct {
 	{ "gittins", prio_gittins },
 	{ "srtf", prio_srtf },
 	{ "srsf", prio_srsf },
+	{ "priority", prio_priority },
 };
 
 void

@@ -44,6 +44,7 @@ struct dash_data {
 	const struct job	*jobs;		/* indexed by id */
 	int			 njobs;
 	double			 now;		/* the source's clock, seconds */
+	double			 epoch;		/* status line's clock shows now - epoch */
 	bool			 can_play;	/* advance(dt) moves virtual time */
 	bool			 done;		/* nothing more will happen */
 	/* ':' commands that change state may act on it (a live session) */
@@ -110,6 +111,18 @@ void	dash_emu_cfg_init(struct dash_emu_cfg *c);
 /* Prepare the workload and build the emulator at time 0. */
 int	dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c,
 	    char **cause);
+
+/* ---- a live session (source-live.c) ---- */
+
+struct session;
+/*
+ * The session's live console (console.h: real jobs on its spec's backend):
+ * jobs from its read-only snapshot, cells from the session's engine, events
+ * from the session's store. advance ticks the console (hooks, scheduling)
+ * and reads what it wrote; writable: ':' commands act on the session. The
+ * session must outlive the source.
+ */
+int	dash_source_live(struct dash_source *src, struct session *s, char **cause);
 
 /* The embedded demo trace (specs/demo-philly.csv, compiled in). */
 extern const char	dash_demo_trace[];

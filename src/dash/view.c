@@ -359,7 +359,13 @@ events_draw_row(const struct dash_model *m, const struct dash_view *v,
 
 	(void)v;
 	(void)w;
-	dash_format_dur(r->t, t, sizeof t);
+	/* on the status line's clock; a live session's earlier records are
+	   before its start */
+	if (r->t <= m->d.epoch - 1) {
+		t[0] = '-';
+		dash_format_dur(m->d.epoch - r->t, t + 1, sizeof t - 1);
+	} else
+		dash_format_dur(r->t - m->d.epoch, t, sizeof t);
 	if (r->kind == REC_PREEMPT || r->kind == REC_FAIL || r->kind == REC_NODE_BAD)
 		role = DR_BAD;
 	else if (r->kind == REC_DOWNGRADE)
@@ -978,7 +984,7 @@ draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_s
 	bool on[SF_N];
 	int i, x = 0, worst;
 
-	dash_format_dur(m->d.now, t, sizeof t);
+	dash_format_dur(m->d.now - m->d.epoch, t, sizeof t);
 	snprintf(f[SF_NAME], sizeof f[0], "cellar");
 	snprintf(f[SF_SPEC], sizeof f[0], "%s", m->d.spec_name);
 	snprintf(f[SF_MODE], sizeof f[0], "%s", engine_mode_name(engine_mode(m->d.engine)));
