@@ -20,8 +20,8 @@
  *  4. Between two calls of changes(), every job whose struct job, policy
  *     key, class or cells changed, and every node whose health changed, is
  *     reported (more is allowed), or all is set. Jobs added since (njobs
- *     grew) need not be reported. Only one model may consume a source's
- *     changes.
+ *     grew; it never shrinks, and a job keeps its index) need not be
+ *     reported. Only one model may consume a source's changes.
  */
 #ifndef CELLAR_DASH_SOURCE_H
 #define CELLAR_DASH_SOURCE_H
