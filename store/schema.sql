@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 3.
+-- store/schema.sql — the cellar state store, schema version 4.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 3 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 4 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -11,7 +11,8 @@
 -- History: 1, the first (job heads as a row per job); 2, job heads as one
 -- checkpoint row per run, and the events index covering the job; 3, a
 -- session run's engine state (runs.engine) and the specs a run was on
--- before a reconfiguration (run_specs).
+-- before a reconfiguration (run_specs); 4, the event log as packed
+-- blocks (event_blocks, read through the `events` virtual table).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -162,37 +163,38 @@ CREATE TABLE health (
 	PRIMARY KEY (run, node)
 ) WITHOUT ROWID;
 
--- The event log (struct rec, src/job/record.h), append-only: a row is
--- never updated or deleted except with its run. `seq` grows with every
--- append across runs (`events --follow` polls for seq > the last seen).
--- `prev` is the seq of the same job's previous event in the same run
--- (NULL for its first, and for events about no job): one job's history
--- is a walk from its newest event (see heads) down the prev links, a
--- primary-key lookup per event. The only index starts with (run, seq), so it
--- appends in order as long as one run writes at a time; an index on
--- (run, job) would insert at random places, several times slower (README,
--- "State store").
-CREATE TABLE events (
-	seq		INTEGER PRIMARY KEY,
+-- The event log (struct rec, src/job/record.h), append-only: an event is
+-- never changed or deleted except with its run. Each event has a `seq`
+-- that grows with every append across runs (`events --follow` polls for
+-- seq > the last seen), and `prev`, the seq of the same job's previous
+-- event in the same run (none for its first, and for events about no
+-- job): one job's history is a walk from its newest event (see heads)
+-- down the prev links.
+--
+-- Events are stored in blocks: one row holds the events one transaction
+-- appended to one run, seqs `first` to `seq` (the block's newest), packed
+-- (store/store-events.c: a version byte; per event t, kind by name, job,
+-- vc, cell, by_job as int32 with -1 for none, prev as int64 with 0 for
+-- none, detail; a CRC-32 at the end). A replay's checkpoint is one row, a
+-- session's tick one; the same for every writer, so there is one format
+-- to read. Readers query `events`, a virtual table (store-events.c) with
+-- the columns a row per event had: seq, run, t, kind, job, vc, cell,
+-- by_job, detail, prev (NULL for none), which finds blocks by these keys.
+-- Blocks do not overlap; within one, seq = first + position.
+CREATE TABLE event_blocks (
+	seq		INTEGER PRIMARY KEY,	-- its newest event's seq
 	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-	t		REAL NOT NULL,
-	kind		TEXT NOT NULL,		-- submit, start, ... (rec_kind_name)
-	job		INTEGER,		-- the job's id in the run
-	vc		INTEGER,		-- spec VC index
-	cell		INTEGER,		-- spec cell index
-	by_job		INTEGER,		-- preempt, downgrade: the job that took the cells
-	detail		TEXT NOT NULL DEFAULT '',
-	prev		INTEGER
+	first		INTEGER NOT NULL,	-- its oldest event's seq
+	data		BLOB NOT NULL
 );
--- The one index: (run, seq) first, so appends go to its end; job last, so
--- the tail scans of job heads read the index alone.
-CREATE INDEX events_run ON events(run, seq, job);
+-- (run, seq): a run's blocks in order, for its log and its tail.
+CREATE INDEX event_blocks_run ON event_blocks(run, seq);
 
 -- Where each job's history starts (its newest event), per run, as of a
 -- checkpoint: `seqs` holds one little-endian int64 per job id (0: no event
 -- up to then), `upto` the last seq it accounts for. A job's newest event
 -- is its newest with seq > upto if it has one (a scan of the run's tail,
--- by events_run), else seqs[job]. The writer keeps the heads in memory and
+-- by event_blocks_run), else seqs[job]. The writer keeps the heads in memory and
 -- writes this row every 65,536 events or so: one sequential write, where a
 -- row per job would be one random write per event.
 CREATE TABLE heads (

@@ -26,6 +26,8 @@ struct check {
 	int		 shown;
 	struct leaf_use	*leaves;
 	size_t		 nleaves, cap;
+	int64_t		 last_block;	/* the previous event block's seq */
+	int		 bad_blocks;
 };
 
 #define CHECK_MAX_SHOWN	200	/* problems listed one by one, then a count */
@@ -199,6 +201,31 @@ row_heads(struct check *c, sqlite3_stmt *q)
 	free(seen);
 }
 
+/*
+ * An event block: its range follows the one before, and it decodes (the
+ * right number of events, its checksum); the event checks below read
+ * through the blocks, so they run only when every block is sound.
+ */
+static void
+row_block(struct check *c, sqlite3_stmt *q)
+{
+	int64_t seq = sqlite3_column_int64(q, 0), first = sqlite3_column_int64(q, 2);
+	char *why = NULL;
+
+	if (first > seq || first <= c->last_block) {
+		problem(c, "run %lld: event block %lld-%lld overlaps the one before "
+		    "or is reversed", (long long)sqlite3_column_int64(q, 1),
+		    (long long)first, (long long)seq);
+		c->bad_blocks++;
+	} else if (store_evblock_decode(sqlite3_column_blob(q, 3),
+	    (size_t)sqlite3_column_bytes(q, 3), first, seq, NULL, NULL, &why) != 0) {
+		problem(c, "run %lld: %s", (long long)sqlite3_column_int64(q, 1), why);
+		c->bad_blocks++;
+	}
+	free(why);
+	c->last_block = seq;
+}
+
 static int
 leaf_cmp(const void *a, const void *b)
 {
@@ -243,7 +270,7 @@ int
 store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
     int *nproblems, char **cause)
 {
-	struct check c = { st, fn, arg, 0, 0, NULL, 0, 0 };
+	struct check c = { st, fn, arg, 0, 0, NULL, 0, 0, 0, 0 };
 	struct leaf_use *v;
 	size_t i;
 	int rc = -1;
@@ -282,6 +309,13 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 		if (v[i].run == v[i - 1].run && v[i].leaf == v[i - 1].leaf)
 			problem(&c, "run %lld: leaf cell %d is held by jobs %d and %d",
 			    (long long)v[i].run, v[i].leaf, v[i - 1].job, v[i].job);
+	if (check_query(&c, "SELECT seq, run, first, data FROM event_blocks "
+	    "ORDER BY seq", row_block, cause) != 0)
+		goto out;
+	if (c.bad_blocks > 0) {
+		rc = 0;
+		goto out;
+	}
 	if (check_query(&c, "SELECT e.seq, e.run, e.kind, e.job FROM events e "
 	    "WHERE e.job IS NOT NULL AND NOT EXISTS (SELECT 1 FROM jobs j "
 	    "WHERE j.run = e.run AND j.id = e.job) UNION ALL "

@@ -103,8 +103,7 @@ static const char *const dump_insert[T_COUNT] = {
 	"orig_priority, lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	"INSERT INTO health(run, node, bad, since) VALUES (?1, ?2, ?3, ?4)",
-	"INSERT INTO events(seq, run, t, kind, job, vc, cell, by_job, detail, prev) "
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	NULL,	/* events: into blocks by imp_event (store-events.c) */
 	"INSERT INTO run_specs(run, upto, spec) VALUES (?1, ?2, ?3)",
 	"INSERT INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
 	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag) "
@@ -330,6 +329,7 @@ struct import {
 	struct seq_map		 seqs;
 	long long		 row;		/* in the current table, from 1 */
 	const char		*table;
+	int64_t			 ev_run;	/* events: the last run found in runs */
 };
 
 static int
@@ -650,10 +650,8 @@ imp_remap(struct import *im, int t, struct dval *v, int ncols)
 
 /* After an insert with a fresh id: remember where the old one went. */
 static void
-imp_mapped(struct import *im, int t)
+imp_mapped(struct import *im, int t, int64_t id)
 {
-	int64_t id = sqlite3_last_insert_rowid(im->st->db);
-
 	switch (t) {
 	case T_SPECS:
 		im->specs.to[im->specs.n - 1] = id;
@@ -668,6 +666,83 @@ imp_mapped(struct import *im, int t)
 	default:
 		break;
 	}
+}
+
+/* An int column that may be NULL (none: -1) and must fit in an int32. */
+static bool
+imp_int_or_none(const struct dval *v, int *out)
+{
+	if (v->type == DV_NULL) {
+		*out = -1;
+		return true;
+	}
+	if (v->type != DV_INT || v->i < 0 || v->i > INT32_MAX)
+		return false;
+	*out = (int)v->i;
+	return true;
+}
+
+/*
+ * One row of events (seq, run, t, kind, job, vc, cell, by_job, detail,
+ * prev) into the pending block: the dump keeps events as records of their
+ * own, whatever the store packs them into. A NULL seq (as_new) takes the
+ * next free one.
+ */
+static int
+imp_event(struct import *im, struct dval *v)
+{
+	struct store_evrow e;
+	int64_t seq;
+	int rc;
+
+	if ((v[0].type != DV_INT && v[0].type != DV_NULL) || v[1].type != DV_INT ||
+	    (v[2].type != DV_INT && v[2].type != DV_REAL) || v[3].type != DV_TEXT ||
+	    v[3].len == 0 || v[3].len > 255 ||
+	    (v[8].type != DV_TEXT && v[8].type != DV_NULL) ||
+	    (v[9].type != DV_INT && v[9].type != DV_NULL) ||
+	    (v[9].type == DV_INT && v[9].i <= 0) ||
+	    !imp_int_or_none(&v[4], &e.job) || !imp_int_or_none(&v[5], &e.vc) ||
+	    !imp_int_or_none(&v[6], &e.cell) || !imp_int_or_none(&v[7], &e.by))
+		return imp_fail(im, "a malformed event");
+	if (v[0].type == DV_INT && v[0].i <= 0)
+		return imp_fail(im, "event %lld: a seq must be positive", v[0].i);
+	/* The block's foreign key is checked when it is written, too late
+	   to name the row: check the run here (once per run, in order). */
+	if (v[1].i != im->ev_run) {
+		sqlite3_stmt *q;
+		bool found;
+
+		if ((rc = sqlite3_prepare_v2(im->st->db, "SELECT 1 FROM runs "
+		    "WHERE id = ?1", -1, &q, NULL)) != SQLITE_OK)
+			return store_fail(im->st, rc, im->cause);
+		sqlite3_bind_int64(q, 1, v[1].i);
+		found = sqlite3_step(q) == SQLITE_ROW;
+		sqlite3_finalize(q);
+		if (!found)
+			return imp_fail(im, "run %lld is not in the dump", v[1].i);
+		im->ev_run = v[1].i;
+	}
+	e.t = v[2].type == DV_INT ? (double)v[2].i : v[2].d;
+	e.kind = v[3].s;
+	e.kind_len = v[3].len;
+	e.detail = v[8].type == DV_TEXT ? v[8].s : "";
+	e.detail_len = v[8].type == DV_TEXT ? v[8].len : 0;
+	e.prev = v[9].type == DV_INT ? v[9].i : 0;
+	rc = store_events_put(im->st, v[0].type == DV_INT ? v[0].i : 0, v[1].i, &e,
+	    &seq, im->cause);
+	if (rc == STORE_INVALID) {
+		char *why = *im->cause;
+
+		*im->cause = NULL;
+		imp_fail(im, "%s", why);
+		free(why);
+		return STORE_INVALID;
+	}
+	if (rc != 0)
+		return -1;
+	if (im->as_new)
+		imp_mapped(im, T_EVENTS, seq);
+	return 0;
 }
 
 /* The schema's columns of table t, checked against the dump's list. */
@@ -716,7 +791,9 @@ imp_rows(struct import *im, int t, int ncols)
 	int c, rc, skip;
 
 	memset(v, 0, sizeof v);
-	if ((rc = sqlite3_prepare_v2(im->st->db, dump_insert[t], -1, &q, NULL)) != SQLITE_OK)
+	q = NULL;
+	if (dump_insert[t] != NULL && (rc = sqlite3_prepare_v2(im->st->db,
+	    dump_insert[t], -1, &q, NULL)) != SQLITE_OK)
 		return store_fail(im->st, rc, im->cause);
 	if (imp_expect(im, &tok, JSON_TOK_ARRAY, "the list of rows") != 0)
 		goto invalid;
@@ -739,7 +816,13 @@ imp_rows(struct import *im, int t, int ncols)
 			goto fail;
 		if (skip == STORE_INVALID)
 			goto invalid;
-		if (skip == 0) {
+		if (skip == 0 && t == T_EVENTS) {
+			if ((rc = imp_event(im, v)) != 0) {
+				if (rc == STORE_INVALID)
+					goto invalid;
+				goto fail;
+			}
+		} else if (skip == 0) {
 			for (c = 0; c < ncols; c++)
 				imp_bind(q, c + 1, &v[c]);
 			rc = sqlite3_step(q);
@@ -754,7 +837,7 @@ imp_rows(struct import *im, int t, int ncols)
 				goto fail;
 			}
 			if (im->as_new)
-				imp_mapped(im, t);
+				imp_mapped(im, t, sqlite3_last_insert_rowid(im->st->db));
 		}
 		if (cnt != NULL)
 			(*cnt)++;
@@ -762,6 +845,9 @@ imp_rows(struct import *im, int t, int ncols)
 	}
 	im->row = 0;
 	sqlite3_finalize(q);
+	/* The last block, before the tables that refer to its events. */
+	if (t == T_EVENTS && store_events_flush(im->st, im->cause) != 0)
+		return -1;
 	return 0;
 invalid:
 	dval_clear(v, DUMP_MAX_COLS);
@@ -839,7 +925,7 @@ store_is_empty(struct store *st, bool *empty, char **cause)
 	int rc;
 
 	rc = sqlite3_prepare_v2(st->db, "SELECT (SELECT count(*) FROM specs) + "
-	    "(SELECT count(*) FROM runs) + (SELECT count(*) FROM events) + "
+	    "(SELECT count(*) FROM runs) + (SELECT count(*) FROM event_blocks) + "
 	    "(SELECT count(*) FROM audit)", -1, &q, NULL);
 	if (rc != SQLITE_OK)
 		return store_fail(st, rc, cause);
@@ -898,12 +984,17 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 		if (strcmp(tok.str, "schema_version") == 0 ||
 		    strcmp(tok.str, "store_version") == 0) {
 			bool store_v = strcmp(tok.str, "store_version") == 0;
-			long long want = store_v ? STORE_SCHEMA_VERSION : 1;
+			long long want = store_v ? STORE_SCHEMA_VERSION : 1, got;
 
 			if (imp_next(&im, &tok) != 0)
 				goto out;
-			if (tok.type != JSON_TOK_NUMBER || !tok.integer ||
-			    strtoll(tok.text, NULL, 10) != want) {
+			got = tok.type == JSON_TOK_NUMBER && tok.integer ?
+			    strtoll(tok.text, NULL, 10) : -1;
+			/* Version 3's dump is version 4's: events were rows
+			   then, and a dump keeps them as records now. */
+			if (store_v && got == 3)
+				got = 4;
+			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",
 				    (int)tok.len, tok.text, want);

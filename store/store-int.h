@@ -62,7 +62,7 @@ enum store_stmt_id {
 	SQ_HEALTH_SET,
 	SQ_HEALTH_DELETE,
 	SQ_HEALTH_LOAD,
-	SQ_EVENT_INSERT,
+	SQ_EVBLOCK_INSERT,
 	SQ_EVENT_GET,
 	SQ_EVENT_RUN,
 	SQ_EVENT_RUN_NEWEST,
@@ -106,6 +106,14 @@ struct store {
 	long long		 steps;		/* write steps, for kill_at, fail_at */
 	long long		 kill_at;	/* CELLAR_STORE_KILL: 0 off */
 	long long		 fail_at;	/* CELLAR_STORE_FAIL: 0 off, < 0 done */
+	/* The pending event block (store-events.c): ev_n events of run
+	   ev_run from seq ev_first, packed in ev_buf; ev_next is the next
+	   free seq, 0 until read in this transaction. */
+	struct strbuf		 ev_buf;
+	int			 ev_n;
+	int64_t			 ev_run;
+	int64_t			 ev_first;
+	int64_t			 ev_next;
 };
 
 /* The schema text, generated from store/schema.sql by the Makefile. */
@@ -144,6 +152,39 @@ int		 store_heads_read(struct store *st, int64_t run, int64_t **seq,
 /* Write the heads checkpoint of run (seq[0..n), complete up to upto). */
 int		 store_heads_write(struct store *st, int64_t run, const int64_t *seq,
 		    size_t n, int64_t upto, char **cause);
+
+/* ---- the event log (store-events.c) ---- */
+
+/* One event as packed in a block; strings are not NUL-terminated. */
+struct store_evrow {
+	double		 t;
+	const char	*kind;		/* rec_kind_name, as stored */
+	size_t		 kind_len;	/* <= 255 */
+	int		 job, vc, cell, by;	/* -1: none */
+	int64_t		 prev;		/* 0: none */
+	const char	*detail;
+	size_t		 detail_len;
+};
+
+/*
+ * Add an event to the pending block with seq (0: the next free one), which
+ * must be above every seq of the store; *seqp gets it. A different run or
+ * a gap starts a new block (the pending one is written first).
+ */
+int		 store_events_put(struct store *st, int64_t seq, int64_t run,
+		    const struct store_evrow *e, int64_t *seqp, char **cause);
+/* Write the pending block, if any (store_commit and readers call it). */
+int		 store_events_flush(struct store *st, char **cause);
+/* Forget the pending block and the next seq (begin, rollback). */
+void		 store_events_reset(struct store *st);
+/* Register the `events` virtual table on st's connection. */
+int		 store_events_register(struct store *st, char **cause);
+/* Each event of a block (first..last), in order; fn returns nonzero to stop. */
+int		 store_evblock_decode(const void *data, size_t len, int64_t first,
+		    int64_t last, int (*fn)(void *arg, int64_t seq,
+		    const struct store_evrow *e), void *arg, char **cause);
+/* Migration 3 -> 4: the rows of the events table into blocks. */
+int		 store_migrate_3_4_fn(struct store *st, char **cause);
 
 /* int32 arrays as portable little-endian blobs. */
 void		 store_i32_encode(const int *v, int n, unsigned char *out);

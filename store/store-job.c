@@ -519,6 +519,16 @@ store_job_load(struct store *st, int64_t run,
 	return stop;
 }
 
+/*
+ * Before a read of the log: our own pending events go in first, so a
+ * writer reads what it appended (store-events.c, invariant 2).
+ */
+static int
+events_settle(struct store *st, char **cause)
+{
+	return st->ev_n > 0 ? store_events_flush(st, cause) : 0;
+}
+
 /* ---- job heads ---- */
 
 void
@@ -558,6 +568,8 @@ store_heads_read(struct store *st, int64_t run, int64_t **seqp, size_t *np,
 	uint64_t u;
 	int rc, x;
 
+	if (events_settle(st, cause) != 0)
+		return -1;
 	if ((q = store_stmt(st, SQ_HEAD_GET, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
@@ -721,7 +733,8 @@ job_newest(struct store *st, int64_t run, int job, int64_t *seq, char **cause)
 			return 0;
 		}
 	/* Its newest event after the checkpoint, else the checkpoint's. */
-	if ((q = store_stmt(st, SQ_HEAD_GET, cause)) == NULL)
+	if (events_settle(st, cause) != 0 ||
+	    (q = store_stmt(st, SQ_HEAD_GET, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
 	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -760,8 +773,8 @@ store_event_append(struct store *st, int64_t run, const struct rec *r,
     int64_t *seqp, char **cause)
 {
 	struct store_heads *h = NULL;
+	struct store_evrow e;
 	bool own = !st->txn;
-	sqlite3_stmt *q;
 	int64_t seq, prev = 0;
 
 	if (own && store_begin(st, cause) != 0)
@@ -772,21 +785,19 @@ store_event_append(struct store *st, int64_t run, const struct rec *r,
 		heads_grow(&h->seq, &h->n, (size_t)r->job);
 		prev = h->seq[r->job];
 	}
-	if ((q = store_stmt(st, SQ_EVENT_INSERT, cause)) == NULL)
+	e.t = r->t;
+	e.kind = rec_kind_name(r->kind);
+	e.kind_len = strlen(e.kind);
+	e.job = r->job < 0 ? -1 : r->job;
+	e.vc = r->vc < 0 ? -1 : r->vc;
+	e.cell = r->cell < 0 ? -1 : r->cell;
+	e.by = r->by < 0 ? -1 : r->by;
+	e.prev = prev;
+	e.detail = r->detail;
+	e.detail_len = strnlen(r->detail, sizeof r->detail);
+	/* Into the pending block: written as one row at the commit. */
+	if (store_events_put(st, 0, run, &e, &seq, cause) != 0)
 		goto fail;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_double(q, 2, r->t);
-	sqlite3_bind_text(q, 3, rec_kind_name(r->kind), -1, SQLITE_STATIC);
-	store_bind_int_or_null(q, 4, r->job, r->job < 0);
-	store_bind_int_or_null(q, 5, r->vc, r->vc < 0);
-	store_bind_int_or_null(q, 6, r->cell, r->cell < 0);
-	store_bind_int_or_null(q, 7, r->by, r->by < 0);
-	sqlite3_bind_text(q, 8, r->detail, (int)strnlen(r->detail, sizeof r->detail),
-	    SQLITE_STATIC);
-	store_bind_int_or_null(q, 9, prev, prev == 0);
-	if (store_step_done(st, q, cause) != 0)
-		goto fail;
-	seq = sqlite3_last_insert_rowid(st->db);
 	if (h != NULL) {
 		h->seq[r->job] = seq;
 		h->last = seq;
@@ -954,6 +965,8 @@ store_event_query(struct store *st, const struct store_event_filter *f,
 	int rc, stop = 0;
 	bool newest = f->limit > 0;
 
+	if (events_settle(st, cause) != 0)
+		return -1;
 	if (f->job >= 0 && f->run > 0)
 		return events_of_job(st, f, fn, arg, cause);
 	q = store_stmt(st, f->run > 0 ? (newest ? SQ_EVENT_RUN_NEWEST : SQ_EVENT_RUN) :
@@ -996,6 +1009,8 @@ store_event_last_seq(struct store *st, int64_t run, int64_t *seq, char **cause)
 	int rc;
 
 	*seq = 0;
+	if (events_settle(st, cause) != 0)
+		return -1;
 	if ((q = store_stmt(st, run > 0 ? SQ_EVENT_LAST_RUN : SQ_EVENT_LAST, cause)) == NULL)
 		return -1;
 	if (run > 0)

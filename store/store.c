@@ -116,7 +116,8 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "seed, state, now, created, updated, user) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
 	[SQ_RUN_GET] = "SELECT " RUN_COLS ", "
-	    "(SELECT count(*) FROM events e WHERE e.run = r.id) "
+	    "(SELECT coalesce(sum(e.seq - e.first + 1), 0) FROM event_blocks e "
+	    "WHERE e.run = r.id) "
 	    "FROM runs r JOIN specs s ON s.id = r.spec WHERE r.id = ?1",
 	[SQ_RUN_LAST] = "SELECT max(id) FROM runs",
 	[SQ_RUN_LAST_KIND] = "SELECT max(id) FROM runs WHERE kind = ?1",
@@ -162,8 +163,8 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_HEALTH_DELETE] = "DELETE FROM health WHERE run = ?1 AND node = ?2",
 	[SQ_HEALTH_LOAD] = "SELECT node, bad, since FROM health WHERE run = ?1 "
 	    "ORDER BY node",
-	[SQ_EVENT_INSERT] = "INSERT INTO events(run, t, kind, job, vc, cell, by_job, "
-	    "detail, prev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQ_EVBLOCK_INSERT] = "INSERT INTO event_blocks(seq, run, first, data) "
+	    "VALUES (?1, ?2, ?3, ?4)",
 	[SQ_EVENT_GET] = "SELECT " EVENT_COLS ", e.prev" EVENT_FROM " WHERE e.seq = ?1",
 	[SQ_EVENT_RUN] = "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
 	    EVENT_WHERE " ORDER BY e.seq",
@@ -173,8 +174,9 @@ static const char *const store_sql[SQ_COUNT] = {
 	    EVENT_WHERE " ORDER BY e.seq",
 	[SQ_EVENT_ALL_NEWEST] = "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
 	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6",
-	[SQ_EVENT_LAST] = "SELECT max(seq) FROM events",
-	[SQ_EVENT_LAST_RUN] = "SELECT max(seq) FROM events WHERE run = ?1",
+	/* A block's seq is its newest event's. */
+	[SQ_EVENT_LAST] = "SELECT max(seq) FROM event_blocks",
+	[SQ_EVENT_LAST_RUN] = "SELECT max(seq) FROM event_blocks WHERE run = ?1",
 	[SQ_SERIES_PUT] = "INSERT OR REPLACE INTO series(run, t, pending, running, "
 	    "used, opp, bad, frag) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[SQ_SERIES_LOAD] = "SELECT t, pending, running, used, opp, bad, frag "
@@ -601,10 +603,24 @@ static const char store_migrate_2_3[] =
     " spec INTEGER NOT NULL REFERENCES specs(id),"
     " PRIMARY KEY (run, upto)) WITHOUT ROWID;";
 
+/*
+ * 3 -> 4: the event log as packed blocks (store-events.c), one row per
+ * run and transaction instead of one per event; the rows of events move
+ * into blocks, keeping their seqs, and the table and its index go.
+ */
+static const char store_migrate_3_4[] =
+    "CREATE TABLE event_blocks ("
+    " seq INTEGER PRIMARY KEY,"
+    " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " first INTEGER NOT NULL,"
+    " data BLOB NOT NULL);"
+    "CREATE INDEX event_blocks_run ON event_blocks(run, seq);";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
 	{ 2, store_migrate_2_3, NULL },
+	{ 3, store_migrate_3_4, store_migrate_3_4_fn },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 
@@ -709,6 +725,7 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	st->memory = store_is_memory(path);
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
+	strbuf_init(&st->ev_buf);
 	if (write && getenv("CELLAR_STORE_KILL") != NULL)
 		st->kill_at = strtoll(getenv("CELLAR_STORE_KILL"), NULL, 10);
 	if (write && getenv("CELLAR_STORE_FAIL") != NULL)
@@ -759,6 +776,8 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, st->busy_ms);
+	if (store_events_register(st, cause) != 0)
+		goto fail;
 	/* SQLite opens a file it may not write read-only, without a word. */
 	if (write && sqlite3_db_readonly(st->db, "main") == 1) {
 		*cause = xasprintf("state store '%s' cannot be written: the file is "
@@ -821,6 +840,7 @@ store_close(struct store *st)
 	if (st->db != NULL)
 		sqlite3_close(st->db);
 	store_heads_reset(st);
+	strbuf_release(&st->ev_buf);
 	free(st->path);
 	free(st);
 }
@@ -870,6 +890,7 @@ store_begin(struct store *st, char **cause)
 	    store_step_done(st, s, cause) != 0)
 		return -1;
 	st->txn = true;
+	store_events_reset(st);
 	/* Another connection committed since our last transaction: the
 	   cached heads may be stale. */
 	if ((s = store_stmt(st, SQ_DATA_VERSION, cause)) == NULL)
@@ -899,11 +920,13 @@ store_commit(struct store *st, char **cause)
 
 	if (!st->txn)
 		fatal("store_commit: no transaction");
-	if (store_heads_flush(st, cause) != 0)
+	if (store_events_flush(st, cause) != 0 ||
+	    store_heads_flush(st, cause) != 0)
 		return -1;
 	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
+	store_events_reset(st);
 	for (i = 0; i < STORE_HEADS_RUNS; i++)
 		st->heads[i].dirty = false;
 	st->txn = false;
@@ -920,6 +943,7 @@ store_rollback(struct store *st)
 		return;
 	st->txn = false;
 	store_heads_reset(st);
+	store_events_reset(st);
 	/* SQLite may have rolled back already (disk full, I/O error). */
 	if (sqlite3_get_autocommit(st->db))
 		return;

@@ -225,7 +225,7 @@ test_not_a_store(void)
 	raw_sql(path, "PRAGMA user_version = 7");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 7, newer than this "
-	    "cellar (3): upgrade cellar") != NULL, "%s", cause);
+	    "cellar (4): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -330,10 +330,10 @@ test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 3, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 4, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 4, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 5, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -352,53 +352,53 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 3 -> 4 with a fake step (SQL and a function). */
+	/* 4 -> 5 with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 4, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 5, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 5, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 6, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 6, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 7, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
 	cause = NULL;
 	/* Asked to go back: refused. */
-	CHECK(store_migrate(st, fake, 2, 3, &cause) == -1);
+	CHECK(store_migrate(st, fake, 2, 4, &cause) == -1);
 	CHECK(cause != NULL && strstr(cause, "newer than this cellar") != NULL);
 	free(cause);
 	cause = NULL;
 	store_close(st);
 
-	/* A real version 1 database, by hand: opened, it is migrated to 3. */
+	/* A real version 1 database, by hand: opened, it is migrated to 4. */
 	path = tmp_path("v1.db");
 	raw_sql(path, schema_v1);
 	raw_sql(path, data_v1);
 	/* Read-only: it says so, and does not migrate. */
 	CHECK(store_open(path, 0, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 1, older than this "
-	    "cellar (3): a command that writes migrates it") != NULL, "%s", cause);
+	    "cellar (4): a command that writes migrates it") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 3);
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('jobs') "
 	    "WHERE name = 'last_seq'", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_DONE);	/* the column is gone */
@@ -415,6 +415,147 @@ test_migrations(void)
 	strbuf_reset(&sb);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	store_close(st);
+}
+
+/* Today's schema with version 3's event table instead of the blocks. */
+#define V3_EVENTS \
+    "DROP TABLE event_blocks;" \
+    "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL" \
+    " REFERENCES runs(id) ON DELETE CASCADE, t REAL NOT NULL, kind TEXT NOT NULL," \
+    " job INTEGER, vc INTEGER, cell INTEGER, by_job INTEGER, detail TEXT NOT NULL" \
+    " DEFAULT '', prev INTEGER);" \
+    "CREATE INDEX events_run ON events(run, seq, job);"
+
+static int
+all_cb(void *arg, const struct store_event *ev)
+{
+	strbuf_addf(arg, "%lld:%lld:%g:%s:%d:%d:%d:%d:%s:%s ", (long long)ev->seq,
+	    (long long)ev->run, ev->rec.t, rec_kind_name(ev->rec.kind), ev->rec.job,
+	    ev->rec.vc, ev->rec.cell, ev->rec.by, ev->rec.detail,
+	    ev->job_name != NULL ? ev->job_name : "-");
+	return 0;
+}
+
+/*
+ * A version 3 database with two runs' events interleaved, a gap in the
+ * seqs and a job history across both: migrated to 4, every reader sees the
+ * same events (all, per run, per job, newest first), the blocks split where
+ * the run changes or the seqs jump, new events go after the highest seq,
+ * and db check is clean; a flipped byte in a block is then reported.
+ */
+static void
+test_migration_3_4(void)
+{
+	struct store_event_filter f;
+	struct strbuf sb = STRBUF_INIT;
+	struct store *st = NULL;
+	struct store_job sj;
+	struct rec r;
+	sqlite3_stmt *q;
+	char *cause = NULL;
+	const char *path = tmp_path("v3.db");
+	int64_t seq = 0;
+	int np = -1, nblocks = 0;
+
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, V3_EVENTS);
+	raw_sql(path,
+	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
+	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
+	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u'),"
+	    " (2, 'replay', 1, 'hived', 'done', 0, 0, 'u');"
+	    "INSERT INTO jobs VALUES (1, 0, 'a', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'running', 'None', 2, 1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "INSERT INTO jobs VALUES (2, 0, 'b', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "INSERT INTO events VALUES (1, 1, 0, 'submit', 0, 0, NULL, NULL, '', NULL);"
+	    "INSERT INTO events VALUES (2, 1, 1.5, 'start', 0, 0, 3, NULL, 'on n1', 1);"
+	    "INSERT INTO events VALUES (3, 2, 2, 'submit', 0, 0, NULL, NULL, '', NULL);"
+	    "INSERT INTO events VALUES (4, 1, 3, 'node-bad', NULL, NULL, 5, NULL, 'x', NULL);"
+	    "INSERT INTO events VALUES (7, 1, 4, 'preempt', 0, 0, 3, 0, '', 2);"
+	    "INSERT INTO events VALUES (8, 1, 5, 'resume', 0, 0, 3, NULL, '', 7);"
+	    "PRAGMA user_version = 3; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	/* blocks: 1-2 (run 1), 3 (run 2), 4 (run 1), 7-8 (run 1, after the gap) */
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT count(*) FROM event_blocks", -1, &q,
+	    NULL) == SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		nblocks = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	CHECK_INTEQ(nblocks, 4);
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_schema WHERE "
+	    "name = 'events'", -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_DONE);	/* the old table is gone */
+	sqlite3_finalize(q);
+	store_event_filter_init(&f);
+	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:1:0:submit:0:0:-1:-1::a 2:1:1.5:start:0:0:3:-1:on n1:a "
+	    "3:2:2:submit:0:0:-1:-1::b 4:1:3:node-bad:-1:-1:5:-1:x:- "
+	    "7:1:4:preempt:0:0:3:0::a 8:1:5:resume:0:0:3:-1::a ");
+	strbuf_reset(&sb);
+	f.run = 1;
+	f.job = 0;
+	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:1:0:submit:0:0:-1:-1::a 2:1:1.5:start:0:0:3:-1:on n1:a "
+	    "7:1:4:preempt:0:0:3:0::a 8:1:5:resume:0:0:3:-1::a ");
+	strbuf_reset(&sb);
+	f.job = -1;
+	f.limit = 2;
+	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "7:1:4:preempt:0:0:3:0::a 8:1:5:resume:0:0:3:-1::a ");
+	strbuf_reset(&sb);
+	f.limit = 0;
+	f.after = 2;
+	f.has_since = true;
+	f.since = 3;
+	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "4:1:3:node-bad:-1:-1:5:-1:x:- 7:1:4:preempt:0:0:3:0::a "
+	    "8:1:5:resume:0:0:3:-1::a ");
+	strbuf_reset(&sb);
+	CHECK(store_job_find(st, 1, "a", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.last_seq, 8);
+	store_job_release(&sj);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_reset(&sb);
+	/* A new event goes after the highest seq, linked to the job's last. */
+	memset(&r, 0, sizeof r);
+	r.kind = REC_COMPLETE;
+	r.t = 6;
+	r.job = 0;
+	r.vc = 0;
+	r.cell = r.by = -1;
+	CHECK(store_event_append(st, 1, &r, &seq, &cause) == 0);
+	CHECK_INTEQ(seq, 9);
+	f.run = 1;
+	f.job = 0;
+	f.after = 0;
+	f.has_since = false;
+	CHECK(store_event_query(st, &f, seq_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1:submit 2:start 7:preempt 8:resume 9:complete ");
+	strbuf_reset(&sb);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_reset(&sb);
+	/* A flipped byte in a block: db check names it, readers fail. */
+	CHECK(store_exec(st, "UPDATE event_blocks SET data = "
+	    "substr(data, 1, 10) || x'ff' || substr(data, 12) WHERE seq = 8", &cause) == 0);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 1 && strstr(sb.buf, "run 1: events 7-8 are malformed: checksum") != NULL,
+	    "%d: %s", np, sb.buf);
+	strbuf_reset(&sb);
+	f.job = -1;
+	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == -1);
+	CHECKF(cause != NULL && strstr(cause, "events 7-8 are malformed") != NULL, "%s",
+	    cause);
+	free(cause);
 	strbuf_release(&sb);
 	store_close(st);
 }
@@ -447,6 +588,7 @@ test_migration_2_3(void)
 	int np = -1;
 
 	raw_sql(path, store_schema_sql);
+	raw_sql(path, V3_EVENTS);
 	raw_sql(path, "DROP TABLE run_specs; ALTER TABLE runs DROP COLUMN engine;"
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO specs VALUES (2, 'h2', 'b.yaml', 't2', 0);"
@@ -463,7 +605,7 @@ test_migration_2_3(void)
 	cause = NULL;
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 3);
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
 	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && blob == NULL);
 	CHECK(store_run_set_engine(st, 1, "xyz", 3, &cause) == 0);
 	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && len == 3 &&
@@ -631,6 +773,7 @@ static const struct test tests[] = {
 	{ "not-a-store", test_not_a_store },
 	{ "migrations", test_migrations },
 	{ "migration-2-3", test_migration_2_3 },
+	{ "migration-3-4", test_migration_3_4 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
