@@ -65,7 +65,7 @@ file_size(const char *path)
  */
 static double
 run_cellar(const char *cellar, const char *trace, const char *db,
-    const char *errfile)
+    const char *errfile, const char *xdg)
 {
 	double t0 = bench_now();
 	pid_t pid;
@@ -78,6 +78,11 @@ run_cellar(const char *cellar, const char *trace, const char *db,
 			dup2(fd, 1);
 		if ((fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0)
 			dup2(fd, 2);
+		/* Both sides start as a user's replay does (a session recovery
+		   look at the default store), but on the benchmark's own empty
+		   state directory, not the user's store (whose version may not
+		   be this binary's). */
+		setenv("XDG_STATE_HOME", xdg, 1);
 		if (db != NULL) {
 			setenv("CELLAR_STORE_KILL", "1000000000000", 1);
 			execl(cellar, cellar, "--db", db, "replay", trace, "--spec",
@@ -294,8 +299,8 @@ main(int argc, char **argv)
 	snprintf(errf, sizeof errf, "%s/stderr", tdir);
 	for (k = 1; k <= 3; k++) {
 		unlink_db(db);
-		off = run_cellar(cellar, trace, NULL, errf);
-		on = run_cellar(cellar, trace, db, errf);
+		off = run_cellar(cellar, trace, NULL, errf, tdir);
+		on = run_cellar(cellar, trace, db, errf, tdir);
 		if (off <= 0 || on <= 0) {
 			fprintf(stderr, "bench-replay-store: cellar replay failed (%s)\n",
 			    errf);
