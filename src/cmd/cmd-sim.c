@@ -57,7 +57,12 @@
 	{ 0, "promote", "KNOB", "las/gittins: promote after waiting KNOB x run time", VALUE_NONE }, \
 	{ 0, "service", "FILE", "gittins: job service sample (yarn-gput csv)", VALUE_FILE }, \
 	{ 0, "fault", "NODE@T[-T2]", "node goes bad at T (back at T2); repeatable", VALUE_NODE }, \
-	{ 0, "ckpt-interval", "T", "periodic checkpoint interval for failures (default 30m)", VALUE_NONE }
+	{ 0, "ckpt-interval", "T", "periodic checkpoint interval for failures (default 30m)", VALUE_NONE }, \
+	{ 0, "feedback", "T", "early feedback: time until a job has run T (default 10m)", VALUE_NONE }, \
+	{ 0, "slice", "T", "gandiva: time-slice interval (default 60s)", VALUE_NONE }, \
+	{ 0, "no-pack", NULL, "gandiva: time-slice only, never try packing", VALUE_NONE }, \
+	{ 0, "suspend-cost", "X", "gandiva: x each model's suspend+resume cost (default 1)", VALUE_NONE }, \
+	{ 0, "migrate-cost", "X", "gandiva: x each model's migration cost (default 1)", VALUE_NONE }
 
 static const struct cmd_opt replay_opts[] = {
 	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_NONE },
@@ -356,6 +361,26 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 	if ((v = args_get(a, "ckpt-interval")) != NULL &&
 	    parse_duration(v, "--ckpt-interval", &m->ep.ckpt_interval, cause) < 0)
 		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "feedback")) != NULL &&
+	    (parse_duration(v, "--feedback", &m->ep.feedback, cause) < 0 ||
+	    m->ep.feedback <= 0)) {
+		if (*cause == NULL)
+			*cause = xstrdup("--feedback must be longer than 0");
+		return cmd_usage_error(ctx);
+	}
+	if ((v = args_get(a, "slice")) != NULL &&
+	    (parse_duration(v, "--slice", &m->ep.slice, cause) < 0 || m->ep.slice <= 0)) {
+		if (*cause == NULL)
+			*cause = xstrdup("--slice must be longer than 0");
+		return cmd_usage_error(ctx);
+	}
+	m->ep.pack = !args_has(a, "no-pack");
+	if ((v = args_get(a, "suspend-cost")) != NULL &&
+	    parse_fraction(v, "--suspend-cost", 0, 1e6, false, &m->ep.suspend_scale, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "migrate-cost")) != NULL &&
+	    parse_fraction(v, "--migrate-cost", 0, 1e6, false, &m->ep.migrate_scale, cause) < 0)
+		return cmd_usage_error(ctx);
 	for (i = 0; i < args_nopts(a); i++)
 		if (strcmp(args_opt_name(a, i), "fault") == 0)
 			nf++;
@@ -487,6 +512,12 @@ static const struct table_colspec replay_columns[] = {
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
 	{ "FAIL", "failures", TABLE_NUM | TABLE_WIDE, "restarts after node failures" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM, "GPU-hours lost to failures and checkpoints" },
+	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds from submission until the job has run --feedback, mean" },
+	{ "FB_P95", "feedback_p95", TABLE_NUM | TABLE_WIDE, "95th percentile" },
+	{ "SUSP", "suspensions", TABLE_NUM, "suspensions (time-slicing)" },
+	{ "SUSP_GPU_H", "suspend_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of suspend+resume stalls" },
+	{ "MIGR", "migrations", TABLE_NUM, "migrations" },
+	{ "MIGR_GPU_H", "migrate_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of migration stalls" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -511,6 +542,12 @@ group_row(struct table *t, long tag, const struct emu_group *g)
 	table_cell_int(t, g->preemptions);
 	table_cell_int(t, g->failures);
 	table_cell(t, "%.1f", g->lost_gpu_hours);
+	table_cell(t, "%.0f", g->feedback.avg);
+	table_cell(t, "%.0f", g->feedback.p95);
+	table_cell_int(t, g->suspensions);
+	table_cell(t, "%.2f", g->suspend_gpu_hours);
+	table_cell_int(t, g->migrations);
+	table_cell(t, "%.2f", g->migrate_gpu_hours);
 }
 
 static void
@@ -540,6 +577,11 @@ group_json(struct json *j, const struct emu_group *g)
 	json_kv_int(j, "preemptions", g->preemptions);
 	json_kv_int(j, "failures", g->failures);
 	json_kv_double(j, "lost_gpu_hours", g->lost_gpu_hours);
+	dist_json(j, "feedback", &g->feedback);
+	json_kv_int(j, "suspensions", g->suspensions);
+	json_kv_double(j, "suspend_gpu_hours", g->suspend_gpu_hours);
+	json_kv_int(j, "migrations", g->migrations);
+	json_kv_double(j, "migrate_gpu_hours", g->migrate_gpu_hours);
 	json_object_end(j);
 }
 
@@ -581,6 +623,9 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_double(j, "frag_avg", res->report.frag_avg);
 	json_kv_int(j, "events", res->events);
 	json_kv_int(j, "relaxed_starts", res->report.relaxed);
+	json_kv_int(j, "time_sliced_starts", res->report.guests);
+	json_kv_int(j, "packs", res->report.packs);
+	json_kv_int(j, "unpacks", res->report.unpacks);
 }
 
 static int
@@ -634,6 +679,11 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_bool(&j, "skip_too_big", m->rc.skip_too_big);
 	json_kv_bool(&j, "ideal", m->ep.ideal);
 	json_kv_double(&j, "ckpt_interval", m->ep.ckpt_interval);
+	json_kv_double(&j, "feedback", m->ep.feedback);
+	json_kv_double(&j, "slice", m->ep.slice);
+	json_kv_bool(&j, "pack", m->ep.pack);
+	json_kv_double(&j, "suspend_cost", m->ep.suspend_scale);
+	json_kv_double(&j, "migrate_cost", m->ep.migrate_scale);
 	json_kv_int(&j, "queues", m->pp.nqueues);
 	json_key(&j, "thresholds");
 	json_array_begin(&j);
@@ -803,9 +853,10 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			strbuf_addf(ctx->o, "\nmakespan %.0f s (%.2f d); GPU utilization %.1f%% of "
 			    "GPU-time; fragmentation %.1f%% of nodes partially free (average)\n"
-			    "JCT and Q (queuing delay: time pending) in seconds, over completed jobs.\n",
+			    "JCT and Q (queuing delay: time pending) in seconds, over completed jobs; "
+			    "FB: early feedback, seconds until a job has run %.0f s.\n",
 			    res.report.makespan, res.report.makespan / 86400,
-			    100 * res.report.util, 100 * res.report.frag_avg);
+			    100 * res.report.util, 100 * res.report.frag_avg, m.ep.feedback);
 	}
 	table_free(t);
 	series = args_get(a, "series");
@@ -846,6 +897,13 @@ static const struct table_colspec compare_columns[] = {
 	{ "FRAG%", "frag_pct", TABLE_NUM, "partially free nodes as a percentage of nodes" },
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours lost" },
+	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds until a job has run --feedback, mean" },
+	{ "SUSP", "suspensions", TABLE_NUM, "suspensions (time-slicing)" },
+	{ "SUSP_GPU_H", "suspend_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of suspend+resume stalls" },
+	{ "MIGR", "migrations", TABLE_NUM, "migrations" },
+	{ "MIGR_GPU_H", "migrate_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of migration stalls" },
+	{ "PACKS", "packs", TABLE_NUM | TABLE_WIDE, "packing trials" },
+	{ "UNPACKS", "unpacks", TABLE_NUM | TABLE_WIDE, "packing trials that lost and were undone" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -870,6 +928,11 @@ compare_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	totals_json(j, r);
 	json_kv_int(j, "preemptions", r->report.all.preemptions);
 	json_kv_double(j, "lost_gpu_hours", r->report.all.lost_gpu_hours);
+	dist_json(j, "feedback", &r->report.all.feedback);
+	json_kv_int(j, "suspensions", r->report.all.suspensions);
+	json_kv_double(j, "suspend_gpu_hours", r->report.all.suspend_gpu_hours);
+	json_kv_int(j, "migrations", r->report.all.migrations);
+	json_kv_double(j, "migrate_gpu_hours", r->report.all.migrate_gpu_hours);
 	json_object_end(j);
 }
 
@@ -907,6 +970,13 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.1f", 100 * r->frag_avg);
 		table_cell_int(t, r->all.preemptions);
 		table_cell(t, "%.1f", r->all.lost_gpu_hours);
+		table_cell(t, "%.0f", r->all.feedback.avg);
+		table_cell_int(t, r->all.suspensions);
+		table_cell(t, "%.2f", r->all.suspend_gpu_hours);
+		table_cell_int(t, r->all.migrations);
+		table_cell(t, "%.2f", r->all.migrate_gpu_hours);
+		table_cell(t, "%lld", r->packs);
+		table_cell(t, "%lld", r->unpacks);
 	}
 	if (cmd_list_apply(ctx, t, cause) != 0)
 		goto out;
@@ -1092,7 +1162,10 @@ const struct cmd_entry cmd_replay_entry = {
 	    "The report has one row for all jobs and one per VC: jobs, completed, "
 	    "never started, job completion time (JCT) and queuing delay (time "
 	    "pending) as mean, median, p95 and p99 in seconds, GPU-hours of "
-	    "service, preemptions and GPU-hours lost; then makespan, GPU "
+	    "service, preemptions and GPU-hours lost, early feedback (seconds "
+	    "until a job has run --feedback, default 10m), suspensions and "
+	    "migrations (gandiva's time-slicing; wide: the GPU-hours they cost); "
+	    "then makespan, GPU "
 	    "utilization and the average fragmentation. --series writes a CSV time "
 	    "series (hourly). A progress line shows on a terminal for runs longer "
 	    "than a second.",
@@ -1121,12 +1194,14 @@ const struct cmd_entry cmd_compare_entry = {
 	    "Replay TRACE once for every policy in --policy crossed with every mode "
 	    "in --sharing (comma-separated lists, at most 32 runs) and print one row "
 	    "per run: jobs completed, JCT and queuing delay (seconds), makespan, "
-	    "GPU utilization, fragmentation and preemptions. Every run sees the "
-	    "same jobs.",
+	    "GPU utilization, fragmentation, preemptions, early feedback, "
+	    "suspensions and migrations (wide: their GPU-hours, packing trials "
+	    "and undone packs). Every run sees the same jobs.",
 	.examples = (const char *const []){
 		"compare synth:200 --policy fifo,las --sharing hived,quota",
 		"compare tests/fixtures/traces/tiresias-60_job.csv --spec specs/tiresias-n2g4.yaml "
 		    "--policy fifo,las,gittins,srtf --ideal --sort jct_avg",
+		"compare synth:300 --policy fifo,gandiva --load 4 --slice 2m --feedback 5m",
 		NULL },
 	.columns = compare_columns,
 	.flags = CMD_NEEDS_ENGINE,

@@ -42,6 +42,8 @@ emu_params_init(struct emu_params *par)
 	par->height = 2;
 	par->pack = true;
 	par->gpu_mem = 16;
+	par->suspend_scale = 1;
+	par->migrate_scale = 1;
 	par->feedback = 600;
 }
 
@@ -457,7 +459,8 @@ model_cost(const struct emu *m, const struct job *j, bool migrate)
 	if (m->par.ideal || j->model < 0 || j->model >= model_count)
 		return 0;
 	md = &model_table[j->model];
-	return m->par.cost_scale * (migrate ? md->migrate : md->suspend);
+	return m->par.cost_scale * (migrate ? m->par.migrate_scale * md->migrate :
+	    m->par.suspend_scale * md->suspend);
 }
 
 /*

@@ -96,6 +96,8 @@ struct emu_params {
 	int			 height;	/* max members per slot: 2 */
 	bool			 pack;		/* try packing: true */
 	double			 gpu_mem;	/* GiB per GPU, for packing: 16 */
+	double			 suspend_scale;	/* x model suspend+resume costs: 1 */
+	double			 migrate_scale;	/* x model migration costs: 1 */
 	/* early feedback: time until a job has run this long: 600 s */
 	double			 feedback;
 };

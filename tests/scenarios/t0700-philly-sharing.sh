@@ -1,0 +1,86 @@
+#!/bin/sh
+# t0700-philly-sharing — the GPU-sharing policies on a Philly window (the
+# public sample compressed 1000x so that jobs queue, as in t0300), in hived
+# mode: gandiva starts waiting jobs at once by time-slicing, so its mean
+# early feedback (time until a job has run --feedback) is well below
+# fifo's, it reports the suspensions that cost, and anomaly finds no VC
+# worse off than alone on its own cells. The report's gandiva options are
+# checked to act (--no-pack, --slice, --feedback) and to refuse bad values.
+. tests/scenarios/lib.sh
+
+PHILLY=tests/fixtures/traces/philly-sample.csv
+WIN="--spec specs/philly.yaml --vc-map *=- --load 1000"
+
+# $1 < $2 x $3 (floating point)
+lt_times() {
+	awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a + 0 < b * f) }'
+}
+
+# shellcheck disable=SC2086 # WIN is a word list on purpose
+run "$CELLAR" compare "$PHILLY" $WIN --policy fifo,gandiva -o json
+check_rc compare-rc 0
+check_json compare-json
+check_json_field compare-fifo runs.0.policy fifo
+check_json_field compare-gandiva runs.1.policy gandiva
+fb_fifo=$(json_get runs.0.feedback.avg)
+fb_gandiva=$(json_get runs.1.feedback.avg)
+echo "# early feedback (mean, s): fifo $fb_fifo, gandiva $fb_gandiva"
+if lt_times "$fb_gandiva" "$fb_fifo" 0.8; then ok gandiva-feedback-sooner
+else not_ok gandiva-feedback-sooner "gandiva $fb_gandiva not below 0.8 x fifo $fb_fifo"; fi
+# the same jobs completed, the time-slicing visible in the counters
+check_json_field fifo-done runs.0.done 3044
+check_json_field gandiva-done runs.1.done 3044
+check_json_field fifo-no-suspensions runs.0.suspensions 0
+susp=$(json_get runs.1.suspensions)
+sliced=$(json_get runs.1.time_sliced_starts)
+packs=$(json_get runs.1.packs)
+echo "# gandiva: $sliced time-sliced starts, $susp suspensions, $packs pack trials"
+if [ "${susp:-0}" -gt 0 ] 2>/dev/null && [ "${sliced:-0}" -gt 0 ] 2>/dev/null; then
+	ok gandiva-time-sliced
+else not_ok gandiva-time-sliced "suspensions [$susp], time-sliced starts [$sliced]"; fi
+swh=$(json_get runs.1.suspend_gpu_hours)
+if awk -v x="$swh" 'BEGIN { exit !(x + 0 > 0) }'; then ok gandiva-suspend-cost
+else not_ok gandiva-suspend-cost "suspend_gpu_hours [$swh]"; fi
+
+# HiveD's sharing safety holds with gandiva's over-subscription: guests
+# borrow their own VC's slots only.
+# shellcheck disable=SC2086
+run "$CELLAR" anomaly "$PHILLY" $WIN --sharing hived --policy gandiva -o json
+check_rc anomaly-rc 0
+got=$(json_get anomalous_vcs)
+echo "# gandiva, hived: $got anomalous VCs"
+if [ "$got" = 0 ]; then ok gandiva-hived-no-anomaly
+else not_ok gandiva-hived-no-anomaly "$got VCs worse than private: $OUT"; fi
+
+# The options act: no packing, no pack trials; a shorter slice, more
+# suspensions; a longer --feedback, a later early feedback (fifo too).
+run "$CELLAR" replay synth:300 --policy gandiva --load 4 -o json
+check_rc synth-rc 0
+susp60=$(json_get groups.0.suspensions)
+packs60=$(json_get packs)
+fb600=$(json_get groups.0.feedback.avg)
+run "$CELLAR" replay synth:300 --policy gandiva --load 4 --no-pack -o json
+check_json_field no-pack-no-trials packs 0
+if [ "${packs60:-0}" -gt 0 ] 2>/dev/null; then ok packs-by-default
+else not_ok packs-by-default "packs [$packs60] without --no-pack"; fi
+run "$CELLAR" replay synth:300 --policy gandiva --load 4 --slice 10s -o json
+susp10=$(json_get groups.0.suspensions)
+echo "# synth:300 gandiva: $susp60 suspensions at 60 s slices, $susp10 at 10 s"
+if [ "${susp10:-0}" -gt "${susp60:-0}" ] 2>/dev/null; then ok shorter-slice-more-suspensions
+else not_ok shorter-slice-more-suspensions "10 s: [$susp10], 60 s: [$susp60]"; fi
+run "$CELLAR" replay synth:300 --policy gandiva --load 4 --feedback 1h -o json
+fb3600=$(json_get groups.0.feedback.avg)
+if lt_times "$fb600" "$fb3600" 1; then ok feedback-option
+else not_ok feedback-option "--feedback 1h gave [$fb3600], 10m [$fb600]"; fi
+run "$CELLAR" replay synth:300 --policy gandiva --load 4 --migrate-cost 0 --suspend-cost 0 -o json
+check_json_field free-switches groups.0.suspend_gpu_hours 0
+run "$CELLAR" replay synth:300 --policy gandiva --load 4
+check_out_has text-feedback-column FB_AVG
+check_out_has text-feedback-legend "FB: early feedback, seconds until a job has run 600 s"
+
+expect_exit bad-slice 2 "$CELLAR" replay synth:10 --policy gandiva --slice 0
+expect_exit bad-feedback 2 "$CELLAR" replay synth:10 --feedback soon
+expect_exit bad-migrate-cost 2 "$CELLAR" replay synth:10 --migrate-cost -1
+check_err_has bad-migrate-cost-msg "--migrate-cost '-1'"
+
+done_testing
