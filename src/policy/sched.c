@@ -68,6 +68,8 @@ struct sched {
 	struct sched_stats	 st;
 	void			(*changed)(void *, int);	/* invariant 3 */
 	void			*changed_arg;
+	int			(*place)(void *, int, const struct engine_req *);
+	void			*place_arg;
 };
 
 #define NCLASS (POLICY_MAX_CLASS + 1)
@@ -266,6 +268,14 @@ sched_on_change(struct sched *s, void (*fn)(void *arg, int job), void *arg)
 {
 	s->changed = fn;
 	s->changed_arg = arg;
+}
+
+void
+sched_on_place(struct sched *s, int (*fn)(void *arg, int job, const struct engine_req *r),
+    void *arg)
+{
+	s->place = fn;
+	s->place_arg = arg;
 }
 
 static void
@@ -573,6 +583,16 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 	}
 	request(s, job, opp, &r);
 	s->st.attempts++;
+	/* the backend's own choice of idle leaves first: no victims */
+	if (!opp && s->place != NULL && (id = s->place(s->place_arg, job, &r)) >= 0) {
+		if (s->dom[job] >= 0)
+			unqueue(s, job);
+		run(s, job, id, false);
+		set_reason(s, job, JOB_REASON_NONE);
+		act(acts, nacts, cap, SCHED_START, job, -1);
+		s->st.starts++;
+		return true;
+	}
 	id = engine_alloc(s->e, &r, plan);
 	/* soft affinity: rather than wait, run as more, smaller pods */
 	while (id < 0 && j->soft_affinity && relax(&r)) {

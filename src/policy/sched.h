@@ -132,6 +132,18 @@ bool		 sched_start_now(struct sched *s, int job, struct sched_action **acts,
 void		 sched_on_change(struct sched *s, void (*fn)(void *arg, int job),
 		    void *arg);
 
+/*
+ * A backend's own node choice (the emulator's Gandiva Algorithm 1): for a
+ * guaranteed start, fn is asked first with the engine request; it returns
+ * the engine job id of a placement it committed itself on idle leaves
+ * (engine_adopt: the engine still checks the VC, the quota and sharing
+ * safety; no victims), or -1 to let the engine place as usual. fn must be
+ * a function of the engine's and the jobs' state only, so passes stay
+ * deterministic. NULL turns it off.
+ */
+void		 sched_on_place(struct sched *s,
+		    int (*fn)(void *arg, int job, const struct engine_req *r), void *arg);
+
 /* ---- crash recovery ---- */
 
 /* A job's cached key and class (as of its last submit / rekey). */

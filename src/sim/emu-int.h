@@ -170,5 +170,7 @@ void		 emu_js_init(struct ejob_state *x);
 void		 emu_group_insert(struct sgroup *g, int job);
 /* The scheduler's change callback: the job joins the dirty set. */
 void		 emu_job_changed(void *arg, int job);
+/* Give the scheduler the emulator's callbacks (changes; Gandiva's node choice). */
+void		 emu_sched_hooks(struct emu *m);
 
 #endif

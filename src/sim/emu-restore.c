@@ -618,7 +618,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	for (i = 0; i < rs.ndoms; i++)
 		sched_set_domain_dirty(m->sch, i, rs.dirty[i]);
 	sched_stats_restore(m->sch, &rs.ss);
-	sched_on_change(m->sch, emu_job_changed, m);
+	emu_sched_hooks(m);
 
 	/* the events: arrivals and faults still ahead, then the stored ones */
 	for (i = 0; i < njobs; i++)

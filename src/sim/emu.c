@@ -976,6 +976,168 @@ oversubscribe(struct emu *m, int job)
 	group_changed(m, gi);
 }
 
+/*
+ * The first idle leaves for a pod of g GPUs under cell c: inside the first
+ * cell of the lowest level that holds g leaves (engine invariant 7) with g
+ * of them idle. Returns true with out[0..g-1] filled.
+ */
+static bool
+idle_leaves(const struct emu *m, int c, int g, int *out)
+{
+	const struct spec_cell *sc = &m->s->cells[c];
+	struct engine_cell_info ci;
+	int k, n, stack[64], top = 0, x;
+
+	engine_cell(m->e, c, &ci);
+	if (ci.leaves - ci.used - ci.opp - ci.bad < g)
+		return false;
+	if (sc->first_child >= 0) {
+		engine_cell(m->e, sc->first_child, &ci);
+		if (ci.leaves >= g) {
+			for (k = 0; k < sc->nchild; k++)
+				if (idle_leaves(m, sc->first_child + k, g, out))
+					return true;
+			return false;
+		}
+	}
+	/* c is that cell: its idle leaves in order, depth first */
+	n = 0;
+	stack[top++] = c;
+	while (top > 0 && n < g) {
+		x = stack[--top];
+		if (m->s->cells[x].first_child < 0) {
+			engine_cell(m->e, x, &ci);
+			if (ci.used == 0 && ci.opp == 0 && ci.bad == 0)
+				out[n++] = x;
+			continue;
+		}
+		for (k = m->s->cells[x].nchild - 1; k >= 0 && top < 64; k--)
+			stack[top++] = m->s->cells[x].first_child + k;
+	}
+	return n == g;
+}
+
+/* A node-level cell Algorithm 1 may choose, with its tier and load. */
+struct a1_cand {
+	int		 cell;
+	int		 tier;		/* 1 same affinity, 2 unallocated, 3 relaxed */
+	long long	 busy;		/* GPUs in use + guests' GPUs */
+	int		 gpus;
+};
+
+static int
+a1_cmp(const void *pa, const void *pb)
+{
+	const struct a1_cand *a = pa, *b = pb;
+	long long l = a->busy * b->gpus, r = b->busy * a->gpus;
+
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? -1 : 1;
+	if (l != r)
+		return l < r ? -1 : 1;
+	return a->cell < b->cell ? -1 : a->cell > b->cell;
+}
+
+/* Tier of node-level cell c for pods of g GPUs (see gandiva_place). */
+static int
+a1_tier(const struct emu *m, int c, int g)
+{
+	struct engine_cell_info ci;
+	struct engine_job_info info;
+	int stack[64], top = 0, x, k, tier = 2;
+
+	stack[top++] = c;
+	while (top > 0) {
+		x = stack[--top];
+		if (m->s->cells[x].first_child >= 0) {
+			for (k = 0; k < m->s->cells[x].nchild && top < 64; k++)
+				stack[top++] = m->s->cells[x].first_child + k;
+			continue;
+		}
+		engine_cell(m->e, x, &ci);
+		if (ci.job < 0 || !engine_job(m->e, ci.job, &info) || info.npods == 0)
+			continue;
+		if (info.nleaves / info.npods != g)
+			return 3;
+		tier = 1;
+	}
+	return tier;
+}
+
+/*
+ * Gandiva's Algorithm 1 (node choice), asked by the scheduler before the
+ * engine places a guaranteed single-pod job of an over-subscribing policy:
+ *  1. same affinity: nodes where every running job has pods of this job's
+ *     GPU count and g GPUs are idle, least loaded first;
+ *  2. unallocated nodes (no job at all), lowest first;
+ *  3. relaxed affinity: any node with g idle GPUs, least loaded first;
+ *  4. over-subscription on a same-affinity node: oversubscribe(), for an
+ *     arrival that got no cells;
+ *  5. else the job waits.
+ * Load: GPUs in use on the node plus its time-sliced guests' GPUs, per
+ * GPU; ties by cell index. The engine binds the chosen leaves in the job's
+ * VC (engine_adopt) or refuses them (outside the VC's cells, over quota,
+ * unsafe: HiveD's rules stand), and the next candidate is tried; when none
+ * is accepted the engine places the job its own way (returns -1).
+ */
+static int
+gandiva_place(void *arg, int job, const struct engine_req *r)
+{
+	struct emu *m = arg;
+	struct a1_cand *cand;
+	struct engine_cell_info ci;
+	char why[256];
+	int *leaves, pf[2], n = 0, i, k, g, id = -1;
+	long long *guests;
+
+	(void)job;
+	if (!oversub(m) || r->nmembers != 1 || r->members[0].pods != 1 || r->pin >= 0 ||
+	    r->priority < 0)
+		return -1;
+	g = r->members[0].gpus;
+	guests = xcalloc((size_t)m->s->nnodes + 1, sizeof *guests);
+	for (i = 0; i < m->ngrp; i++)
+		for (k = 0; k < m->grp[i].nmb; k++)
+			if (m->js[m->grp[i].mb[k]].guest)
+				guests[m->grp[i].node] += m->grp[i].gpus;
+	cand = xcalloc((size_t)m->s->ncells + 1, sizeof *cand);
+	for (i = 0; i < m->s->nnodes; i++)
+		for (k = 0; k < m->s->nodes[i].ncells; k++) {
+			int c = m->s->nodes[i].cells[k];
+			if (r->leaf_type >= 0 &&
+			    m->s->chains[m->s->cells[c].chain].leaf_type != r->leaf_type)
+				continue;
+			engine_cell(m->e, c, &ci);
+			if (ci.leaves - ci.used - ci.opp - ci.bad < g)
+				continue;
+			cand[n].cell = c;
+			cand[n].tier = a1_tier(m, c, g);
+			cand[n].busy = ci.used + ci.opp + guests[i];
+			cand[n].gpus = ci.leaves;
+			n++;
+		}
+	qsort(cand, (size_t)n, sizeof *cand, a1_cmp);
+	leaves = xcalloc((size_t)g + 1, sizeof *leaves);
+	pf[0] = 0;
+	pf[1] = g;
+	for (i = 0; i < n && id < 0; i++)
+		if (idle_leaves(m, cand[i].cell, g, leaves))
+			id = engine_adopt(m->e, r, m->s->cells[cand[i].cell].chain, pf, 1,
+			    leaves, g, why, sizeof why);
+	free(leaves);
+	free(cand);
+	free(guests);
+	return id;
+}
+
+void
+emu_sched_hooks(struct emu *m)
+{
+	sched_on_change(m->sch, emu_job_changed, m);
+	if (oversub(m))
+		sched_on_place(m->sch, gandiva_place, m);
+}
+
 static void
 carry_out(struct emu *m)
 {
@@ -1256,7 +1418,7 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		return NULL;
 	}
 	m->sch = sched_create(m->e, p, jobs, njobs);
-	sched_on_change(m->sch, emu_job_changed, m);
+	emu_sched_hooks(m);
 	m->first_submit = njobs > 0 ? INFINITY : 0;
 	for (i = 0; i < njobs; i++) {
 		ev_push(m, jobs[i].submit, EV_ARRIVE, i, 0);
