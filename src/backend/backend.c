@@ -45,6 +45,40 @@ struct ssh_state {
 	char	*control_dir;	/* ControlPath directory, 0700 */
 };
 
+/*
+ * The sockets in the ControlPath directory are logged-in connections to
+ * every node: whoever can put a socket there (or swap the directory) can
+ * hand our hooks to a connection of theirs. So it must be a real
+ * directory (not a symlink), ours, and writable by nobody else.
+ */
+static int
+control_dir_check(const char *dir, char **cause)
+{
+	struct stat sb;
+
+	if (lstat(dir, &sb) != 0) {
+		*cause = xasprintf("cannot use ssh control directory '%s': %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		*cause = xasprintf("ssh control directory '%s' is not a directory", dir);
+		return -1;
+	}
+	if (sb.st_uid != geteuid()) {
+		*cause = xasprintf("ssh control directory '%s' is owned by uid %lu, "
+		    "not by us (uid %lu)", dir, (unsigned long)sb.st_uid,
+		    (unsigned long)geteuid());
+		return -1;
+	}
+	if ((sb.st_mode & 022) != 0) {
+		*cause = xasprintf("ssh control directory '%s' is writable by group "
+		    "or others (mode %04o)", dir, (unsigned)(sb.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 static int
 ssh_init(struct backend *b, char **cause)
 {
@@ -57,15 +91,16 @@ ssh_init(struct backend *b, char **cause)
 	else
 		st->control_dir = xasprintf("/tmp/cellar-ssh-%lu",
 		    (unsigned long)getuid());
-	if (mkdir(st->control_dir, 0700) != 0 && errno != EEXIST) {
+	if (mkdir(st->control_dir, 0700) != 0 && errno != EEXIST)
 		*cause = xasprintf("cannot create ssh control directory '%s': %s",
 		    st->control_dir, strerror(errno));
-		free(st->control_dir);
-		free(st);
-		return -1;
+	else if (control_dir_check(st->control_dir, cause) == 0) {
+		b->state = st;
+		return 0;
 	}
-	b->state = st;
-	return 0;
+	free(st->control_dir);
+	free(st);
+	return -1;
 }
 
 static void
@@ -79,8 +114,26 @@ ssh_release(struct backend *b)
 }
 
 /*
+ * The remote side of a hook run. Killing the local ssh client (a timeout,
+ * cellar killed) does not end what it started on the node: sshd sends no
+ * signal to a session without a terminal. What the node does see is the
+ * session's stdin reaching end-of-file (the hook queue keeps the client's
+ * stdin open while the run lasts: hold_stdin). So the hook runs in its own
+ * session (setsid: one process group), a watchdog reads stdin, and on
+ * end-of-file before the hook is done it kills the hook's group. A hook
+ * that ends by itself stops the watchdog first, so what it started in its
+ * process group lives on, as with the local backend. Background jobs of a
+ * non-interactive shell read /dev/null, hence stdin as fd 3.
+ */
+static const char ssh_watch[] =
+    "exec 3<&0; setsid /bin/sh -c \"$1\" </dev/null 3<&- & p=$!; "
+    "{ cat <&3 >/dev/null 2>&1; kill -KILL -$p 2>/dev/null; } "
+    ">/dev/null 2>&1 & w=$!; exec 3<&-; "
+    "wait $p; s=$?; kill $w 2>/dev/null; exit $s";
+
+/*
  * ssh -o BatchMode=yes ... [-p PORT] [-l USER] [-i KEY] -- HOST 'exec env
- * K=V ... /bin/sh -c HOOK': every word of the remote line quoted.
+ * K=V ... /bin/sh -c WATCH sh HOOK': every word of the remote line quoted.
  */
 static void
 ssh_command(const struct backend *b, int node, const char *cmd,
@@ -129,6 +182,8 @@ ssh_command(const struct backend *b, int node, const char *cmd,
 		sh_quote(&line, env->v[i]);
 	}
 	strbuf_adds(&line, " /bin/sh -c ");
+	sh_quote(&line, ssh_watch);
+	strbuf_adds(&line, " sh ");
 	sh_quote(&line, cmd);
 	strvec_push(argv, line.buf);
 	strbuf_release(&line);
@@ -139,6 +194,7 @@ const struct backend_ops backend_ssh = {
 	.init = ssh_init,
 	.release = ssh_release,
 	.command = ssh_command,
+	.hold_stdin = true,
 };
 
 struct backend *

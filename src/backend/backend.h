@@ -58,6 +58,10 @@ struct backend_ops {
 	void		(*command)(const struct backend *b, int node, const char *cmd,
 			    const struct strvec *env, struct strvec *argv,
 			    struct strvec *envp);
+	/* The child's stdin is a pipe cellar keeps open until the run is
+	   reaped or killed (ssh: its end-of-file tells the node the run is
+	   over); otherwise /dev/null. */
+	bool		hold_stdin;
 };
 
 struct backend {

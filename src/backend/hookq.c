@@ -28,6 +28,8 @@ struct run {
 	struct hook_req	 req;
 	pid_t		 pid;		/* > 0 while the child runs */
 	int		 fd;		/* its output, -1 once closed */
+	int		 in;		/* its stdin's write end (hold_stdin),
+					   -1: none; closed when it is reaped */
 	bool		 exited;	/* reaped; fd may still hold output */
 	int		 status;
 	bool		 timed_out;
@@ -64,6 +66,8 @@ run_free(struct run *r)
 	}
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->in >= 0)
+		close(r->in);
 	strvec_release(&r->req.env);
 	strbuf_release(&r->out);
 	free(r);
@@ -90,6 +94,7 @@ hookq_submit(struct hookq *q, struct hook_req *req)
 	r->req = *req;
 	memset(&req->env, 0, sizeof req->env);
 	r->fd = -1;
+	r->in = -1;
 	r->due = 0;
 	strbuf_init(&r->out);
 	XGROW(q->runs, q->cap, (size_t)q->n + 1);
@@ -109,7 +114,7 @@ start(struct hookq *q, struct run *r, double now)
 	const struct spec_backend *sb = &q->b->spec->backend;
 	struct strvec argv = STRVEC_INIT, envp = STRVEC_INIT;
 	const char *cmd = sb->hooks[r->req.hook];
-	int p[2], i, fd;
+	int p[2], in[2] = { -1, -1 }, i, fd;
 	pid_t pid;
 
 	r->attempts++;
@@ -133,11 +138,23 @@ start(struct hookq *q, struct run *r, double now)
 		r->status = 127;
 		goto out;
 	}
+	if (q->b->ops->hold_stdin && pipe(in) != 0) {
+		strbuf_addf(&r->out, "cannot make a pipe: %s\n", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		r->exited = true;
+		r->status = 127;
+		goto out;
+	}
 	pid = fork();
 	if (pid < 0) {
 		strbuf_addf(&r->out, "cannot fork: %s\n", strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		if (in[0] >= 0) {
+			close(in[0]);
+			close(in[1]);
+		}
 		r->exited = true;
 		r->status = 127;
 		goto out;
@@ -148,7 +165,9 @@ start(struct hookq *q, struct run *r, double now)
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
+		if (in[0] >= 0)
+			dup2(in[0], 0);
+		else if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
 			dup2(fd, 0);
 			close(fd);
 		}
@@ -167,6 +186,13 @@ start(struct hookq *q, struct run *r, double now)
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
 	r->pid = pid;
 	r->fd = p[0];
+	if (in[0] >= 0) {
+		/* nothing is ever written: the child sees end-of-file once
+		   the run is reaped, or once cellar is gone */
+		close(in[0]);
+		fcntl(in[1], F_SETFD, FD_CLOEXEC);
+		r->in = in[1];
+	}
 out:
 	strvec_release(&argv);
 	strvec_release(&envp);
@@ -224,6 +250,10 @@ reap(struct run *r, double now)
 	if (r->fd >= 0) {
 		close(r->fd);
 		r->fd = -1;
+	}
+	if (r->in >= 0) {
+		close(r->in);
+		r->in = -1;
 	}
 }
 

@@ -7,7 +7,11 @@
  * `sh -c` here and checks that the hook sees every variable byte for
  * byte, shell metacharacters included, and that nothing else ran.
  */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -83,7 +87,9 @@ test_options_and_targets(void)
 	    "[-oControlMaster=auto] [-oControlPath=") == got, "%s", got);
 	CHECKF(strstr(got, "/%C] [-oControlPersist=60] [-p] [2222] [-l] [ops] [-i] "
 	    "[/k/id] [-oIdentitiesOnly=yes] [--] [n1] [exec env 'CELLAR_JOB=j' "
-	    "/bin/sh -c '/opt/h/start']") != NULL, "%s", got);
+	    "/bin/sh -c '") != NULL, "%s", got);
+	CHECKF(strstr(got, "' sh '/opt/h/start']") != NULL, "%s", got);
+	CHECK(b->ops->hold_stdin);
 	CHECK(envp.n == 0);
 	free(got);
 	strvec_release(&argv);
@@ -101,28 +107,60 @@ out:
 	spec_free(s);
 }
 
-/* Run the remote line as the node's shell would; its stdout. */
+/*
+ * Run the remote line as the node's login shell would (sh -c LINE), its
+ * stdin a pipe held open as the ssh session's is while the client lives;
+ * close_stdin: closed once the line has written its first byte (the
+ * client killed mid-run). Its stdout; *status its exit status.
+ */
 static char *
-remote(const char *line)
+remote_run(const char *line, bool close_stdin, int *status)
 {
 	struct strbuf out = STRBUF_INIT;
 	char buf[4096];
-	FILE *p;
-	size_t n;
-	struct strbuf cmd = STRBUF_INIT;
+	int in[2], o[2], st = -1, fd;
+	ssize_t n;
+	pid_t pid;
 
-	/* popen's own sh -c gets the line as one quoted word, then runs
-	   it with a second sh -c, as sshd hands it to the login shell */
-	strbuf_adds(&cmd, "/bin/sh -c ");
-	sh_quote(&cmd, line);
-	p = popen(cmd.buf, "r");
-	strbuf_release(&cmd);
-	if (p == NULL)
+	if (pipe(in) != 0 || pipe(o) != 0)
 		return xstrdup("");
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		strbuf_add(&out, buf, n);
-	pclose(p);
+	if ((pid = fork()) == 0) {
+		dup2(in[0], 0);
+		dup2(o[1], 1);
+		/* the shell's "Killed" notes are not the test's output */
+		if ((fd = open("/dev/null", O_WRONLY)) >= 0)
+			dup2(fd, 2);
+		close(in[0]);
+		close(in[1]);
+		close(o[0]);
+		close(o[1]);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(o[1]);
+	while ((n = read(o[0], buf, sizeof buf)) > 0) {
+		strbuf_add(&out, buf, (size_t)n);
+		if (close_stdin && in[1] >= 0) {
+			close(in[1]);
+			in[1] = -1;
+		}
+	}
+	close(o[0]);
+	if (in[1] >= 0)
+		close(in[1]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return strbuf_detach(&out, NULL);
+}
+
+static char *
+remote(const char *line)
+{
+	int st;
+
+	return remote_run(line, false, &st);
 }
 
 static void
@@ -177,9 +215,139 @@ out:
 	spec_free(s);
 }
 
+/*
+ * The remote watchdog: a hook ends with its own exit status while the
+ * session lasts; when the session's stdin ends first (the ssh client was
+ * killed at a timeout), the hook's whole process group is killed on the
+ * node instead of running on.
+ */
+static void
+test_remote_hook_dies_with_session(void)
+{
+	struct spec *s = load();
+	struct backend *b;
+	struct strvec env = STRVEC_INIT, argv = STRVEC_INIT, envp = STRVEC_INIT;
+	char *cause = NULL, *got;
+	int st;
+	pid_t child;
+
+	if (s == NULL)
+		return;
+	b = backend_create(s, &cause);
+	CHECK(b != NULL);
+	if (b == NULL) {
+		free(cause);
+		goto out;
+	}
+	/* the session lasts: output and exit status come through */
+	b->ops->command(b, 0, "echo hello; exit 3", &env, &argv, &envp);
+	got = remote_run(argv.v[argv.n - 1], false, &st);
+	CHECKF(strcmp(got, "hello\n") == 0, "got [%s]", got);
+	CHECKF(st == 3, "status %d", st);
+	free(got);
+	strvec_release(&argv);
+	/* stdin ends while the hook (and a child of it) sleep: both killed;
+	   the sleeps would outlast any wait of this test by far */
+	b->ops->command(b, 0, "sleep 300 & echo $!; exec sleep 301", &env, &argv,
+	    &envp);
+	got = remote_run(argv.v[argv.n - 1], true, &st);
+	CHECKF(st == 128 + 9, "status %d (output [%s])", st, got);
+	child = (pid_t)atol(got);
+	CHECKF(child > 0, "no pid in [%s]", got);
+	/* the background sleep was in the hook's group: gone (or a zombie
+	   nobody reaps in a container without init) */
+	if (child > 0 && kill(child, 0) == 0) {
+		char path[64], stat[256];
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%ld/stat", (long)child);
+		stat[0] = '\0';
+		if ((f = fopen(path, "r")) != NULL) {
+			if (fgets(stat, sizeof stat, f) == NULL)
+				stat[0] = '\0';
+			fclose(f);
+		}
+		CHECKF(strstr(stat, ") Z ") != NULL, "pid %ld lives on: %s",
+		    (long)child, stat);
+	}
+	free(got);
+	backend_free(b);
+out:
+	strvec_release(&env);
+	strvec_release(&argv);
+	strvec_release(&envp);
+	spec_free(s);
+}
+
+/*
+ * The ControlPath directory holds logged-in connections to every node:
+ * one writable by others, a symlink, or (as root, where chown works) one
+ * owned by someone else is refused with a message naming it.
+ */
+static void
+test_control_dir_checked(void)
+{
+	char rt[] = "/tmp/tbssh.XXXXXX", dir[64], other[64];
+	const char *saved = getenv("XDG_RUNTIME_DIR");
+	char *keep = saved ? xstrdup(saved) : NULL;
+	struct spec *s = load();
+	struct backend *b;
+	char *cause = NULL;
+
+	if (s == NULL || mkdtemp(rt) == NULL) {
+		CHECK(false);
+		goto out;
+	}
+	snprintf(dir, sizeof dir, "%s/cellar-ssh", rt);
+	snprintf(other, sizeof other, "%s/elsewhere", rt);
+	setenv("XDG_RUNTIME_DIR", rt, 1);
+	/* made 0700 on first use, and accepted */
+	b = backend_create(s, &cause);
+	CHECKF(b != NULL, "%s", cause ? cause : "");
+	backend_free(b);
+	chmod(dir, 0777);
+	b = backend_create(s, &cause);
+	CHECK(b == NULL);
+	CHECKF(cause != NULL && strstr(cause, "is writable by group or others "
+	    "(mode 0777)") != NULL && strstr(cause, dir) != NULL, "%s",
+	    cause ? cause : "");
+	free(cause);
+	cause = NULL;
+	chmod(dir, 0700);
+	if (geteuid() == 0) {
+		CHECK(chown(dir, 65534, 65534) == 0);
+		b = backend_create(s, &cause);
+		CHECK(b == NULL);
+		CHECKF(cause != NULL && strstr(cause, "is owned by uid 65534, not by "
+		    "us") != NULL, "%s", cause ? cause : "");
+		free(cause);
+		cause = NULL;
+	}
+	rmdir(dir);
+	CHECK(mkdir(other, 0700) == 0);
+	CHECK(symlink(other, dir) == 0);
+	b = backend_create(s, &cause);
+	CHECK(b == NULL);
+	CHECKF(cause != NULL && strstr(cause, "is not a directory") != NULL, "%s",
+	    cause ? cause : "");
+	free(cause);
+	unlink(dir);
+	rmdir(other);
+	rmdir(rt);
+out:
+	if (keep != NULL)
+		setenv("XDG_RUNTIME_DIR", keep, 1);
+	else
+		unsetenv("XDG_RUNTIME_DIR");
+	free(keep);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "options-and-targets", test_options_and_targets },
 	{ "remote-line-is-inert", test_remote_line_is_inert },
+	{ "remote-hook-dies-with-session", test_remote_hook_dies_with_session },
+	{ "control-dir-checked", test_control_dir_checked },
 };
 
 TEST_MAIN(tests)

@@ -1,0 +1,148 @@
+#!/bin/sh
+# t0650-live-ssh — real jobs over real ssh: a private sshd on 127.0.0.2-9
+# (tests/scenarios/lib-sshd.sh) plays eight nodes and cellar's ssh backend
+# runs the process hook set on them through the OpenSSH client. A gang
+# across two nodes starts and completes; command words and environment
+# survive the remote shell verbatim; a higher priority preempts a lower
+# one (its process really ends: checked through its pid while the higher
+# job runs); a node whose health hook fails turns bad and its job lands
+# on the other node; a hanging hook times out, is retried and fails the
+# job; SIGKILL mid-run and a restart reconcile (still running, started
+# and counted once); shell metacharacters in a name are refused; and
+# ControlMaster really multiplexes (sshd accepts far fewer connections
+# than hook runs).
+. tests/scenarios/lib.sh
+. tests/scenarios/lib-live.sh
+. tests/scenarios/lib-sshd.sh
+sshd_start
+TD="--env TRAINER_DIR=$TRAINER_DIR"
+
+# 1. a gang of 2 pods x 4 GPUs across two of the eight nodes
+ssh_spec "$TMP/eight.yaml" 0.1 8
+c0=$(sshd_connections)
+s0=$(grep -c 'Starting session: command' "$SSHD_LOG")
+run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit g --vc a --gpus 4 --pods 2 $TD -- $trainer 100 0.05; wait g --timeout 120s; events --run last -o csv --no-header; job log g"
+check_rc gang-rc 0
+check_out_has gang-completed "g completed"
+check_out_has gang-two-nodes "n1:[0-3] n2:[0-3]"
+[ "$(grep -c step "$TRAINER_DIR/g.0.progress" 2>/dev/null)" = 100 ] &&
+    [ "$(grep -c step "$TRAINER_DIR/g.1.progress" 2>/dev/null)" = 100 ] &&
+    ok gang-both-pods-ran || not_ok gang-both-pods-ran "progress: $(cat "$TRAINER_DIR"/g.*.progress 2>&1)"
+grep -q "gpus=0,1,2,3 node=n1 nodes=n\[1-2\] pods=2" "$TRAINER_DIR/g.0.env" &&
+    grep -q "node=n2" "$TRAINER_DIR/g.1.env" && ok gang-env ||
+    not_ok gang-env "$(cat "$TRAINER_DIR"/g.*.env 2>&1)"
+# each pod's start hook ran on its own address
+grep -q "Starting session: command for .* from 127.0.0.1 port [0-9]* id" "$SSHD_LOG" &&
+    ok gang-over-sshd || not_ok gang-over-sshd "no session in the sshd log"
+
+# 2. multiplexing: every hook run is a session; with ControlMaster a node
+# costs one connection (two when its first hooks race for the master)
+conns=$(($(sshd_connections) - c0))
+sess=$(($(grep -c 'Starting session: command' "$SSHD_LOG") - s0))
+echo "# t0650: sshd accepted $conns connections for $sess hook runs (8 nodes)"
+[ "$conns" -ge 1 ] && [ "$conns" -le 16 ] && [ "$sess" -ge $((3 * conns)) ] &&
+    ok multiplexed || not_ok multiplexed "$conns connections for $sess hook runs"
+# the masters persist: a second cellar opens no connection at all
+c1=$(sshd_connections)
+run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit g2 --vc a --gpus 4 $TD -- $trainer 2 0.05; wait g2 --timeout 60s"
+check_rc reuse-rc 0
+[ "$(sshd_connections)" = "$c1" ] && ok masters-reused ||
+    not_ok masters-reused "$(($(sshd_connections) - c1)) new connections"
+
+# 3. command words and environment cross the remote shell unexpanded
+run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit w --vc a --env 'MSG=it'\''s \$HOME' -- sh -c 'printf \"%s|%s\\n\" \"\$1\" \"\$MSG\" >$TMP/words' x 'a b;\$(id)'; wait w --timeout 60s"
+check_rc words-rc 0
+[ "$(cat "$TMP/words" 2>/dev/null)" = "a b;\$(id)|it's \$HOME" ] && ok words-verbatim ||
+    not_ok words-verbatim "got '$(cat "$TMP/words" 2>&1)'"
+
+# 4. a name with shell metacharacters is refused before anything runs
+run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit 'x;touch $TMP/pwned' --vc a -- true"
+check_rc bad-name-rc 1
+check_err_has bad-name-msg "bad job name 'x;touch"
+[ ! -e "$TMP/pwned" ] && ok bad-name-nothing-ran || not_ok bad-name-nothing-ran "$TMP/pwned exists"
+
+# 5. priority 5 preempts priority 1 on two nodes: while high runs, the
+# process of low's first run (its recorded pid) is gone, not paused
+ssh_spec "$TMP/two.yaml" 0.1 2
+cat >"$TMP/gone.sh" <<EOF
+p=\$(cat $TRAINER_DIR/low.0.pid)
+s=\$(ps -o stat= -p "\$p" 2>/dev/null)
+case \$s in ""|Z*) echo gone ;; *) echo "alive \$s" ;; esac >$TMP/lowpid
+exec $trainer 3 0.05
+EOF
+run "$CELLAR" --spec "$TMP/two.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 $TD -- $trainer 100 0.05; wait low --state running --timeout 60s; submit high --vc a --gpus 4 --priority 5 $TD -- sh $TMP/gone.sh; wait high --timeout 60s; wait low --timeout 120s; events --run last -o csv --no-header"
+check_rc preempt-rc 0
+check_out_has preempt-event "preempt,low,a,high"
+check_out_has preempt-requeue "requeue,low"
+check_out_has preempt-high-done "high completed"
+check_out_has preempt-low-done "low completed"
+[ "$(cat "$TMP/lowpid" 2>/dev/null)" = gone ] && ok preempt-process-ended ||
+    not_ok preempt-process-ended "low's first process: $(cat "$TMP/lowpid" 2>&1)"
+runs=$(grep -c '^step 1$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
+ends=$(grep -c '^step 100$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
+[ "$runs" = 2 ] && [ "$ends" = 1 ] && ok preempt-rerun ||
+    not_ok preempt-rerun "runs $runs, ends $ends"
+
+# 6. node health over ssh: j's first run marks its node unhealthy; the
+# node turns bad, j is stopped, requeued and lands on n2
+ssh_spec "$TMP/health.yaml" 0.1 2 "healthInterval: 0.2" "retries: 1" "backoff: 0.1"
+first="[ -e $TMP/once ] || { touch $TMP/once; touch $TMP/run/\$CELLAR_NODE/unhealthy; }; exec $trainer 30 0.05"
+run "$CELLAR" --spec "$TMP/health.yaml" -c "submit j --vc a --gpus 4 $TD -- sh -c '$first'; wait j --timeout 120s; events --run last -o csv --no-header"
+check_rc health-rc 0
+check_out_has health-node-bad "node-bad,-,-,-,n1"
+check_out_has health-j-failed "fail,j,a,-,node 'n1': health hook failed: marked unhealthy"
+check_out_has health-j-requeued "requeue,j"
+check_out_has health-j-on-n2 "start,j,a,-,n2:[0-3]"
+check_out_has health-j-completed "j completed"
+rm -f "$TMP"/run/*/unhealthy
+
+# 7. a start hook that hangs on the node: the ssh client is killed at the
+# timeout, retried once, and the job fails with an event that says so
+ssh_spec "$TMP/hang.yaml" 0.1 2 "start: sleep 97" "timeout: 1" "retries: 1" "backoff: 0.1"
+run "$CELLAR" --spec "$TMP/hang.yaml" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 60s; events --run last -o csv --no-header"
+check_rc hang-rc 0
+check_out_has hang-failed "h failed"
+check_out_has hang-event "start hook on 'n1' timed out after 1 s (2 tries)"
+# the hook itself did not outlive its killed ssh client on the node
+sleep 0.5
+if pgrep -f "sleep 97" >/dev/null; then
+	not_ok hang-remote-killed "a 'sleep 97' survives: $(pgrep -af 'sleep 97' | tr '\n' ' ')"
+else ok hang-remote-killed; fi
+
+# 8. SIGKILL while two jobs train and one waits; the next cellar (same
+# store, no --spec) asks the nodes and takes the jobs over
+CELLAR_DB=$TMP/s.db
+export CELLAR_DB
+"$CELLAR" --spec "$TMP/two.yaml" -c "submit ra --vc a --gpus 4 $TD -- $trainer 60 0.05; submit rb --vc a --gpus 4 $TD -- $trainer 60 0.05; submit rq --vc a --gpus 4 $TD -- $trainer 2 0.05; wait --timeout 120s" >"$TMP/out1" 2>&1 &
+pid=$!
+i=0
+while { [ ! -s "$TRAINER_DIR/ra.0.progress" ] || [ ! -s "$TRAINER_DIR/rb.0.progress" ]; } &&
+    [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+[ -s "$TRAINER_DIR/ra.0.progress" ] && [ -s "$TRAINER_DIR/rb.0.progress" ] &&
+    ok restart-killed-while-training || not_ok restart-killed-while-training "$(cat "$TMP/out1")"
+# the trainers go on without cellar: ssh started them on the node
+sleep 0.3
+ra_pid=$(cat "$TRAINER_DIR/ra.0.pid" 2>/dev/null)
+[ -n "$ra_pid" ] && kill -0 "$ra_pid" 2>/dev/null && ok restart-job-outlives-cellar ||
+    not_ok restart-job-outlives-cellar "ra's trainer (pid $ra_pid) is gone"
+run "$CELLAR" -c "wait --timeout 120s; events -o csv --no-header; jobs --run last -o csv --no-header; job log ra; job log rb; db check"
+check_rc restart-rc 0
+n=$(printf '%s\n' "$OUT" | grep -c 'cellar: taken over after a restart (\(starting\|running\))')
+[ "$n" = 2 ] && ok restart-taken-over || not_ok restart-taken-over "$n of ra, rb taken over"
+for j in ra rb rq; do
+	n=$(printf '%s\n' "$OUT" | grep -c ",start,$j,")
+	[ "$n" = 1 ] && ok "restart-$j-started-once" || not_ok "restart-$j-started-once" "$n start events"
+	check_out_has "restart-$j-completed" "$j completed"
+done
+for j in ra rb; do
+	runs=$(grep -c '^step 1$' "$TRAINER_DIR/$j.0.progress" 2>/dev/null)
+	ends=$(grep -c '^step 60$' "$TRAINER_DIR/$j.0.progress" 2>/dev/null)
+	[ "$runs" = 1 ] && [ "$ends" = 1 ] && ok "restart-$j-ran-once" ||
+	    not_ok "restart-$j-ran-once" "runs $runs, ends $ends"
+done
+n=$(printf '%s\n' "$OUT" | grep -c '^r[abq],')
+[ "$n" = 3 ] && ok restart-counted-once || not_ok restart-counted-once "$n job rows"
+
+done_testing
