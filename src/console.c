@@ -863,6 +863,22 @@ health_back(struct console *c, const struct hook_done *d)
 	}
 }
 
+/* True when the engine holds node i bad (any of its cells). */
+static bool
+node_bad_now(const struct console *c, int node)
+{
+	const struct spec_node *n = &c->s->spec->nodes[node];
+	struct engine_cell_info info;
+	int k;
+
+	for (k = 0; k < n->ncells; k++) {
+		engine_cell(c->s->engine, n->cells[k], &info);
+		if (info.bad > 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A node's health changed: mark it in the engine (bad nodes are avoided,
  * VCs see doomed cells), record it, and fail the live jobs that run on a
@@ -882,6 +898,10 @@ node_settle(struct console *c, int node, double now, char **cause)
 	bool created, bad = h->failed;
 
 	if (h->out || bad == h->bad || (!bad && !h->bad))
+		return 0;
+	/* bad already, and not by this console: an operator's mark, or
+	   ours from before a restart; both stay until 'node ok' */
+	if (bad && node_bad_now(c, node))
 		return 0;
 	if (begin(c, &created, cause) != 0)
 		return -1;
@@ -1148,7 +1168,7 @@ tick(struct console *c, char **cause)
 {
 	double now = session_now();
 	bool created;
-	int i, k, p;
+	int i, k, p, nout;
 
 	/* 1. hooks that finished */
 	c->ndone = 0;
@@ -1215,13 +1235,23 @@ tick(struct console *c, char **cause)
 					hook_pod(c, i, p, SPEC_HOOK_STATUS);
 		}
 	}
-	/* health polls, one per node every healthInterval */
-	for (i = 0; i < c->s->spec->nnodes; i++) {
-		struct health *h = &c->health[i];
+	/* health polls, one per node every healthInterval, at most
+	   healthConcurrency at once: the nodes due longest go first */
+	for (i = nout = 0; i < c->s->spec->nnodes; i++)
+		nout += c->health[i].out;
+	while (nout < c->s->spec->backend.health_concurrency) {
+		struct health *h = NULL;
 		struct hook_req r;
 
-		if (h->out || now < h->next)
-			continue;
+		for (k = 0; k < c->s->spec->nnodes; k++)
+			if (!c->health[k].out && now >= c->health[k].next &&
+			    (h == NULL || c->health[k].next < h->next)) {
+				h = &c->health[k];
+				i = k;
+			}
+		if (h == NULL)
+			break;
+		nout++;
 		h->out = true;
 		h->next = now + c->s->spec->backend.health_interval;
 		memset(&r, 0, sizeof r);
@@ -1274,6 +1304,61 @@ console_wait(struct console *c, int ms, int fd, char **cause)
 }
 
 /* ---- reading ---- */
+
+struct qrow {
+	int			 job, vc;
+	bool			 queued;
+	struct policy_key	 key;		/* queued: the policy's */
+	double			 since;		/* others: when they started */
+};
+
+static int
+qrow_cmp(const void *a, const void *b)
+{
+	const struct qrow *x = a, *y = b;
+
+	if (x->vc != y->vc)
+		return x->vc < y->vc ? -1 : 1;
+	if (x->queued != y->queued)
+		return x->queued ? 1 : -1;
+	if (x->queued)
+		return policy_key_cmp(&x->key, &y->key);
+	if (x->since != y->since)
+		return x->since < y->since ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+int
+console_queue(const struct console *c, int *order, int *pos)
+{
+	struct qrow *rows = xcalloc((size_t)c->n + 1, sizeof *rows);
+	int i, n = 0, klass, vc = -1, at = 0;
+
+	for (i = 0; i < c->n; i++) {
+		pos[i] = 0;
+		if (c->live[i].phase == CONSOLE_DONE)
+			continue;
+		rows[n].job = i;
+		rows[n].vc = c->jobs[i].vc;
+		rows[n].queued = c->live[i].phase == CONSOLE_QUEUED;
+		rows[n].since = c->jobs[i].state_since;
+		if (rows[n].queued)
+			sched_job_key(c->sched, i, &rows[n].key, &klass);
+		n++;
+	}
+	qsort(rows, (size_t)n, sizeof *rows, qrow_cmp);
+	for (i = 0; i < n; i++) {
+		order[i] = rows[i].job;
+		if (rows[i].vc != vc) {
+			vc = rows[i].vc;
+			at = 0;
+		}
+		if (rows[i].queued)
+			pos[rows[i].job] = ++at;
+	}
+	free(rows);
+	return n;
+}
 
 int
 console_find(const struct console *c, const char *name)

@@ -28,8 +28,11 @@
  * Health: each node's health hook runs every healthInterval; a node whose
  * hook fails (after retries) is marked bad in the engine and the store
  * (node_settle), and the live jobs on it fail with reason NodeFail and go
- * STOPPING -> QUEUED; it is marked ok when the hook passes again. Nodes an
- * operator marked by hand are not touched.
+ * STOPPING -> QUEUED; it is marked ok when the hook passes again, in the
+ * same console. A node that is bad when the console would mark it (an
+ * operator marked it by hand, or this console before a restart) is not
+ * touched: it stays bad until 'node ok'. At most healthConcurrency
+ * health hooks run at once; the nodes due longest go first.
  *
  * Restart: console_get on a session that recovered its run from the store
  * takes the run's live jobs over from their blobs (phase, request, pods):
@@ -135,6 +138,15 @@ struct console_snapshot {
 
 void		 console_snapshot(const struct console *c, struct console_snapshot *out);
 void		 console_snapshot_release(struct console_snapshot *snap);
+/*
+ * The jobs not done, in the order the policy serves them: per VC in the
+ * spec's order, first the jobs that hold or are giving back cells (by
+ * start time), then the queued ones in the policy's order (its cached
+ * keys: what the next pass tries first). order[] (room for every job)
+ * gets job indices, pos[] (per job index) the 1-based place of a queued
+ * job in its VC's queue, 0 for the others. Returns how many.
+ */
+int		 console_queue(const struct console *c, int *order, int *pos);
 /* A job's index by name (the newest of that name), or -1. */
 int		 console_find(const struct console *c, const char *name);
 /* The captured hook output of job i (bounded). */

@@ -1,6 +1,6 @@
 /*
- * cmd-live.c — the live session's commands: submit, cancel, wait and
- * job log. They hand the work to the console (src/console.h), which
+ * cmd-live.c — the live session's commands: submit, cancel, wait, queue
+ * and job log. They hand the work to the console (src/console.h), which
  * records every decision in the store before hooks carry it out; wait
  * runs the console's loop until the jobs named reach a state, so scripts
  * and tests can drive a live cluster in batch mode.
@@ -323,6 +323,158 @@ const struct cmd_entry cmd_wait_entry = {
 	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = wait_exec,
+};
+
+/* ---- queue ---- */
+
+static const struct cmd_opt queue_opts[] = {
+	{ 0, "vc", "VC", "only this virtual cluster's queue", VALUE_VC },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+static const struct table_colspec queue_columns[] = {
+	{ "VC", "vc", 0, "the virtual cluster" },
+	{ "POS", "pos", TABLE_NUM, "place in the VC's queue (1 is tried first), "
+	  "- for a job that holds cells" },
+	{ "JOB", "job", TABLE_NAME, "the job's name" },
+	{ "ST", "state", 0, "state code: PD, R, CG ... (help states)" },
+	{ "PHASE", "phase", 0, "queued, starting, running or stopping (hooks)" },
+	{ "PRIO", "priority", TABLE_NUM, "0 to 1000, -1 opportunistic" },
+	{ "GPUS", "gpus", TABLE_NUM, "GPUs of the gang (pods x GPUs per pod)" },
+	{ "PODS", "pods", TABLE_NUM, "pods" },
+	{ "NODES", "nodes", TABLE_HOSTS, "its nodes, as a hostlist, or -" },
+	{ "REASON", "reason", 0, "why a queued job waits (help states), else -" },
+	{ NULL, NULL, 0, NULL }
+};
+
+struct queue_arg {
+	const struct console_snapshot	*snap;
+	const int			*pos;
+};
+
+static int
+prio_of(const struct job *j)
+{
+	return j->klass == JOB_OPPORTUNISTIC ? -1 : j->priority;
+}
+
+static void
+queue_json_one(struct cmd_ctx *ctx, struct json *j, long i, void *arg)
+{
+	const struct queue_arg *q = arg;
+	const struct console_job *cj = &q->snap->jobs[i];
+
+	json_object_begin(j);
+	json_kv_string(j, "vc", ctx->sess->spec->vcs[cj->job.vc].name);
+	if (q->pos[i] > 0)
+		json_kv_int(j, "pos", q->pos[i]);
+	else
+		json_kv_null(j, "pos");
+	json_kv_string(j, "job", cj->job.name);
+	json_kv_string(j, "state", job_state_name(cj->job.state));
+	json_kv_string(j, "state_code", job_state_code(cj->job.state));
+	json_kv_string(j, "phase", console_phase_name(cj->phase));
+	json_kv_int(j, "priority", prio_of(&cj->job));
+	json_kv_int(j, "gpus", cj->job.gpus);
+	json_kv_int(j, "pods", cj->job.members[0].pods);
+	json_kv_string(j, "nodes", cj->nodes);
+	if (cj->phase == CONSOLE_QUEUED)
+		json_kv_string(j, "reason", job_reason_name(cj->job.reason));
+	else
+		json_kv_null(j, "reason");
+	json_object_end(j);
+}
+
+static int
+queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	const struct spec *s = ctx->sess->spec;
+	const char *vcname = args_get(a, "vc");
+	struct console_snapshot snap;
+	struct queue_arg qa;
+	struct console *c;
+	struct table *t;
+	struct json j;
+	int *order, *pos, n, k, vc = -1;
+
+	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
+		*cause = xasprintf("unknown vc '%s'", vcname);
+		return -1;
+	}
+	if (live_console(ctx, &c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_SPEC);
+	/* a tick first: hooks that finished are counted, a pass has run */
+	if (console_tick(c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_STORE);
+	console_snapshot(c, &snap);
+	order = xcalloc((size_t)snap.njobs + 1, sizeof *order);
+	pos = xcalloc((size_t)snap.njobs + 1, sizeof *pos);
+	n = console_queue(c, order, pos);
+	t = table_create();
+	table_columns(t, queue_columns);
+	for (k = 0; k < n; k++) {
+		const struct console_job *cj = &snap.jobs[order[k]];
+		bool queued = cj->phase == CONSOLE_QUEUED;
+
+		if (vc >= 0 && cj->job.vc != vc)
+			continue;
+		table_row(t);
+		table_row_tag(t, order[k]);
+		table_cell(t, "%s", s->vcs[cj->job.vc].name);
+		if (queued)
+			table_cell_int(t, pos[order[k]]);
+		else
+			table_cell(t, "-");
+		table_cell(t, "%s", cj->job.name);
+		table_cell_role(t, queued ? ROLE_NONE : ROLE_BUSY, "%s",
+		    job_state_code(cj->job.state));
+		table_cell(t, "%s", console_phase_name(cj->phase));
+		table_cell_int(t, prio_of(&cj->job));
+		table_cell_int(t, cj->job.gpus);
+		table_cell_int(t, cj->job.members[0].pods);
+		table_cell(t, "%s", cj->nodes[0] ? cj->nodes : "-");
+		table_cell(t, "%s", queued ? job_reason_name(cj->job.reason) : "-");
+	}
+	if (cmd_list_apply(ctx, t, cause) != 0) {
+		table_free(t);
+		free(order);
+		free(pos);
+		console_snapshot_release(&snap);
+		return -1;
+	}
+	if (ctx->out.format == OUT_JSON) {
+		qa.snap = &snap;
+		qa.pos = pos;
+		cmd_json_begin(ctx, &j, "queue");
+		cmd_list_json(ctx, &j, "jobs", t, queue_json_one, &qa);
+		cmd_json_end(ctx, &j);
+	} else
+		table_render(t, &ctx->out, ctx->o);
+	table_free(t);
+	free(order);
+	free(pos);
+	console_snapshot_release(&snap);
+	return 0;
+}
+
+const struct cmd_entry cmd_queue_entry = {
+	.name = "queue",
+	.opts = queue_opts,
+	.min = 0, .max = 0,
+	.usage = "[--vc VC]",
+	.summary = "list the live session's queues in the policy's order",
+	.help =
+	    "The submitted jobs that are not done, per virtual cluster: first "
+	    "the ones that hold cells or are giving them back (starting, "
+	    "running, stopping; by start time), then the queued ones in the "
+	    "order the policy tries them (priority: higher first, then "
+	    "arrival), numbered in POS, with the reason each one waits.",
+	.examples = (const char *const []){ "queue", "queue --vc prod -o json",
+		NULL },
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
+	.formats = OUT_ALL,
+	.columns = queue_columns,
+	.exec = queue_exec,
 };
 
 /* ---- job log ---- */

@@ -1766,10 +1766,10 @@ static void
 parse_backend(struct loader *L, int map)
 {
 	enum { K_TYPE, K_HOOKS, K_TIMEOUT, K_RETRIES, K_BACKOFF, K_STATUS, K_HEALTH,
-	    K_CONNECT, K_RUNDIR, K_SSH, K_NODES, K_HOOK0 };
+	    K_CONNECT, K_RUNDIR, K_SSH, K_NODES, K_HCONC, K_HOOK0 };
 	static const char *const names[] = { "type", "hooks", "timeout", "retries",
 	    "backoff", "statusInterval", "healthInterval", "connectTimeout",
-	    "rundir", "ssh", "nodes", "start", "stop", "suspend", "resume",
+	    "rundir", "ssh", "nodes", "healthConcurrency", "start", "stop", "suspend", "resume",
 	    "status", "health", "migrate" };
 	enum { NKEYS = K_HOOK0 + SPEC_NHOOKS };
 	struct spec_backend *b = &L->s->backend;
@@ -1823,6 +1823,13 @@ parse_backend(struct loader *L, int map)
 	if (key[K_CONNECT] >= 0)
 		get_num(L, val[K_CONNECT], "connectTimeout", 1, 3600,
 		    &b->connect_timeout);
+	if (key[K_HCONC] >= 0) {
+		if (get_int(L, val[K_HCONC], 1, 100000, &x) != 0)
+			err(L, val[K_HCONC], "'healthConcurrency' must be a whole number "
+			    "from 1 to 100000, not '%s'", str(L, val[K_HCONC]));
+		else
+			b->health_concurrency = (int)x;
+	}
 	if (key[K_RUNDIR] >= 0)
 		b->rundir = get_str(L, val[K_RUNDIR], "rundir");
 	if (key[K_SSH] >= 0)
@@ -1867,6 +1874,7 @@ backend_defaults(struct spec_backend *b)
 	b->backoff = 1;
 	b->status_interval = 2;
 	b->health_interval = 10;
+	b->health_concurrency = 16;
 	b->connect_timeout = 5;
 }
 

@@ -195,6 +195,8 @@ struct spec_backend {
 						   doubled each time (default 1) */
 	double			 status_interval;	/* seconds (default 2) */
 	double			 health_interval;	/* seconds (default 10) */
+	int			 health_concurrency;	/* health hooks running at
+							   once, at most (default 16) */
 	double			 connect_timeout;	/* ssh ConnectTimeout (default 5) */
 	char			*rundir;	/* CELLAR_RUNDIR for hooks, or NULL */
 	struct spec_ssh_target	 ssh;		/* defaults for every node */

@@ -27,4 +27,45 @@ ends=$(grep -c '^step 30$' "$TRAINER_DIR/j.0.progress" 2>/dev/null)
 [ "$runs" = 2 ] && [ "$ends" = 1 ] && ok first-run-stopped ||
     not_ok first-run-stopped "runs $runs, ends $ends"
 
+# a node this console marked bad stays bad after a restart, even when
+# its health hook passes again, until an operator says 'node ok'
+export CELLAR_DB=$TMP/r.db
+rm -f "$TMP/once" "$TMP"/run/*/unhealthy
+live_spec "$TMP/r.yaml" 0.1 "healthInterval: 0.2" "retries: 0"
+run "$CELLAR" --spec "$TMP/r.yaml" -c "submit r1 --vc a --gpus 4 -- sh -c '$first'; wait r1 --timeout 120s; events -o csv --no-header"
+check_rc restart-first-rc 0
+check_out_has restart-first-node-bad "node-bad,-,-,-,n1"
+rm -f "$TMP"/run/*/unhealthy
+# the second cellar runs health hooks (all passing) for a while
+run "$CELLAR" -c "submit r2 --vc a --gpus 4 -- sleep 2; wait r2 --timeout 60s; cells n1 --depth 0 -o csv --no-header; events -o csv --no-header"
+check_rc restart-second-rc 0
+check_out_has restart-r2-completed "r2 completed"
+check_out_has restart-r2-on-n2 "start,r2,a,-,n2:[0-3]"
+check_out_lacks restart-no-node-ok "node-ok"
+# the BAD column: all 4 GPUs of n1
+[ "$(printf '%s\n' "$OUT" | grep '^n1,' | cut -d, -f9)" = 4 ] &&
+    ok restart-n1-still-bad ||
+    not_ok restart-n1-still-bad "$(printf '%s\n' "$OUT" | grep '^n1,')"
+run "$CELLAR" -c "node ok n1; submit r3 --vc a --gpus 4 --pods 2 -- sleep 0.2; wait r3 --timeout 60s; events -o csv --no-header"
+check_rc restart-node-ok-rc 0
+check_out_has restart-r3-both-nodes "start,r3,a,-,n1:[0-3] n2:[0-3]"
+check_out_has restart-r3-completed "r3 completed"
+CELLAR_DB=:memory:
+
+# healthConcurrency: a health hook that fails when another one runs
+# beside it (a lock directory) never fails with a cap of 1; with the
+# default cap both nodes' hooks start together and one of them fails
+# (the check can see an overlap)
+overlap="mkdir $TMP/hlock 2>/dev/null || { echo overlap; exit 1; }; sleep 0.5; rmdir $TMP/hlock"
+live_spec "$TMP/cap1.yaml" 0.1 "healthInterval: 0.1" "retries: 0" "health: $overlap" "healthConcurrency: 1"
+run "$CELLAR" --spec "$TMP/cap1.yaml" -c "submit x --vc a --gpus 4 -- sleep 3; wait x --timeout 60s; events --run last -o csv --no-header"
+check_rc cap1-rc 0
+check_out_has cap1-completed "x completed"
+check_out_lacks cap1-no-overlap "node-bad"
+rmdir "$TMP/hlock" 2>/dev/null
+live_spec "$TMP/cap2.yaml" 0.1 "healthInterval: 0.1" "retries: 0" "health: $overlap"
+run "$CELLAR" --spec "$TMP/cap2.yaml" -c "submit y --vc a --gpus 4 -- sleep 3; wait y --timeout 60s; events --run last -o csv --no-header"
+check_rc cap2-rc 0
+check_out_has cap2-overlap-seen "node-bad"
+
 done_testing

@@ -45,7 +45,8 @@ test_default_is_emulator(void)
 		CHECK(s->backend.hooks[i] == NULL);
 	CHECK(s->backend.timeout == 30 && s->backend.retries == 2 &&
 	    s->backend.backoff == 1 && s->backend.status_interval == 2 &&
-	    s->backend.health_interval == 10 && s->backend.connect_timeout == 5);
+	    s->backend.health_interval == 10 && s->backend.connect_timeout == 5 &&
+	    s->backend.health_concurrency == 16);
 out:
 	spec_free(s);
 	spec_diags_release(&d);
@@ -60,7 +61,8 @@ test_local_with_hooks_and_override(void)
 
 	s = load_ok(CLUSTER "backend:\n  type: local\n  hooks: hk\n"
 	    "  stop: /bin/echo stopped\n  timeout: 0.5\n  retries: 0\n"
-	    "  statusInterval: 0.25\n  rundir: /var/tmp/x\n", &d);
+	    "  statusInterval: 0.25\n  rundir: /var/tmp/x\n"
+	    "  healthConcurrency: 3\n", &d);
 	if (s == NULL)
 		goto out;
 	CHECK(s->backend.type == SPEC_BACKEND_LOCAL);
@@ -76,6 +78,7 @@ test_local_with_hooks_and_override(void)
 	CHECK(s->backend.timeout == 0.5 && s->backend.retries == 0 &&
 	    s->backend.status_interval == 0.25);
 	CHECK(strcmp(s->backend.rundir, "/var/tmp/x") == 0);
+	CHECK(s->backend.health_concurrency == 3);
 out:
 	spec_free(s);
 	spec_diags_release(&d);
@@ -168,6 +171,9 @@ test_errors(void)
 	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: h\n"
 	    "  retries: lots\n", "t.yaml:12:",
 	    "'retries' must be a whole number");
+	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: h\n"
+	    "  healthConcurrency: 0\n", "t.yaml:12:",
+	    "'healthConcurrency' must be a whole number from 1 to 100000, not '0'");
 	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: h\n"
 	    "  ssh: {host: x}\n", "t.yaml:12:",
 	    "'host' belongs in a node's entry");
