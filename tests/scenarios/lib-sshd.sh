@@ -24,6 +24,7 @@
 
 SSHD=${SSHD:-/usr/sbin/sshd}
 SSHD_DIR=$TMP/sshd
+SSHD_PID=
 # cellar's ControlPath directory lives in XDG_RUNTIME_DIR: a short private
 # one (socket paths are limited to ~100 bytes), removed at exit
 XDG_RUNTIME_DIR=$(mktemp -d /tmp/crt.XXXXXX)
@@ -33,7 +34,10 @@ sshd_stop() {
 	for s in "$XDG_RUNTIME_DIR"/cellar-ssh/*; do
 		[ -S "$s" ] && ssh -o ControlPath="$s" -O exit x >/dev/null 2>&1
 	done
-	[ -s "$SSHD_DIR/pid" ] && kill "$(cat "$SSHD_DIR/pid")" 2>/dev/null
+	if [ -n "$SSHD_PID" ]; then
+		kill "$SSHD_PID" 2>/dev/null
+		wait "$SSHD_PID" 2>/dev/null	# no zombie left for init
+	fi
 	rm -rf "$TMP" "$XDG_RUNTIME_DIR"
 }
 trap sshd_stop EXIT
