@@ -113,7 +113,7 @@ static void
 test_command_names(void)
 {
 	CHECK_COMP("", "alloc anomaly apropos cancel cells compare dash db events "
-	    "export help history import job jobs load node place release replay "
+	    "export help history import job jobs load node place queue release replay "
 	    "run runs spec status submit vcs wait watch");
 	CHECK_COMP("s", "spec status submit");
 	CHECK_REPL("s", "s");
@@ -241,7 +241,7 @@ test_help_and_watch(void)
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
 	CHECK_COMP("watch ", "alloc anomaly apropos cancel cells compare dash db "
-	    "events export help history import job jobs load node place release "
+	    "events export help history import job jobs load node place queue release "
 	    "replay run runs spec status submit vcs wait watch");
 	CHECK_COMP("watch -n 5 jo", "job jobs");
 	CHECK_COMP("watch --c", "--count");
