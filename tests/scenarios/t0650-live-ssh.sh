@@ -40,8 +40,14 @@ grep -q "Starting session: command for .* from 127.0.0.1 port [0-9]* id" "$SSHD_
 conns=$(($(sshd_connections) - c0))
 sess=$(($(grep -c 'Starting session: command' "$SSHD_LOG") - s0))
 echo "# t0650: sshd accepted $conns connections for $sess hook runs (8 nodes)"
-[ "$conns" -ge 1 ] && [ "$conns" -le 16 ] && [ "$sess" -ge $((3 * conns)) ] &&
-    ok multiplexed || not_ok multiplexed "$conns connections for $sess hook runs"
+# sessions name their connection by its client port: the busiest one
+# carried many hook runs (a node's status polls through its master)
+most=$(sed -n 's/.*Starting session: command for .* port \([0-9]*\) id .*/\1/p' "$SSHD_LOG" |
+    sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
+echo "# t0650: at most $most hook runs over one connection"
+[ "$conns" -ge 1 ] && [ "$conns" -le 16 ] && [ "$sess" -gt "$conns" ] &&
+    [ "${most:-0}" -ge 3 ] && ok multiplexed ||
+    not_ok multiplexed "$conns connections for $sess hook runs, at most $most on one"
 # the masters persist: a second cellar opens no connection at all
 c1=$(sshd_connections)
 run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit g2 --vc a --gpus 4 $TD -- $trainer 2 0.05; wait g2 --timeout 60s"
