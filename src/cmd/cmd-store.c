@@ -50,6 +50,11 @@ struct sctx {
 	int64_t			 other[32];
 	enum store_run_kind	 other_kind[32];
 	int			 nother;
+	/* Other specs events were recorded on (a reconfigured run's older
+	   ones, other runs'), parsed once: their cells are named with them. */
+	int64_t			 espec_id[8];
+	struct spec		*espec[8];	/* NULL: cannot be parsed */
+	int			 nespec;
 };
 
 static void
@@ -64,8 +69,12 @@ static void
 sctx_release(struct sctx *sc)
 {
 	store_run_release(&sc->run);
+	int i;
+
 	store_spec_release(&sc->sp);
 	spec_free(sc->spec);
+	for (i = 0; i < sc->nespec; i++)
+		spec_free(sc->espec[i]);
 }
 
 /*
@@ -683,12 +692,46 @@ struct ev_list {
 	int64_t			 last;		/* highest seq seen */
 };
 
+/* The spec of that id, parsed (cached); NULL when it cannot be. */
+static const struct spec *
+ev_spec(struct sctx *sc, int64_t id)
+{
+	struct store_spec sp;
+	struct spec *s = NULL;
+	char *cause = NULL;
+	int i;
+
+	if (id == sc->run.spec)
+		return run_spec(sc);
+	for (i = 0; i < sc->nespec; i++)
+		if (sc->espec_id[i] == id)
+			return sc->espec[i];
+	memset(&sp, 0, sizeof sp);
+	if (store_spec_get(sc->st, id, &sp, &cause) == 0)
+		s = spec_load_string(sp.path, sp.text, sp.text_len, NULL);
+	free(cause);
+	store_spec_release(&sp);
+	/* Full, the cache gives up its first entry (callers copy what they
+	   need from a spec before asking for another). */
+	if (sc->nespec < (int)(sizeof sc->espec / sizeof sc->espec[0])) {
+		sc->espec_id[sc->nespec] = id;
+		sc->espec[sc->nespec++] = s;
+	} else {
+		spec_free(sc->espec[0]);
+		sc->espec_id[0] = id;
+		sc->espec[0] = s;
+	}
+	return s;
+}
+
+/* An event's cell, named in the spec it was recorded on (ev->spec). */
 static const char *
-cell_text(struct sctx *sc, int cell, char *buf, size_t len)
+cell_text(struct sctx *sc, const struct store_event *ev, char *buf, size_t len)
 {
 	const struct spec *s;
+	int cell = ev->rec.cell;
 
-	if (cell < 0 || (s = run_spec(sc)) == NULL || cell >= s->ncells)
+	if (cell < 0 || (s = ev_spec(sc, ev->spec)) == NULL || cell >= s->ncells)
 		return cell < 0 ? "-" : (snprintf(buf, len, "%d", cell), buf);
 	return spec_cell_path(s, cell, buf, len);
 }
@@ -755,7 +798,7 @@ ev_add(void *arg, const struct store_event *ev)
 	table_cell(l->t, "%s", ev->by_name ? ev->by_name : ev->rec.by >= 0 ? "?" : "-");
 	table_cell(l->t, "%s", ev->rec.detail[0] ? ev->rec.detail : "-");
 	table_cell_int(l->t, ev->run);
-	table_cell(l->t, "%s", cell_text(l->sc, ev->rec.cell, buf, sizeof buf));
+	table_cell(l->t, "%s", cell_text(l->sc, ev, buf, sizeof buf));
 	snprintf(tr, sizeof tr, "%.17g", ev->rec.t);
 	table_cell(l->t, "%s", tr);
 	l->n++;
@@ -790,7 +833,7 @@ ev_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_kv_string(j, "job", ev->job_name);
 	json_kv_string(j, "vc", ev->vc_name);
 	json_kv_string(j, "cell", ev->rec.cell >= 0 ?
-	    cell_text(l->sc, ev->rec.cell, buf, sizeof buf) : NULL);
+	    cell_text(l->sc, ev, buf, sizeof buf) : NULL);
 	json_kv_string(j, "by", ev->by_name);
 	json_kv_string(j, "detail", ev->rec.detail);
 	json_object_end(j);

@@ -99,6 +99,17 @@ check_out_has z-pending ",PD,"
 run "$CELLAR" db check
 check_rc db-check-requeue 0
 
+# An event's cell is named with the spec it was recorded on: r1n02 is
+# r1z02 in nodev.yaml, and its node-bad event still says r1n02.
+rm -f "$CELLAR_DB" "$CELLAR_DB-wal" "$CELLAR_DB-shm"
+run "$CELLAR" -c 'alloc a --vc research --gpus 8' -c 'node bad r1n02'
+check_rc cell-setup 0
+run "$CELLAR" load --force "$TMP/nodev.yaml"
+check_rc cell-load 0
+run "$CELLAR" events --kind node-bad -o json
+check_out_has cell-old-spec '"cell":"r1/r1n02"'
+case $OUT in *r1z02*) not_ok cell-not-new-spec "$OUT" ;; *) ok cell-not-new-spec ;; esac
+
 # A start with --spec reconfigures the recovered run (and says so).
 setup start
 run "$CELLAR" --spec "$TMP/shrink.yaml" status
