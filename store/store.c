@@ -711,6 +711,34 @@ store_check_header(struct store *st, bool *fresh, int *version, char **cause)
 	return 0;
 }
 
+/*
+ * A read-only open found an older schema: migrate it with a writing open,
+ * then open read-only again. When this process may not write the store
+ * (a read-only file or directory, a lock held too long), it says what to
+ * run instead.
+ */
+static int
+store_open_upgrade(const char *path, unsigned oflags, int version,
+    struct store **out, char **cause)
+{
+	struct store *w;
+	char *why = NULL;
+	int rc;
+
+	if (store_open(path, STORE_WRITE, &w, &why) != 0) {
+		*cause = xasprintf("state store '%s' has schema version %d, older "
+		    "than this cellar (%d), and cannot be migrated here (%s): run "
+		    "a command that writes, e.g. 'cellar --db %s db vacuum', as a "
+		    "user who may write it", path, version, STORE_SCHEMA_VERSION,
+		    why != NULL ? why : "unknown error", path);
+		free(why);
+		return -1;
+	}
+	store_close(w);
+	rc = store_open(path, oflags, out, cause);
+	return rc;
+}
+
 int
 store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 {
@@ -796,10 +824,12 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 			return STORE_NOTFOUND;
 		}
 		if (version < STORE_SCHEMA_VERSION) {
-			*cause = xasprintf("state store '%s' has schema version %d, older "
-			    "than this cellar (%d): a command that writes migrates it",
-			    path, version, STORE_SCHEMA_VERSION);
-			goto fail;
+			/* An operator who upgrades cellar must not be locked out
+			   of a store by commands that only read: one we may write
+			   is migrated now (a writing open, one transaction), then
+			   opened read-only again. */
+			store_close(st);
+			return store_open_upgrade(path, oflags, version, out, cause);
 		}
 		*out = st;
 		return 0;

@@ -40,7 +40,10 @@
  *  4. For a job's events in a run, prev links each event to the one before
  *     it, and the job's head names the newest (db check verifies).
  *  5. A database opened read-only is never written, and a read-only open of
- *     a missing file creates nothing.
+ *     a missing file creates nothing — except that a read-only open of an
+ *     older schema version first migrates it (a writing open, one
+ *     transaction) when this process may write it, and otherwise fails
+ *     saying what to run.
  *  6. A failed open of a new database leaves no file behind.
  */
 #ifndef CELLAR_STORE_H
@@ -91,7 +94,8 @@ bool		 store_exists(const char *path);
  * (mode 0600; with STORE_MKDIR its missing directories too, mode 0700) and
  * the schema is created or migrated. Without, a missing file gives
  * STORE_NOTFOUND with the message "no state store at 'PATH' (nothing
- * recorded yet)" and creates nothing.
+ * recorded yet)" and creates nothing; an older schema is migrated first
+ * when the file can be written (invariant 5).
  */
 int		 store_open(const char *path, unsigned flags, struct store **out,
 		    char **cause);

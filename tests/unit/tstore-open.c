@@ -390,12 +390,12 @@ test_migrations(void)
 	path = tmp_path("v1.db");
 	raw_sql(path, schema_v1);
 	raw_sql(path, data_v1);
-	/* Read-only: it says so, and does not migrate. */
-	CHECK(store_open(path, 0, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 1, older than this "
-	    "cellar (4): a command that writes migrates it") != NULL, "%s", cause);
-	free(cause);
-	cause = NULL;
+	/* Read-only, on a file we may write: migrated, then read. */
+	CHECK(store_open(path, 0, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK(!store_writable(st));
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	store_close(st);
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(store_user_version(st, &cause), 4);
@@ -480,6 +480,18 @@ test_migration_3_4(void)
 	    "INSERT INTO events VALUES (7, 1, 4, 'preempt', 0, 0, 3, 0, '', 2);"
 	    "INSERT INTO events VALUES (8, 1, 5, 'resume', 0, 0, 3, NULL, '', 7);"
 	    "PRAGMA user_version = 3; PRAGMA application_id = 1130720364;");
+	/* A command that only reads (the first after an upgrade) migrates a
+	   store it may write, and reads it. */
+	CHECK(store_open(path, 0, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK(!store_writable(st));
+	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	store_event_filter_init(&f);
+	f.run = 2;
+	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "3:2:2:submit:0:0:-1:-1::b ");
+	strbuf_reset(&sb);
+	store_close(st);
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(store_user_version(st, &cause), 4);
@@ -598,11 +610,37 @@ test_migration_2_3(void)
 	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u');"
 	    "INSERT INTO events VALUES (1, 1, 0, 'node-bad', NULL, 1, NULL, NULL, '', NULL);"
 	    "PRAGMA user_version = 2; PRAGMA application_id = 1130720364;");
-	CHECK(store_open(path, 0, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 2, older") != NULL,
-	    "%s", cause);
-	free(cause);
-	cause = NULL;
+	/* Read-only while another connection holds the write lock: it
+	   cannot migrate, says what to run, and leaves version 2. */
+	setenv("CELLAR_BUSY_TIMEOUT", "50", 1);
+	{
+		sqlite3 *lk;
+
+		CHECK(sqlite3_open(path, &lk) == SQLITE_OK);
+		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+		CHECK(store_open(path, 0, &st, &cause) == -1);
+		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
+		    "than this cellar (4), and cannot be migrated here") != NULL &&
+		    strstr(cause, "locked") != NULL &&
+		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
+		    "%s", cause);
+		free(cause);
+		cause = NULL;
+		sqlite3_exec(lk, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(lk);
+	}
+	unsetenv("CELLAR_BUSY_TIMEOUT");
+	{
+		sqlite3 *rd;
+		sqlite3_stmt *q;
+
+		CHECK(sqlite3_open(path, &rd) == SQLITE_OK);
+		CHECK(sqlite3_prepare_v2(rd, "PRAGMA user_version", -1, &q, NULL) ==
+		    SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 2);
+		sqlite3_finalize(q);
+		sqlite3_close(rd);
+	}
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(store_user_version(st, &cause), 4);

@@ -1,0 +1,72 @@
+#!/bin/sh
+# t0405-store-upgrade — an operator who upgrades cellar is not locked out
+# by an older store: the first command, even one that only reads (every
+# command's start-up recovery reads the default store), migrates a store
+# it may write and goes on; one it may not write fails with status 4, a
+# line saying what to run, and the file as it was. The old store here is
+# version 3 (events as rows), made from a new one by tests/helpers/sqlexec.
+. tests/scenarios/lib.sh
+unset CELLAR_DB
+XDG_STATE_HOME=$TMP/state
+export XDG_STATE_HOME
+db=$XDG_STATE_HOME/cellar/cellar.db
+SQLEXEC=$(dirname "$CELLAR")/tests/helpers/sqlexec
+if [ ! -x "$SQLEXEC" ]; then
+	not_ok helper "'$SQLEXEC' is missing (make variant-tests builds it)"
+	done_testing
+fi
+
+run "$CELLAR" -c 'node bad r0n05'
+check_rc made 0
+# Version 3: the event log as one row per event, no blocks.
+"$SQLEXEC" "$db" "DROP TABLE event_blocks; DELETE FROM heads;
+CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL
+ REFERENCES runs(id) ON DELETE CASCADE, t REAL NOT NULL, kind TEXT NOT NULL,
+ job INTEGER, vc INTEGER, cell INTEGER, by_job INTEGER, detail TEXT NOT NULL
+ DEFAULT '', prev INTEGER);
+CREATE INDEX events_run ON events(run, seq, job);
+INSERT INTO events VALUES (1, 1, 0, 'node-bad', NULL, NULL, NULL, NULL,
+ 'old-r0n05', NULL);
+PRAGMA user_version = 3; PRAGMA journal_mode = DELETE;" && ok made-v3 || not_ok made-v3 "sqlexec failed"
+cp "$db" "$TMP/v3.db"
+[ ! -e "$db-wal" ] && ok no-wal || not_ok no-wal "a WAL is left"
+
+# Not writable by this user: status 4, what to run, the file unchanged.
+# (Out of WAL mode above: another user can read a WAL store only where it
+# may create the -shm file, so this is the case where reading works and
+# writing does not.)
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$TMP" "$XDG_STATE_HOME" "$XDG_STATE_HOME/cellar"
+	chmod 644 "$db"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	    env XDG_STATE_HOME="$XDG_STATE_HOME" "$CELLAR" events -o csv --no-header
+else
+	chmod 444 "$db"
+	run "$CELLAR" events -o csv --no-header
+fi
+check_rc ro-rc 4
+check_err_has ro-msg "has schema version 3, older than this cellar"
+check_err_has ro-what "cannot be migrated here"
+check_err_has ro-run "'cellar --db $db db vacuum', as a user who may write it"
+cmp -s "$db" "$TMP/v3.db" && ok ro-unchanged || not_ok ro-unchanged "the file changed"
+chmod 700 "$TMP" "$XDG_STATE_HOME" "$XDG_STATE_HOME/cellar"
+chmod 600 "$db"
+
+# Writable: a command that only reads migrates it and reads.
+run "$CELLAR" events -o csv --no-header
+check_rc rw-rc 0
+check_out_has rw-event "node-bad"
+check_out_has rw-old-detail "old-r0n05"
+run "$CELLAR" export "$TMP/dump.json"
+check_rc export 0
+grep -q '"store_version":4,' "$TMP/dump.json" && ok migrated-4 ||
+    not_ok migrated-4 "$(head -c 300 "$TMP/dump.json")"
+run "$CELLAR" db check
+check_rc db-check 0
+# And it stays usable: a writing command appends after the old event.
+run "$CELLAR" node ok r0n05
+check_rc write-after 0
+run "$CELLAR" events -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 2 ] && ok two-events || not_ok two-events "$OUT"
+
+done_testing
