@@ -488,6 +488,8 @@ struct recover {
 	struct engine	*e;
 	struct strbuf	*diags;
 	int		 jobs, restored, failed;
+	int		(*job_fn)(void *, const struct store_job *);
+	void		*job_arg;
 };
 
 static int
@@ -495,8 +497,11 @@ recover_job(void *arg, const struct store_job *sj)
 {
 	struct recover *x = arg;
 	char why[256];
+	int rc;
 
 	x->jobs++;
+	if (x->job_fn != NULL && (rc = x->job_fn(x->job_arg, sj)) != 0)
+		return rc;
 	if (!sj->placed)
 		return 0;
 	if (engine_restore_job(x->e, &sj->pl.pl, why, sizeof why) != 0) {
@@ -570,22 +575,88 @@ recover_marks(struct recover *x, const void *blob, size_t len,
 	return 0;
 }
 
+void
+session_rebuilt_release(struct session_rebuilt *r)
+{
+	engine_free(r->engine);
+	spec_free(r->spec);
+	free(r->spec_path);
+	memset(r, 0, sizeof *r);
+}
+
 int
-session_log_recover(struct session *s, struct strbuf *diags, char **cause)
+session_run_rebuild(struct store *st, const struct store_run *run,
+    int (*job_fn)(void *, const struct store_job *), void *job_arg,
+    struct strbuf *diags, struct session_rebuilt *out, char **cause)
 {
 	struct recover x = { 0 };
-	struct store_run run;
 	struct store_spec sp;
 	struct spec_diags d;
-	struct store *st;
-	struct spec *spec = NULL;
+	struct spec *spec;
 	struct engine_stats saved;
 	char why[256], *ecause = NULL;
 	void *blob = NULL;
 	size_t blob_len = 0;
 	bool have_saved = false;
-	int64_t id;
 	int rc, mode;
+
+	memset(out, 0, sizeof *out);
+	memset(&sp, 0, sizeof sp);
+	if (store_spec_get(st, run->spec, &sp, cause) != 0)
+		return -1;
+	spec_diags_init(&d);
+	spec = spec_load_string(sp.path, sp.text, sp.text_len, &d);
+	session_add_diags(diags, &d);
+	spec_diags_release(&d);
+	mode = engine_mode_parse(run->mode);
+	if (spec == NULL || mode < 0 ||
+	    (x.e = engine_create(spec, (enum engine_mode)mode, &ecause)) == NULL) {
+		*cause = xasprintf("cannot rebuild run %lld: its spec '%s' no "
+		    "longer loads%s%s", (long long)run->id, sp.path, ecause ? ": " : "",
+		    ecause ? ecause : "");
+		free(ecause);
+		spec_free(spec);
+		store_spec_release(&sp);
+		return -1;
+	}
+	x.diags = diags;
+	x.job_fn = job_fn;
+	x.job_arg = job_arg;
+	/* The order that rebuilds exactly (engine.h): jobs, marks, bad nodes,
+	   counters. */
+	if ((rc = store_job_load(st, run->id, recover_job, &x, cause)) != 0 ||
+	    store_run_get_engine(st, run->id, &blob, &blob_len, cause) != 0 ||
+	    recover_marks(&x, blob, blob_len, &saved, &have_saved) != 0 ||
+	    store_health_load(st, run->id, recover_health, &x, cause) != 0) {
+		free(blob);
+		engine_free(x.e);
+		spec_free(spec);
+		store_spec_release(&sp);
+		return rc > 0 ? rc : -1;
+	}
+	free(blob);
+	if (have_saved)
+		engine_stats_restore(x.e, &saved);
+	if (!engine_check(x.e, why, sizeof why))
+		strbuf_addf(diags, "warning: rebuilt engine breaks an invariant: %s\n", why);
+	out->spec = spec;
+	out->engine = x.e;
+	out->spec_path = xstrdup(sp.path);
+	out->mode = (enum engine_mode)mode;
+	out->restored = x.restored;
+	out->failed = x.failed;
+	store_spec_release(&sp);
+	return 0;
+}
+
+int
+session_log_recover(struct session *s, struct strbuf *diags, char **cause)
+{
+	struct session_rebuilt rb;
+	struct store_run run;
+	struct store *st;
+	int64_t id;
+	int rc;
 
 	if (store_is_memory(s->db_path ? s->db_path : ""))
 		return 0;
@@ -606,62 +677,27 @@ session_log_recover(struct session *s, struct strbuf *diags, char **cause)
 	if (rc != 0)
 		return -1;
 	store_run_init(&run);
-	memset(&sp, 0, sizeof sp);
-	if (store_run_get(st, id, &run, cause) != 0)
-		goto fail;
+	if (store_run_get(st, id, &run, cause) != 0) {
+		store_run_release(&run);
+		return -1;
+	}
 	if (run.state != STORE_RUN_RUNNING) {
 		store_run_release(&run);
 		return 0;
 	}
-	if (store_spec_get(st, run.spec, &sp, cause) != 0)
-		goto fail;
-	spec_diags_init(&d);
-	spec = spec_load_string(sp.path, sp.text, sp.text_len, &d);
-	session_add_diags(diags, &d);
-	spec_diags_release(&d);
-	mode = engine_mode_parse(run.mode);
-	if (spec == NULL || mode < 0 ||
-	    (x.e = engine_create(spec, (enum engine_mode)mode, &ecause)) == NULL) {
-		*cause = xasprintf("cannot recover session run %lld: its spec '%s' no "
-		    "longer loads%s%s", (long long)id, sp.path, ecause ? ": " : "",
-		    ecause ? ecause : "");
-		free(ecause);
-		spec_free(spec);
-		store_spec_release(&sp);
+	if (session_run_rebuild(st, &run, NULL, NULL, diags, &rb, cause) != 0) {
 		store_run_release(&run);
 		return -1;
 	}
-	x.diags = diags;
-	/* The order that rebuilds exactly (engine.h): jobs, marks, bad nodes,
-	   counters. */
-	if (store_job_load(st, id, recover_job, &x, cause) != 0 ||
-	    store_run_get_engine(st, id, &blob, &blob_len, cause) != 0 ||
-	    recover_marks(&x, blob, blob_len, &saved, &have_saved) != 0 ||
-	    store_health_load(st, id, recover_health, &x, cause) != 0) {
-		free(blob);
-		engine_free(x.e);
-		spec_free(spec);
-		goto fail;
-	}
-	free(blob);
-	if (have_saved)
-		engine_stats_restore(x.e, &saved);
-	if (!engine_check(x.e, why, sizeof why))
-		strbuf_addf(diags, "warning: recovered engine breaks an invariant: %s\n", why);
-	s->spec = spec;
-	s->engine = x.e;
-	s->spec_path = xstrdup(sp.path);
-	s->mode = (enum engine_mode)mode;
+	s->spec = rb.spec;
+	s->engine = rb.engine;
+	s->spec_path = rb.spec_path;
+	s->mode = rb.mode;
 	s->resume_run = id;
-	if (x.failed)
+	if (rb.failed)
 		strbuf_addf(diags, "warning: recovered session run %lld from '%s': "
 		    "%d of %d running jobs could not be re-created (see 'db check')\n",
-		    (long long)id, store_path(st), x.failed, x.failed + x.restored);
-	store_spec_release(&sp);
+		    (long long)id, store_path(st), rb.failed, rb.failed + rb.restored);
 	store_run_release(&run);
 	return 1;
-fail:
-	store_spec_release(&sp);
-	store_run_release(&run);
-	return -1;
 }

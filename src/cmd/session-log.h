@@ -71,6 +71,28 @@ int	session_log_end(struct session *s, const char *why, char **cause);
  */
 int	session_log_recover(struct session *s, struct strbuf *diags, char **cause);
 
+/*
+ * The cluster of a stored run as the store last saw it: its stored spec and
+ * an engine in the run's mode rebuilt exactly (every placement, the saved
+ * bad marks, the bad nodes, the counters; engine.h), what recovery and
+ * `dash --follow` both use. job_fn (may be NULL) sees every stored job on
+ * the way (nonzero stops and is returned). Only reads the store. Returns 0
+ * with *out filled (session_rebuilt_release frees it), -1 with *cause.
+ */
+struct session_rebuilt {
+	struct spec		*spec;
+	struct engine		*engine;
+	char			*spec_path;
+	enum engine_mode	 mode;
+	int			 restored, failed;	/* placements */
+};
+struct store_run;
+struct store_job;
+int	session_run_rebuild(struct store *st, const struct store_run *run,
+	    int (*job_fn)(void *, const struct store_job *), void *job_arg,
+	    struct strbuf *diags, struct session_rebuilt *out, char **cause);
+void	session_rebuilt_release(struct session_rebuilt *r);
+
 struct strvec;
 /* The distinct nodes of some leaves, in order of first appearance. */
 void	session_leaf_node_list(const struct spec *s, const int *leaves, int n,
