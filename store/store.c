@@ -908,6 +908,23 @@ store_size(const struct store *st)
 /* ---- transactions ---- */
 
 int
+store_data_version(struct store *st, int64_t *v, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = store_stmt(st, SQ_DATA_VERSION, cause)) == NULL)
+		return -1;
+	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_fail(st, rc, cause);
+	}
+	*v = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return 0;
+}
+
+int
 store_begin(struct store *st, char **cause)
 {
 	sqlite3_stmt *s;

@@ -103,6 +103,11 @@ void		 store_close(struct store *st);
 const char	*store_path(const struct store *st);
 bool		 store_writable(const struct store *st);
 
+/*
+ * A number that changes whenever another connection commits to the
+ * database (PRAGMA data_version): a follower's cheap "anything new?" check.
+ */
+int		 store_data_version(struct store *st, int64_t *v, char **cause);
 int		 store_begin(struct store *st, char **cause);
 int		 store_commit(struct store *st, char **cause);
 void		 store_rollback(struct store *st);
