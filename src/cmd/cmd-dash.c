@@ -25,6 +25,14 @@
  *     session's live jobs (dash/source-live.c: the console's snapshot, the
  *     session's engine and store), and ':' commands act on that session;
  *     --policy, --trace, --load and --at's play are the emulator's.
+ *  7. --follow shows the newest run of the --db store another process
+ *     writes (dash/source-store.c), read-only: ':' commands that change
+ *     state are refused (rule 4). No --db, or a store without a run, is an
+ *     error; on a terminal a store not there yet is waited for (Ctrl-C
+ *     stops), with --once it is an error. The emulator's options are
+ *     refused with it.
+ *  8. The detail view shows a job's history from the store when the source
+ *     has one (a followed store, a live session).
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +46,7 @@
 #include "core/xmalloc.h"
 #include "dash/model.h"
 #include "dash/view.h"
+#include "store/store.h"
 
 static const struct cmd_opt dash_opts[] = {
 	{ 0, "once", NULL, "print one frame as plain text and exit (no terminal)", VALUE_NONE },
@@ -46,6 +55,7 @@ static const struct cmd_opt dash_opts[] = {
 	{ 0, "panel", "NAME", "start on cells, vcs, queues, events or detail", VALUE_NONE },
 	{ 0, "keys", "KEYS", "press these keys first (<Enter> <Esc> <Tab> <Up> <Down> <Left> <Right>)", VALUE_NONE },
 	{ 0, "map", NULL, "cells as a compact node map", VALUE_NONE },
+	{ 0, "follow", NULL, "show the newest run of the --db store another process writes", VALUE_NONE },
 	{ 0, "policy", "P", "the emulator's policy (default las)", VALUE_NONE },
 	{ 0, "trace", "FILE", "play this trace instead of the demo", VALUE_FILE },
 	{ 0, "load", "X", "scale the trace's arrival rate by X", VALUE_NONE },
@@ -99,7 +109,18 @@ press_keys(struct dash_view *v, struct dash_model *m, const char *keys, char **c
 struct dash_cmdenv {
 	struct session		*sess;
 	struct dash_model	*m;
+	struct dash_source	*src;
 };
+
+/* The detail view's history (rule 8). */
+static void
+dash_history(void *arg, const char *job, struct strbuf *out)
+{
+	struct dash_cmdenv *env = arg;
+
+	if (env->src->ops->history != NULL)
+		(void)env->src->ops->history(env->src->self, job, out);
+}
 
 static bool dash_line_mutates(void *arg, const char *line);
 
@@ -255,6 +276,8 @@ frame_json(struct cmd_ctx *ctx, const struct dash_model *m, const struct dash_sc
 	json_kv_double(&j, "now", m->d.now);
 	json_kv_string(&j, "backend", m->d.backend);
 	json_kv_string(&j, "policy", m->d.policy);
+	if (m->d.follow != NULL)
+		json_kv_string(&j, "follow", m->d.follow);
 	json_kv_double(&j, "util", m->util);
 	json_kv_double(&j, "frag", m->frag);
 	json_kv_int(&j, "running", m->running);
@@ -269,6 +292,63 @@ frame_json(struct cmd_ctx *ctx, const struct dash_model *m, const struct dash_sc
 	strbuf_release(&text);
 }
 
+/* Rule 7: the store source, waited for on a terminal. Sets ctx->status. */
+static int
+follow_source(struct cmd_ctx *ctx, const struct args *a, struct dash_source *src,
+    char **cause)
+{
+	static const char *const emu_only[] = { "at", "policy", "trace", "load" };
+	const struct frontend *fe = ctx->sess->fe;
+	const char *path = ctx->sess->db_path;
+	bool waiting = false, wait = !args_has(a, "once") && fe != NULL &&
+	    fe->interactive && fe->dashboard != NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof emu_only / sizeof emu_only[0]; i++)
+		if (args_has(a, emu_only[i])) {
+			*cause = xasprintf("--%s is the emulator's: not with --follow",
+			    emu_only[i]);
+			ctx->status = CMD_EXIT_USAGE;
+			return -1;
+		}
+	if (path == NULL || store_is_memory(path)) {
+		*cause = xasprintf("--follow needs a store another process writes: "
+		    "give its file with --db PATH");
+		ctx->status = CMD_EXIT_USAGE;
+		return -1;
+	}
+	for (;;) {
+		rc = dash_source_store(src, path, cause);
+		/* a missing file is waited for (then also its first run); a
+		   store found without a run is not what the user meant */
+		if (rc == 0 || !wait || rc != STORE_NOTFOUND ||
+		    (!waiting && store_exists(path)))
+			break;
+		if (!waiting && fe->progress != NULL) {
+			char *line = xasprintf("waiting for a state store at '%s' "
+			    "(Ctrl-C stops)", path);
+
+			fe->progress(fe, line);
+			free(line);
+		}
+		waiting = true;
+		free(*cause);
+		*cause = NULL;
+		if (fe->interrupted(fe) || !fe->sleep(fe, 250)) {
+			*cause = xasprintf("interrupted while waiting for '%s'", path);
+			rc = CMD_EXIT_INTR;
+			break;
+		}
+	}
+	if (waiting && fe->progress != NULL)
+		fe->progress(fe, NULL);
+	if (rc != 0)
+		ctx->status = rc == CMD_EXIT_INTR ? CMD_EXIT_INTR :
+		    rc == STORE_NOTFOUND ? CMD_EXIT_FAIL : CMD_EXIT_STORE;
+	return rc == 0 ? 0 : -1;
+}
+
 static int
 dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
@@ -278,11 +358,11 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct dash_model m;
 	struct dash_view v;
 	struct dash_screen scr;
-	struct dash_cmdenv env = { sess, &m };
+	struct dash_cmdenv env = { sess, &m, &src };
 	const char *val;
 	double at = 0, x;
 	int w = 120, h = 40, rc = -1, p;
-	bool live;
+	bool live, follow;
 	long long n;
 
 	dash_emu_cfg_init(&cfg);
@@ -328,12 +408,22 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		}
 		v.refresh_ms = (unsigned)n;
 	}
-	/* rule 6: a spec with a backend shows its live session */
-	live = sess->spec->backend.type != SPEC_BACKEND_EMULATOR;
-	if ((live ? dash_source_live(&src, sess, cause) :
-	    dash_source_emu(&src, &cfg, cause)) != 0) {
-		dash_view_release(&v);
-		return -1;
+	if ((follow = args_has(a, "follow"))) {
+		if ((rc = follow_source(ctx, a, &src, cause)) != 0) {
+			dash_view_release(&v);
+			return -1;
+		}
+		live = true;	/* reads before the first frame */
+		at = 0;
+		rc = -1;
+	} else {
+		/* rule 6: a spec with a backend shows its live session */
+		live = sess->spec->backend.type != SPEC_BACKEND_EMULATOR;
+		if ((live ? dash_source_live(&src, sess, cause) :
+		    dash_source_emu(&src, &cfg, cause)) != 0) {
+			dash_view_release(&v);
+			return -1;
+		}
 	}
 	dash_model_init(&m, &src);
 	/* a live source reads its events and ticks once before the first frame */
@@ -348,6 +438,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	v.run = dash_run_line;
 	v.mutates = dash_line_mutates;
 	v.complete = dash_complete;
+	v.history = dash_history;
 	v.arg = &env;
 	if ((val = args_get(a, "keys")) != NULL && press_keys(&v, &m, val, cause) != 0) {
 		ctx->status = CMD_EXIT_USAGE;
@@ -377,7 +468,7 @@ const struct cmd_entry cmd_dash_entry = {
 	.name = "dash",
 	.opts = dash_opts,
 	.min = 0, .max = 0,
-	.usage = "[--once [--size WxH]] [--at T] [--panel NAME] [--keys KEYS] [--map] "
+	.usage = "[--once [--size WxH]] [--at T] [--panel NAME] [--keys KEYS] [--map] [--follow] "
 	    "[--policy P] [--trace FILE] [--load X] [--speed X] [--refresh MS] "
 	    "[--unicode | --ascii] [--no-mouse] [--no-color]",
 	.summary = "the dashboard: cells, VC usage, queues, events",
@@ -412,7 +503,18 @@ const struct cmd_entry cmd_dash_entry = {
 	    "confirmation, Cancel by default, and runs only on a live session "
 	    "(the emulated cluster changes only by its workload). The UI state "
 	    "(panel, sort, filter, speed, open cells) is kept in "
-	    "$XDG_STATE_HOME/cellar/ui.",
+	    "$XDG_STATE_HOME/cellar/ui.\n"
+	    "--follow shows, read-only, the newest run of the store given by "
+	    "--db (or CELLAR_DB) that another cellar process writes: a replay "
+	    "--db recording itself or a live session. Cells and VC usage come "
+	    "from its stored placements, queues from its stored jobs, events "
+	    "from its log as they commit; each refresh asks the store whether "
+	    "anything was committed and reads only then. The status line says "
+	    "which file and run it follows, and why it cannot read it if so "
+	    "(the last view stays; it tries again). On a terminal a store not "
+	    "there yet is waited for; --once prints one frame of the store's "
+	    "state. Enter on a job shows its history from the store (also on a "
+	    "live session).",
 	.examples = (const char *const []){
 		"dash --once --size 100x30",
 		"dash --once --at 6h --panel queues",

@@ -189,7 +189,7 @@ emu_src_changes(void *self, struct dash_changes *ch)
 
 static const struct dash_source_ops emu_src_ops = {
 	"emulator", emu_src_data, emu_src_advance, emu_src_key, emu_src_changes,
-	emu_src_free,
+	emu_src_free, NULL,
 };
 
 int

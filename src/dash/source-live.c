@@ -137,8 +137,25 @@ live_src_key(void *self, int job, struct policy_key *key, int *klass)
 	*klass = x->jobs[job].priority;
 }
 
+/* The session's store has its jobs' events. */
+static int
+live_src_history(void *self, const char *job, struct strbuf *out)
+{
+	struct live_src *x = self;
+	int i;
+
+	if (x->s->store == NULL || x->s->run == 0)
+		return 0;
+	for (i = 0; i < x->njobs; i++)
+		if (strcmp(x->jobs[i].name, job) == 0)
+			return dash_store_history(x->s->store, x->s->run, x->jobs[i].id,
+			    x->epoch, out);
+	return 0;
+}
+
 static const struct dash_source_ops live_src_ops = {
 	"live", live_src_data, live_src_advance, live_src_key, NULL, live_src_free,
+	live_src_history,
 };
 
 int

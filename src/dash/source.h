@@ -1,8 +1,8 @@
 /*
  * source.h — where the dashboard's data comes from, behind one small ops
- * table: the emulator in this process (source-emu.c), later a store that
- * another cellar process writes (--follow) and the live session of the SSH
- * backend. Panels and the model only ever see struct dash_data and the
+ * table: the emulator in this process (source-emu.c), a store that
+ * another cellar process writes (source-store.c, dash --follow) and a live
+ * session (source-live.c). Panels and the model only ever see struct dash_data and the
  * records a source hands out, so they never care which source it is.
  *
  * Ownership: a struct dash_source owns its state (self); dash_source_free
@@ -35,8 +35,14 @@
 #include "policy/policy.h"
 #include "spec/spec.h"
 
+struct strbuf;
+struct store;
+
 struct dash_data {
-	const char		*backend;	/* "emulator", "store" */
+	const char		*backend;	/* "emulator", "store", "local"... */
+	/* a followed store: "following PATH: run N (kind, state)" and any
+	   problem reading it, for the status line; else NULL */
+	const char		*follow;
 	const char		*spec_name;	/* as the session names it */
 	const char		*policy;	/* policy name, or "-" */
 	const struct spec	*spec;
@@ -86,6 +92,11 @@ struct dash_source_ops {
 	 */
 	void		(*changes)(void *self, struct dash_changes *ch);
 	void		(*free)(void *self);
+	/*
+	 * A job's history from the store, as lines for the detail view
+	 * (dash_store_history); NULL when the source has no store.
+	 */
+	int		(*history)(void *self, const char *job, struct strbuf *out);
 };
 
 struct dash_source {
@@ -123,6 +134,24 @@ struct session;
  * session must outlive the source.
  */
 int	dash_source_live(struct dash_source *src, struct session *s, char **cause);
+
+/* ---- a store another process writes (source-store.c) ---- */
+
+/*
+ * Follow the newest run of the store at path, read-only: its stored spec,
+ * an engine rebuilt from its placements, its jobs and events, polled at
+ * each advance (nothing is read when nothing was committed). Returns 0;
+ * STORE_NOTFOUND (no file, or no run in it) or -1 with *cause. Once made,
+ * the source never fails: read problems show in dash_data.follow and the
+ * next advance tries again.
+ */
+int	dash_source_store(struct dash_source *src, const char *path, char **cause);
+
+/* The newest DASH_HISTORY events of a job of run, one line each after a
+   title; a read failure is a line too. Times shown as t - epoch. */
+#define DASH_HISTORY	20
+int	dash_store_history(struct store *st, int64_t run, int job, double epoch,
+	    struct strbuf *out);
 
 /* The embedded demo trace (specs/demo-philly.csv, compiled in). */
 extern const char	dash_demo_trace[];

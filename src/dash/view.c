@@ -936,7 +936,7 @@ dash_keys_help(struct strbuf *out)
  * never cut mid-word. The program name and the clock stay.
  */
 enum { SF_NAME, SF_SPEC, SF_MODE, SF_POLICY, SF_BACKEND, SF_TIME, SF_PLAY,
-	SF_UTIL, SF_FRAG, SF_JOBS, SF_N };
+	SF_UTIL, SF_FRAG, SF_JOBS, SF_FOLLOW, SF_N };
 
 static const struct {
 	const char	*sep;	/* before the field */
@@ -952,6 +952,8 @@ static const struct {
 	[SF_UTIL] = { "  ", 2 },
 	[SF_FRAG] = { "  ", 8 },
 	[SF_JOBS] = { "  ", 6 },
+	/* what a follower follows goes last, after utilization */
+	[SF_FOLLOW] = { "  ", 1 },
 };
 
 /* Columns a string takes (UTF-8 continuation bytes take none). */
@@ -999,6 +1001,11 @@ draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_s
 	    m->st.gpus);
 	snprintf(f[SF_FRAG], sizeof f[0], "frag %.0f%% of nodes", 100 * m->frag);
 	snprintf(f[SF_JOBS], sizeof f[0], "%d run %d pend", m->running, m->pending);
+	f[SF_FOLLOW][0] = '\0';
+	if (m->d.follow != NULL) {
+		snprintf(f[SF_FOLLOW], sizeof f[0], "%s", m->d.follow);
+		f[SF_BACKEND][0] = '\0';	/* "store" says less than that */
+	}
 	for (i = 0; i < SF_N; i++)
 		on[i] = true;
 	if (status_width(f, on) > s->w && (base = strrchr(m->d.spec_name, '/')) != NULL &&

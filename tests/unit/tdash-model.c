@@ -675,7 +675,7 @@ hand_free(void *self)
 }
 
 static const struct dash_source_ops hand_ops = {
-	"test", hand_data, hand_advance, NULL, hand_changes, hand_free,
+	"test", hand_data, hand_advance, NULL, hand_changes, hand_free, NULL,
 };
 
 static void

@@ -1,0 +1,637 @@
+/*
+ * source-store.c — the dashboard on a state store another cellar process
+ * writes (`dash --follow`): a replay recording itself (replay --db) or a
+ * live session. Read-only: the store is opened without STORE_WRITE (store.h
+ * invariant 5) and dash_data.writable stays false.
+ *
+ * The cluster is the run's stored spec and an engine rebuilt from its
+ * placements by session_run_rebuild (the recovery code). Each advance
+ * polls: PRAGMA data_version (store_data_version) unchanged means nothing
+ * was committed, and nothing else is read. Otherwise the new events are
+ * read after the last seq, every job is read back, and only the jobs whose
+ * placement differs are released from the engine and restored where the
+ * store now has them; a restore that does not fit (the order things
+ * happened in matters to the virtual cells, engine.h) falls back to a full
+ * rebuild. Jobs whose record differs are the source's changes (source.h
+ * invariant 4).
+ *
+ * Nothing the store holds or lacks aborts: a store that cannot be read
+ * (the writer crashed mid-way, the file went away) leaves the last view on
+ * screen with the problem in the status text, and the next poll tries
+ * again, reopening the file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/session-log.h"
+#include "core/strbuf.h"
+#include "core/xmalloc.h"
+#include "dash/model.h"
+#include "dash/source.h"
+#include "store/store.h"
+
+struct run_info {
+	int64_t			 id;
+	enum store_run_kind	 kind;
+	int64_t			 spec;
+	enum store_run_state	 state;
+	double			 now, created;
+	char			*policy;
+	char			*mode;
+	bool			 found;
+};
+
+struct store_src {
+	char			*path;
+	struct store		*st;		/* NULL until (re)opened */
+	struct run_info		 run;
+	struct session_rebuilt	 rb;
+	char			*spec_name;
+	struct job		*jobs;		/* by stored job id */
+	int			 njobs;
+	size_t			 jobs_cap;
+	int64_t			 dv;		/* data_version at the last read */
+	int64_t			 seq;		/* events read up to */
+	bool			 first;		/* no event read yet */
+	uint64_t		 gen;
+	char			*status;	/* "following PATH: run N ..." */
+	char			*problem;	/* the last read failure, or NULL */
+
+	/* a read in progress */
+	struct job		*nj;
+	int			 nnj;
+	size_t			 nj_cap;
+	struct engine_placement	*todo;		/* placements to restore */
+	int			*todo_job;	/* ... of these stored jobs */
+	int			 ntodo;
+	size_t			 todo_cap;
+	int			*rel;		/* engine ids to release */
+	int			 nrel;
+	size_t			 rel_cap;
+
+	/* changed since the last changes() */
+	bool			 all;
+	int			*cj;
+	int			 ncj;
+	size_t			 cj_cap;
+	unsigned char		*cj_in;
+	int			 cj_max;
+	int			*out_j;
+	size_t			 out_j_cap;
+};
+
+static void
+run_info_release(struct run_info *r)
+{
+	free(r->policy);
+	free(r->mode);
+	memset(r, 0, sizeof *r);
+}
+
+static int
+find_run(void *arg, const struct store_run *r)
+{
+	struct run_info *x = arg;
+
+	if (r->id != x->id)
+		return 0;
+	x->kind = r->kind;
+	x->spec = r->spec;
+	x->state = r->state;
+	x->now = r->now;
+	x->created = r->created;
+	free(x->policy);
+	x->policy = xstrdup(r->policy != NULL ? r->policy : "-");
+	free(x->mode);
+	x->mode = xstrdup(r->mode != NULL ? r->mode : "");
+	x->found = true;
+	return 1;
+}
+
+/* The run's row (store_run_get would count its events: not on each poll). */
+static int
+read_run(struct store *st, int64_t id, struct run_info *out, char **cause)
+{
+	out->id = id;
+	out->found = false;
+	if (store_run_list(st, find_run, out, cause) < 0)
+		return -1;
+	if (!out->found) {
+		*cause = xasprintf("run %lld is not in the store", (long long)id);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+set_status(struct store_src *x)
+{
+	free(x->status);
+	x->status = xasprintf("following %s: run %lld (%s, %s)%s%s", x->path,
+	    (long long)x->run.id, store_run_kind_name(x->run.kind),
+	    store_run_state_name(x->run.state), x->problem ? " - " : "",
+	    x->problem ? x->problem : "");
+}
+
+static void
+set_problem(struct store_src *x, char *cause)
+{
+	free(x->problem);
+	x->problem = cause;
+	set_status(x);
+	x->gen++;
+}
+
+static void
+mark_changed(struct store_src *x, int id)
+{
+	if (id < 0 || id >= x->njobs)
+		return;		/* new jobs need no report (invariant 4) */
+	if (id >= x->cj_max) {
+		int n = id + 1 > 2 * x->cj_max ? id + 1 : 2 * x->cj_max;
+
+		x->cj_in = xreallocarray(x->cj_in, (size_t)n, 1);
+		memset(x->cj_in + x->cj_max, 0, (size_t)(n - x->cj_max));
+		x->cj_max = n;
+	}
+	if (x->cj_in[id])
+		return;
+	x->cj_in[id] = 1;
+	XGROW(x->cj, x->cj_cap, (size_t)x->ncj + 1);
+	x->cj[x->ncj++] = id;
+}
+
+/* A stored job id nothing was stored for (yet): final, so never queued. */
+static void
+placeholder(struct job *j, int id)
+{
+	memset(j, 0, sizeof *j);
+	snprintf(j->name, sizeof j->name, "-");
+	j->id = id;
+	j->state = JOB_CANCELLED;
+	j->engine_id = -1;
+	j->first_start = j->end = -1;
+}
+
+/* Grow the array being read to hold id (gaps get placeholders). */
+static struct job *
+nj_slot(struct store_src *x, int id)
+{
+	int i;
+
+	if (id >= x->nnj) {
+		XGROW(x->nj, x->nj_cap, (size_t)id + 2);
+		for (i = x->nnj; i <= id; i++)
+			placeholder(&x->nj[i], i);
+		x->nnj = id + 1;
+	}
+	return &x->nj[id];
+}
+
+static int *
+dup_ints(const int *v, int n)
+{
+	int *r;
+
+	if (v == NULL)
+		return NULL;
+	r = xmalloc((size_t)n * sizeof *r + 1);
+	memcpy(r, v, (size_t)n * sizeof *r);
+	return r;
+}
+
+static void
+todo_clear(struct store_src *x)
+{
+	int i;
+
+	for (i = 0; i < x->ntodo; i++) {
+		free((void *)x->todo[i].pod_first);
+		free((void *)x->todo[i].leaves);
+		free((void *)x->todo[i].vleaves);
+	}
+	x->ntodo = 0;
+	x->nrel = 0;
+}
+
+static bool
+same_ints(const int *a, const int *b, int n)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Whether the engine holds pl exactly (engine id, cells, priorities). */
+static bool
+engine_has(const struct engine *e, const struct engine_placement *pl)
+{
+	struct engine_placement cur;
+
+	if (!engine_job_placement(e, pl->id, &cur))
+		return false;
+	return strcmp(cur.name, pl->name) == 0 && cur.vc == pl->vc &&
+	    cur.priority == pl->priority && cur.orig_priority == pl->orig_priority &&
+	    cur.lazy == pl->lazy && cur.downgraded == pl->downgraded &&
+	    cur.chain == pl->chain && cur.pin == pl->pin && cur.npods == pl->npods &&
+	    cur.nleaves == pl->nleaves &&
+	    same_ints(cur.pod_first, pl->pod_first, pl->npods + 1) &&
+	    same_ints(cur.leaves, pl->leaves, pl->nleaves) &&
+	    same_ints(cur.vleaves, pl->vleaves, pl->nleaves);
+}
+
+/* The full rebuild's job collector. */
+static int
+take_job(void *arg, const struct store_job *sj)
+{
+	struct store_src *x = arg;
+
+	if (sj->job.id < 0 || sj->job.id >= 1 << 22)
+		return 0;	/* beyond any trace: skipped, not a 1 GB table */
+	*nj_slot(x, sj->job.id) = sj->job;
+	return 0;
+}
+
+/*
+ * Each stored job: its record, and what the engine must do for its
+ * placement to be the store's (released first, then restored).
+ */
+static int
+diff_job(void *arg, const struct store_job *sj)
+{
+	struct store_src *x = arg;
+	const struct job *old;
+	struct engine_placement *p;
+	struct engine_placement cur;
+	int id = sj->job.id, e0;
+
+	if (id < 0 || id >= 1 << 22)
+		return 0;
+	*nj_slot(x, id) = sj->job;
+	old = id < x->njobs ? &x->jobs[id] : NULL;
+	e0 = old != NULL ? old->engine_id : -1;
+	if (sj->placed && engine_has(x->rb.engine, &sj->pl.pl))
+		return 0;
+	/* what the engine holds under the old id, if it was this job's */
+	if (e0 >= 0 && engine_job_placement(x->rb.engine, e0, &cur) &&
+	    strcmp(cur.name, sj->job.name) == 0) {
+		XGROW(x->rel, x->rel_cap, (size_t)x->nrel + 1);
+		x->rel[x->nrel++] = e0;
+	}
+	if (sj->placed) {
+		size_t cap = x->todo_cap;
+
+		XGROW(x->todo, x->todo_cap, (size_t)x->ntodo + 1);
+		XGROW(x->todo_job, cap, (size_t)x->ntodo + 1);
+		x->todo_job[x->ntodo] = id;
+		p = &x->todo[x->ntodo++];
+		*p = sj->pl.pl;
+		p->name = NULL;		/* the job's, once the read is over */
+		p->pod_first = dup_ints(sj->pl.pl.pod_first, sj->pl.pl.npods + 1);
+		p->leaves = dup_ints(sj->pl.pl.leaves, sj->pl.pl.nleaves);
+		p->vleaves = dup_ints(sj->pl.pl.vleaves, sj->pl.pl.nleaves);
+	}
+	return 0;
+}
+
+/* Swap in the jobs just read; report those whose record changed. */
+static void
+take_jobs(struct store_src *x)
+{
+	struct job *t;
+	size_t c;
+	int i;
+
+	if (x->nnj < x->njobs)
+		(void)nj_slot(x, x->njobs - 1);	/* never shrinks (invariant 4) */
+	for (i = 0; i < x->njobs; i++)
+		if (memcmp(&x->jobs[i], &x->nj[i], sizeof x->nj[i]) != 0)
+			mark_changed(x, i);
+	/* the old array is the next read's */
+	t = x->jobs;
+	x->jobs = x->nj;
+	x->nj = t;
+	c = x->jobs_cap;
+	x->jobs_cap = x->nj_cap;
+	x->nj_cap = c;
+	x->njobs = x->nnj;
+	x->nnj = 0;
+}
+
+/* Everything from the store: spec, engine, jobs (all = true). */
+static int
+full_rebuild(struct store_src *x, char **cause)
+{
+	struct session_rebuilt rb;
+	struct strbuf diags = STRBUF_INIT;
+	int rc;
+
+	x->nnj = 0;
+	rc = session_run_rebuild(x->st, &(struct store_run){ .id = x->run.id,
+	    .spec = x->run.spec, .mode = x->run.mode }, take_job, x, &diags, &rb,
+	    cause);
+	strbuf_release(&diags);
+	if (rc != 0)
+		return -1;
+	session_rebuilt_release(&x->rb);
+	x->rb = rb;
+	take_jobs(x);
+	x->all = true;
+	return 0;
+}
+
+/* The jobs by delta: the placements that moved, released then restored. */
+static int
+delta_jobs(struct store_src *x, char **cause)
+{
+	char why[256];
+	int i, rc;
+
+	x->nnj = 0;
+	todo_clear(x);
+	rc = store_job_load(x->st, x->run.id, diff_job, x, cause);
+	if (rc != 0) {
+		todo_clear(x);
+		return -1;
+	}
+	for (i = 0; i < x->nrel; i++)
+		if (x->rel[i] >= 0)
+			(void)engine_release(x->rb.engine, x->rel[i]);
+	for (i = 0; i < x->ntodo; i++) {
+		x->todo[i].name = x->nj[x->todo_job[i]].name;
+		if (engine_restore_job(x->rb.engine, &x->todo[i], why, sizeof why) != 0) {
+			todo_clear(x);
+			return full_rebuild(x, cause);
+		}
+	}
+	todo_clear(x);
+	take_jobs(x);
+	return 0;
+}
+
+struct ev_arg {
+	struct store_src	*x;
+	dash_rec_fn		 fn;
+	void			*arg;
+};
+
+static int
+on_event(void *arg, const struct store_event *ev)
+{
+	struct ev_arg *a = arg;
+
+	a->x->seq = ev->seq;
+	if (a->fn != NULL)
+		a->fn(a->arg, &ev->rec);
+	return 0;
+}
+
+/* One poll; -1 with *cause when the store cannot be read. */
+static int
+poll_store(struct store_src *x, dash_rec_fn fn, void *arg, char **cause)
+{
+	struct store_event_filter f;
+	struct ev_arg a = { x, fn, arg };
+	struct run_info r;
+	int64_t dv;
+	int rc;
+
+	if (x->st == NULL && store_open(x->path, 0, &x->st, cause) != 0)
+		return -1;
+	if (store_data_version(x->st, &dv, cause) != 0)
+		return -1;
+	if (!x->first && dv == x->dv)
+		return 0;	/* nothing committed since the last read */
+	memset(&r, 0, sizeof r);
+	if (read_run(x->st, x->run.id, &r, cause) != 0) {
+		run_info_release(&r);
+		return -1;
+	}
+	if (r.spec != x->run.spec) {
+		run_info_release(&r);
+		*cause = xasprintf("run %lld was reconfigured onto another spec: "
+		    "start the dashboard again to see it", (long long)x->run.id);
+		return -1;
+	}
+	run_info_release(&x->run);
+	x->run = r;
+	store_event_filter_init(&f);
+	f.run = x->run.id;
+	f.after = x->seq;
+	if (x->first)
+		f.limit = DASH_EVENTS;	/* what the event ring keeps */
+	if ((rc = store_event_query(x->st, &f, on_event, &a, cause)) < 0 ||
+	    delta_jobs(x, cause) != 0)
+		return -1;
+	x->first = false;
+	x->dv = dv;
+	return 0;
+}
+
+static int
+store_src_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
+{
+	struct store_src *x = self;
+	char *why = NULL;
+
+	(void)dt;
+	(void)cause;
+	if (poll_store(x, fn, arg, &why) != 0) {
+		/* never fatal: keep the last view, say why, reopen next time */
+		if (x->st != NULL) {
+			store_close(x->st);
+			x->st = NULL;
+		}
+		if (x->problem == NULL || strcmp(x->problem, why) != 0)
+			set_problem(x, why);
+		else
+			free(why);
+		return 0;
+	}
+	if (x->problem != NULL) {
+		free(x->problem);
+		x->problem = NULL;
+	}
+	set_status(x);
+	x->gen++;
+	return 0;
+}
+
+static void
+store_src_data(void *self, struct dash_data *d)
+{
+	struct store_src *x = self;
+
+	memset(d, 0, sizeof *d);
+	d->backend = "store";
+	d->follow = x->status;
+	d->spec_name = x->spec_name;
+	d->policy = x->run.policy != NULL ? x->run.policy : "-";
+	d->spec = x->rb.spec;
+	d->engine = x->rb.engine;
+	d->jobs = x->jobs;
+	d->njobs = x->njobs;
+	d->now = x->run.now;
+	/* a session's clock is Unix time: shown since the run began */
+	d->epoch = x->run.kind == STORE_RUN_SESSION ? x->run.created : 0;
+	d->done = x->run.state != STORE_RUN_RUNNING;
+	d->gen = x->gen;
+}
+
+static void
+store_src_changes(void *self, struct dash_changes *ch)
+{
+	struct store_src *x = self;
+	int i;
+
+	memset(ch, 0, sizeof *ch);
+	ch->all = x->all;
+	XGROW(x->out_j, x->out_j_cap, (size_t)x->ncj + 1);
+	for (i = 0; i < x->ncj; i++) {
+		x->out_j[i] = x->cj[i];
+		x->cj_in[x->cj[i]] = 0;
+	}
+	ch->jobs = x->out_j;
+	ch->njobs = x->ncj;
+	x->ncj = 0;
+	x->all = false;
+}
+
+static int
+store_src_history(void *self, const char *job, struct strbuf *out)
+{
+	struct store_src *x = self;
+	int i;
+
+	if (x->st == NULL)
+		return 0;
+	for (i = 0; i < x->njobs; i++)
+		if (strcmp(x->jobs[i].name, job) == 0)
+			return dash_store_history(x->st, x->run.id, i,
+			    x->run.kind == STORE_RUN_SESSION ? x->run.created : 0, out);
+	return 0;
+}
+
+static void
+store_src_free(void *self)
+{
+	struct store_src *x = self;
+
+	if (x == NULL)
+		return;
+	todo_clear(x);
+	if (x->st != NULL)
+		store_close(x->st);
+	session_rebuilt_release(&x->rb);
+	run_info_release(&x->run);
+	free(x->path);
+	free(x->spec_name);
+	free(x->jobs);
+	free(x->nj);
+	free(x->todo);
+	free(x->todo_job);
+	free(x->rel);
+	free(x->cj);
+	free(x->cj_in);
+	free(x->out_j);
+	free(x->status);
+	free(x->problem);
+	free(x);
+}
+
+static const struct dash_source_ops store_src_ops = {
+	"store", store_src_data, store_src_advance, NULL, store_src_changes,
+	store_src_free, store_src_history,
+};
+
+int
+dash_source_store(struct dash_source *src, const char *path, char **cause)
+{
+	struct store_src *x;
+	struct store_run run;
+	struct strbuf diags = STRBUF_INIT;
+	int64_t id;
+	int rc;
+
+	x = xcalloc(1, sizeof *x);
+	x->path = xstrdup(path);
+	x->first = true;
+	if ((rc = store_open(path, 0, &x->st, cause)) != 0)
+		goto fail;
+	/* read before the rest: whatever commits meanwhile is read again */
+	if ((rc = store_data_version(x->st, &x->dv, cause)) != 0)
+		goto fail;
+	rc = store_run_last(x->st, -1, &id, cause);
+	if (rc == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = xasprintf("the state store at '%s' holds no run yet", path);
+		goto fail;
+	}
+	if (rc != 0 || (rc = read_run(x->st, id, &x->run, cause)) != 0)
+		goto fail;
+	store_run_init(&run);
+	run.id = x->run.id;
+	run.spec = x->run.spec;
+	run.mode = x->run.mode;
+	rc = session_run_rebuild(x->st, &run, take_job, x, &diags, &x->rb, cause);
+	strbuf_release(&diags);
+	if (rc != 0)
+		goto fail;
+	take_jobs(x);
+	x->spec_name = xstrdup(x->rb.spec_path);
+	x->all = true;
+	x->gen = 1;
+	set_status(x);
+	src->ops = &store_src_ops;
+	src->self = x;
+	return 0;
+fail:
+	store_src_free(x);
+	return rc > 0 ? rc : -1;
+}
+
+struct hist_arg {
+	struct strbuf	*out;
+	double		 epoch;
+};
+
+static int
+history_line(void *arg, const struct store_event *ev)
+{
+	struct hist_arg *h = arg;
+	char t[32];
+
+	dash_format_dur(ev->rec.t - h->epoch, t, sizeof t);
+	strbuf_addf(h->out, "  t=%s %s%s%s%s%s\n", t, rec_kind_name(ev->rec.kind),
+	    ev->by_name != NULL ? " by " : "", ev->by_name != NULL ? ev->by_name : "",
+	    ev->rec.detail[0] != '\0' ? "  " : "", ev->rec.detail);
+	return 0;
+}
+
+int
+dash_store_history(struct store *st, int64_t run, int job, double epoch,
+    struct strbuf *out)
+{
+	struct store_event_filter f;
+	struct strbuf lines = STRBUF_INIT;
+	char *cause = NULL;
+	int rc;
+
+	store_event_filter_init(&f);
+	f.run = run;
+	f.job = job;
+	f.limit = DASH_HISTORY;
+	rc = store_event_query(st, &f, history_line, &(struct hist_arg){ &lines, epoch },
+	    &cause);
+	if (rc < 0) {
+		strbuf_addf(out, "history: %s\n", cause);
+		free(cause);
+	} else if (lines.len > 0) {
+		strbuf_adds(out, "history (from the store):\n");
+		strbuf_add(out, lines.buf, lines.len);
+	}
+	strbuf_release(&lines);
+	return 0;
+}
