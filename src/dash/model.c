@@ -695,53 +695,76 @@ dash_format_dur(double s, char *buf, size_t len)
 }
 
 static void
-prio_fifo(const struct dash_qrow *r, char *buf, size_t len)
+prio_fifo(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
 {
 	char d[32];
 
+	(void)j;
 	dash_format_dur(r->key.k[0], d, sizeof d);
 	snprintf(buf, len, "arr %s", d);
 }
 
 static void
-prio_las(const struct dash_qrow *r, char *buf, size_t len)
+prio_las(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
 {
+	(void)j;
 	snprintf(buf, len, "q%d", (int)r->key.k[0]);
 }
 
 static void
-prio_gittins(const struct dash_qrow *r, char *buf, size_t len)
+prio_gittins(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
 {
+	(void)j;
 	snprintf(buf, len, "q%d g=%.3g", (int)r->key.k[0], -r->key.k[1]);
 }
 
 static void
-prio_srtf(const struct dash_qrow *r, char *buf, size_t len)
+prio_srtf(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
 {
 	char d[32];
 
+	(void)j;
 	dash_format_dur(r->key.k[0], d, sizeof d);
 	snprintf(buf, len, "rem %s", d);
 }
 
 /* srsf's key is remaining time x GPUs: service, shown in GPU-hours. */
 static void
-prio_srsf(const struct dash_qrow *r, char *buf, size_t len)
+prio_srsf(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
 {
+	(void)j;
 	snprintf(buf, len, "svc %.3g GPU-h", r->key.k[0] / 3600);
 }
 
 /* 'priority' (live sessions): the key is minus the submission's priority. */
 static void
-prio_priority(const struct dash_qrow *r, char *buf, size_t len)
+prio_priority(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
 {
+	(void)j;
 	snprintf(buf, len, "prio %d", (int)-r->key.k[0]);
+}
+
+/*
+ * gandiva orders like fifo; what it adds is time-slicing, so a job it has
+ * suspended reads "susp xN" (N suspensions so far), a running one that has
+ * been time-sliced "sliced xN", the rest their arrival.
+ */
+static void
+prio_gandiva(const struct dash_qrow *r, const struct job *j, char *buf, size_t len)
+{
+	if (j->state == JOB_SUSPENDED)
+		snprintf(buf, len, "susp x%d", j->suspensions);
+	else if (j->state == JOB_RUNNING && j->suspensions > 0)
+		snprintf(buf, len, "sliced x%d", j->suspensions);
+	else
+		prio_fifo(r, j, buf, len);
 }
 
 /* How each policy's key reads; an unknown policy shows the numbers. */
 static const struct {
 	const char	*policy;
-	void		(*fmt)(const struct dash_qrow *r, char *buf, size_t len);
+	void		(*fmt)(const struct dash_qrow *r, const struct job *j, char *buf,
+			    size_t len);
 } prio_table[] = {
 	{ "fifo", prio_fifo },
 	{ "fifo-skip", prio_fifo },
@@ -750,16 +773,18 @@ static const struct {
 	{ "srtf", prio_srtf },
 	{ "srsf", prio_srsf },
 	{ "priority", prio_priority },
+	{ "gandiva", prio_gandiva },
 };
 
 void
-dash_format_prio(const char *policy, const struct dash_qrow *r, char *buf, size_t len)
+dash_format_prio(const char *policy, const struct dash_qrow *r, const struct job *j,
+    char *buf, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof prio_table / sizeof prio_table[0]; i++)
 		if (strcmp(prio_table[i].policy, policy) == 0) {
-			prio_table[i].fmt(r, buf, len);
+			prio_table[i].fmt(r, j, buf, len);
 			return;
 		}
 	snprintf(buf, len, "%.3g/%.3g", r->key.k[0], r->key.k[1]);

@@ -152,11 +152,12 @@ const char *dash_job_name(const struct dash_model *m, int job);
 
 /*
  * How a policy's key reads to a person: "q1" (las queue), "q0 g=0.0021"
- * (gittins), "rem 1h02m" (srtf)... From a table by policy name; unknown
+ * (gittins), "rem 1h02m" (srtf), "susp x3" (gandiva, j is the row's
+ * job)... From a table by policy name; unknown
  * policies show the raw numbers.
  */
 void	dash_format_prio(const char *policy, const struct dash_qrow *r,
-	    char *buf, size_t len);
+	    const struct job *j, char *buf, size_t len);
 /* "3d04h", "12m05s", "45s" */
 void	dash_format_dur(double s, char *buf, size_t len);
 

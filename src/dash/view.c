@@ -280,7 +280,7 @@ queues_draw_row(const struct dash_model *m, const struct dash_view *v,
 
 	(void)v;
 	(void)w;
-	dash_format_prio(m->d.policy, r, prio, sizeof prio);
+	dash_format_prio(m->d.policy, r, j, prio, sizeof prio);
 	dash_format_dur(m->d.now - (j->state == JOB_PENDING ? j->state_since : j->submit),
 	    wait, sizeof wait);
 	dash_putf(s, 0, y, 10, DR_VC0 + j->vc % DASH_VC_COLORS, "%c %s",

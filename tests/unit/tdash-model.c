@@ -497,19 +497,34 @@ test_ui_state(void)
 	fixture_release(&g);
 }
 
-/* srsf's key is service (remaining time x GPUs), not remaining time. */
+/* srsf's key is service (remaining time x GPUs), not remaining time;
+   gandiva shows its time-slicing, else the arrival its order follows. */
 static void
 test_prio_labels(void)
 {
 	struct dash_qrow r;
+	struct job j;
 	char buf[64];
 
 	memset(&r, 0, sizeof r);
+	job_init(&j, 0, "j0", 0, 0);
 	r.key.k[0] = 7200;
-	dash_format_prio("srtf", &r, buf, sizeof buf);
+	dash_format_prio("srtf", &r, &j, buf, sizeof buf);
 	CHECK_STREQ(buf, "rem 2h00m");
-	dash_format_prio("srsf", &r, buf, sizeof buf);
+	dash_format_prio("srsf", &r, &j, buf, sizeof buf);
 	CHECK_STREQ(buf, "svc 2 GPU-h");
+	dash_format_prio("gandiva", &r, &j, buf, sizeof buf);
+	CHECK_STREQ(buf, "arr 2h00m");
+	j.state = JOB_SUSPENDED;
+	j.suspensions = 3;
+	dash_format_prio("gandiva", &r, &j, buf, sizeof buf);
+	CHECK_STREQ(buf, "susp x3");
+	j.state = JOB_RUNNING;
+	dash_format_prio("gandiva", &r, &j, buf, sizeof buf);
+	CHECK_STREQ(buf, "sliced x3");
+	j.suspensions = 0;
+	dash_format_prio("gandiva", &r, &j, buf, sizeof buf);
+	CHECK_STREQ(buf, "arr 2h00m");
 }
 
 /* ---- model invariant 5: the delta equals a full rebuild ---- */
