@@ -99,6 +99,8 @@ struct job {
 	enum job_class		 klass;
 	int			 priority;	/* 0..1000 from a submission (policy
 						   'priority'); 0 for traces */
+	int			 weight;	/* time-slice weight within its priority
+						   (gandiva's sharing groups): 1 */
 	bool			 soft_affinity;	/* may run with relaxed locality */
 	double			 duration;	/* seconds at ideal placement; < 0 unknown */
 	int			 model;		/* model class (sim/model.h) */

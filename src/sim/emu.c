@@ -565,7 +565,25 @@ slots_of(const struct emu *m, const struct sgroup *g)
 	return n;
 }
 
-/* Members in round-robin order (rr, then job id) into out. */
+/* Does member a come after member b: lower priority, then later in the
+   round robin (rr), then the higher job id. */
+static bool
+rr_after(const struct emu *m, int a, int b)
+{
+	int pa = m->jobs[a].priority, pb = m->jobs[b].priority;
+
+	if (pa != pb)
+		return pa < pb;
+	if (m->js[a].rr != m->js[b].rr)
+		return m->js[a].rr > m->js[b].rr;
+	return a > b;
+}
+
+/*
+ * Members in round-robin order into out: strict priority tiers first (the
+ * slots go to the highest tier present; a lower tier runs only in slots
+ * no higher job wants, and is evicted first), then rr, then job id.
+ */
 static void
 rr_order(const struct emu *m, const struct sgroup *g, int *out)
 {
@@ -573,11 +591,25 @@ rr_order(const struct emu *m, const struct sgroup *g, int *out)
 
 	for (i = 0; i < g->nmb; i++) {
 		v = g->mb[i];
-		for (k = i - 1; k >= 0 && (m->js[out[k]].rr > m->js[v].rr ||
-		    (m->js[out[k]].rr == m->js[v].rr && out[k] > v)); k--)
+		for (k = i - 1; k >= 0 && rr_after(m, out[k], v); k--)
 			out[k + 1] = out[k];
 		out[k + 1] = v;
 	}
+}
+
+/*
+ * Does a running member keep its slot at the end of a slice? One of weight
+ * w runs w slices in a row (from its last resume) before it goes to the
+ * back, so within a tier slot time goes by weight. Half a slice of slack
+ * absorbs the rounding of slice ends; a re-plan between (a member joined)
+ * restarts the slice, so such a run is a little short, never long.
+ */
+static bool
+keeps_slot(const struct emu *m, int job)
+{
+	const struct job *j = &m->jobs[job];
+
+	return j->weight > 1 && m->now - j->state_since < (j->weight - 0.5) * m->par.slice;
 }
 
 static void
@@ -665,7 +697,7 @@ group_plan(struct emu *m, int gi, bool rotate)
 	rr_order(m, g, ord);
 	if (rotate && (g->mode == SG_SLICE || g->mode == SG_NOPACK)) {
 		for (i = 0; i < n; i++)
-			if (m->jobs[ord[i]].state == JOB_RUNNING) {
+			if (m->jobs[ord[i]].state == JOB_RUNNING && !keeps_slot(m, ord[i])) {
 				m->js[ord[i]].rr = ++m->rr_back;
 				mark(m, ord[i]);
 			}
@@ -686,6 +718,7 @@ group_plan(struct emu *m, int gi, bool rotate)
 		const struct job *j = &m->jobs[ord[i]];
 		sm[i].job = ord[i];
 		sm[i].util = 2;		/* no profile: never packed */
+		sm[i].prio = j->priority;
 		if (!m->par.ideal && j->model >= 0 && j->model < model_count) {
 			sm[i].util = model_table[j->model].gpu_util;
 			sm[i].mem = model_table[j->model].mem_peak;

@@ -27,6 +27,16 @@
  * cost, a migrated one its migrate cost. Groups, guests, round-robin
  * order and packing trials are saved (blob version 2) like the rest.
  *
+ * Priorities in a group (struct job's priority and weight; ours, since
+ * Gandiva only says "weighted shares by priority"): strict tiers. The
+ * slots go to the highest priority present; a lower tier runs only in
+ * slots no higher job wants, is evicted first and is never packed with a
+ * higher one, so a job is never suspended (or slowed) for a lower one.
+ * Within a tier, round robin by weight: a member of weight w runs w
+ * slices in a row (counted from its last resume, job state_since) before
+ * it goes to the back, so shares go as the weights. Neither needs saved
+ * state of its own.
+ *
  * Ticks: emu_run pops every event due at one instant, then runs one
  * scheduler pass and carries out its actions. Between two ticks (when
  * emu_run returns, and in the progress callback, which is only called

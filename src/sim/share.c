@@ -86,7 +86,7 @@ share_plan_pack(const struct share_member *mb, int n, int slots, double gpu_mem,
 	if (n <= 0 || n <= slots || pairs > slots || slots <= 0)
 		return false;
 	for (i = 0; i < n; i++)
-		if (!(mb[i].util <= 1) || !(mb[i].mem >= 0))
+		if (!(mb[i].util <= 1) || !(mb[i].mem >= 0) || mb[i].prio != mb[0].prio)
 			return false;
 	idx = calloc((size_t)n + 1, sizeof *idx);
 	if (idx == NULL)

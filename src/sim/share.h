@@ -24,6 +24,10 @@
  *  2. A plan is a function of its inputs (order included), nothing else.
  *  3. Packing never puts more than two members on one slot, and only when
  *     members <= 2 x slots.
+ *  4. Packing never pairs members of different priorities: a job is never
+ *     slowed for one of a lower priority (the caller's round-robin order
+ *     puts higher priorities first, so slicing never suspends one for a
+ *     lower one either).
  */
 #ifndef CELLAR_SHARE_H
 #define CELLAR_SHARE_H
@@ -35,6 +39,7 @@ struct share_member {
 	int		 job;
 	double		 util;		/* 0..1 alone on its GPUs; > 1: no profile */
 	double		 mem;		/* GiB per GPU at peak */
+	int		 prio;		/* priority tier (struct job's priority) */
 };
 
 /* What a plan gives one member (same order as the input). */
@@ -66,7 +71,8 @@ void	 share_plan_slice(const struct share_member *mb, int n, int slots,
  * Packing plan: n - slots pairs made of the lowest-utilization members
  * (ties by job id), each pair on one slot; everyone runs. Returns false
  * (out untouched) when it cannot pack: more than 2 x slots members, a
- * member without a profile, or a pair that does not fit in gpu_mem GiB.
+ * member without a profile, members of different priorities, or a pair
+ * that does not fit in gpu_mem GiB.
  */
 bool	 share_plan_pack(const struct share_member *mb, int n, int slots,
 	    double gpu_mem, struct share_slot *out);

@@ -10,7 +10,9 @@
  *    percent (the suspend+resume cost per slice);
  *  - Gandiva Table 1 in shape: packing low-utilization jobs beats
  *    time-slicing and is kept; packing high-utilization jobs loses and is
- *    undone.
+ *    undone;
+ *  - priorities (emu.h): within a tier, slot time goes by weight; across
+ *    tiers, a job is never suspended while a lower-priority one runs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@ test_plans(void)
 		mb[i].job = i;
 		mb[i].util = 0.3 + 0.1 * (5 - i);	/* job 5 lowest */
 		mb[i].mem = 4;
+		mb[i].prio = 0;
 	}
 	share_plan_slice(mb, 6, 4, out);
 	for (sum = 0, i = 0; i < 6; i++)
@@ -53,6 +56,9 @@ test_plans(void)
 	CHECK(out[3].partner == 2 && out[1].partner == -1 && out[0].partner == -1);
 	CHECK(!share_plan_pack(mb, 6, 2, 16, out));	/* three on a slot */
 	CHECK(!share_plan_pack(mb, 6, 4, 7, out));	/* 4 + 4 GiB > 7 */
+	mb[5].prio = 1;					/* tiers differ */
+	CHECK(!share_plan_pack(mb, 6, 4, 16, out));
+	mb[5].prio = 0;
 	mb[5].util = 2;					/* no profile */
 	CHECK(!share_plan_pack(mb, 6, 4, 16, out));
 	/* the model table has both kinds of pairs (Gandiva Table 1) */
@@ -171,10 +177,116 @@ test_table1(void)
 	}
 }
 
+/* Within one tier, slices by weight: four 1-GPU jobs on a 2-GPU node,
+   weights 2, 1, 2, 1 (a host and a guest of each weight), get 2/3 and 1/3
+   of a GPU; with weights all 1, 1/2 each (the contrast). */
+static void
+test_weights(void)
+{
+	static const int w[] = { 2, 1, 2, 1 };
+	struct spec *s = one_node(2);
+	struct policy_params pp;
+	struct emu_params ep;
+	struct policy p;
+	struct job jobs[4];
+	struct emu *m;
+	char *cause = NULL;
+	double T = 6 * 3600, share, want;
+	int i, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < 4; i++) {
+			add(jobs, i, 0, 0, 1, 1e6);
+			jobs[i].model = model_find("resnet50");
+			jobs[i].weight = pass == 0 ? w[i] : 1;
+		}
+		policy_params_init(&pp);
+		emu_params_init(&ep);
+		ep.pack = false;
+		CHECK(policy_init(&p, policy_find("gandiva"), &pp, &cause) == 0);
+		m = emu_create(s, ENGINE_HIVED, &p, &ep, jobs, 4, &cause);
+		CHECKF(m != NULL, "%s", cause ? cause : "");
+		CHECK(emu_run(m, T, NULL, NULL, &cause) >= 0);
+		for (i = 0; i < 4; i++) {
+			share = jobs[i].run_time / T;
+			want = pass == 0 ? 2.0 * w[i] / 6 : 0.5;
+			CHECKF(fabs(share - want) < 0.05, "pass %d job %d (weight %d) "
+			    "ran %.3f of the time, want %.3f", pass, i, jobs[i].weight,
+			    share, want);
+		}
+		emu_free(m);
+		policy_release(&p);
+	}
+	spec_free(s);
+}
+
+/*
+ * Strict tiers over a long run: 40 one-GPU jobs of priorities 0-2 and
+ * weights 1-2 arrive over four hours on one 4-GPU node (one sharing
+ * group, packing on). At every tick boundary in steps of 7 s, no job is
+ * suspended while one of a lower priority runs; and the case is not
+ * empty: lower jobs are suspended while higher ones run many times, and
+ * jobs while others of their own priority run.
+ */
+static void
+test_tiers(void)
+{
+	struct spec *s = one_node(4);
+	struct policy_params pp;
+	struct emu_params ep;
+	struct policy p;
+	struct job jobs[40];
+	struct emu *m;
+	char *cause = NULL;
+	unsigned long long x = 12345;
+	double t;
+	int i, k, bad = 0, below = 0, same = 0;
+
+	for (i = 0; i < 40; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		add(jobs, i, 0, (double)(x >> 33) / (1ULL << 31) * 4 * 3600, 1,
+		    600 + (double)((x >> 20) % 6600));
+		jobs[i].model = model_find(i % 3 == 0 ? "lstm" : "resnet50");
+		jobs[i].priority = (int)((x >> 40) % 3);
+		jobs[i].weight = 1 + (int)((x >> 45) % 2);
+	}
+	policy_params_init(&pp);
+	emu_params_init(&ep);
+	CHECK(policy_init(&p, policy_find("gandiva"), &pp, &cause) == 0);
+	m = emu_create(s, ENGINE_HIVED, &p, &ep, jobs, 40, &cause);
+	CHECKF(m != NULL, "%s", cause ? cause : "");
+	for (t = 0; !emu_done(m) && t < 48 * 3600; t += 7) {
+		CHECK(emu_run(m, t, NULL, NULL, &cause) >= 0);
+		for (i = 0; i < 40; i++) {
+			if (jobs[i].state != JOB_SUSPENDED)
+				continue;
+			for (k = 0; k < 40; k++) {
+				if (jobs[k].state != JOB_RUNNING)
+					continue;
+				bad += jobs[k].priority < jobs[i].priority;
+				below += jobs[k].priority > jobs[i].priority;
+				same += jobs[k].priority == jobs[i].priority;
+			}
+		}
+	}
+	CHECK(emu_done(m));
+	for (i = 0; i < 40; i++)
+		CHECK(jobs[i].state == JOB_COMPLETED);
+	CHECKF(bad == 0, "%d times a job was suspended while a lower one ran", bad);
+	CHECKF(below > 100, "lower jobs suspended for higher ones only %d times", below);
+	/* and a tier still time-slices among itself */
+	CHECKF(same > 100, "suspended for a job of its own priority only %d times", same);
+	emu_free(m);
+	policy_release(&p);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "plans", test_plans },
 	{ "fig9", test_fig9 },
 	{ "table1", test_table1 },
+	{ "weights", test_weights },
+	{ "tiers", test_tiers },
 };
 
 TEST_MAIN(tests)
