@@ -604,18 +604,20 @@ struct pconf {
 	const char	*policy;
 	bool		 sample;
 	double		 knob;
+	bool		 tiers;		/* jobs of priorities 0-2, weights 1-2 */
 };
 
 static const struct pconf pconfs[] = {
-	{ "fifo", false, 0 },
-	{ "fifo-skip", false, 0 },
-	{ "las", false, 0 },
-	{ "las", false, 2 },		/* promotion: EV_PROMOTE events */
-	{ "gittins", true, 0 },
-	{ "gittins", false, 0 },	/* learns from done() */
-	{ "srtf", false, 0 },
-	{ "srsf", false, 0 },
-	{ "gandiva", false, 0 },	/* time-slicing, packing, guests */
+	{ "fifo", false, 0, false },
+	{ "fifo-skip", false, 0, false },
+	{ "las", false, 0, false },
+	{ "las", false, 2, false },		/* promotion: EV_PROMOTE events */
+	{ "gittins", true, 0, false },
+	{ "gittins", false, 0, false },	/* learns from done() */
+	{ "srtf", false, 0, false },
+	{ "srsf", false, 0, false },
+	{ "gandiva", false, 0, false },	/* time-slicing, packing, guests */
+	{ "gandiva", false, 0, true },	/* priority tiers, weighted slices */
 };
 
 static void
@@ -636,6 +638,10 @@ test_policies_and_modes(void)
 	}
 	for (pi = 0; pi < (int)(sizeof pconfs / sizeof pconfs[0]); pi++)
 		for (mi = 0; mi < 3; mi++) {
+			for (i = 0; i < n; i++) {
+				jobs[i].priority = pconfs[pi].tiers ? (i * 7) % 3 : 0;
+				jobs[i].weight = pconfs[pi].tiers ? 1 + i % 2 : 1;
+			}
 			memset(&su, 0, sizeof su);
 			su.s = s;
 			su.mode = modes[mi];
@@ -656,7 +662,7 @@ test_policies_and_modes(void)
 			su.njobs = pconfs[pi].knob > 0 ? 60 : n;
 			total += one(&su, 10);
 		}
-	CHECKF(total >= 9 * 3 * 10, "%d restores", total);
+	CHECKF(total >= 10 * 3 * 10, "%d restores", total);
 	free(jobs);
 	spec_free(s);
 }
