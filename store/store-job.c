@@ -321,6 +321,7 @@ job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *s
 	j->model = t != NULL ? model_find(t) : -1;
 	j->elastic_min = sqlite3_column_int(q, 12);
 	j->elastic_max = sqlite3_column_int(q, 13);
+	j->weight = 1;		/* not kept by schema 4: job_init's default */
 	if ((v = state_parse((const char *)sqlite3_column_text(q, 14))) < 0)
 		goto bad;
 	j->state = (enum job_state)v;
