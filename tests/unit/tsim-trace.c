@@ -247,7 +247,7 @@ static const struct {
 	{ TI "0,1,0,606,bert,164,30\r\n", TRACE_AUTO,
 	  "t.csv:2:11: unknown model_name 'bert' (known: resnet50 resnet101 resnet152 "
 	  "inception3 inception4 googlenet alexnet vgg11 vgg16 vgg19 lstm transformer "
-	  "deepspeech dcgan)" },
+	  "deepspeech dcgan bert-large mobilenet)" },
 	{ TI "0,1,0,606,vgg16,164,30\r\n1,2,5,7,vgg16,x\r,3\r\n", TRACE_AUTO,
 	  "t.csv:3:15: duration 'x\\x0d' is not a number" },
 	/* a forced format reads line 1 as data unless it is that header */
