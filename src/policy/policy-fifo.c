@@ -19,6 +19,14 @@
  * mechanisms — over-subscription with suspend/resume time-slicing, packing,
  * the node choice of its Algorithm 1 for time-sliced jobs — are the
  * emulator's, asked for by POLICY_OVERSUB (sim/emu.h, sim/share.h).
+ *
+ * `antman` (OSDI'20) is strict FIFO for guaranteed jobs: a VC's queue
+ * stops at a gang that does not fit, so the GPUs free for it stay free
+ * (AntMan's gang reservation; no smaller job passes and takes them), and
+ * opportunistic jobs use them meanwhile. Its mechanisms — opportunistic
+ * jobs sharing GPUs under memory and SM control, auto-classification,
+ * upgrades — are the emulator's, asked for by POLICY_OPPSHARE
+ * (sim/antman.h, sim/emu-antman.c).
  */
 #include <math.h>
 
@@ -86,6 +94,16 @@ const struct policy_ops policy_gandiva = {
 	.name = "gandiva",
 	.summary = "Gandiva: time-slicing over-subscription, packing; FIFO with skipping",
 	.flags = POLICY_SKIP | POLICY_OVERSUB,
+	.key = fifo_key,
+	.klass = fifo_klass,
+	.change = fifo_change,
+	.wait_change = fifo_wait_change,
+};
+
+const struct policy_ops policy_antman = {
+	.name = "antman",
+	.summary = "AntMan: opportunistic jobs share GPUs under memory/SM control; FIFO",
+	.flags = POLICY_OPPSHARE,
 	.key = fifo_key,
 	.klass = fifo_klass,
 	.change = fifo_change,

@@ -17,6 +17,7 @@ const struct policy_ops *const policy_table[] = {
 	&policy_srtf,
 	&policy_srsf,
 	&policy_gandiva,
+	&policy_antman,
 	&policy_priority,
 	NULL
 };

@@ -71,6 +71,11 @@ struct policy_key {
    cells at arrival is time-sliced (or packed) with jobs of its VC of the
    same size on one node (Gandiva; sim/share.h). Not about the order. */
 #define POLICY_OVERSUB		0x8
+/* Asks the backend for AntMan's sharing: opportunistic jobs (and auto
+   ones that cannot start as guaranteed) borrow GPUs without cells, under
+   memory and SM control (sim/antman.h); the scheduler leaves the
+   opportunistic pool to the backend. Not about the order. */
+#define POLICY_OPPSHARE		0x10
 
 struct policy;
 
@@ -162,6 +167,7 @@ extern const struct policy_ops policy_gittins;
 extern const struct policy_ops policy_srtf;
 extern const struct policy_ops policy_srsf;
 extern const struct policy_ops policy_gandiva;
+extern const struct policy_ops policy_antman;
 extern const struct policy_ops policy_priority;
 
 #endif

@@ -666,8 +666,10 @@ pass_domain(struct sched *s, struct domain *d, struct engine_plan *plan,
 		job = d->shapes[b].heap[0];
 		if (try_start(s, job, d->opp, plan, acts, nacts, cap))
 			continue;
-		/* auto: guaranteed while the VC has room, else opportunistic */
+		/* auto: guaranteed while the VC has room, else opportunistic
+		   (with POLICY_OPPSHARE the backend shares GPUs with them) */
 		if (!d->opp && s->jobs[job].klass == JOB_AUTO &&
+		    !(s->p->ops->flags & POLICY_OPPSHARE) &&
 		    try_start(s, job, true, plan, acts, nacts, cap))
 			continue;
 		d->shapes[b].failed = true;
@@ -688,7 +690,8 @@ sched_pass(struct sched *s, double now, struct sched_action **acts, int *nacts,
 	engine_plan_init(&plan);
 	/* guaranteed domains first: they may preempt the opportunistic pool */
 	for (i = 0; i < s->ndoms; i++)
-		if (s->doms[i].dirty)
+		if (s->doms[i].dirty && !(s->doms[i].opp &&
+		    (s->p->ops->flags & POLICY_OPPSHARE)))
 			pass_domain(s, &s->doms[i], &plan, acts, nacts, cap);
 	engine_plan_release(&plan);
 	return *nacts - before_n;

@@ -7,6 +7,7 @@
 
 #include "core/strbuf.h"
 #include "policy/sched.h"
+#include "sim/antman.h"
 #include "sim/emu.h"
 
 enum ev_kind {
@@ -19,6 +20,7 @@ enum ev_kind {
 	EV_NODE_OK,
 	EV_SAMPLE,
 	EV_SLICE,	/* a sharing group's slice or pack trial ends (arg: group) */
+	EV_PHASE,	/* a running job enters its next phase (AntMan sharing) */
 };
 
 struct ev {
@@ -50,6 +52,37 @@ struct ejob_state {
 	int		 migrations;
 	double		 migcost;	/* seconds of migration stalls */
 	double		 feedback;	/* when its run time reached par.feedback; -1 */
+	/* AntMan sharing (POLICY_OPPSHARE, emu-antman.c; 0 / NULL otherwise) */
+	bool		 am;		/* a guest: runs on GPUs it holds no cells of */
+	int		*gpus;		/* GPUs (gpu indices) it runs on, host or guest */
+	int		 ngpus;
+	long long	 am_seq;	/* order of arrival on its GPUs */
+	int		 phase;		/* model_phases index while running */
+	/* its terms in the emulator's sums, so leaving takes back exactly them */
+	double		 c_busy;	/* guest: gpus x share while running */
+	double		 c_host;	/* host: gpus while running */
+	double		 c_lost;	/* host: gpus x (1 - factor) while running */
+};
+
+/*
+ * AntMan: one GPU (spec leaf). Guests in order of arrival (am_seq); the
+ * host is whoever holds the leaf's engine cell. grant[0..ng] is the last
+ * plan (the host's first when there is one), kept to read factors.
+ */
+struct agpu {
+	int		*guests;
+	int		 ng;
+	size_t		 cap;
+	struct am_grant	*grant;
+	int		*users;		/* the job of each grant */
+	size_t		 grant_cap, users_cap;
+	int		 nusers;	/* entries of grant and users in use */
+	int		 host;		/* job of the last plan's host, -1 */
+	double		 util_avg;	/* SM busy, averaged over par.opp_window */
+	double		 util_t;	/* util_avg as of this time */
+	double		 util_now;	/* SM busy now */
+	double		 mem_now;	/* GiB granted now */
+	bool		 dirty;		/* to plan again at the end of the tick */
 };
 
 /* Group modes (how the slots are shared). */
@@ -136,6 +169,31 @@ struct emu {
 	int			 narrived;
 	size_t			 arrived_cap;
 
+	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
+	bool			 am_on;
+	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
+	int			*leaf_gpu;	/* per spec cell: GPU index, -1 */
+	int			*gpu_leaf;	/* per GPU: spec cell */
+	int			 ngpu;
+	int			*node_off;	/* per node: first entry in node_gpu */
+	int			*node_gpu;	/* GPUs by node */
+	int			*am_wait;	/* pending non-guaranteed jobs, (submit, id) */
+	int			 nwait;
+	size_t			 wait_cap;
+	int			*am_dirty;	/* GPUs marked dirty this tick */
+	int			 ndirty_gpu;
+	size_t			 dirty_gpu_cap;
+	bool			 am_freed;	/* a host left this tick: try upgrades */
+	long long		 am_seq;
+	double			 am_busy;	/* sum of guests' c_busy */
+	double			 am_host;	/* sum of hosts' c_host */
+	double			 am_lost;	/* sum of hosts' c_lost */
+	double			 am_sm;		/* sum of GPUs' util_now */
+	double			 am_mem;	/* sum of GPUs' mem_now */
+	double			 am_int_sm, am_int_mem, am_int_host, am_int_lost;
+	long long		 am_done;	/* guests that completed */
+	long long		 am_upgrades, am_ooms, am_guests;
+
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */
 	int			 nfault_ev;	/* fault events made by emu_create */
@@ -172,5 +230,35 @@ void		 emu_group_insert(struct sgroup *g, int job);
 void		 emu_job_changed(void *arg, int job);
 /* Give the scheduler the emulator's callbacks (changes; Gandiva's node choice). */
 void		 emu_sched_hooks(struct emu *m);
+
+/* emu.c's steps, for emu-antman.c */
+void		 emu_account(struct emu *m, int job);
+void		 emu_apply(struct emu *m, int job, enum job_event ev);
+void		 emu_log(struct emu *m, enum rec_kind kind, int job, int arg, int detail);
+void		 emu_mark(struct emu *m, int job);
+int		 emu_detail_add(struct emu *m, const char *text);
+int		 emu_detail_nodes(struct emu *m, const struct job *j);
+void		 emu_set_speed(struct emu *m, int job, double factor, double share);
+void		 emu_suspend(struct emu *m, int job);
+void		 emu_resume(struct emu *m, int job, double factor, double share);
+void		 emu_fail(struct emu *m, int job, int cell, int name, int *why);
+void		 emu_preempt(struct emu *m, int job, int by);
+double		 emu_model_cost(const struct emu *m, const struct job *j, bool migrate);
+double		 emu_job_speed(const struct emu *m, const struct job *j);
+void		 emu_push(struct emu *m, double t, int kind, int arg, unsigned ver);
+
+/* emu-antman.c: AntMan sharing, when the policy has POLICY_OPPSHARE */
+void		 emu_am_init(struct emu *m);
+void		 emu_am_free(struct emu *m);
+void		 emu_am_submit(struct emu *m, int job);
+void		 emu_am_start(struct emu *m, int job);
+void		 emu_am_leave(struct emu *m, int job, bool completed);
+void		 emu_am_phase(struct emu *m, int job);
+void		 emu_am_plan_phase(struct emu *m, int job);
+void		 emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why);
+void		 emu_am_integrate(struct emu *m, double t);
+void		 emu_am_tick(struct emu *m);
+/* Rebuild the GPUs' guest lists and plans after a restore; -1 on nonsense. */
+int		 emu_am_restore(struct emu *m, char *why, size_t len);
 
 #endif

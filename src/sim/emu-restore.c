@@ -24,10 +24,11 @@ cmp_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Version 2 added the sharing state (groups, guests, feedback); version 1
-   blobs still restore, as emulators that never shared. */
-#define JOB_BLOB_VERSION	2
-#define RUN_BLOB_VERSION	2
+/* Version 2 added the sharing state (groups, guests, feedback), version 3
+   AntMan's (guests' GPUs, phases, the GPUs' utilization); older blobs
+   still restore, as emulators that never shared that way. */
+#define JOB_BLOB_VERSION	3
+#define RUN_BLOB_VERSION	3
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -37,7 +38,7 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	const struct ejob_state *x = &m->js[job];
 	struct policy_key key;
 	size_t start = out->len;
-	int klass;
+	int klass, i;
 
 	sched_job_key(m->sch, job, &key, &klass);
 	pack_u8(out, JOB_BLOB_VERSION);
@@ -66,6 +67,16 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	pack_i32(out, x->migrations);
 	pack_f64(out, x->migcost);
 	pack_f64(out, x->feedback);
+	/* version 3: AntMan */
+	pack_u8(out, x->am);
+	pack_i32(out, x->ngpus);
+	for (i = 0; i < x->ngpus; i++)
+		pack_i32(out, x->gpus[i]);
+	pack_i64(out, x->am_seq);
+	pack_i32(out, x->phase);
+	pack_f64(out, x->c_busy);
+	pack_f64(out, x->c_host);
+	pack_f64(out, x->c_lost);
 	pack_seal(out, start);
 }
 
@@ -162,6 +173,28 @@ emu_save(const struct emu *m, struct strbuf *out)
 		pack_f64(out, g->eval_work);
 		pack_i32(out, g->nmb);
 	}
+	/* version 3: AntMan's sums and GPUs (none when off) */
+	pack_i64(out, m->am_seq);
+	pack_f64(out, m->am_busy);
+	pack_f64(out, m->am_host);
+	pack_f64(out, m->am_lost);
+	pack_f64(out, m->am_sm);
+	pack_f64(out, m->am_mem);
+	pack_f64(out, m->am_int_sm);
+	pack_f64(out, m->am_int_mem);
+	pack_f64(out, m->am_int_host);
+	pack_f64(out, m->am_int_lost);
+	pack_i64(out, m->am_done);
+	pack_i64(out, m->am_upgrades);
+	pack_i64(out, m->am_ooms);
+	pack_i64(out, m->am_guests);
+	pack_i32(out, m->am_on ? m->ngpu : 0);
+	for (i = 0; m->am_on && i < m->ngpu; i++) {
+		pack_f64(out, m->gpu[i].util_avg);
+		pack_f64(out, m->gpu[i].util_t);
+		pack_f64(out, m->gpu[i].util_now);
+		pack_f64(out, m->gpu[i].mem_now);
+	}
 	pack_seal(out, start);
 }
 
@@ -186,6 +219,11 @@ struct run_state {
 	long long		 rr_back, rr_front, packs, unpacks, guests;
 	struct sgroup		*grp;	/* nmb: the count stored, mb unused */
 	int			 ngrp;
+	/* AntMan (version 3) */
+	long long		 am_seq, am_done, am_upgrades, am_ooms, am_guests;
+	double			 am[9];		/* busy host lost sm mem, 4 integrals */
+	double			*gpu;		/* 4 per GPU */
+	int			 ngpu;
 };
 
 static void
@@ -195,6 +233,7 @@ run_state_release(struct run_state *rs)
 	free(rs->dirty);
 	free(rs->marks);
 	free(rs->grp);
+	free(rs->gpu);
 }
 
 static int
@@ -207,7 +246,7 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 	memset(rs, 0, sizeof *rs);
 	unpack_init(&u, b->data, b->len);
 	unpack_unseal(&u);
-	if ((v = unpack_u8(&u)) != RUN_BLOB_VERSION && v != 1 && !u.failed)
+	if (((v = unpack_u8(&u)) < 1 || v > RUN_BLOB_VERSION) && !u.failed)
 		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
 		    RUN_BLOB_VERSION);
 	rs->njobs = unpack_i32(&u);
@@ -238,7 +277,7 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 		/* a slice's group is checked once the groups are read */
 		if (!(x->t >= rs->now) || (x->kind != EV_FINISH && x->kind != EV_REKEY &&
 		    x->kind != EV_PROMOTE && x->kind != EV_REQUEUE && x->kind != EV_SAMPLE &&
-		    x->kind != EV_SLICE) || (x->kind != EV_SAMPLE && x->kind != EV_SLICE &&
+		    x->kind != EV_SLICE && x->kind != EV_PHASE) || (x->kind != EV_SAMPLE && x->kind != EV_SLICE &&
 		    (x->arg < 0 || x->arg >= njobs)) ||
 		    x->seq >= rs->seq) {
 			unpack_fail(&u, "event %d (kind %d, job %d, seq %llu) cannot be", i,
@@ -291,6 +330,23 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 				    g->mode, g->nmb);
 		}
 	}
+	if (v >= 3) {
+		rs->am_seq = unpack_i64(&u);
+		for (i = 0; i < 9; i++)
+			rs->am[i] = unpack_f64(&u);
+		rs->am_done = unpack_i64(&u);
+		rs->am_upgrades = unpack_i64(&u);
+		rs->am_ooms = unpack_i64(&u);
+		rs->am_guests = unpack_i64(&u);
+		rs->ngpu = unpack_count(&u, 1 << 26, 32, "GPUs");
+		rs->gpu = xcalloc((size_t)rs->ngpu * 4 + 1, sizeof *rs->gpu);
+		for (i = 0; i < 4 * rs->ngpu && !u.failed; i++)
+			if (!isfinite(rs->gpu[i] = unpack_f64(&u)) && !u.failed)
+				unpack_fail(&u, "GPU %d: a value is not finite", i / 4);
+		for (i = 0; i < 9 && !u.failed; i++)
+			if (!isfinite(rs->am[i]))
+				unpack_fail(&u, "AntMan sums: value %d is not finite", i);
+	}
 	for (i = 0; i < rs->nev && !u.failed; i++)
 		if (rs->ev[i].kind == EV_SLICE && (rs->ev[i].arg < 0 ||
 		    rs->ev[i].arg >= rs->ngrp))
@@ -318,11 +374,12 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 /* One job's blob (empty: as emu_create left it). */
 static int
 decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failures,
-    struct policy_key *key, int *klass, char *why, size_t len)
+    struct policy_key *key, int *klass, int ngpu, char *why, size_t len)
 {
 	struct unpack u;
 	char what[64];
 	unsigned v;
+	int i;
 
 	emu_js_init(x);
 	*failures = 0;
@@ -333,7 +390,7 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		return 0;
 	unpack_init(&u, b->data, b->len);
 	unpack_unseal(&u);
-	if ((v = unpack_u8(&u)) != JOB_BLOB_VERSION && v != 1 && !u.failed)
+	if (((v = unpack_u8(&u)) < 1 || v > JOB_BLOB_VERSION) && !u.failed)
 		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
 		    JOB_BLOB_VERSION);
 	x->ver = unpack_u32(&u);
@@ -362,11 +419,29 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		x->migcost = unpack_f64(&u);
 		x->feedback = unpack_f64(&u);
 		if (!u.failed && (x->grp < -1 || (x->guest && x->grp < 0) ||
-		    !(x->alone >= 0) || !(x->factor >= 0) || !(x->share > 0) ||
+		    !(x->alone >= 0) || !(x->factor >= 0) || !(x->share >= 0) ||
 		    !(x->share <= 1) || !isfinite(x->swcost) || x->migrations < 0 ||
 		    !isfinite(x->migcost) || !isfinite(x->feedback)))
 			unpack_fail(&u, "sharing state (group %d, guest %d, factor %g, "
 			    "share %g) cannot be", x->grp, x->guest, x->factor, x->share);
+	}
+	if (v >= 3 && !u.failed) {
+		x->am = unpack_u8(&u) != 0;
+		x->ngpus = unpack_count(&u, ngpu, 4, "GPUs");
+		x->gpus = xcalloc((size_t)x->ngpus + 1, sizeof *x->gpus);
+		for (i = 0; i < x->ngpus && !u.failed; i++)
+			if ((x->gpus[i] = unpack_i32(&u)) < 0 || x->gpus[i] >= ngpu)
+				unpack_fail(&u, "GPU %d of %d cannot be", x->gpus[i], ngpu);
+		x->am_seq = unpack_i64(&u);
+		x->phase = unpack_i32(&u);
+		x->c_busy = unpack_f64(&u);
+		x->c_host = unpack_f64(&u);
+		x->c_lost = unpack_f64(&u);
+		if (!u.failed && ((x->am && x->ngpus == 0) || (x->am && x->guest) ||
+		    x->phase < 0 || x->phase >= model_nphases || !isfinite(x->c_busy) ||
+		    !isfinite(x->c_host) || !isfinite(x->c_lost)))
+			unpack_fail(&u, "AntMan state (guest %d, %d GPUs, phase %d) cannot be",
+			    x->am, x->ngpus, x->phase);
 	}
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
@@ -445,7 +520,8 @@ restore_groups(struct emu *m, const struct run_state *rs, char *why, size_t len)
 	for (i = 0; i < m->njobs; i++) {
 		const struct job *j = &m->jobs[i];
 		const struct ejob_state *x = &m->js[i];
-		if ((x->guest ? j->engine_id != -1 : job_holds_cells(j) && j->engine_id < 0) ||
+		if ((x->guest || x->am ? j->engine_id != -1 :
+		    job_holds_cells(j) && j->engine_id < 0) || (x->am && !job_holds_cells(j)) ||
 		    (x->grp >= 0 && !job_holds_cells(j))) {
 			bufprintf(why, len, "job '%s' (%s, engine job %d) cannot be %s",
 			    j->name, job_state_name(j->state), j->engine_id,
@@ -527,7 +603,8 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	klass = xcalloc((size_t)njobs + 1, sizeof *klass);
 	for (i = 0; i < njobs; i++)
 		if (decode_job(sv->job_state != NULL ? &sv->job_state[i] : NULL, i, &m->js[i],
-		    &m->failures[i], &keys[i], &klass[i], why, sizeof why) < 0)
+		    &m->failures[i], &keys[i], &klass[i], m->am_on ? m->ngpu : 0,
+		    why, sizeof why) < 0)
 			goto fail;
 	m->now = rs.now;
 	m->horizon = rs.horizon;
@@ -603,7 +680,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		}
 		if (arrived && j->state == JOB_PENDING)
 			rc = sched_restore_pending(m->sch, i, &keys[i], klass[i], why, sizeof why);
-		else if (job_holds_cells(j) && !m->js[i].guest)
+		else if (job_holds_cells(j) && !m->js[i].guest && !m->js[i].am)
 			rc = sched_restore_running(m->sch, i, &keys[i], klass[i], why, sizeof why);
 		else
 			rc = sched_restore_key(m->sch, i, &keys[i], klass[i], why, sizeof why);
@@ -691,6 +768,42 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		for (i = 0; i < k; i++)
 			p->ops->done((struct policy *)p, &jobs[order[i].job]);
 
+	/* AntMan: the sums and GPUs as stored, guest lists and plans rebuilt */
+	if (m->am_on) {
+		if (rs.ngpu != 0 && rs.ngpu != m->ngpu) {
+			bufprintf(why, sizeof why, "run state: %d GPUs, the spec has %d",
+			    rs.ngpu, m->ngpu);
+			goto fail;
+		}
+		m->am_seq = rs.am_seq;
+		m->am_busy = rs.am[0];
+		m->am_host = rs.am[1];
+		m->am_lost = rs.am[2];
+		m->am_sm = rs.am[3];
+		m->am_mem = rs.am[4];
+		m->am_int_sm = rs.am[5];
+		m->am_int_mem = rs.am[6];
+		m->am_int_host = rs.am[7];
+		m->am_int_lost = rs.am[8];
+		m->am_done = rs.am_done;
+		m->am_upgrades = rs.am_upgrades;
+		m->am_ooms = rs.am_ooms;
+		m->am_guests = rs.am_guests;
+		for (i = 0; i < rs.ngpu; i++) {
+			m->gpu[i].util_avg = rs.gpu[4 * i];
+			m->gpu[i].util_t = rs.gpu[4 * i + 1];
+			m->gpu[i].util_now = rs.gpu[4 * i + 2];
+			m->gpu[i].mem_now = rs.gpu[4 * i + 3];
+		}
+		if (emu_am_restore(m, why, sizeof why) < 0)
+			goto fail;
+	} else
+		for (i = 0; i < njobs; i++)
+			if (m->js[i].am || m->js[i].ngpus > 0) {
+				bufprintf(why, sizeof why, "job '%s' shares GPUs as AntMan does, "
+				    "policy '%s' does not", jobs[i].name, p->ops->name);
+				goto fail;
+			}
 	if (!engine_check(m->e, why, sizeof why) || !sched_check(m->sch, why, sizeof why))
 		goto fail;
 	run_state_release(&rs);

@@ -45,6 +45,9 @@ emu_params_init(struct emu_params *par)
 	par->suspend_scale = 1;
 	par->migrate_scale = 1;
 	par->feedback = 600;
+	par->opp_threshold = 0.8;	/* AntMan §4: M = 80% */
+	par->opp_window = 300;
+	par->opp_control = true;
 }
 
 void
@@ -268,13 +271,14 @@ cost(const struct emu *m, const struct job *j, bool restore)
 
 /* ---- accounting ---- */
 
-static long long
+/* GPUs in use: by jobs holding cells, and AntMan guests' shares of the rest. */
+static double
 busy_gpus(const struct emu *m)
 {
 	struct engine_stats st;
 
 	engine_stats(m->e, &st);
-	return st.used + st.opp;
+	return (double)(st.used + st.opp) + m->am_busy;
 }
 
 /* Bring a running job's service and progress up to now. */
@@ -361,6 +365,8 @@ plan_running(struct emu *m, int job)
 	t = fmax(m->now, x->stall_until) + (x->speed > 0 ? left / x->speed : 0);
 	ev_push(m, t, EV_FINISH, job, x->ver);
 	plan_rekey(m, job);
+	if (m->am_on)
+		emu_am_plan_phase(m, job);
 }
 
 /* A re-key came due: snap the accounting onto the boundary it was planned
@@ -400,6 +406,8 @@ submit(struct emu *m, int job)
 	sched_submit(m->sch, job, m->now);
 	plan_pending(m, job);
 	mark(m, job);
+	if (m->am_on)
+		emu_am_submit(m, job);
 }
 
 /* ---- actions from the scheduler ---- */
@@ -424,6 +432,8 @@ start(struct emu *m, int job)
 	journal(m, REC_START, job, -1, detail_nodes(m, j));
 	mark(m, job);
 	group_join(m, job);
+	if (m->am_on)
+		emu_am_start(m, job);
 }
 
 static void
@@ -441,6 +451,8 @@ preempt(struct emu *m, int job, int by)
 	journal(m, REC_PREEMPT, job, by, -1);
 	mark(m, job);
 	group_leave(m, job, true);
+	if (m->am_on)
+		emu_am_leave(m, job, false);
 }
 
 /* ---- sharing: time-sliced and packed groups (sim/share.h) ---- */
@@ -1219,6 +1231,8 @@ finish(struct emu *m, int job)
 	journal(m, REC_COMPLETE, job, -1, -1);
 	mark(m, job);
 	group_leave(m, job, true);
+	if (m->am_on)
+		emu_am_leave(m, job, true);
 }
 
 /* A job on a node that went bad loses its work since the last periodic
@@ -1237,6 +1251,8 @@ fail_job(struct emu *m, int job, int cell, int name, int *why)
 	j->work_done = j->ckpt_work;
 	apply(m, job, JOB_EV_FAIL);
 	journal(m, REC_FAIL, job, cell, name);
+	if (m->am_on)
+		emu_am_leave(m, job, false);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_REQUEUE);
 	if (*why < 0)
@@ -1277,6 +1293,9 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 		}
 		sg->ver++;
 	}
+	/* AntMan guests on the node fail too (they hold no cells there) */
+	if (m->am_on && bad && node >= 0)
+		emu_am_node_bad(m, node, cell, name, &why);
 	for (i = 0; i < n && i < max; i++) {
 		if ((job = sched_job_of(m->sch, affected[i])) < 0)
 			continue;
@@ -1348,6 +1367,10 @@ event(struct emu *m, const struct ev *x)
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING)
 			finish(m, job);
 		break;
+	case EV_PHASE:
+		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING)
+			emu_am_phase(m, job);
+		break;
 	case EV_REKEY:
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_RUNNING) {
 			rekey(m, job);
@@ -1403,6 +1426,9 @@ emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params 
 	m->jc = xcalloc(1, sizeof *m->jc);
 	strbuf_init(&m->jdetail);
 	m->horizon = -INFINITY;
+	m->am_on = (p->ops->flags & POLICY_OPPSHARE) != 0;
+	if (m->am_on)
+		emu_am_init(m);
 	return m;
 }
 
@@ -1483,6 +1509,9 @@ emu_free(struct emu *m)
 		return;
 	sched_free(m->sch);
 	engine_free(m->e);
+	emu_am_free(m);
+	for (i = 0; i < m->njobs; i++)
+		free(m->js[i].gpus);
 	free(m->js);
 	free(m->heap);
 	free(m->acts);
@@ -1515,7 +1544,9 @@ emu_run(struct emu *m, double until,
 	while (m->nheap > 0 && m->heap[0].t <= until && (m->live > 0 ||
 	    m->heap[0].kind != EV_SAMPLE)) {
 		double t = m->heap[0].t;
-		m->busy_gpu_time += (t - m->busy_since) * (double)busy_gpus(m);
+		if (m->am_on)
+			emu_am_integrate(m, t);
+		m->busy_gpu_time += (t - m->busy_since) * busy_gpus(m);
 		m->busy_since = t;
 		m->now = t;
 		while (m->nheap > 0 && m->heap[0].t == t) {
@@ -1530,6 +1561,9 @@ emu_run(struct emu *m, double until,
 		for (i = 0; i < m->narrived; i++)
 			oversubscribe(m, m->arrived[i]);
 		m->narrived = 0;
+		/* AntMan: upgrades, opportunistic placements, GPU plans */
+		if (m->am_on)
+			emu_am_tick(m);
 		/* a tick boundary: everything below sees a state emu_save can keep */
 		m->horizon = t;
 #ifdef CELLAR_DEBUG
@@ -1754,6 +1788,18 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->guests = m->guests;
 	r->packs = m->packs;
 	r->unpacks = m->unpacks;
+	r->opp_shared = m->am_on;
+	if (m->am_on && r->makespan > 0 && m->s->gpus > 0) {
+		r->sm_util = m->am_int_sm / ((double)m->s->gpus * r->makespan);
+		if (m->par.gpu_mem > 0)
+			r->mem_util = m->am_int_mem / ((double)m->s->gpus * m->par.gpu_mem *
+			    r->makespan);
+	}
+	r->interference = m->am_int_host > 0 ? m->am_int_lost / m->am_int_host : 0;
+	r->opp_guests = m->am_guests;
+	r->opp_done = m->am_done;
+	r->upgrades = m->am_upgrades;
+	r->ooms = m->am_ooms;
 	free(jct);
 	free(q);
 	free(fb);
@@ -1764,4 +1810,90 @@ emu_report_release(struct emu_report *r)
 {
 	free(r->vcs);
 	r->vcs = NULL;
+}
+
+/* ---- emu.c's steps, for emu-antman.c (emu-int.h) ---- */
+
+void
+emu_account(struct emu *m, int job)
+{
+	account(m, job);
+}
+
+void
+emu_apply(struct emu *m, int job, enum job_event ev)
+{
+	apply(m, job, ev);
+}
+
+void
+emu_log(struct emu *m, enum rec_kind kind, int job, int arg, int detail)
+{
+	journal(m, kind, job, arg, detail);
+}
+
+void
+emu_mark(struct emu *m, int job)
+{
+	mark(m, job);
+}
+
+int
+emu_detail_add(struct emu *m, const char *text)
+{
+	return detail_add(m, text);
+}
+
+int
+emu_detail_nodes(struct emu *m, const struct job *j)
+{
+	return detail_nodes(m, j);
+}
+
+void
+emu_set_speed(struct emu *m, int job, double factor, double share)
+{
+	set_speed(m, job, factor, share);
+}
+
+void
+emu_suspend(struct emu *m, int job)
+{
+	suspend_job(m, job);
+}
+
+void
+emu_resume(struct emu *m, int job, double factor, double share)
+{
+	resume_job(m, job, factor, share);
+}
+
+void
+emu_fail(struct emu *m, int job, int cell, int name, int *why)
+{
+	fail_job(m, job, cell, name, why);
+}
+
+void
+emu_preempt(struct emu *m, int job, int by)
+{
+	preempt(m, job, by);
+}
+
+double
+emu_model_cost(const struct emu *m, const struct job *j, bool migrate)
+{
+	return model_cost(m, j, migrate);
+}
+
+double
+emu_job_speed(const struct emu *m, const struct job *j)
+{
+	return job_speed(m, j);
+}
+
+void
+emu_push(struct emu *m, double t, int kind, int arg, unsigned ver)
+{
+	ev_push(m, t, kind, arg, ver);
 }

@@ -37,6 +37,12 @@
  * it goes to the back, so shares go as the weights. Neither needs saved
  * state of its own.
  *
+ * AntMan sharing (policies with POLICY_OPPSHARE, i.e. antman; sim/antman.h,
+ * emu-antman.c): opportunistic jobs run as guests on GPUs they hold no
+ * cells of; a guest attains the share of its GPUs that have no host, so
+ * invariant 2 holds with the guests' shares counted as busy GPUs. Guests'
+ * GPUs, phases and the GPUs' utilization are saved (blob version 3).
+ *
  * Ticks: emu_run pops every event due at one instant, then runs one
  * scheduler pass and carries out its actions. Between two ticks (when
  * emu_run returns, and in the progress callback, which is only called
@@ -110,6 +116,14 @@ struct emu_params {
 	double			 migrate_scale;	/* x model migration costs: 1 */
 	/* early feedback: time until a job has run this long: 600 s */
 	double			 feedback;
+	/* AntMan sharing, for policies with POLICY_OPPSHARE (antman):
+	   opportunistic jobs go only on GPUs whose SM utilization, averaged
+	   over opp_window seconds, is below opp_threshold; opp_control off
+	   is plain packing (no memory or SM control: jobs can run out of
+	   memory). GPU memory is gpu_mem. */
+	double			 opp_threshold;	/* M: 0.8 */
+	double			 opp_window;	/* 300 s */
+	bool			 opp_control;	/* true */
 };
 
 void	emu_params_init(struct emu_params *par);
@@ -163,6 +177,15 @@ struct emu_report {
 	long long		 guests;	/* starts time-sliced on others' cells */
 	long long		 packs;		/* pack trials */
 	long long		 unpacks;	/* trials that lost and were undone */
+	/* AntMan sharing (POLICY_OPPSHARE; all 0 otherwise) */
+	bool			 opp_shared;	/* the policy shared GPUs this way */
+	double			 sm_util;	/* SM time used / all GPU time */
+	double			 mem_util;	/* GiB-time used / all GPU memory-time */
+	double			 interference;	/* guaranteed progress lost to guests */
+	long long		 opp_guests;	/* starts as opportunistic guests */
+	long long		 opp_done;	/* guests that completed */
+	long long		 upgrades;	/* guests upgraded to guaranteed */
+	long long		 ooms;		/* jobs that ran out of memory */
 };
 
 struct emu_progress {

@@ -132,7 +132,7 @@ static void
 test_find(void)
 {
 	const char *names[] = { "fifo", "fifo-skip", "las", "gittins", "srtf", "srsf",
-		"gandiva", "priority" };
+		"gandiva", "antman", "priority" };
 	size_t i, j, n;
 
 	for (n = 0; policy_table[n] != NULL; n++) {

@@ -618,6 +618,7 @@ static const struct pconf pconfs[] = {
 	{ "srsf", false, 0, false },
 	{ "gandiva", false, 0, false },	/* time-slicing, packing, guests */
 	{ "gandiva", false, 0, true },	/* priority tiers, weighted slices */
+	{ "antman", false, 0, false },	/* opportunistic guests, phases, upgrades */
 };
 
 static void
@@ -719,11 +720,11 @@ static const struct emu_fault philly_faults[] = {
 	{ "r21n09", 10000, 400000 },
 };
 
-/* The Philly sample under pressure: las, gittins and gandiva, hived, 24 cuts. */
+/* The Philly sample under pressure: las, gittins, gandiva, antman, hived, 24 cuts. */
 static void
 test_philly(void)
 {
-	static const char *const pol[] = { "las", "gittins", "gandiva" };
+	static const char *const pol[] = { "las", "gittins", "gandiva", "antman" };
 	struct spec *s;
 	struct replay r;
 	struct setup su;
@@ -731,7 +732,7 @@ test_philly(void)
 
 	if (philly_setup(&s, &r) < 0)
 		return;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		memset(&su, 0, sizeof su);
 		su.s = s;
 		su.mode = ENGINE_HIVED;
@@ -944,22 +945,23 @@ test_corrupt(void)
 	free(cause);
 	strbuf_reset(&st.blob[job]);
 	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
-	st.blob[job].buf[0] = 3;
+	st.blob[job].buf[0] = 4;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
-	CHECKF(strstr(cause, "format version 3") != NULL, "%s", cause);
+	CHECKF(strstr(cause, "format version 4") != NULL, "%s", cause);
 	free(cause);
 	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
-	/* the guest flag without a group: 65 bytes from the end (the sharing
-	   state of version 2 after it: 60 bytes, then the checksum) */
-	st.blob[job].buf[jkeep.len - 65] ^= 1;
+	/* the guest flag without a group: 106 bytes from the end (the sharing
+	   state of version 2 after it: 60 bytes, AntMan's of version 3: 41
+	   bytes when it shares no GPU, then the checksum) */
+	st.blob[job].buf[jkeep.len - 106] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "sharing state") != NULL, "%s", cause);
 	free(cause);
 	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
 	/* the key's id: before the class, the sharing state and the checksum */
-	st.blob[job].buf[jkeep.len - 77] ^= 1;
+	st.blob[job].buf[jkeep.len - 118] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "key of job") != NULL, "%s", cause);

@@ -1,0 +1,905 @@
+/*
+ * emu-antman.c — AntMan (OSDI'20) in the emulator, for policies with
+ * POLICY_OPPSHARE. Called from emu.c's steps (start, finish, failure,
+ * phase events) and once per tick after the scheduler pass (emu_am_tick).
+ *
+ * Guaranteed jobs get engine cells as with any policy: they are the hosts
+ * of their GPUs. Opportunistic jobs (class opportunistic, or auto ones
+ * still pending after a pass: they would wait) never enter the engine's
+ * opportunistic pool: they are taken from the queue and run as guests on
+ * GPUs whose SM utilization, averaged over par.opp_window, is below
+ * par.opp_threshold, least loaded first, with room for their minimum
+ * memory. Each GPU is planned by sim/antman.c: the host runs as if alone
+ * (a few percent of interference), guests get the memory and SM time left,
+ * shrinking when the host's demand rises and growing back when it falls
+ * (phase events). A guest with nothing left is paused (suspended), never
+ * killed. An auto guest whose VC has quota again, with no guaranteed job of
+ * the VC waiting, is upgraded: it gets cells of its own (in place when the
+ * engine gives it the GPUs it runs on; else it migrates, paying its
+ * model's migration cost). With par.opp_control off the GPUs are shared
+ * without control (plain packing): whoever allocates last on a full GPU
+ * runs out of memory and fails for good.
+ *
+ * Accounting: a host attains its GPUs' time; a guest attains the share of
+ * its GPUs that have no host, split among the guests running there, so
+ * invariant 2 of emu.h holds with busy GPUs = cells in use + m->am_busy.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hostlist.h"
+#include "core/xmalloc.h"
+#include "sim/emu-int.h"
+
+/* Placement attempts that may fail per tick (bounds a tick's cost). */
+#define AM_TRIES	32
+
+void
+emu_am_init(struct emu *m)
+{
+	const struct spec *s = m->s;
+	int i, n = 0, node;
+
+	m->leaf_gpu = xcalloc((size_t)s->ncells + 1, sizeof *m->leaf_gpu);
+	m->gpu_leaf = xcalloc((size_t)s->gpus + 1, sizeof *m->gpu_leaf);
+	for (i = 0; i < s->ncells; i++) {
+		m->leaf_gpu[i] = -1;
+		if (s->cells[i].first_child < 0 && n < s->gpus) {
+			m->leaf_gpu[i] = n;
+			m->gpu_leaf[n++] = i;
+		}
+	}
+	m->ngpu = n;
+	m->gpu = xcalloc((size_t)n + 1, sizeof *m->gpu);
+	for (i = 0; i < n; i++)
+		m->gpu[i].host = -1;
+	/* GPUs by node, for placing a pod on one node */
+	m->node_off = xcalloc((size_t)s->nnodes + 2, sizeof *m->node_off);
+	m->node_gpu = xcalloc((size_t)n + 1, sizeof *m->node_gpu);
+	for (i = 0; i < n; i++)
+		if ((node = s->cells[m->gpu_leaf[i]].node) >= 0)
+			m->node_off[node + 1]++;
+	for (i = 0; i < s->nnodes; i++)
+		m->node_off[i + 1] += m->node_off[i];
+	{
+		int *fill = xcalloc((size_t)s->nnodes + 1, sizeof *fill);
+		for (i = 0; i < n; i++)
+			if ((node = s->cells[m->gpu_leaf[i]].node) >= 0)
+				m->node_gpu[m->node_off[node] + fill[node]++] = i;
+		free(fill);
+	}
+}
+
+void
+emu_am_free(struct emu *m)
+{
+	int i;
+
+	if (m->gpu != NULL)
+		for (i = 0; i < m->ngpu; i++) {
+			free(m->gpu[i].guests);
+			free(m->gpu[i].grant);
+			free(m->gpu[i].users);
+		}
+	free(m->gpu);
+	free(m->leaf_gpu);
+	free(m->gpu_leaf);
+	free(m->node_off);
+	free(m->node_gpu);
+	free(m->am_wait);
+	free(m->am_dirty);
+}
+
+/* ---- demand ---- */
+
+static const struct model *
+model_of(const struct emu *m, const struct job *j)
+{
+	if (m->par.ideal || j->model < 0 || j->model >= model_count)
+		return NULL;
+	return &model_table[j->model];
+}
+
+/* A job's SM demand and memory need now, from its model and phase. */
+static void
+demand(const struct emu *m, int job, double *sm, double *need)
+{
+	const struct job *j = &m->jobs[job];
+	const struct model *md = model_of(m, j);
+	int ph = m->js[job].phase;
+
+	if (ph < 0 || ph >= model_nphases)
+		ph = 1;
+	if (md == NULL) {
+		*sm = 1;	/* no profile: a full GPU, no memory figure */
+		*need = 0;
+		return;
+	}
+	*sm = md->gpu_util * model_phases[ph].sm;
+	*need = md->mem_peak * model_phases[ph].mem;
+}
+
+static double
+mem_min(const struct emu *m, int job)
+{
+	const struct model *md = model_of(m, &m->jobs[job]);
+	double sm, need;
+
+	demand(m, job, &sm, &need);
+	if (md == NULL || !m->par.opp_control)
+		return need;
+	return md->mem_min < need ? md->mem_min : need;
+}
+
+void
+emu_am_plan_phase(struct emu *m, int job)
+{
+	const struct job *j = &m->jobs[job];
+	const struct ejob_state *x = &m->js[job];
+	double c, t;
+
+	if (j->state != JOB_RUNNING || x->ngpus == 0 || !(j->duration > 0) ||
+	    x->phase < 0 || x->phase >= model_nphases - 1 || x->speed <= 0)
+		return;
+	c = model_phases[x->phase].until * j->duration;
+	t = fmax(m->now, x->stall_until) + (c - j->work_done) / x->speed;
+	if (t <= m->now)
+		t = nextafter(m->now, INFINITY);
+	emu_push(m, t, EV_PHASE, job, x->ver);
+}
+
+static void
+gpu_dirty(struct emu *m, int g)
+{
+	if (m->gpu[g].dirty)
+		return;
+	m->gpu[g].dirty = true;
+	XGROW(m->am_dirty, m->dirty_gpu_cap, (size_t)m->ndirty_gpu + 1);
+	m->am_dirty[m->ndirty_gpu++] = g;
+}
+
+static void
+jobs_gpus_dirty(struct emu *m, int job)
+{
+	int i;
+
+	for (i = 0; i < m->js[job].ngpus; i++)
+		gpu_dirty(m, m->js[job].gpus[i]);
+}
+
+void
+emu_am_phase(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	double c;
+
+	emu_account(m, job);
+	if (x->phase < 0 || x->phase >= model_nphases - 1)
+		return;
+	/* snap onto the boundary the event was planned for (an ulp off) */
+	c = model_phases[x->phase].until * j->duration;
+	if (j->work_done < c && c <= j->duration)
+		j->work_done = c;
+	x->phase++;
+	emu_mark(m, job);
+	jobs_gpus_dirty(m, job);
+	emu_am_plan_phase(m, job);
+}
+
+/* ---- the waiting list: pending jobs that may run as guests ---- */
+
+static bool
+wait_before(const struct emu *m, int a, int b)
+{
+	const struct job *x = &m->jobs[a], *y = &m->jobs[b];
+
+	return x->submit < y->submit || (x->submit == y->submit && a < b);
+}
+
+void
+emu_am_submit(struct emu *m, int job)
+{
+	int lo = 0, hi = m->nwait, mid;
+
+	if (m->jobs[job].klass == JOB_GUARANTEED)
+		return;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (wait_before(m, m->am_wait[mid], job))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nwait && m->am_wait[lo] == job)
+		return;
+	XGROW(m->am_wait, m->wait_cap, (size_t)m->nwait + 1);
+	memmove(&m->am_wait[lo + 1], &m->am_wait[lo], (size_t)(m->nwait - lo) *
+	    sizeof *m->am_wait);
+	m->am_wait[lo] = job;
+	m->nwait++;
+}
+
+/* ---- joining and leaving GPUs ---- */
+
+static void
+set_gpus(struct emu *m, int job, const int *leaves, int n)
+{
+	struct ejob_state *x = &m->js[job];
+	int i;
+
+	free(x->gpus);
+	x->gpus = xcalloc((size_t)n + 1, sizeof *x->gpus);
+	for (i = 0; i < n; i++)
+		x->gpus[i] = m->leaf_gpu[leaves[i]];
+	x->ngpus = n;
+	x->am_seq = ++m->am_seq;
+	x->phase = 1;
+	if (m->jobs[job].duration > 0) {
+		double next;
+		x->phase = (int)(model_phase(m->jobs[job].work_done, m->jobs[job].duration,
+		    &next) - model_phases);
+	}
+}
+
+void
+emu_am_start(struct emu *m, int job)
+{
+	struct engine_job_info info;
+	struct ejob_state *x = &m->js[job];
+	const struct job *j = &m->jobs[job];
+
+	if (!engine_job(m->e, j->engine_id, &info))
+		return;
+	set_gpus(m, job, info.leaves, info.nleaves);
+	x->am = false;
+	x->c_host = j->gpus;
+	x->c_lost = 0;
+	m->am_host += x->c_host;
+	jobs_gpus_dirty(m, job);
+	emu_am_plan_phase(m, job);
+}
+
+static void
+guest_remove(struct agpu *g, int job)
+{
+	int i;
+
+	for (i = 0; i < g->ng && g->guests[i] != job; i++)
+		;
+	if (i == g->ng)
+		return;
+	memmove(&g->guests[i], &g->guests[i + 1], (size_t)(g->ng - i - 1) *
+	    sizeof *g->guests);
+	g->ng--;
+}
+
+/* Take the job's terms out of the sums and off its GPUs. */
+static void
+am_detach(struct emu *m, int job)
+{
+	struct ejob_state *x = &m->js[job];
+	int i;
+
+	for (i = 0; i < x->ngpus; i++) {
+		if (x->am)
+			guest_remove(&m->gpu[x->gpus[i]], job);
+		gpu_dirty(m, x->gpus[i]);
+	}
+	m->am_busy -= x->c_busy;
+	m->am_host -= x->c_host;
+	m->am_lost -= x->c_lost;
+	if (!x->am && x->ngpus > 0)
+		m->am_freed = true;
+	x->c_busy = x->c_host = x->c_lost = 0;
+	free(x->gpus);
+	x->gpus = NULL;
+	x->ngpus = 0;
+}
+
+void
+emu_am_leave(struct emu *m, int job, bool completed)
+{
+	struct ejob_state *x = &m->js[job];
+
+	if (x->ngpus == 0)
+		return;
+	if (x->am && completed)
+		m->am_done++;
+	am_detach(m, job);
+	if (x->am)
+		m->jobs[job].opportunistic = false;
+	x->am = false;
+	emu_mark(m, job);
+}
+
+void
+emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why)
+{
+	int k, g;
+
+	for (k = m->node_off[node]; k < m->node_off[node + 1]; k++) {
+		g = m->node_gpu[k];
+		while (m->gpu[g].ng > 0)
+			emu_fail(m, m->gpu[g].guests[0], cell, name, why);
+	}
+}
+
+void
+emu_am_integrate(struct emu *m, double t)
+{
+	double dt = t - m->busy_since;
+
+	if (dt <= 0)
+		return;
+	m->am_int_sm += dt * m->am_sm;
+	m->am_int_mem += dt * m->am_mem;
+	m->am_int_host += dt * m->am_host;
+	m->am_int_lost += dt * m->am_lost;
+}
+
+/* ---- planning GPUs ---- */
+
+/* The running host of GPU g (a job holding its cell), or -1. */
+static int
+gpu_host(const struct emu *m, int g)
+{
+	struct engine_cell_info ci;
+	int job;
+
+	engine_cell(m->e, m->gpu_leaf[g], &ci);
+	if (ci.job < 0 || (job = sched_job_of(m->sch, ci.job)) < 0 ||
+	    m->jobs[job].state != JOB_RUNNING || m->js[job].ngpus == 0)
+		return -1;
+	return job;
+}
+
+/* The users of GPU g in the order its plan takes them (out: nusers). */
+static int
+gpu_users(const struct emu *m, int g, int *out)
+{
+	const struct agpu *a = &m->gpu[g];
+	int n = 0, i, k, h = gpu_host(m, g), v;
+
+	if (h >= 0)
+		out[n++] = h;
+	for (i = 0; i < a->ng; i++)
+		out[n++] = a->guests[i];
+	/* plain packing: in order of arrival on the GPU, the host included */
+	if (!m->par.opp_control)
+		for (i = 1; i < n; i++) {
+			v = out[i];
+			for (k = i - 1; k >= 0 && m->js[out[k]].am_seq > m->js[v].am_seq; k--)
+				out[k + 1] = out[k];
+			out[k + 1] = v;
+		}
+	return n;
+}
+
+/* Plan GPU g afresh (grants only; utilization sums when `sums`). */
+static void
+plan_gpu(struct emu *m, int g, bool sums)
+{
+	struct agpu *a = &m->gpu[g];
+	struct am_user *u;
+	int *who, n, i;
+	double smu = 0, mem = 0, decay;
+
+	who = xcalloc((size_t)a->ng + 2, sizeof *who);
+	n = gpu_users(m, g, who);
+	u = xcalloc((size_t)n + 1, sizeof *u);
+	XGROW(a->grant, a->grant_cap, (size_t)n + 1);
+	XGROW(a->users, a->users_cap, (size_t)n + 1);
+	memcpy(a->users, who, (size_t)n * sizeof *who);
+	for (i = 0; i < n; i++) {
+		u[i].host = !m->js[who[i]].am;
+		u[i].model = model_of(m, &m->jobs[who[i]]) != NULL ? m->jobs[who[i]].model : -1;
+		demand(m, who[i], &u[i].sm, &u[i].need);
+	}
+	am_plan_gpu(u, n, m->par.gpu_mem, m->par.opp_control, a->grant);
+	a->nusers = n;
+	for (a->host = -1, i = 0; i < n; i++)
+		if (!m->js[who[i]].am)
+			a->host = who[i];
+	for (i = 0; i < n; i++) {
+		smu += a->grant[i].sm;
+		mem += a->grant[i].mem;
+	}
+	if (sums) {
+		/* the average so far, then the new level */
+		decay = m->par.opp_window > 0 ? exp(-(m->now - a->util_t) / m->par.opp_window) : 0;
+		a->util_avg = a->util_now + (a->util_avg - a->util_now) * decay;
+		a->util_t = m->now;
+		m->am_sm += smu - a->util_now;
+		m->am_mem += mem - a->mem_now;
+		a->util_now = smu;
+		a->mem_now = mem;
+	}
+	free(u);
+	free(who);
+}
+
+/* Job's grant in GPU g's last plan, or NULL. */
+static const struct am_grant *
+grant_of(const struct emu *m, int g, int job)
+{
+	const struct agpu *a = &m->gpu[g];
+	int i;
+
+	for (i = 0; i < a->nusers; i++)
+		if (a->users[i] == job)
+			return &a->grant[i];
+	return NULL;
+}
+
+/* Guests granted something in GPU g's last plan. */
+static int
+running_guests(const struct emu *m, int g)
+{
+	const struct agpu *a = &m->gpu[g];
+	int i, n = 0;
+
+	for (i = 0; i < a->nusers; i++)
+		n += a->users[i] != a->host && a->grant[i].factor > 0;
+	return n;
+}
+
+static int
+cmp_job(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A job ran out of memory (plain packing): it fails for good. */
+static void
+oom(struct emu *m, int job)
+{
+	emu_account(m, job);
+	emu_apply(m, job, JOB_EV_FAIL);
+	emu_log(m, REC_FAIL, job, -1, emu_detail_add(m, "out of memory"));
+	emu_am_leave(m, job, false);
+	sched_release(m->sch, job);
+	m->js[job].ver++;
+	m->am_ooms++;
+	emu_mark(m, job);
+}
+
+/* Give a job what its GPUs' plans say: speed, share, pause or resume. */
+static void
+apply_plan(struct emu *m, int job)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	const struct am_grant *gr;
+	double f = 1, share = 0, k;
+	bool out_of_memory = false;
+	int i, g;
+
+	if (x->ngpus == 0)
+		return;
+	for (i = 0; i < x->ngpus; i++) {
+		g = x->gpus[i];
+		if ((gr = grant_of(m, g, job)) == NULL)
+			continue;
+		out_of_memory |= gr->oom;
+		f = fmin(f, gr->factor);
+		if (x->am && m->gpu[g].host < 0 && gr->factor > 0 &&
+		    (k = running_guests(m, g)) > 0)
+			share += 1 / k;
+	}
+	if (out_of_memory) {
+		oom(m, job);
+		return;
+	}
+	if (!x->am) {
+		m->am_lost -= x->c_lost;
+		x->c_lost = j->gpus * (1 - f);
+		m->am_lost += x->c_lost;
+		if (f != x->factor)
+			emu_set_speed(m, job, f, 1);
+		return;
+	}
+	share /= x->ngpus;
+	m->am_busy -= x->c_busy;
+	x->c_busy = 0;
+	if (f <= 0) {
+		if (j->state == JOB_RUNNING)
+			emu_suspend(m, job);	/* paused: its memory on the host */
+		return;
+	}
+	if (j->state == JOB_SUSPENDED)
+		emu_resume(m, job, f, share);
+	else if (f != x->factor || share != x->share)
+		emu_set_speed(m, job, f, share);
+	x->c_busy = j->gpus * share;
+	m->am_busy += x->c_busy;
+}
+
+/* Plan every dirty GPU, then give their users what the plans say. */
+static void
+replan(struct emu *m)
+{
+	int *gpus, n, i, k, *jobs = NULL, nj = 0;
+	size_t cap = 0;
+
+	while (m->ndirty_gpu > 0) {
+		n = m->ndirty_gpu;
+		gpus = xcalloc((size_t)n, sizeof *gpus);
+		memcpy(gpus, m->am_dirty, (size_t)n * sizeof *gpus);
+		m->ndirty_gpu = 0;
+		nj = 0;
+		for (i = 0; i < n; i++) {
+			struct agpu *a = &m->gpu[gpus[i]];
+			a->dirty = false;
+			plan_gpu(m, gpus[i], true);
+			for (k = 0; k < a->nusers; k++) {
+				int q;
+				for (q = 0; q < nj && jobs[q] != a->users[k]; q++)
+					;
+				if (q == nj) {
+					XGROW(jobs, cap, (size_t)nj + 1);
+					jobs[nj++] = a->users[k];
+				}
+			}
+		}
+		/* by job id: the same order whatever the dirty list's */
+		qsort(jobs, (size_t)nj, sizeof *jobs, cmp_job);
+		for (k = 0; k < nj; k++)
+			apply_plan(m, jobs[k]);
+		free(gpus);
+	}
+	free(jobs);
+}
+
+/* ---- placing opportunistic jobs ---- */
+
+/* GPU g's SM load for placement: the window's average, or now if higher
+   (guests placed this tick have not moved the average yet). */
+static double
+gpu_load(const struct emu *m, int g)
+{
+	const struct agpu *a = &m->gpu[g];
+	double decay = m->par.opp_window > 0 ?
+	    exp(-(m->now - a->util_t) / m->par.opp_window) : 0;
+
+	return fmax(a->util_now, a->util_now + (a->util_avg - a->util_now) * decay);
+}
+
+/* Can job j go on GPU g as a guest (needing `lo` GiB there)? */
+static bool
+eligible(const struct emu *m, const struct job *j, int g, double lo)
+{
+	const struct agpu *a = &m->gpu[g];
+	struct engine_cell_info ci;
+	double used = 0, sm, need;
+	int i, h, leaf = m->gpu_leaf[g];
+
+	if (j->leaf_type >= 0 && m->s->cells[leaf].type != j->leaf_type)
+		return false;
+	engine_cell(m->e, leaf, &ci);
+	if (ci.bad > 0 || gpu_load(m, g) >= m->par.opp_threshold)
+		return false;
+	/* private mode: a VC alone on its cells, guests too */
+	if (engine_mode(m->e) == ENGINE_PRIVATE && ci.vc != j->vc)
+		return false;
+	if ((h = gpu_host(m, g)) >= 0) {
+		demand(m, h, &sm, &need);
+		used += need;
+	}
+	for (i = 0; i < a->ng; i++)
+		used += mem_min(m, a->guests[i]);
+	return used + lo <= m->par.gpu_mem + 1e-9;
+}
+
+/*
+ * Choose GPUs for a guest: each pod on one node, the node whose
+ * least-loaded eligible GPUs are least loaded (then the lowest node),
+ * those GPUs. Returns the number of GPUs (leaves in out), 0 if none fit.
+ */
+static int
+place(const struct emu *m, int job, int *out)
+{
+	const struct job *j = &m->jobs[job];
+	const struct spec *s = m->s;
+	bool *taken = xcalloc((size_t)m->ngpu + 1, sizeof *taken);
+	int *cand = xcalloc((size_t)m->ngpu + 1, sizeof *cand);
+	double *load = xcalloc((size_t)m->ngpu + 1, sizeof *load);
+	double lo = mem_min(m, job);
+	int k, p, node, i, n = 0, ok = 1;
+
+	for (i = 0; i < m->ngpu; i++)
+		load[i] = -1;
+	for (k = 0; k < j->nmembers && ok; k++)
+		for (p = 0; p < j->members[k].pods && ok; p++) {
+			int want = j->members[k].gpus, best = -1, nc, a, b;
+			double best_cost = INFINITY;
+			for (node = 0; node < s->nnodes; node++) {
+				double cost = 0;
+				nc = 0;
+				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
+					int g = m->node_gpu[i];
+					if (taken[g])
+						continue;
+					if (load[g] == -1)
+						load[g] = eligible(m, j, g, lo) ? gpu_load(m, g) : -2;
+					if (load[g] >= 0)
+						cand[nc++] = g;
+				}
+				if (nc < want)
+					continue;
+				/* the `want` least loaded (selection; pods are small) */
+				for (a = 0; a < want; a++) {
+					for (b = a + 1; b < nc; b++)
+						if (load[cand[b]] < load[cand[a]] ||
+						    (load[cand[b]] == load[cand[a]] && cand[b] < cand[a])) {
+							int t = cand[a];
+							cand[a] = cand[b];
+							cand[b] = t;
+						}
+					cost += load[cand[a]];
+				}
+				if (cost < best_cost) {
+					best_cost = cost;
+					best = node;
+				}
+			}
+			if (best < 0) {
+				ok = 0;
+				break;
+			}
+			/* again on the best node, to take its GPUs */
+			nc = 0;
+			for (i = m->node_off[best]; i < m->node_off[best + 1]; i++)
+				if (!taken[m->node_gpu[i]] && load[m->node_gpu[i]] >= 0)
+					cand[nc++] = m->node_gpu[i];
+			for (a = 0; a < want; a++) {
+				for (b = a + 1; b < nc; b++)
+					if (load[cand[b]] < load[cand[a]] ||
+					    (load[cand[b]] == load[cand[a]] && cand[b] < cand[a])) {
+						int t = cand[a];
+						cand[a] = cand[b];
+						cand[b] = t;
+					}
+				taken[cand[a]] = true;
+				out[n++] = m->gpu_leaf[cand[a]];
+			}
+		}
+	free(taken);
+	free(cand);
+	free(load);
+	return ok ? n : 0;
+}
+
+/* Where a guest runs: its nodes as a hostlist, "(opportunistic)". */
+static int
+detail_leaves(struct emu *m, const int *leaves, int n)
+{
+	char **names = xcalloc((size_t)n + 1, sizeof *names), *hl, *text;
+	int i, k, nn = 0, off, node;
+
+	for (i = 0; i < n; i++) {
+		node = m->s->cells[leaves[i]].node;
+		if (node < 0)
+			continue;
+		for (k = 0; k < nn && strcmp(names[k], m->s->nodes[node].name) != 0; k++)
+			;
+		if (k == nn)
+			names[nn++] = (char *)m->s->nodes[node].name;
+	}
+	hl = hostlist_compress(names, (size_t)nn);
+	text = xasprintf("%s (opportunistic)", hl);
+	off = emu_detail_add(m, text);
+	free(text);
+	free(hl);
+	free(names);
+	return off;
+}
+
+/* Start a pending job as a guest on `leaves`. */
+static void
+guest_start(struct emu *m, int job, const int *leaves, int n)
+{
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	const struct model *md = model_of(m, j);
+	double restore = j->restarts > 0 && md != NULL ?
+	    m->par.cost_scale * md->ckpt_restore : 0;
+	int i;
+
+	sched_take(m->sch, job);
+	emu_apply(m, job, JOB_EV_START);
+	j->opportunistic = true;
+	x->since = m->now;
+	x->stall_until = m->now + restore;
+	x->costs += restore;
+	set_gpus(m, job, leaves, n);
+	x->am = true;
+	x->alone = md != NULL ? md->speed[emu_locality(m->s, leaves, n)] : 1;
+	x->factor = x->share = 1;
+	x->speed = x->alone;
+	for (i = 0; i < n; i++) {
+		struct agpu *a = &m->gpu[x->gpus[i]];
+		XGROW(a->guests, a->cap, (size_t)a->ng + 1);
+		a->guests[a->ng++] = job;
+		gpu_dirty(m, x->gpus[i]);
+	}
+	m->am_guests++;
+	emu_log(m, REC_START, job, -1, detail_leaves(m, leaves, n));
+	emu_set_speed(m, job, 1, 1);
+}
+
+/* ---- upgrades ---- */
+
+static bool
+same_gpus(const struct ejob_state *x, const struct engine_job_info *info,
+    const struct emu *m)
+{
+	int i, k;
+
+	if (info->nleaves != x->ngpus)
+		return false;
+	for (i = 0; i < info->nleaves; i++) {
+		for (k = 0; k < x->ngpus && x->gpus[k] != m->leaf_gpu[info->leaves[i]]; k++)
+			;
+		if (k == x->ngpus)
+			return false;
+	}
+	return true;
+}
+
+/* An auto guest gets cells of its own: guaranteed from now on. */
+static void
+upgrade(struct emu *m, int job)
+{
+	struct sched_action *acts = NULL;
+	struct engine_job_info info;
+	struct job *j = &m->jobs[job];
+	struct ejob_state *x = &m->js[job];
+	int nacts = 0, cap = 0, k;
+	bool moved;
+	double c;
+
+	if (!sched_start_now(m->sch, job, &acts, &nacts, &cap)) {
+		free(acts);
+		return;
+	}
+	for (k = 0; k < nacts; k++)
+		if (acts[k].kind == SCHED_PREEMPT)
+			emu_preempt(m, acts[k].job, acts[k].by);
+		else if (acts[k].kind == SCHED_DOWNGRADE) {
+			emu_log(m, REC_DOWNGRADE, acts[k].job, acts[k].by, -1);
+			emu_mark(m, acts[k].job);
+		}
+	free(acts);
+	emu_account(m, job);
+	engine_job(m->e, j->engine_id, &info);
+	moved = !same_gpus(x, &info, m);
+	am_detach(m, job);
+	x->am = false;
+	set_gpus(m, job, info.leaves, info.nleaves);
+	x->c_host = j->gpus;
+	m->am_host += x->c_host;
+	jobs_gpus_dirty(m, job);
+	m->am_upgrades++;
+	emu_log(m, REC_UPGRADE, job, -1, emu_detail_nodes(m, j));
+	if (j->state == JOB_SUSPENDED)
+		emu_apply(m, job, JOB_EV_RESUME);
+	if (moved) {
+		c = emu_model_cost(m, j, true);
+		x->stall_until = fmax(x->stall_until, m->now) + c;
+		x->migcost += c;
+		x->migrations++;
+		emu_log(m, REC_MIGRATE, job, -1, emu_detail_nodes(m, j));
+	}
+	x->alone = emu_job_speed(m, j);
+	emu_set_speed(m, job, 1, 1);
+}
+
+/* Upgrade auto guests of VCs with quota free and no guaranteed job waiting. */
+static void
+upgrades(struct emu *m)
+{
+	int *waiting = xcalloc((size_t)m->s->nvcs + 1, sizeof *waiting), i;
+	struct engine_vc_usage u;
+
+	for (i = 0; i < m->njobs; i++)
+		if (m->jobs[i].state == JOB_PENDING && m->jobs[i].klass == JOB_GUARANTEED &&
+		    m->jobs[i].submit <= m->now)
+			waiting[m->jobs[i].vc]++;
+	for (i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		if (!m->js[i].am || j->klass != JOB_AUTO || waiting[j->vc] > 0)
+			continue;
+		engine_vc_usage(m->e, j->vc, &u);
+		if (u.free < j->gpus)
+			continue;
+		upgrade(m, i);
+		replan(m);
+	}
+	free(waiting);
+}
+
+void
+emu_am_tick(struct emu *m)
+{
+	int i, n, fails = 0, *leaves = NULL;
+
+	replan(m);
+	if (m->am_freed) {
+		m->am_freed = false;
+		upgrades(m);
+	}
+	/* the waiting list: pending jobs only, then place in order */
+	for (n = 0, i = 0; i < m->nwait; i++)
+		if (m->jobs[m->am_wait[i]].state == JOB_PENDING)
+			m->am_wait[n++] = m->am_wait[i];
+	m->nwait = n;
+	if (m->nwait > 0)
+		leaves = xcalloc((size_t)m->ngpu + 1, sizeof *leaves);
+	for (i = 0; i < m->nwait && fails < AM_TRIES; i++) {
+		int job = m->am_wait[i], ng;
+		if ((ng = place(m, job, leaves)) == 0) {
+			fails++;
+			continue;
+		}
+		memmove(&m->am_wait[i], &m->am_wait[i + 1], (size_t)(m->nwait - i - 1) *
+		    sizeof *m->am_wait);
+		m->nwait--;
+		i--;
+		guest_start(m, job, leaves, ng);
+		replan(m);
+	}
+	free(leaves);
+	replan(m);
+}
+
+/* ---- restore ---- */
+
+static int
+cmp_seq_job(const void *a, const void *b, const struct emu *m)
+{
+	long long x = m->js[*(const int *)a].am_seq, y = m->js[*(const int *)b].am_seq;
+
+	return (x > y) - (x < y);
+}
+
+int
+emu_am_restore(struct emu *m, char *why, size_t len)
+{
+	int i, k, g;
+
+	for (i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		const struct ejob_state *x = &m->js[i];
+		if (x->ngpus == 0)
+			continue;
+		if (!job_holds_cells(j) || x->ngpus != j->gpus ||
+		    (!x->am && j->engine_id < 0)) {
+			bufprintf(why, len, "job '%s' (%s) cannot run on %d GPUs as %s",
+			    j->name, job_state_name(j->state), x->ngpus,
+			    x->am ? "a guest" : "a host");
+			return -1;
+		}
+		if (!x->am)
+			continue;
+		for (k = 0; k < x->ngpus; k++) {
+			struct agpu *a = &m->gpu[x->gpus[k]];
+			int q;
+			XGROW(a->guests, a->cap, (size_t)a->ng + 1);
+			/* in order of arrival: insertion by am_seq */
+			for (q = a->ng; q > 0 && cmp_seq_job(&a->guests[q - 1], &i, m) > 0; q--)
+				a->guests[q] = a->guests[q - 1];
+			a->guests[q] = i;
+			a->ng++;
+		}
+	}
+	for (g = 0; g < m->ngpu; g++)
+		plan_gpu(m, g, false);
+	for (i = 0; i < m->njobs; i++)
+		if (m->jobs[i].state == JOB_PENDING && m->jobs[i].submit <= m->horizon)
+			emu_am_submit(m, i);
+	return 0;
+}
