@@ -62,7 +62,9 @@
 	{ 0, "slice", "T", "gandiva: time-slice interval (default 60s)", VALUE_NONE }, \
 	{ 0, "no-pack", NULL, "gandiva: time-slice only, never try packing", VALUE_NONE }, \
 	{ 0, "suspend-cost", "X", "gandiva: x each model's suspend+resume cost (default 1)", VALUE_NONE }, \
-	{ 0, "migrate-cost", "X", "gandiva: x each model's migration cost (default 1)", VALUE_NONE }
+	{ 0, "migrate-cost", "X", "gandiva: x each model's migration cost (default 1)", VALUE_NONE }, \
+	{ 0, "opp-threshold", "M", "antman: opportunistic jobs only on GPUs busy below M (default 0.8)", VALUE_NONE }, \
+	{ 0, "opp-window", "T", "antman: GPU utilization averaged over T (default 5m)", VALUE_NONE }
 
 static const struct cmd_opt replay_opts[] = {
 	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_NONE },
@@ -358,6 +360,12 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 
 	/* the emulator */
 	m->ep.ideal = args_has(a, "ideal");
+	if ((v = args_get(a, "opp-threshold")) != NULL &&
+	    parse_fraction(v, "--opp-threshold", 0, 1, true, &m->ep.opp_threshold, cause) < 0)
+		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "opp-window")) != NULL &&
+	    parse_duration(v, "--opp-window", &m->ep.opp_window, cause) < 0)
+		return cmd_usage_error(ctx);
 	if ((v = args_get(a, "ckpt-interval")) != NULL &&
 	    parse_duration(v, "--ckpt-interval", &m->ep.ckpt_interval, cause) < 0)
 		return cmd_usage_error(ctx);
@@ -626,6 +634,31 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_int(j, "time_sliced_starts", res->report.guests);
 	json_kv_int(j, "packs", res->report.packs);
 	json_kv_int(j, "unpacks", res->report.unpacks);
+	if (res->report.opp_shared) {
+		json_key(j, "antman");
+		json_object_begin(j);
+		json_kv_double(j, "sm_util", res->report.sm_util);
+		json_kv_double(j, "mem_util", res->report.mem_util);
+		json_kv_double(j, "interference", res->report.interference);
+		json_kv_int(j, "opportunistic_starts", res->report.opp_guests);
+		json_kv_int(j, "opportunistic_done", res->report.opp_done);
+		json_kv_int(j, "upgrades", res->report.upgrades);
+		json_kv_int(j, "out_of_memory", res->report.ooms);
+		json_object_end(j);
+	}
+}
+
+/* AntMan's figures, one line each, when the policy shared GPUs its way. */
+static void
+antman_text(struct strbuf *o, const struct emu_report *r)
+{
+	if (!r->opp_shared)
+		return;
+	strbuf_addf(o, "AntMan: SM utilization %.1f%%, GPU memory %.1f%% (averages over "
+	    "all GPUs); guaranteed jobs lost %.2f%% of their progress to co-located jobs\n"
+	    "AntMan: %lld opportunistic starts, %lld completed, %lld upgraded to "
+	    "guaranteed, %lld out of memory\n", 100 * r->sm_util, 100 * r->mem_util,
+	    100 * r->interference, r->opp_guests, r->opp_done, r->upgrades, r->ooms);
 }
 
 static int
@@ -857,6 +890,8 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    "FB: early feedback, seconds until a job has run %.0f s.\n",
 			    res.report.makespan, res.report.makespan / 86400,
 			    100 * res.report.util, 100 * res.report.frag_avg, m.ep.feedback);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			antman_text(ctx->o, &res.report);
 	}
 	table_free(t);
 	series = args_get(a, "series");
@@ -904,6 +939,12 @@ static const struct table_colspec compare_columns[] = {
 	{ "MIGR_GPU_H", "migrate_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of migration stalls" },
 	{ "PACKS", "packs", TABLE_NUM | TABLE_WIDE, "packing trials" },
 	{ "UNPACKS", "unpacks", TABLE_NUM | TABLE_WIDE, "packing trials that lost and were undone" },
+	{ "SM%", "sm_pct", TABLE_NUM | TABLE_WIDE, "antman: SM time used, % of all GPU-time" },
+	{ "MEM%", "mem_pct", TABLE_NUM | TABLE_WIDE, "antman: GPU memory used, % of all" },
+	{ "INTERF%", "interference_pct", TABLE_NUM | TABLE_WIDE,
+	  "antman: guaranteed progress lost to co-located jobs, %" },
+	{ "OPP_DONE", "opp_done", TABLE_NUM | TABLE_WIDE, "antman: opportunistic jobs completed" },
+	{ "UPGRADES", "upgrades", TABLE_NUM | TABLE_WIDE, "antman: opportunistic jobs upgraded" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -977,6 +1018,15 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.2f", r->all.migrate_gpu_hours);
 		table_cell(t, "%lld", r->packs);
 		table_cell(t, "%lld", r->unpacks);
+		if (r->opp_shared) {
+			table_cell(t, "%.1f", 100 * r->sm_util);
+			table_cell(t, "%.1f", 100 * r->mem_util);
+			table_cell(t, "%.2f", 100 * r->interference);
+			table_cell_int(t, r->opp_done);
+			table_cell_int(t, r->upgrades);
+		} else
+			for (int k = 0; k < 5; k++)
+				table_cell(t, "-");
 	}
 	if (cmd_list_apply(ctx, t, cause) != 0)
 		goto out;
