@@ -546,7 +546,8 @@ replan(struct emu *m)
 			}
 		}
 		/* by job id: the same order whatever the dirty list's */
-		qsort(jobs, (size_t)nj, sizeof *jobs, cmp_job);
+		if (nj > 1)
+			qsort(jobs, (size_t)nj, sizeof *jobs, cmp_job);
 		for (k = 0; k < nj; k++)
 			apply_plan(m, jobs[k]);
 		free(gpus);
