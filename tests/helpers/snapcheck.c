@@ -182,10 +182,12 @@ check_jobs(struct json_reader *r)
 	const char *st, *nodes, *addrs, *name;
 	size_t i;
 	bool hold, known;
-	int rc;
+	int rc, ret = 0;
 
-	if (find_array(r, "jobs", &cause) != 0)
-		return fail("%s%.0lld", cause, 0);
+	if (find_array(r, "jobs", &cause) != 0) {
+		ret = fail("%s%.0lld", cause, 0);
+		goto out;
+	}
 	while ((rc = read_obj(r, &o, &cause)) == 1) {
 		n++;
 		st = get(&o, "state_code");
@@ -193,12 +195,16 @@ check_jobs(struct json_reader *r)
 		addrs = get(&o, "gpu_addresses");
 		name = get(&o, "job");
 		if (get(&o, "id") == NULL || st == NULL || nodes == NULL ||
-		    addrs == NULL || name == NULL)
-			return fail("job %s (element %lld) lacks a field",
+		    addrs == NULL || name == NULL) {
+			ret = fail("job %s (element %lld) lacks a field",
 			    name ? name : "?", n);
+			goto out;
+		}
 		id = strtoll(get(&o, "id"), NULL, 10);
-		if (id < 0 || id >= MAXJOBS || seen[id])
-			return fail("job %s: id %lld twice or out of range", name, id);
+		if (id < 0 || id >= MAXJOBS || seen[id]) {
+			ret = fail("job %s: id %lld twice or out of range", name, id);
+			goto out;
+		}
 		seen[id] = 1;
 		if (id > maxid)
 			maxid = id;
@@ -210,8 +216,10 @@ check_jobs(struct json_reader *r)
 		for (i = 0; i < 5; i++)
 			if (strcmp(st, idle[i]) == 0)
 				known = true;
-		if (!known)
-			return fail("job %s: unknown state code (element %lld)", name, n);
+		if (!known) {
+			ret = fail("job %s: unknown state code (element %lld)", name, n);
+			goto out;
+		}
 		if (strcmp(st, "R") == 0)
 			nr++;
 		else if (strcmp(st, "PD") == 0)
@@ -221,9 +229,11 @@ check_jobs(struct json_reader *r)
 		else
 			nother++;
 		if (hold != (strcmp(nodes, "null") != 0) ||
-		    hold != (strcmp(addrs, "null") != 0))
-			return fail("job %s: its state and placement disagree "
+		    hold != (strcmp(addrs, "null") != 0)) {
+			ret = fail("job %s: its state and placement disagree "
 			    "(element %lld)", name, n);
+			goto out;
+		}
 		if (!hold)
 			continue;
 		/* "node:addrs node:addrs": every GPU as "node:addr". */
@@ -236,12 +246,18 @@ check_jobs(struct json_reader *r)
 
 				if ((colon = strchr(tok, ':')) == NULL) {
 					free(copy);
-					return fail("job %s: GPU addresses are no "
+					ret = fail("job %s: GPU addresses are no "
 					    "NODE:ADDRS list (element %lld)", name, n);
+					goto out;
 				}
 				*colon = '\0';
-				if (hostlist_expand(colon + 1, &a, &cause) != 0)
-					return fail("job %s: bad GPU addresses (element %lld)", name, n);
+				if (hostlist_expand(colon + 1, &a, &cause) != 0) {
+					strvec_release(&a);
+					free(copy);
+					ret = fail("job %s: bad GPU addresses (element "
+					    "%lld)", name, n);
+					goto out;
+				}
 				for (i = 0; i < a.n; i++) {
 					char *g = xasprintf("%s:%s", tok, a.v[i]);
 
@@ -253,30 +269,40 @@ check_jobs(struct json_reader *r)
 			free(copy);
 		}
 	}
-	if (rc < 0)
-		return fail("%s%.0lld", cause, 0);
-	if (maxid != n - 1)
-		return fail("the jobs are not a prefix of the trace (%s%lld jobs)", "", n);
+	if (rc < 0) {
+		ret = fail("%s%.0lld", cause, 0);
+		goto out;
+	}
+	if (maxid != n - 1) {
+		ret = fail("the jobs are not a prefix of the trace (%s%lld jobs)", "", n);
+		goto out;
+	}
 	if (gpus.n > 1) {
 		qsort(gpus.v, gpus.n, sizeof *gpus.v, cmp_str);
 		for (i = 1; i < gpus.n; i++)
-			if (strcmp(gpus.v[i - 1], gpus.v[i]) == 0)
-				return fail("GPU %s held by two jobs%.0lld", gpus.v[i], 0);
+			if (strcmp(gpus.v[i - 1], gpus.v[i]) == 0) {
+				ret = fail("GPU %s held by two jobs%.0lld", gpus.v[i], 0);
+				goto out;
+			}
 	}
 	if (names.n > 1) {
 		qsort(names.v, names.n, sizeof *names.v, cmp_str);
 		for (i = 1; i < names.n; i++)
-			if (strcmp(names.v[i - 1], names.v[i]) == 0)
-				return fail("job %s listed twice%.0lld", names.v[i], 0);
+			if (strcmp(names.v[i - 1], names.v[i]) == 0) {
+				ret = fail("job %s listed twice%.0lld", names.v[i], 0);
+				goto out;
+			}
 	}
 	printf("jobs=%lld R=%lld PD=%lld CD=%lld other=%lld gpus=%zu\n", n, nr, npd,
 	    ncd, nother, gpus.n);
+out:	/* every path frees: make asan runs this helper under LeakSanitizer */
 	strvec_release(&o.keys);
 	strvec_release(&o.vals);
 	strvec_release(&gpus);
 	strvec_release(&names);
 	free(seen);
-	return 0;
+	free(cause);
+	return ret;
 }
 
 /* What a job's history allows next, by its last event's kind. */
@@ -289,21 +315,27 @@ check_events(struct json_reader *r)
 	const char *kind, *job;
 	char *cause = NULL;
 	size_t i;
-	int rc;
+	int rc, ret = 0;
 
-	if (find_array(r, "events", &cause) != 0)
-		return fail("%s%.0lld", cause, 0);
+	if (find_array(r, "events", &cause) != 0) {
+		ret = fail("%s%.0lld", cause, 0);
+		goto out;
+	}
 	while ((rc = read_obj(r, &o, &cause)) == 1) {
 		n++;
 		if (get(&o, "seq") == NULL || (kind = get(&o, "kind")) == NULL ||
-		    (job = get(&o, "job")) == NULL)
-			return fail("event %s%lld lacks a field", "", n);
+		    (job = get(&o, "job")) == NULL) {
+			ret = fail("event %s%lld lacks a field", "", n);
+			goto out;
+		}
 		seq = strtoll(get(&o, "seq"), NULL, 10);
 		if (n == 1)
 			first = seq;
-		else if (seq != prev + 1)
-			return fail("seq %s%lld does not follow the one before",
+		else if (seq != prev + 1) {
+			ret = fail("seq %s%lld does not follow the one before",
 			    "", seq);
+			goto out;
+		}
 		prev = seq;
 		if (strcmp(job, "null") == 0)
 			continue;
@@ -311,29 +343,39 @@ check_events(struct json_reader *r)
 		for (i = 0; i < jobs.n && strcmp(jobs.v[i], job) != 0; i++)
 			;
 		if (i == jobs.n) {
-			if (strcmp(kind, "submit") != 0)
-				return fail("job %s's history begins at seq %lld, not "
+			if (strcmp(kind, "submit") != 0) {
+				ret = fail("job %s's history begins at seq %lld, not "
 				    "with its submission", job, seq);
+				goto out;
+			}
 			strvec_push(&jobs, job);
 			strvec_push(&last, kind);
 			continue;
 		}
-		if (strcmp(last.v[i], "complete") == 0)
-			return fail("job %s has an event after its completion (seq "
+		if (strcmp(last.v[i], "complete") == 0) {
+			ret = fail("job %s has an event after its completion (seq "
 			    "%lld)", job, seq);
-		if (strcmp(kind, "start") == 0 && strcmp(last.v[i], "start") == 0)
-			return fail("job %s starts twice in a row (seq %lld)", job, seq);
+			goto out;
+		}
+		if (strcmp(kind, "start") == 0 && strcmp(last.v[i], "start") == 0) {
+			ret = fail("job %s starts twice in a row (seq %lld)", job, seq);
+			goto out;
+		}
 		free(last.v[i]);
 		last.v[i] = xstrdup(kind);
 	}
-	if (rc < 0)
-		return fail("%s%.0lld", cause, 0);
+	if (rc < 0) {
+		ret = fail("%s%.0lld", cause, 0);
+		goto out;
+	}
 	printf("events=%lld first=%lld last=%lld jobs=%zu\n", n, first, prev, jobs.n);
+out:
 	strvec_release(&o.keys);
 	strvec_release(&o.vals);
 	strvec_release(&jobs);
 	strvec_release(&last);
-	return 0;
+	free(cause);
+	return ret;
 }
 
 int
@@ -349,9 +391,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 	text = slurp(&len);
-	if (json_validate(text, len, &end, &cause) != 0 || end != len)
-		return fail("not one JSON document: %s%.0lld",
+	if (json_validate(text, len, &end, &cause) != 0 || end != len) {
+		rc = fail("not one JSON document: %s%.0lld",
 		    cause != NULL ? cause : "trailing bytes", 0);
+		free(cause);
+		free(text);
+		return rc;
+	}
 	json_reader_init(&r, text, len);
 	rc = strcmp(argv[1], "jobs") == 0 ? check_jobs(&r) : check_events(&r);
 	json_reader_release(&r);
