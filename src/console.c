@@ -47,6 +47,7 @@ struct live {
 	double			 next_status;
 	char			*last_error;
 	struct strbuf		 log;
+	bool			 log_dirty;	/* not in the store yet */
 };
 
 /* A node's health as the health hook reports it. */
@@ -215,6 +216,7 @@ logf_(struct live *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&l->log, fmt, ap);
 	va_end(ap);
+	l->log_dirty = true;
 	/* invariant 3: keep the newest bytes */
 	if (l->log.len > CONSOLE_LOG_MAX) {
 		size_t cut = l->log.len - CONSOLE_LOG_MAX / 2;
@@ -351,7 +353,21 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
 	return unpack_finish(&u, "live job state", why, wlen);
 }
 
-/* Write job i (row, blob) inside the open transaction. */
+/* Job i's log, when it changed, inside the open transaction (its row
+   exists: submit wrote it). log_dirty stays set until flush_logs has
+   committed it, so a rolled-back write is written again. */
+static int
+put_log(struct console *c, int i, char **cause)
+{
+	const struct live *l = &c->live[i];
+
+	if (!l->log_dirty)
+		return 0;
+	return store_job_log_put(c->s->store, c->s->run, c->jobs[i].id,
+	    l->log.buf != NULL ? l->log.buf : "", l->log.len, cause) == 0 ? 0 : -1;
+}
+
+/* Write job i (row, blob, log) inside the open transaction. */
 static int
 put_job(struct console *c, int i, char **cause)
 {
@@ -361,7 +377,7 @@ put_job(struct console *c, int i, char **cause)
 	pack_live(&c->jobs[i], &c->live[i], &sb);
 	rc = store_job_put(c->s->store, c->s->run, &c->jobs[i], cause) != 0 ||
 	    store_job_set_blob(c->s->store, c->s->run, c->jobs[i].id, sb.buf, sb.len,
-	    cause) != 0;
+	    cause) != 0 || put_log(c, i, cause) != 0;
 	strbuf_release(&sb);
 	return rc ? -1 : 0;
 }
@@ -454,6 +470,8 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	for (i = 0; i < sub->nenv; i++)
 		strvec_push(&l->env, sub->env[i]);
 	c->n++;
+	logf_(l, "cellar: submitted to VC '%s', %d x %d GPUs, priority %d\n",
+	    s->spec->vcs[j->vc].name, sub->pods, sub->gpus, sub->priority);
 	rec_set(&rec, now, REC_SUBMIT, j, NULL);
 	if (put_job(c, c->n - 1, cause) != 0 || append(c, &rec, cause) != 0) {
 		session_log_rollback(s, created);
@@ -471,8 +489,7 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	sched_grow(c->sched, c->jobs, c->n);
 	sched_submit(c->sched, c->n - 1, now);
 	c->dirty = true;
-	logf_(l, "cellar: submitted to VC '%s', %d x %d GPUs, priority %d\n",
-	    s->spec->vcs[j->vc].name, sub->pods, sub->gpus, sub->priority);
+	l->log_dirty = false;
 	return 0;
 fail:
 	session_log_rollback(s, created);
@@ -694,6 +711,7 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	enum job_event after;
 	bool created, running;
 	double now = session_now();
+	size_t loglen;
 
 	*status = 1;
 	if (halted(c, cause)) {
@@ -716,6 +734,8 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	saved = *j;
 	phase = l->phase;
 	after = l->after;
+	loglen = l->log.len;
+	logf_(l, "cellar: cancelled\n");	/* written with the decision */
 	running = c->live[i].phase != CONSOLE_QUEUED;
 	if (running) {
 		if (decide_stop(c, i, JOB_EV_CANCEL, REC_CANCEL, -1, "cancelled",
@@ -732,6 +752,8 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 		*j = saved;
 		l->phase = phase;
 		l->after = after;
+		if (l->log.len >= loglen)
+			strbuf_setlen(&l->log, loglen);
 		*status = 4;
 		return -1;
 	}
@@ -739,13 +761,14 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	c->dirty = true;
 	if (running)
 		stop_pods(c, i, (enum job_event)-1);
-	logf_(&c->live[i], "cellar: cancelled\n");
 	return 0;
 fail:
 	session_log_rollback(c->s, created);
 	*j = saved;
 	l->phase = phase;
 	l->after = after;
+	if (l->log.len >= loglen)
+		strbuf_setlen(&l->log, loglen);
 	*status = 4;
 	return -1;
 }
@@ -1062,6 +1085,9 @@ fail:
 struct recover {
 	struct console	*c;
 	struct strbuf	*notes;
+	struct store	*st;
+	int64_t		 run;
+	char		*err;		/* a store failure reading a log */
 };
 
 static int
@@ -1087,6 +1113,19 @@ recover_job(void *arg, const struct store_job *sj)
 		live_release(&l);
 		return 0;
 	}
+	{
+		char *text;
+		size_t len;
+
+		/* the log so far, which this console goes on from */
+		if (store_job_log_get(x->st, x->run, sj->job.id, &text, &len,
+		    &x->err) != 0) {
+			live_release(&l);
+			return 1;
+		}
+		strbuf_add(&l.log, text, len);
+		free(text);
+	}
 	XGROW(c->live, c->cap, (size_t)c->n + 1);
 	c->jobs = xreallocarray(c->jobs, (size_t)c->n + 1, sizeof *c->jobs);
 	c->jobs[c->n] = sj->job;
@@ -1106,7 +1145,7 @@ static int
 recover(struct console *c, struct strbuf *notes, char **cause)
 {
 	struct session *s = c->s;
-	struct recover x = { c, notes };
+	struct recover x = { c, notes, NULL, 0, NULL };
 	struct engine_job_info info;
 	struct policy_key key;
 	struct store *st;
@@ -1117,9 +1156,17 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 
 	if (run == 0)
 		return 0;
-	if (session_store(s, false, &st, cause) != 0 ||
-	    store_job_load(st, run, recover_job, &x, cause) != 0)
+	if (session_store(s, false, &st, cause) != 0)
 		return -1;
+	x.st = st;
+	x.run = run;
+	if (store_job_load(st, run, recover_job, &x, cause) != 0) {
+		if (x.err != NULL) {
+			free(*cause);
+			*cause = x.err;
+		}
+		return -1;
+	}
 	if (c->n == 0)
 		return 0;
 	sched_grow(c->sched, c->jobs, c->n);
@@ -1162,6 +1209,36 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 }
 
 /* ---- the tick ---- */
+
+/*
+ * The logs that changed since their last write, in one transaction at
+ * the end of the tick (those of the tick's decisions went with them):
+ * what a hook printed is in the store before the next tick, so `job log`
+ * outlives a crash and the job.
+ */
+static int
+flush_logs(struct console *c, char **cause)
+{
+	bool created;
+	int i;
+
+	for (i = 0; i < c->n && !c->live[i].log_dirty; i++)
+		;
+	if (i == c->n)
+		return 0;
+	if (begin(c, &created, cause) != 0)
+		return -1;
+	for (; i < c->n; i++)
+		if (put_log(c, i, cause) != 0) {
+			session_log_rollback(c->s, created);
+			return -1;
+		}
+	if (commit(c, created, cause) != 0)
+		return -1;
+	for (i = 0; i < c->n; i++)
+		c->live[i].log_dirty = false;
+	return 0;
+}
 
 static int
 tick(struct console *c, char **cause)
@@ -1272,7 +1349,7 @@ tick(struct console *c, char **cause)
 			health_back(c, &c->done[k]);
 		hookq_done_release(&c->done[k]);
 	}
-	return 0;
+	return flush_logs(c, cause);
 }
 
 /*
@@ -1374,7 +1451,37 @@ console_find(const struct console *c, const char *name)
 const char *
 console_log(const struct console *c, int i)
 {
-	return i >= 0 && i < c->n ? c->live[i].log.buf : "";
+	return i >= 0 && i < c->n && c->live[i].log.buf != NULL ?
+	    c->live[i].log.buf : "";
+}
+
+int
+console_log_stored(struct console *c, const char *name, char **text,
+    char **cause)
+{
+	struct session *s = c->s;
+	struct store_job sj;
+	struct store *st;
+	int64_t run = s->run != 0 ? s->run : s->resume_run;
+	size_t len;
+	int rc;
+
+	*text = NULL;
+	if (run == 0 || session_store(s, false, &st, cause) != 0 || st == NULL) {
+		if (*cause == NULL)
+			*cause = xasprintf("no job '%s' in this session", name);
+		return -1;
+	}
+	if ((rc = store_job_find(st, run, name, &sj, cause)) != 0) {
+		if (rc == STORE_NOTFOUND) {
+			free(*cause);
+			*cause = xasprintf("no job '%s' in this session", name);
+		}
+		return -1;
+	}
+	rc = store_job_log_get(st, run, sj.job.id, text, &len, cause);
+	store_job_release(&sj);
+	return rc == 0 ? 0 : -1;
 }
 
 void

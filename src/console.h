@@ -50,7 +50,11 @@
  *  1. A job holds engine cells exactly while STARTING or RUNNING.
  *  2. Every hook run handed to the queue comes back to exactly one job
  *     (or node), which counts it in hooks_out until then.
- *  3. Job logs are bounded (CONSOLE_LOG_MAX bytes per job, the newest kept).
+ *  3. Job logs are bounded (CONSOLE_LOG_MAX bytes per job, the newest kept)
+ *     and reach the store (job_logs) with the decisions they tell of, the
+ *     rest at the end of the tick that produced them; a restart takes a
+ *     live job's stored log over, and a finished job's log is read from
+ *     the store (console_log_stored).
  *  4. No hook is started for a decision the store does not hold: a store
  *     failure after a scheduler pass acted on the engine halts the console
  *     (the engine and the jobs stay ahead of the store until a restart).
@@ -63,7 +67,7 @@
 #include "core/strbuf.h"
 #include "job/job.h"
 
-#define CONSOLE_LOG_MAX	65536
+#define CONSOLE_LOG_MAX	65536	/* = STORE_LOG_MAX */
 
 struct session;
 struct console;
@@ -151,5 +155,10 @@ int		 console_queue(const struct console *c, int *order, int *pos);
 int		 console_find(const struct console *c, const char *name);
 /* The captured hook output of job i (bounded). */
 const char	*console_log(const struct console *c, int i);
+/* The stored log of a job of this session's run the console does not
+   hold (finished before a restart): *text malloc'ed. 0, or -1 with *cause
+   ("no job 'NAME' in this session" when the run has none). */
+int		 console_log_stored(struct console *c, const char *name, char **text,
+		    char **cause);
 
 #endif

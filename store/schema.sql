@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 4.
+-- store/schema.sql — the cellar state store, schema version 5.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 4 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 5 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -12,7 +12,8 @@
 -- checkpoint row per run, and the events index covering the job; 3, a
 -- session run's engine state (runs.engine) and the specs a run was on
 -- before a reconfiguration (run_specs); 4, the event log as packed
--- blocks (event_blocks, read through the `events` virtual table).
+-- blocks (event_blocks, read through the `events` virtual table); 5, a live
+-- job's log (job_logs).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -150,6 +151,18 @@ CREATE TABLE placements (
 	vleaves		BLOB,			-- bound virtual leaves, or NULL
 	nodes		TEXT NOT NULL,
 	gpus		TEXT NOT NULL,
+	PRIMARY KEY (run, job),
+	FOREIGN KEY (run, job) REFERENCES jobs(run, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+-- A live job's log (src/console.h invariant 3): what its hooks printed and
+-- cellar's notes on it, the newest 65,536 bytes at most (STORE_LOG_MAX;
+-- store_job_log_put keeps the tail of anything longer), written in the
+-- live tick's transactions so that `job log` outlives the console.
+CREATE TABLE job_logs (
+	run		INTEGER NOT NULL,
+	job		INTEGER NOT NULL,
+	text		BLOB NOT NULL,
 	PRIMARY KEY (run, job),
 	FOREIGN KEY (run, job) REFERENCES jobs(run, id) ON DELETE CASCADE
 ) WITHOUT ROWID;

@@ -6,7 +6,7 @@
  *   {"schema_version":1,"kind":"cellar-dump","store_version":1,
  *    "tables":{"specs":{"columns":["id",...],"rows":[[1,"...",...],...]},
  *              "spec_vcs":{...}, "runs", "jobs", "placements", "health",
- *              "events", "heads", "series", "audit"}}
+ *              "events", "heads", "series", "audit", "job_logs"}}
  *
  * Tables come in that order (each refers only to earlier ones), rows in
  * primary-key order, one per line; a dump is a pure function of the
@@ -34,7 +34,7 @@
 #define DUMP_MAX_COLS	48
 
 enum dump_table_id { T_SPECS, T_SPEC_VCS, T_RUNS, T_JOBS, T_PLACEMENTS, T_HEALTH,
-	T_EVENTS, T_RUN_SPECS, T_HEADS, T_SERIES, T_AUDIT, T_COUNT };
+	T_EVENTS, T_RUN_SPECS, T_HEADS, T_SERIES, T_AUDIT, T_JOB_LOGS, T_COUNT };
 
 struct dump_table {
 	const char	*name;
@@ -60,6 +60,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	{ "heads", "run, upto, seqs", "run" },
 	{ "series", "run, t, pending, running, used, opp, bad, frag", "run, t" },
 	{ "audit", "id, at, user, run, cmdline, status", "id" },
+	{ "job_logs", "run, job, text", "run, job" },
 };
 
 /* The constant statements, spelled out so no SQL is assembled at run time. */
@@ -84,6 +85,7 @@ static const char *const dump_select[T_COUNT] = {
 	"SELECT run, t, pending, running, used, opp, bad, frag FROM series "
 	"ORDER BY run, t",
 	"SELECT id, at, user, run, cmdline, status FROM audit ORDER BY id",
+	"SELECT run, job, text FROM job_logs ORDER BY run, job",
 };
 
 static const char *const dump_insert[T_COUNT] = {
@@ -110,6 +112,7 @@ static const char *const dump_insert[T_COUNT] = {
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	"INSERT INTO audit(id, at, user, run, cmdline, status) VALUES (?1, ?2, ?3, "
 	"?4, ?5, ?6)",
+	"INSERT INTO job_logs(run, job, text) VALUES (?1, ?2, ?3)",
 };
 
 /* ---- base64 (RFC 4648) ---- */
@@ -607,6 +610,7 @@ imp_remap(struct import *im, int t, struct dval *v, int ncols)
 	case T_PLACEMENTS:
 	case T_HEALTH:
 	case T_SERIES:
+	case T_JOB_LOGS:
 		if ((id = id_map_get(&im->runs, v[0].i, NULL)) == 0)
 			return imp_fail(im, "run %lld is not in the dump", v[0].i);
 		dval_set_int(&v[0], id, false);
@@ -873,7 +877,8 @@ imp_table(struct import *im, const char *name, int *last)
 		return imp_fail(im, "unknown table '%s'", name);
 	if (t <= *last)
 		return imp_fail(im, "table '%s' out of order (specs, spec_vcs, runs, "
-		    "jobs, placements, health, events, run_specs, heads, series, audit)", name);
+		    "jobs, placements, health, events, run_specs, heads, series, audit, "
+		    "job_logs)", name);
 	*last = t;
 	im->table = dump_tables[t].name;
 	if (imp_expect(im, &tok, JSON_TOK_OBJECT, "an object") != 0)
@@ -991,9 +996,10 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			got = tok.type == JSON_TOK_NUMBER && tok.integer ?
 			    strtoll(tok.text, NULL, 10) : -1;
 			/* Version 3's dump is version 4's: events were rows
-			   then, and a dump keeps them as records now. */
-			if (store_v && got == 3)
-				got = 4;
+			   then, and a dump keeps them as records now; 4's
+			   is 5's without job logs. */
+			if (store_v && (got == 3 || got == 4))
+				got = 5;
 			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",

@@ -214,6 +214,60 @@ store_job_set_blob(struct store *st, int64_t run, int job, const void *data,
 }
 
 int
+store_job_log_put(struct store *st, int64_t run, int job, const char *text,
+    size_t len, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if (len > STORE_LOG_MAX) {	/* the newest bytes are the ones wanted */
+		text += len - STORE_LOG_MAX;
+		len = STORE_LOG_MAX;
+	}
+	if ((q = store_stmt(st, SQ_JOB_LOG_PUT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	sqlite3_bind_blob64(q, 3, len > 0 ? text : "", len, SQLITE_STATIC);
+	return store_step_done(st, q, cause);
+}
+
+int
+store_job_log_get(struct store *st, int64_t run, int job, char **text,
+    size_t *len, char **cause)
+{
+	sqlite3_stmt *q;
+	const void *p;
+	int rc;
+
+	*text = NULL;
+	*len = 0;
+	if ((q = store_stmt(st, SQ_JOB_LOG_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		p = sqlite3_column_blob(q, 0);
+		*len = (size_t)sqlite3_column_bytes(q, 0);
+		*text = xmalloc(*len + 1);
+		if (*len > 0)
+			memcpy(*text, p, *len);
+		(*text)[*len] = '\0';
+		rc = SQLITE_DONE;
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (rc != SQLITE_DONE) {
+		free(*text);
+		*text = NULL;
+		*len = 0;
+		return store_fail(st, rc, cause);
+	}
+	if (*text == NULL)
+		*text = xstrdup("");
+	return 0;
+}
+
+int
 store_placement_put(struct store *st, int64_t run, int job,
     const struct engine_placement *pl, const char *nodes, const char *gpus,
     char **cause)

@@ -141,6 +141,9 @@ static const char *const store_sql[SQ_COUNT] = {
 	/* The same with the emulator's state, one statement per job, not two. */
 	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu", ", ?32", ", emu = excluded.emu"),
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
+	[SQ_JOB_LOG_PUT] = "INSERT OR REPLACE INTO job_logs(run, job, text) "
+	    "VALUES (?1, ?2, ?3)",
+	[SQ_JOB_LOG_GET] = "SELECT text FROM job_logs WHERE run = ?1 AND job = ?2",
 	[SQ_HEAD_GET] = "SELECT upto, seqs FROM heads WHERE run = ?1",
 	[SQ_HEAD_SET] = "INSERT OR REPLACE INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
 	[SQ_EVENT_TAIL_JOB] = "SELECT max(seq) FROM events WHERE run = ?1 AND seq > ?2 "
@@ -616,11 +619,25 @@ static const char store_migrate_3_4[] =
     " data BLOB NOT NULL);"
     "CREATE INDEX event_blocks_run ON event_blocks(run, seq);";
 
+/*
+ * 4 -> 5: live jobs keep their logs (job_logs); jobs before had theirs in
+ * memory only, so the table starts empty.
+ */
+static const char store_migrate_4_5[] =
+    "CREATE TABLE job_logs ("
+    " run INTEGER NOT NULL,"
+    " job INTEGER NOT NULL,"
+    " text BLOB NOT NULL,"
+    " PRIMARY KEY (run, job),"
+    " FOREIGN KEY (run, job) REFERENCES jobs(run, id) ON DELETE CASCADE"
+    ") WITHOUT ROWID;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
 	{ 2, store_migrate_2_3, NULL },
 	{ 3, store_migrate_3_4, store_migrate_3_4_fn },
+	{ 4, store_migrate_4_5, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 

@@ -61,7 +61,7 @@
 #include "spec/spec.h"
 
 /* The schema version this binary creates and reads (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION	4
+#define STORE_SCHEMA_VERSION	5
 /* PRAGMA application_id of a cellar database: "Cell". */
 #define STORE_APPLICATION_ID	0x43656c6c
 
@@ -259,6 +259,16 @@ int		 store_job_put_emu(struct store *st, int64_t run, const struct job *j,
 /* The per-job emulator state (NULL, 0 clears). */
 int		 store_job_set_blob(struct store *st, int64_t run, int job,
 		    const void *data, size_t len, char **cause);
+/*
+ * A live job's log (replacing what was there): the newest STORE_LOG_MAX
+ * bytes of text are kept, whatever len is. The job must have its row.
+ */
+#define STORE_LOG_MAX	65536
+int		 store_job_log_put(struct store *st, int64_t run, int job,
+		    const char *text, size_t len, char **cause);
+/* The log of a job, malloc'ed and NUL-terminated in *text ("" if none). */
+int		 store_job_log_get(struct store *st, int64_t run, int job,
+		    char **text, size_t *len, char **cause);
 /* Record where job runs (replacing what was there) / that it holds nothing. */
 int		 store_placement_put(struct store *st, int64_t run, int job,
 		    const struct engine_placement *pl, const char *nodes,

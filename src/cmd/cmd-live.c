@@ -483,14 +483,18 @@ static int
 log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
 	struct console *c;
+	char *stored = NULL;
+	const char *text;
 	int i;
 
 	if (live_console(ctx, &c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_SPEC);
-	if ((i = console_find(c, args_value(a, 0))) < 0) {
-		*cause = xasprintf("no job '%s' in this session", args_value(a, 0));
+	/* a job the console no longer holds (finished before a restart):
+	   its log from the store */
+	if ((i = console_find(c, args_value(a, 0))) < 0 &&
+	    console_log_stored(c, args_value(a, 0), &stored, cause) != 0)
 		return -1;
-	}
+	text = i >= 0 ? console_log(c, i) : stored;
 	if (ctx->out.format == OUT_JSON) {
 		struct json j;
 
@@ -498,10 +502,11 @@ log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_key(&j, "name");
 		json_string(&j, args_value(a, 0));
 		json_key(&j, "log");
-		json_string(&j, console_log(c, i));
+		json_string(&j, text);
 		cmd_json_end(ctx, &j);
 	} else
-		strbuf_adds(ctx->o, console_log(c, i));
+		strbuf_adds(ctx->o, text);
+	free(stored);
 	return 0;
 }
 
@@ -514,7 +519,8 @@ const struct cmd_entry cmd_job_log_entry = {
 	.help =
 	    "The captured standard output and error of job NAME's hooks (start, "
 	    "stop, status messages of failures) and cellar's notes on it, the "
-	    "newest 64 KiB, kept for this session.",
+	    "newest 64 KiB, kept in the state store: it outlives a restart of "
+	    "cellar and the job.",
 	.examples = (const char *const []){ "job log train1", NULL },
 	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),

@@ -4,7 +4,8 @@
  * would, so a test can plant a problem cellar itself would never write
  * (a newer schema version, a second job on a GPU) or hold a lock.
  *
- *   sqlexec DB SQL            run SQL (several statements) and exit
+ *   sqlexec DB SQL            run SQL (several statements), print the
+ *                             rows it returns ('|' between columns), exit
  *   sqlexec DB SQL SECONDS    BEGIN EXCLUSIVE, run SQL, print "locked",
  *                             hold the lock SECONDS, roll back
  *
@@ -16,6 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+static int
+print_row(void *arg, int n, char **v, char **names)
+{
+	int i;
+
+	(void)arg;
+	(void)names;
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? "|" : "", v[i] != NULL ? v[i] : "");
+	printf("\n");
+	return 0;
+}
 
 int
 main(int argc, char **argv)
@@ -34,7 +48,8 @@ main(int argc, char **argv)
 	}
 	sqlite3_busy_timeout(db, 5000);
 	if ((hold >= 0 && sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, &err) != SQLITE_OK) ||
-	    sqlite3_exec(db, argv[2], NULL, NULL, &err) != SQLITE_OK) {
+	    sqlite3_exec(db, argv[2], hold >= 0 ? NULL : print_row, NULL,
+	    &err) != SQLITE_OK) {
 		fprintf(stderr, "sqlexec: %s\n", err ? err : sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return 1;

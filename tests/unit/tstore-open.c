@@ -225,7 +225,7 @@ test_not_a_store(void)
 	raw_sql(path, "PRAGMA user_version = 7");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 7, newer than this "
-	    "cellar (4): upgrade cellar") != NULL, "%s", cause);
+	    "cellar (5): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -330,10 +330,10 @@ test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 4, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 5, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 5, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 6, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -352,29 +352,29 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 4 -> 5 with a fake step (SQL and a function). */
+	/* 5 -> 6 with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 5, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 6, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), 6);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 6, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 7, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), 6);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 7, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 8, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
@@ -394,11 +394,11 @@ test_migrations(void)
 	CHECK(store_open(path, 0, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK(!store_writable(st));
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	store_close(st);
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('jobs') "
 	    "WHERE name = 'last_seq'", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_DONE);	/* the column is gone */
@@ -419,8 +419,73 @@ test_migrations(void)
 	store_close(st);
 }
 
-/* Today's schema with version 3's event table instead of the blocks. */
+/*
+ * A version 4 database (today's schema without job_logs) with a live job:
+ * opened for writing it is migrated to 5, the job's log can be written
+ * and read back (the newest STORE_LOG_MAX bytes of a longer one), a job
+ * without one reads "", and db check is clean.
+ */
+static void
+test_migration_4_5(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct store *st = NULL;
+	char *cause = NULL, *text = NULL, *big;
+	const char *path = tmp_path("v4.db");
+	size_t len = 0, i, n = STORE_LOG_MAX + 1000;
+	int np = -1;
+
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, "DROP TABLE job_logs;"
+	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
+	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
+	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u');"
+	    "INSERT INTO jobs VALUES (1, 0, 'a', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'running', 'None', 2, 1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "INSERT INTO jobs VALUES (1, 1, 'b', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "PRAGMA user_version = 4; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK(store_job_log_get(st, 1, 0, &text, &len, &cause) == 0);
+	CHECK(text != NULL && len == 0 && strcmp(text, "") == 0);
+	free(text);
+	CHECK(store_job_log_put(st, 1, 0, "hello\n", 6, &cause) == 0);
+	CHECK(store_job_log_get(st, 1, 0, &text, &len, &cause) == 0);
+	CHECK(len == 6 && text != NULL && strcmp(text, "hello\n") == 0);
+	free(text);
+	/* longer than the cap: the newest bytes stay */
+	big = xmalloc(n);
+	for (i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	CHECK(store_job_log_put(st, 1, 0, big, n, &cause) == 0);
+	CHECK(store_job_log_get(st, 1, 0, &text, &len, &cause) == 0);
+	CHECK_INTEQ((long long)len, STORE_LOG_MAX);
+	CHECK(text != NULL && memcmp(text, big + n - STORE_LOG_MAX, STORE_LOG_MAX) == 0);
+	free(text);
+	free(big);
+	CHECK(store_job_log_get(st, 1, 1, &text, &len, &cause) == 0);
+	CHECK(text != NULL && len == 0);
+	free(text);
+	/* a job the run does not have: refused by the key */
+	CHECK(store_job_log_put(st, 1, 7, "x", 1, &cause) != 0);
+	CHECK(cause != NULL);
+	free(cause);
+	cause = NULL;
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	store_close(st);
+}
+
+/* Today's schema with version 3's event table instead of the blocks (and
+   without version 5's job_logs). */
 #define V3_EVENTS \
+    "DROP TABLE job_logs;" \
     "DROP TABLE event_blocks;" \
     "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL" \
     " REFERENCES runs(id) ON DELETE CASCADE, t REAL NOT NULL, kind TEXT NOT NULL," \
@@ -485,7 +550,7 @@ test_migration_3_4(void)
 	CHECK(store_open(path, 0, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK(!store_writable(st));
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	store_event_filter_init(&f);
 	f.run = 2;
 	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
@@ -494,7 +559,7 @@ test_migration_3_4(void)
 	store_close(st);
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	/* blocks: 1-2 (run 1), 3 (run 2), 4 (run 1), 7-8 (run 1, after the gap) */
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT count(*) FROM event_blocks", -1, &q,
 	    NULL) == SQLITE_OK);
@@ -620,7 +685,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (4), and cannot be migrated here") != NULL &&
+		    "than this cellar (5), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);
@@ -643,7 +708,7 @@ test_migration_2_3(void)
 	}
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 4);
+	CHECK_INTEQ(store_user_version(st, &cause), 5);
 	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && blob == NULL);
 	CHECK(store_run_set_engine(st, 1, "xyz", 3, &cause) == 0);
 	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && len == 3 &&
@@ -812,6 +877,7 @@ static const struct test tests[] = {
 	{ "migrations", test_migrations },
 	{ "migration-2-3", test_migration_2_3 },
 	{ "migration-3-4", test_migration_3_4 },
+	{ "migration-4-5", test_migration_4_5 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
