@@ -18,8 +18,9 @@ fi
 
 run "$CELLAR" -c 'node bad r0n05'
 check_rc made 0
-# Version 3: the event log as one row per event, no blocks.
-"$SQLEXEC" "$db" "DROP TABLE event_blocks; DELETE FROM heads;
+# Version 3: the event log as one row per event, no blocks (and no job
+# logs: version 5).
+"$SQLEXEC" "$db" "DROP TABLE job_logs; DROP TABLE event_blocks; DELETE FROM heads;
 CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL
  REFERENCES runs(id) ON DELETE CASCADE, t REAL NOT NULL, kind TEXT NOT NULL,
  job INTEGER, vc INTEGER, cell INTEGER, by_job INTEGER, detail TEXT NOT NULL
@@ -27,7 +28,7 @@ CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL
 CREATE INDEX events_run ON events(run, seq, job);
 INSERT INTO events VALUES (1, 1, 0, 'node-bad', NULL, NULL, NULL, NULL,
  'old-r0n05', NULL);
-PRAGMA user_version = 3; PRAGMA journal_mode = DELETE;" && ok made-v3 || not_ok made-v3 "sqlexec failed"
+PRAGMA user_version = 3; PRAGMA journal_mode = DELETE;" >/dev/null && ok made-v3 || not_ok made-v3 "sqlexec failed"
 cp "$db" "$TMP/v3.db"
 [ ! -e "$db-wal" ] && ok no-wal || not_ok no-wal "a WAL is left"
 
@@ -59,8 +60,8 @@ check_out_has rw-event "node-bad"
 check_out_has rw-old-detail "old-r0n05"
 run "$CELLAR" export "$TMP/dump.json"
 check_rc export 0
-grep -q '"store_version":4,' "$TMP/dump.json" && ok migrated-4 ||
-    not_ok migrated-4 "$(head -c 300 "$TMP/dump.json")"
+grep -q '"store_version":5,' "$TMP/dump.json" && ok migrated-5 ||
+    not_ok migrated-5 "$(head -c 300 "$TMP/dump.json")"
 run "$CELLAR" db check
 check_rc db-check 0
 # And it stays usable: a writing command appends after the old event.
