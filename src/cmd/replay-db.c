@@ -9,18 +9,6 @@
 #include "cmd/session-log.h"
 #include "core/xmalloc.h"
 
-static int *
-dup_ints(const int *v, int n)
-{
-	int *r;
-
-	if (v == NULL)
-		return NULL;
-	r = xmalloc((size_t)n * sizeof *r + 1);
-	memcpy(r, v, (size_t)n * sizeof *r);
-	return r;
-}
-
 /* ---- finding or creating the run ---- */
 
 struct find {
@@ -60,11 +48,8 @@ load_job(void *arg, const struct store_job *sj)
 	if (sj->placed) {
 		d->held[id] = true;
 		p = &d->pl[d->npl++];
-		*p = sj->pl.pl;
+		engine_placement_dup(p, &sj->pl.pl);
 		p->name = d->jobs[id].name;
-		p->pod_first = dup_ints(sj->pl.pl.pod_first, sj->pl.pl.npods + 1);
-		p->leaves = dup_ints(sj->pl.pl.leaves, sj->pl.pl.nleaves);
-		p->vleaves = dup_ints(sj->pl.pl.vleaves, sj->pl.pl.nleaves);
 	}
 	return 0;
 }
@@ -289,9 +274,7 @@ rdb_release(struct rdb *d)
 
 	if (d->pl != NULL)
 		for (i = 0; i < d->npl; i++) {
-			free((void *)d->pl[i].pod_first);
-			free((void *)d->pl[i].leaves);
-			free((void *)d->pl[i].vleaves);
+			engine_placement_free_arrays(&d->pl[i]);
 		}
 	if (d->jb != NULL)
 		for (i = 0; i < d->njobs; i++)

@@ -190,27 +190,13 @@ nj_slot(struct store_src *x, int id)
 	return &x->nj[id];
 }
 
-static int *
-dup_ints(const int *v, int n)
-{
-	int *r;
-
-	if (v == NULL)
-		return NULL;
-	r = xmalloc((size_t)n * sizeof *r + 1);
-	memcpy(r, v, (size_t)n * sizeof *r);
-	return r;
-}
-
 static void
 todo_clear(struct store_src *x)
 {
 	int i;
 
 	for (i = 0; i < x->ntodo; i++) {
-		free((void *)x->todo[i].pod_first);
-		free((void *)x->todo[i].leaves);
-		free((void *)x->todo[i].vleaves);
+		engine_placement_free_arrays(&x->todo[i]);
 	}
 	x->ntodo = 0;
 	x->nrel = 0;
@@ -287,11 +273,8 @@ diff_job(void *arg, const struct store_job *sj)
 		XGROW(x->todo_job, cap, (size_t)x->ntodo + 1);
 		x->todo_job[x->ntodo] = id;
 		p = &x->todo[x->ntodo++];
-		*p = sj->pl.pl;
-		p->name = NULL;		/* the job's, once the read is over */
-		p->pod_first = dup_ints(sj->pl.pl.pod_first, sj->pl.pl.npods + 1);
-		p->leaves = dup_ints(sj->pl.pl.leaves, sj->pl.pl.nleaves);
-		p->vleaves = dup_ints(sj->pl.pl.vleaves, sj->pl.pl.nleaves);
+		engine_placement_dup(p, &sj->pl.pl);
+		p->name = NULL;	/* the job's, once the read is over */
 	}
 	return 0;
 }

@@ -46,6 +46,37 @@ engine_job_placement(const struct engine *e, int job, struct engine_placement *p
 	return true;
 }
 
+static int *
+dup_ints(const int *v, int n)
+{
+	int *r;
+
+	if (v == NULL)
+		return NULL;
+	r = xmalloc((size_t)n * sizeof *r + 1);
+	memcpy(r, v, (size_t)n * sizeof *r);
+	return r;
+}
+
+void
+engine_placement_dup(struct engine_placement *dst, const struct engine_placement *src)
+{
+	*dst = *src;
+	dst->name = NULL;
+	dst->pod_first = dup_ints(src->pod_first, src->npods + 1);
+	dst->leaves = dup_ints(src->leaves, src->nleaves);
+	dst->vleaves = dup_ints(src->vleaves, src->nleaves);
+}
+
+void
+engine_placement_free_arrays(struct engine_placement *pl)
+{
+	free((void *)pl->pod_first);
+	free((void *)pl->leaves);
+	free((void *)pl->vleaves);
+	pl->pod_first = pl->leaves = pl->vleaves = NULL;
+}
+
 void
 engine_stats_restore(struct engine *e, const struct engine_stats *st)
 {

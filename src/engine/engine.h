@@ -254,6 +254,13 @@ struct engine_placement {
 };
 
 bool	 engine_job_placement(const struct engine *e, int job, struct engine_placement *pl);
+/*
+ * A placement that owns its arrays (a stored one kept past the read that
+ * produced it): dup copies src's arrays into dst (name is the caller's:
+ * set to NULL), free_arrays frees what dup allocated.
+ */
+void	 engine_placement_dup(struct engine_placement *dst, const struct engine_placement *src);
+void	 engine_placement_free_arrays(struct engine_placement *pl);
 
 /*
  * Re-create a job exactly as recorded: same id, leaves and virtual cell
