@@ -77,36 +77,14 @@ live_src_data(void *self, struct dash_data *d)
 	d->gen = x->gen;
 }
 
-struct ev_arg {
-	struct live_src	*x;
-	dash_rec_fn	 fn;
-	void		*arg;
-};
-
-static int
-live_ev(void *arg, const struct store_event *ev)
-{
-	struct ev_arg *a = arg;
-
-	a->x->seq = ev->seq;
-	if (a->fn != NULL)
-		a->fn(a->arg, &ev->rec);
-	return 0;
-}
-
 /* The records the session committed since the last read. */
 static int
 live_events(struct live_src *x, dash_rec_fn fn, void *arg, char **cause)
 {
-	struct store_event_filter f;
-	struct ev_arg a = { x, fn, arg };
-
 	if (x->s->store == NULL || x->s->run == 0)
 		return 0;
-	store_event_filter_init(&f);
-	f.run = x->s->run;
-	f.after = x->seq;
-	return store_event_query(x->s->store, &f, live_ev, &a, cause);
+	return dash_store_events(x->s->store, x->s->run, &x->seq, 0, fn, arg,
+	    cause);
 }
 
 static int

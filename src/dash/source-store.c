@@ -354,32 +354,12 @@ delta_jobs(struct store_src *x, char **cause)
 	return 0;
 }
 
-struct ev_arg {
-	struct store_src	*x;
-	dash_rec_fn		 fn;
-	void			*arg;
-};
-
-static int
-on_event(void *arg, const struct store_event *ev)
-{
-	struct ev_arg *a = arg;
-
-	a->x->seq = ev->seq;
-	if (a->fn != NULL)
-		a->fn(a->arg, &ev->rec);
-	return 0;
-}
-
 /* One poll; -1 with *cause when the store cannot be read. */
 static int
 poll_store(struct store_src *x, dash_rec_fn fn, void *arg, char **cause)
 {
-	struct store_event_filter f;
-	struct ev_arg a = { x, fn, arg };
 	struct run_info r;
 	int64_t dv;
-	int rc;
 
 	if (x->st == NULL && store_open(x->path, 0, &x->st, cause) != 0)
 		return -1;
@@ -400,12 +380,9 @@ poll_store(struct store_src *x, dash_rec_fn fn, void *arg, char **cause)
 	}
 	run_info_release(&x->run);
 	x->run = r;
-	store_event_filter_init(&f);
-	f.run = x->run.id;
-	f.after = x->seq;
-	if (x->first)
-		f.limit = DASH_EVENTS;	/* what the event ring keeps */
-	if ((rc = store_event_query(x->st, &f, on_event, &a, cause)) < 0 ||
+	/* The first read takes what the event ring keeps. */
+	if (dash_store_events(x->st, x->run.id, &x->seq,
+	    x->first ? DASH_EVENTS : 0, fn, arg, cause) != 0 ||
 	    delta_jobs(x, cause) != 0)
 		return -1;
 	x->first = false;
@@ -573,6 +550,37 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 fail:
 	store_src_free(x);
 	return rc > 0 ? rc : -1;
+}
+
+struct ev_arg {
+	int64_t		*seq;
+	dash_rec_fn	 fn;
+	void		*arg;
+};
+
+static int
+on_event(void *arg, const struct store_event *ev)
+{
+	struct ev_arg *a = arg;
+
+	*a->seq = ev->seq;
+	if (a->fn != NULL)
+		a->fn(a->arg, &ev->rec);
+	return 0;
+}
+
+int
+dash_store_events(struct store *st, int64_t run, int64_t *seq, int limit,
+    dash_rec_fn fn, void *arg, char **cause)
+{
+	struct store_event_filter f;
+	struct ev_arg a = { seq, fn, arg };
+
+	store_event_filter_init(&f);
+	f.run = run;
+	f.after = *seq;
+	f.limit = limit;
+	return store_event_query(st, &f, on_event, &a, cause);
 }
 
 struct hist_arg {

@@ -147,6 +147,12 @@ int	dash_source_live(struct dash_source *src, struct session *s, char **cause);
  */
 int	dash_source_store(struct dash_source *src, const char *path, char **cause);
 
+/* The events of run after *seq, oldest first, each passed to fn (may be
+   NULL); *seq follows them. limit > 0 keeps only the newest limit.
+   0, or -1 with *cause. */
+int	dash_store_events(struct store *st, int64_t run, int64_t *seq, int limit,
+	    dash_rec_fn fn, void *arg, char **cause);
+
 /* The newest DASH_HISTORY events of a job of run, one line each after a
    title; a read failure is a line too. Times shown as t - epoch. */
 #define DASH_HISTORY	20
