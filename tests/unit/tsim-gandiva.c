@@ -21,22 +21,26 @@
 #include "test.h"
 #include "emu-work.h"
 
+/* One rack of four 4-GPU nodes; the tests add their VCs. */
+#define RACK4_CELLS \
+	    "physicalCluster:\n" \
+	    "  cellTypes:\n" \
+	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n" \
+	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n" \
+	    "  physicalCells:\n" \
+	    "  - cellType: RACK\n" \
+	    "    cellAddress: r0\n" \
+	    "    cellChildren:\n" \
+	    "    - {cellAddress: n0}\n" \
+	    "    - {cellAddress: n1}\n" \
+	    "    - {cellAddress: n2}\n" \
+	    "    - {cellAddress: n3}\n"
+
 static struct spec *
 rack4(void)
 {
 	static const char text[] =
-	    "physicalCluster:\n"
-	    "  cellTypes:\n"
-	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
-	    "  physicalCells:\n"
-	    "  - cellType: RACK\n"
-	    "    cellAddress: r0\n"
-	    "    cellChildren:\n"
-	    "    - {cellAddress: n0}\n"
-	    "    - {cellAddress: n1}\n"
-	    "    - {cellAddress: n2}\n"
-	    "    - {cellAddress: n3}\n"
+	    RACK4_CELLS
 	    "virtualClusters:\n"
 	    "  A:\n"
 	    "    virtualCells:\n"
@@ -184,18 +188,7 @@ static void
 test_migrations_in_vc(void)
 {
 	static const char text[] =
-	    "physicalCluster:\n"
-	    "  cellTypes:\n"
-	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
-	    "  physicalCells:\n"
-	    "  - cellType: RACK\n"
-	    "    cellAddress: r0\n"
-	    "    cellChildren:\n"
-	    "    - {cellAddress: n0}\n"
-	    "    - {cellAddress: n1}\n"
-	    "    - {cellAddress: n2}\n"
-	    "    - {cellAddress: n3}\n"
+	    RACK4_CELLS
 	    "virtualClusters:\n"
 	    "  A:\n"
 	    "    virtualCells:\n"
