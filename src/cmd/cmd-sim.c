@@ -48,7 +48,7 @@
 	{ 0, "to", "T", "keep jobs submitted before T", VALUE_NONE }, \
 	{ 0, "sample", "F", "keep each job with probability F (0 < F <= 1)", VALUE_NONE }, \
 	{ 0, "load", "X", "scale the arrival rate by X", VALUE_NONE }, \
-	{ 0, "class", "C", "priority class of every job: guaranteed, opportunistic, auto", VALUE_NONE }, \
+	{ 0, "class", "C", "priority class of every job: guaranteed, opportunistic, auto (default: auto under antman, else guaranteed)", VALUE_NONE }, \
 	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
@@ -634,6 +634,13 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_int(j, "time_sliced_starts", res->report.guests);
 	json_kv_int(j, "packs", res->report.packs);
 	json_kv_int(j, "unpacks", res->report.unpacks);
+	json_key(j, "window");
+	json_object_begin(j);
+	json_kv_double(j, "start", res->report.win_start);
+	json_kv_double(j, "end", res->report.win_end);
+	json_kv_double(j, "util", res->report.win_util);
+	json_kv_double(j, "sm_util", res->report.win_sm);
+	json_object_end(j);
 	if (res->report.opp_shared) {
 		json_key(j, "antman");
 		json_object_begin(j);
@@ -707,7 +714,7 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_double(&j, "to", m->rc.to);
 	json_kv_double(&j, "sample", m->rc.sample);
 	json_kv_double(&j, "load", m->rc.load);
-	json_kv_string(&j, "class", job_class_name((enum job_class)m->rc.klass));
+	json_kv_string(&j, "class", job_class_name(replay_class(m->rc.klass, run->ops)));
 	json_kv_string(&j, "affinity", m->rc.soft_affinity ? "soft" : "hard");
 	json_kv_bool(&j, "skip_too_big", m->rc.skip_too_big);
 	json_kv_bool(&j, "ideal", m->ep.ideal);
@@ -891,6 +898,11 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    res.report.makespan, res.report.makespan / 86400,
 			    100 * res.report.util, 100 * res.report.frag_avg, m.ep.feedback);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			strbuf_addf(ctx->o, "submission window (first to last arrival, %.0f s): "
+			    "GPU utilization %.1f%% and SM utilization %.1f%% of its GPU-time\n",
+			    res.report.win_end - res.report.win_start, 100 * res.report.win_util,
+			    100 * res.report.win_sm);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			antman_text(ctx->o, &res.report);
 	}
 	table_free(t);
@@ -930,6 +942,10 @@ static const struct table_colspec compare_columns[] = {
 	{ "MAKESPAN", "makespan", TABLE_NUM, "last completion - first submission, seconds" },
 	{ "UTIL%", "util_pct", TABLE_NUM, "busy GPU-time as a percentage of all GPU-time" },
 	{ "FRAG%", "frag_pct", TABLE_NUM, "partially free nodes as a percentage of nodes" },
+	{ "WIN_UTIL%", "win_util_pct", TABLE_NUM | TABLE_WIDE,
+	  "submission window: busy GPU-time, % of its GPU-time" },
+	{ "WIN_SM%", "win_sm_pct", TABLE_NUM | TABLE_WIDE,
+	  "submission window: SM time used, % of its GPU-time" },
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours lost" },
 	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds until a job has run --feedback, mean" },
@@ -1009,6 +1025,8 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.0f", r->makespan);
 		table_cell(t, "%.1f", 100 * r->util);
 		table_cell(t, "%.1f", 100 * r->frag_avg);
+		table_cell(t, "%.1f", 100 * r->win_util);
+		table_cell(t, "%.1f", 100 * r->win_sm);
 		table_cell_int(t, r->all.preemptions);
 		table_cell(t, "%.1f", r->all.lost_gpu_hours);
 		table_cell(t, "%.0f", r->all.feedback.avg);

@@ -334,6 +334,7 @@ emu_am_integrate(struct emu *m, double t)
 	if (dt <= 0)
 		return;
 	m->am_int_sm += dt * m->am_sm;
+	m->win_sm += fmax(0, fmin(t, m->win1) - fmax(m->busy_since, m->win0)) * m->am_sm;
 	m->am_int_mem += dt * m->am_mem;
 	m->am_int_host += dt * m->am_host;
 	m->am_int_lost += dt * m->am_lost;

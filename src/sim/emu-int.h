@@ -154,6 +154,10 @@ struct emu {
 	double			 busy_since;	/* busy GPU-time integral */
 	double			 busy_gpu_time;
 	double			 first_submit, last_end;
+	/* the submission window (first to last arrival): busy GPU-time and
+	   SM time used in it (emu_report's win_util, win_sm) */
+	double			 win0, win1;
+	double			 win_busy, win_sm;
 	struct emu_sample	*series;
 	int			 nseries;
 	size_t			 series_cap;

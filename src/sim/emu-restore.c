@@ -26,9 +26,11 @@ cmp_seq(const void *a, const void *b)
 
 /* Version 2 added the sharing state (groups, guests, feedback), version 3
    AntMan's (guests' GPUs, phases, the GPUs' utilization); older blobs
-   still restore, as emulators that never shared that way. */
+   still restore, as emulators that never shared that way. Run blobs of
+   version 4 add the submission window's sums (older: restored as 0, so
+   a run resumed from one reports the window from the restore on). */
 #define JOB_BLOB_VERSION	3
-#define RUN_BLOB_VERSION	3
+#define RUN_BLOB_VERSION	4
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -195,6 +197,9 @@ emu_save(const struct emu *m, struct strbuf *out)
 		pack_f64(out, m->gpu[i].util_now);
 		pack_f64(out, m->gpu[i].mem_now);
 	}
+	/* version 4: the submission window */
+	pack_f64(out, m->win_busy);
+	pack_f64(out, m->win_sm);
 	pack_seal(out, start);
 }
 
@@ -224,6 +229,8 @@ struct run_state {
 	double			 am[9];		/* busy host lost sm mem, 4 integrals */
 	double			*gpu;		/* 4 per GPU */
 	int			 ngpu;
+	/* version 4 */
+	double			 win_busy, win_sm;
 };
 
 static void
@@ -346,6 +353,14 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 		for (i = 0; i < 9 && !u.failed; i++)
 			if (!isfinite(rs->am[i]))
 				unpack_fail(&u, "AntMan sums: value %d is not finite", i);
+	}
+	if (v >= 4) {
+		rs->win_busy = unpack_f64(&u);
+		rs->win_sm = unpack_f64(&u);
+		if (!u.failed && (!(rs->win_busy >= 0) || !(rs->win_sm >= 0) ||
+		    !isfinite(rs->win_busy) || !isfinite(rs->win_sm)))
+			unpack_fail(&u, "submission window sums %g, %g cannot be",
+			    rs->win_busy, rs->win_sm);
 	}
 	for (i = 0; i < rs->nev && !u.failed; i++)
 		if (rs->ev[i].kind == EV_SLICE && (rs->ev[i].arg < 0 ||
@@ -731,6 +746,8 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	m->busy_since = rs.busy_since;
 	m->busy_gpu_time = rs.busy_gpu_time;
 	m->first_submit = rs.first_submit;
+	m->win_busy = rs.win_busy;
+	m->win_sm = rs.win_sm;
 	m->last_end = rs.last_end;
 	if (sv->nseries > 0) {
 		m->series = xcalloc((size_t)sv->nseries, sizeof *m->series);

@@ -281,6 +281,50 @@ busy_gpus(const struct emu *m)
 	return (double)(st.used + st.opp) + m->am_busy;
 }
 
+/* Length of [a, b] inside the submission window. */
+static double
+in_window(const struct emu *m, double a, double b)
+{
+	double d = fmin(b, m->win1) - fmax(a, m->win0);
+
+	return d > 0 ? d : 0;
+}
+
+/*
+ * SM time a running job used in the submission window from x->since to t1
+ * (GPU-seconds of SM): while it progresses (not in a restore stall), its
+ * GPUs x its model's SM demand in the phase its work is in x its factor
+ * (a packed job issues that much less). Phases change with work, not at
+ * events, so the span is cut at their boundaries. AntMan's emulator
+ * counts its GPUs' plans instead (emu_am_integrate): 0 here.
+ */
+static double
+sm_span(const struct emu *m, int job, double t1)
+{
+	const struct job *j = &m->jobs[job];
+	const struct ejob_state *x = &m->js[job];
+	const struct model *md = m->par.ideal || j->model < 0 ||
+	    j->model >= model_count ? NULL : &model_table[j->model];
+	const struct model_phase *ph;
+	double t = fmax(x->since, x->stall_until), w = j->work_done, next, te, sum = 0;
+
+	if (m->am_on || j->state != JOB_RUNNING || !job_holds_cells(j) ||
+	    !(x->speed > 0) || t >= t1 || t >= m->win1 || t1 <= m->win0)
+		return 0;
+	while (t < t1) {
+		ph = model_phase(w, j->duration, &next);
+		te = isfinite(next) ? t + (next - w) / x->speed : t1;
+		if (te > t1)
+			te = t1;
+		sum += in_window(m, t, te) * (md != NULL ? md->gpu_util * ph->sm : 1);
+		if (!isfinite(next))
+			break;
+		t = te;
+		w = next;	/* the next phase, even if te rounded onto t */
+	}
+	return sum * j->gpus * x->factor;
+}
+
 /* Bring a running job's service and progress up to now. */
 static void
 account(struct emu *m, int job)
@@ -288,6 +332,8 @@ account(struct emu *m, int job)
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
 	double from = x->since, stall, before = j->run_time;
+
+	m->win_sm += sm_span(m, job, m->now);
 
 	/* a suspended job holds nothing: its slot runs another member */
 	if (!job_holds_cells(j) || j->state == JOB_SUSPENDED || m->now <= from) {
@@ -1429,6 +1475,13 @@ emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params 
 	m->am_on = (p->ops->flags & POLICY_OPPSHARE) != 0;
 	if (m->am_on)
 		emu_am_init(m);
+	/* the submission window, from the jobs (not saved: they keep it) */
+	m->win0 = njobs > 0 ? INFINITY : 0;
+	m->win1 = njobs > 0 ? -INFINITY : 0;
+	for (i = 0; i < njobs; i++) {
+		m->win0 = fmin(m->win0, jobs[i].submit);
+		m->win1 = fmax(m->win1, jobs[i].submit);
+	}
 	return m;
 }
 
@@ -1547,6 +1600,7 @@ emu_run(struct emu *m, double until,
 		if (m->am_on)
 			emu_am_integrate(m, t);
 		m->busy_gpu_time += (t - m->busy_since) * busy_gpus(m);
+		m->win_busy += in_window(m, m->busy_since, t) * busy_gpus(m);
 		m->busy_since = t;
 		m->now = t;
 		while (m->nheap > 0 && m->heap[0].t == t) {
@@ -1788,6 +1842,17 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->guests = m->guests;
 	r->packs = m->packs;
 	r->unpacks = m->unpacks;
+	/* the submission window: the part of running jobs' SM not yet
+	   accounted is added here (emu_report may come mid-run) */
+	r->win_start = m->win0;
+	r->win_end = m->win1;
+	if (m->win1 > m->win0 && m->s->gpus > 0) {
+		double sm = m->win_sm, area = (double)m->s->gpus * (m->win1 - m->win0);
+		for (i = 0; i < m->njobs; i++)
+			sm += sm_span(m, i, m->now);
+		r->win_util = m->win_busy / area;
+		r->win_sm = sm / area;
+	}
 	r->opp_shared = m->am_on;
 	if (m->am_on && r->makespan > 0 && m->s->gpus > 0) {
 		r->sm_util = m->am_int_sm / ((double)m->s->gpus * r->makespan);

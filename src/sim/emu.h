@@ -170,6 +170,17 @@ struct emu_report {
 	double			 makespan;	/* last completion - first submit */
 	double			 util;		/* busy GPU-time / (GPUs x makespan) */
 	double			 frag_avg;	/* mean of the samples' frag */
+	/*
+	 * The submission window (first to last arrival: the same for every
+	 * policy on one trace, so these compare policies where util cannot,
+	 * busy GPU-time being the work the trace asks for): busy GPU-time,
+	 * and SM time used (GPUs x model SM demand in the job's phase x its
+	 * packing factor while progressing; under AntMan the GPUs' plans),
+	 * each / (GPUs x window). 0 when the window is empty.
+	 */
+	double			 win_start, win_end;
+	double			 win_util;
+	double			 win_sm;
 	long long		 events;
 	long long		 sched_passes;
 	long long		 engine_attempts;

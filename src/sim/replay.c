@@ -18,7 +18,15 @@ replay_cfg_init(struct replay_cfg *c)
 	c->to = -1;
 	c->sample = 1;
 	c->load = 1;
-	c->klass = JOB_GUARANTEED;
+	c->klass = -1;
+}
+
+enum job_class
+replay_class(int klass, const struct policy_ops *ops)
+{
+	if (klass >= 0)
+		return (enum job_class)klass;
+	return ops != NULL && (ops->flags & POLICY_OPPSHARE) ? JOB_AUTO : JOB_GUARANTEED;
 }
 
 /* "synth" or "synth:N": a generated trace with the spec's VCs, equal shares. */
@@ -69,6 +77,7 @@ replay_prepare(struct replay *r, const struct spec *s, const struct replay_cfg *
 
 	memset(r, 0, sizeof *r);
 	r->s = s;
+	r->klass = c->klass;
 	if (strncmp(c->trace, "synth", 5) == 0 && (c->trace[5] == '\0' || c->trace[5] == ':')) {
 		if (synth(r, s, c, cause) < 0)
 			return -1;
@@ -87,7 +96,7 @@ replay_prepare(struct replay *r, const struct spec *s, const struct replay_cfg *
 	    &r->njobs, &r->skipped, &r->dropped, cause) < 0)
 		goto fail;
 	for (i = 0; i < r->njobs; i++) {
-		r->jobs[i].klass = c->klass;
+		r->jobs[i].klass = replay_class(c->klass, NULL);
 		r->jobs[i].soft_affinity = c->soft_affinity;
 	}
 	return 0;
@@ -150,6 +159,9 @@ replay_run_hooked(const struct replay *r, const struct policy *p,
 	if (r->njobs > 0)
 		memcpy(out->jobs, h != NULL && h->resume != NULL ? h->resume_jobs :
 		    r->jobs, (size_t)r->njobs * sizeof *r->jobs);
+	if (h == NULL || h->resume == NULL)	/* resumed jobs keep theirs */
+		for (int i = 0; i < r->njobs; i++)
+			out->jobs[i].klass = replay_class(r->klass, p->ops);
 	if (h != NULL && h->resume != NULL)
 		m = emu_restore(r->s, mode, p, par, out->jobs, r->njobs, h->resume,
 		    cause);

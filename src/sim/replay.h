@@ -33,11 +33,19 @@ struct replay_cfg {
 	double			 from, to;	/* window, seconds; to < 0: none */
 	double			 sample;	/* fraction kept: 1 */
 	double			 load;		/* arrival-rate factor: 1 */
-	int			 klass;		/* enum job_class of every job */
+	int			 klass;		/* enum job_class of every job;
+						   -1: the policy's (replay_class) */
 	bool			 soft_affinity;	/* every job may relax its pods */
 };
 
 void	replay_cfg_init(struct replay_cfg *c);
+
+/*
+ * The class every job of a run gets: klass when >= 0, else the policy's
+ * own: auto under a policy with POLICY_OPPSHARE (antman: its
+ * auto-classification is the point), guaranteed otherwise.
+ */
+enum job_class	replay_class(int klass, const struct policy_ops *ops);
 
 struct replay {
 	const struct spec	*s;
@@ -46,6 +54,7 @@ struct replay {
 	int			 njobs;
 	int			 skipped;	/* too big for their VC */
 	int			 dropped;	/* VC mapped to "-" */
+	int			 klass;		/* the cfg's: -1, each run's policy's */
 };
 
 /* Load, transform and map a trace. Returns 0, or -1 with *cause. */

@@ -6,6 +6,9 @@
 # fifo's, it reports the suspensions that cost, and anomaly finds no VC
 # worse off than alone on its own cells. The report's gandiva options are
 # checked to act (--no-pack, --slice, --feedback) and to refuse bad values.
+# antman (auto-classification by default: jobs that cannot start run as
+# opportunistic guests) raises GPU and SM utilization over the submission
+# window above fifo's, and anomaly finds no VC worse off for it either.
 . tests/scenarios/lib.sh
 
 PHILLY=tests/fixtures/traces/philly-sample.csv
@@ -17,11 +20,32 @@ lt_times() {
 }
 
 # shellcheck disable=SC2086 # WIN is a word list on purpose
-run "$CELLAR" compare "$PHILLY" $WIN --policy fifo,gandiva -o json
+run "$CELLAR" compare "$PHILLY" $WIN --policy fifo,gandiva,antman -o json
 check_rc compare-rc 0
 check_json compare-json
 check_json_field compare-fifo runs.0.policy fifo
 check_json_field compare-gandiva runs.1.policy gandiva
+check_json_field compare-antman runs.2.policy antman
+# the window is the trace's: the same for every policy
+check_json_field window-same-start runs.2.window.start "$(json_get runs.0.window.start)"
+check_json_field window-same-end runs.2.window.end "$(json_get runs.0.window.end)"
+wu_fifo=$(json_get runs.0.window.util)
+wu_antman=$(json_get runs.2.window.util)
+ws_fifo=$(json_get runs.0.window.sm_util)
+ws_antman=$(json_get runs.2.window.sm_util)
+q_fifo=$(json_get runs.0.queue.avg)
+echo "# submission window: GPU util fifo $wu_fifo, antman $wu_antman;" \
+    "SM util fifo $ws_fifo, antman $ws_antman (fifo's mean queuing $q_fifo s)"
+if lt_times 0 "$q_fifo" 1; then ok fifo-jobs-queue
+else not_ok fifo-jobs-queue "fifo's mean queuing delay [$q_fifo]: no load"; fi
+if lt_times "$wu_fifo" "$wu_antman" 1; then ok antman-raises-gpu-util
+else not_ok antman-raises-gpu-util "antman [$wu_antman] not above fifo [$wu_fifo]"; fi
+if lt_times "$ws_fifo" "$ws_antman" 1; then ok antman-raises-sm-util
+else not_ok antman-raises-sm-util "antman [$ws_antman] not above fifo [$ws_fifo]"; fi
+check_json_field antman-done runs.2.done 3044
+opp=$(json_get runs.2.antman.opportunistic_starts)
+if [ "${opp:-0}" -gt 0 ] 2>/dev/null; then ok antman-opportunistic-starts
+else not_ok antman-opportunistic-starts "opportunistic starts [$opp]"; fi
 fb_fifo=$(json_get runs.0.feedback.avg)
 fb_gandiva=$(json_get runs.1.feedback.avg)
 echo "# early feedback (mean, s): fifo $fb_fifo, gandiva $fb_gandiva"
@@ -51,6 +75,21 @@ got=$(json_get anomalous_vcs)
 echo "# gandiva, hived: $got anomalous VCs"
 if [ "$got" = 0 ]; then ok gandiva-hived-no-anomaly
 else not_ok gandiva-hived-no-anomaly "$got VCs worse than private: $OUT"; fi
+
+# antman's guests borrow any VC's GPUs in hived mode, but a host runs as
+# if alone (less 3% x its guests' SM): no VC is worse off than private.
+# shellcheck disable=SC2086
+run "$CELLAR" anomaly "$PHILLY" $WIN --sharing hived --policy antman -o json
+check_rc antman-anomaly-rc 0
+got=$(json_get anomalous_vcs)
+echo "# antman, hived: $got anomalous VCs"
+if [ "$got" = 0 ]; then ok antman-hived-no-anomaly
+else not_ok antman-hived-no-anomaly "$got VCs worse than private: $OUT"; fi
+
+# the text report says what the window figures are percentages of
+run "$CELLAR" replay synth:50 --policy fifo
+check_out_has text-window-legend "submission window (first to last arrival"
+check_out_has text-window-of "of its GPU-time"
 
 # The options act: no packing, no pack trials; a shorter slice, more
 # suspensions; a longer --feedback, a later early feedback (fifo too).

@@ -185,9 +185,68 @@ test_table2(void)
 	emu_report_release(&o.r);
 }
 
+/*
+ * The submission window's measures (emu_report win_util, win_sm): one GPU,
+ * a guaranteed lstm from 0, an auto mobilenet at 100, the last arrival at
+ * 2000. fifo: the GPU is busy the whole window, its SM at the lstm's
+ * demand by phase (the start phase's 2% of the work at 0.3 x); antman:
+ * the same busy GPU, more SM (the mobilenet runs beside the lstm).
+ */
+static void
+window_jobs(struct job *jobs)
+{
+	add(jobs, 0, 0, 0, 1, 3600);
+	jobs[0].model = model_find("lstm");
+	add(jobs, 1, 0, 100, 1, 3600);
+	jobs[1].model = model_find("mobilenet");
+	jobs[1].klass = JOB_AUTO;
+	add(jobs, 2, 0, 2000, 1, 60);
+	jobs[2].model = model_find("lstm");
+}
+
+static void
+test_window(void)
+{
+	const struct model *lstm = &model_table[model_find("lstm")];
+	struct job jobs[3];
+	struct outcome f, a;
+	double start = model_phases[0].until * 3600 / lstm->speed[LOC_SWITCH], want;
+
+	window_jobs(jobs);
+	run("fifo", true, jobs, 3, &f);
+	CHECK(jobs[1].first_start >= 2000);	/* waited: no sharing */
+	CHECK(f.r.win_start == 0 && f.r.win_end == 2000);
+	CHECKF(fabs(f.r.win_util - 1) < 1e-9, "fifo window util %g", f.r.win_util);
+	want = lstm->gpu_util * (start * model_phases[0].sm +
+	    (2000 - start) * model_phases[1].sm) / 2000;
+	CHECKF(fabs(f.r.win_sm - want) < 1e-9, "fifo window SM %g, want %g",
+	    f.r.win_sm, want);
+	/* over the makespan, SM is not a fifo figure; the window's is */
+	CHECK(f.r.sm_util == 0);
+
+	window_jobs(jobs);
+	run("antman", true, jobs, 3, &a);
+	CHECK(jobs[1].first_start == 100 && a.r.opp_guests >= 1);
+	CHECKF(fabs(a.r.win_util - 1) < 1e-9, "antman window util %g", a.r.win_util);
+	CHECKF(a.r.win_sm > f.r.win_sm + 0.2 && a.r.win_sm <= 1,
+	    "antman window SM %g, fifo %g", a.r.win_sm, f.r.win_sm);
+	emu_report_release(&f.r);
+	emu_report_release(&a.r);
+
+	/* an idle stretch inside the window lowers the busy share: the
+	   lstm alone (done at 3600), the last arrival at 7200 */
+	add(jobs, 0, 0, 0, 1, 3600);
+	jobs[0].model = model_find("lstm");
+	add(jobs, 1, 0, 7200, 1, 60);
+	run("fifo", true, jobs, 2, &f);
+	CHECKF(fabs(f.r.win_util - 0.5) < 1e-9, "half-idle window util %g", f.r.win_util);
+	emu_report_release(&f.r);
+}
+
 static const struct test tests[] = {
 	{ "plans", test_plans },
 	{ "table2", test_table2 },
+	{ "window", test_window },
 };
 
 TEST_MAIN(tests)
