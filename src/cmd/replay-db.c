@@ -178,6 +178,19 @@ put_job(struct rdb *d, struct emu *m, const struct job *j, char **cause)
 	return rc;
 }
 
+/* A node's health as the emulator's journal says it changed. */
+static int
+put_health(struct rdb *d, const struct rec *r, char **cause)
+{
+	if (r->kind != REC_NODE_BAD && r->kind != REC_NODE_OK)
+		return 0;
+	if (r->cell < 0 || r->cell >= d->s->ncells || d->s->cells[r->cell].node < 0)
+		return 0;
+	return store_health_set(d->st, d->run,
+	    d->s->nodes[d->s->cells[r->cell].node].name, r->kind == REC_NODE_BAD,
+	    r->t, cause);
+}
+
 int
 rdb_checkpoint(void *arg, struct emu *m, const struct job *jobs, bool final,
     char **cause)
@@ -201,10 +214,18 @@ rdb_checkpoint(void *arg, struct emu *m, const struct job *jobs, bool final,
 		if (put_job(d, m, &jobs[dirty[i]], cause) != 0)
 			goto fail;
 	for (i = 0; i < nj; i++) {
-		if (store_event_append(d->st, d->run, &journal[i], NULL, cause) != 0)
+		if (store_event_append(d->st, d->run, &journal[i], NULL, cause) != 0 ||
+		    put_health(d, &journal[i], cause) != 0)
 			goto fail;
 		now = journal[i].t;
 	}
+	/* The engine's bad marks and counters, as a session stores them: with
+	   the health rows, a reader rebuilds the bad nodes and doomed cells
+	   the emulator has (session_run_rebuild) without its fault list. */
+	strbuf_reset(&d->buf);
+	session_engine_state(emu_engine(m), &d->buf);
+	if (store_run_set_engine(d->st, d->run, d->buf.buf, d->buf.len, cause) != 0)
+		goto fail;
 	if (ns > d->nseries &&
 	    store_series_put(d->st, d->run, series + d->nseries, ns - d->nseries,
 	    cause) != 0)

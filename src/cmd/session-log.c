@@ -524,6 +524,40 @@ recover_health(void *arg, const char *node, bool bad, double since)
 	return 0;
 }
 
+int
+session_engine_state_read(const void *blob, size_t len, struct engine_mark **marks,
+    int *nmarks, struct engine_stats *stats, char *why, size_t whylen)
+{
+	struct engine_mark *mk;
+	struct unpack u;
+	int i, n;
+
+	*marks = NULL;
+	*nmarks = 0;
+	memset(stats, 0, sizeof *stats);
+	unpack_init(&u, blob, len);
+	unpack_unseal(&u);
+	if (unpack_u32(&u) != ENGINE_STATE_VERSION)
+		unpack_fail(&u, "unknown version");
+	n = unpack_count(&u, 1 << 24, 8, "marks");
+	mk = xcalloc((size_t)n + 1, sizeof *mk);
+	for (i = 0; i < n; i++) {
+		mk[i].vleaf = unpack_i32(&u);
+		mk[i].leaf = unpack_i32(&u);
+	}
+	stats->binds = unpack_i64(&u);
+	stats->unbinds = unpack_i64(&u);
+	stats->splits = unpack_i64(&u);
+	stats->merges = unpack_i64(&u);
+	if (unpack_finish(&u, "saved engine state", why, whylen) != 0) {
+		free(mk);
+		return -1;
+	}
+	*marks = mk;
+	*nmarks = n;
+	return 0;
+}
+
 /*
  * The saved engine state: its marks go back now (after the jobs, before
  * the bad nodes), its counters at the end (*saved). A state that cannot be
@@ -536,32 +570,15 @@ recover_marks(struct recover *x, const void *blob, size_t len,
     struct engine_stats *saved, bool *have)
 {
 	struct engine_mark *mk;
-	struct unpack u;
 	char why[256];
 	int i, n, bad = 0;
 
 	*have = false;
 	if (blob == NULL)
 		return 0;		/* written by a cellar before version 3 */
-	unpack_init(&u, blob, len);
-	unpack_unseal(&u);
-	if (unpack_u32(&u) != ENGINE_STATE_VERSION)
-		unpack_fail(&u, "unknown version");
-	n = unpack_count(&u, 1 << 24, 8, "marks");
-	mk = xcalloc((size_t)n + 1, sizeof *mk);
-	for (i = 0; i < n; i++) {
-		mk[i].vleaf = unpack_i32(&u);
-		mk[i].leaf = unpack_i32(&u);
-	}
-	memset(saved, 0, sizeof *saved);
-	saved->binds = unpack_i64(&u);
-	saved->unbinds = unpack_i64(&u);
-	saved->splits = unpack_i64(&u);
-	saved->merges = unpack_i64(&u);
-	if (unpack_finish(&u, "saved engine state", why, sizeof why) != 0) {
+	if (session_engine_state_read(blob, len, &mk, &n, saved, why, sizeof why) != 0) {
 		strbuf_addf(x->diags, "warning: %s; bad cells and counters are "
 		    "recomputed\n", why);
-		free(mk);
 		return 0;
 	}
 	/* Each mark is validated first; one that does not fit changes nothing. */

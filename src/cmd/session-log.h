@@ -39,6 +39,11 @@ void	session_log_rollback(struct session *s, bool run_created);
  */
 int	session_log_engine(struct session *s, const struct engine *e, char **cause);
 void	session_engine_state(const struct engine *e, struct strbuf *out);
+/* Read such bytes back: the marks (malloc'ed, lowest virtual leaf first)
+   and counters. 0, or -1 with why. */
+int	session_engine_state_read(const void *blob, size_t len,
+	    struct engine_mark **marks, int *nmarks, struct engine_stats *stats,
+	    char *why, size_t whylen);
 
 /*
  * Names are unique in a run: a finished job of the run named `name` is

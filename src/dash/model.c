@@ -50,6 +50,7 @@ dash_model_init(struct dash_model *m, struct dash_source *src)
 	memset(m, 0, sizeof *m);
 	m->src = src;
 	src->ops->data(src->self, &m->d);
+	m->spec_gen = m->d.spec_gen;
 	s = m->d.spec;
 	m->nvcs = s->nvcs;
 	m->vcs = xcalloc((size_t)s->nvcs + 1, sizeof *m->vcs);
@@ -593,6 +594,31 @@ dash_model_rebuild(struct dash_model *m)
 	model_full(m);
 }
 
+/*
+ * The source is on another spec (source.h invariant 5): every array sized
+ * by the old one goes, the model starts over (its init refreshes), and
+ * only the event log, which is about what happened, is kept.
+ */
+static void
+model_respec(struct dash_model *m)
+{
+	struct dash_source *src = m->src;
+	struct rec *ev = m->ev;
+	int head = m->ev_head, n = m->ev_n;
+	long long total = m->ev_total, rebuilds = m->rebuilds, full = m->full;
+
+	m->ev = NULL;
+	dash_model_release(m);
+	dash_model_init(m, src);
+	free(m->ev);
+	m->ev = ev;
+	m->ev_head = head;
+	m->ev_n = n;
+	m->ev_total = total;
+	m->rebuilds += rebuilds;
+	m->full += full;
+}
+
 void
 dash_model_refresh(struct dash_model *m)
 {
@@ -603,6 +629,10 @@ dash_model_refresh(struct dash_model *m)
 	m->src->ops->data(m->src->self, &m->d);
 	if (m->d.gen == m->gen)
 		return;
+	if (m->d.spec_gen != m->spec_gen) {
+		model_respec(m);
+		return;
+	}
 	s = m->d.spec;
 	m->rebuilds++;
 	memset(&ch, 0, sizeof ch);

@@ -65,6 +65,7 @@ struct dash_model {
 	struct dash_source	*src;
 	struct dash_data	 d;
 	uint64_t		 gen;		/* source gen the fields describe */
+	uint64_t		 spec_gen;	/* ... and spec_gen (source.h 5) */
 	long long		 rebuilds;	/* derived data updated (tests, bench) */
 	long long		 full;		/* ... of which full rebuilds */
 	long long		 delta_jobs;	/* jobs updated by delta, all told */

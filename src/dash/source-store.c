@@ -15,6 +15,17 @@
  * rebuild. Jobs whose record differs are the source's changes (source.h
  * invariant 4).
  *
+ * What the policy saw: a replay's jobs carry the emulator's per-job state,
+ * in which the scheduler's key and class at the last checkpoint are kept
+ * (emu_job_saved_key), so the queues show the emulator's order and
+ * priority column; a session's are the console's ('priority': higher
+ * first, then arrival, as source-live.c). Bad nodes and the engine's bad
+ * marks are stored by both writers (health rows, runs.engine): a change of
+ * the bad set, or marks that the delta did not reproduce, take the full
+ * rebuild, which restores them in the order that gives back the writer's
+ * doomed cells. A run moved onto another spec (a reconfiguration), or a
+ * newer run in the store, is rebuilt from scratch too (spec_gen moves).
+ *
  * Nothing the store holds or lacks aborts: a store that cannot be read
  * (the writer crashed mid-way, the file went away) leaves the last view on
  * screen with the problem in the status text, and the next poll tries
@@ -30,7 +41,14 @@
 #include "core/xmalloc.h"
 #include "dash/model.h"
 #include "dash/source.h"
+#include "sim/emu.h"
 #include "store/store.h"
+
+/* The policy's rank of a stored job. */
+struct jrank {
+	struct policy_key	 key;
+	int			 klass;
+};
 
 struct run_info {
 	int64_t			 id;
@@ -50,19 +68,26 @@ struct store_src {
 	struct session_rebuilt	 rb;
 	char			*spec_name;
 	struct job		*jobs;		/* by stored job id */
+	struct jrank		*rank;		/* ... and their rank */
 	int			 njobs;
-	size_t			 jobs_cap;
+	size_t			 jobs_cap, rank_cap;
+	int64_t			 built_spec;	/* the stored spec rb is of */
+	uint64_t		 spec_gen;	/* dash_data.spec_gen */
+	struct strbuf		 health;	/* bad nodes as last read, a line each */
 	int64_t			 dv;		/* data_version at the last read */
 	int64_t			 seq;		/* events read up to */
 	bool			 first;		/* no event read yet */
+	bool			 force;		/* a read failed: rebuild at the next */
 	uint64_t		 gen;
 	char			*status;	/* "following PATH: run N ..." */
 	char			*problem;	/* the last read failure, or NULL */
 
 	/* a read in progress */
 	struct job		*nj;
+	struct jrank		*nr;
 	int			 nnj;
-	size_t			 nj_cap;
+	size_t			 nj_cap, nr_cap;
+	struct strbuf		 nhealth;
 	struct engine_placement	*todo;		/* placements to restore */
 	int			*todo_job;	/* ... of these stored jobs */
 	int			 ntodo;
@@ -183,8 +208,12 @@ nj_slot(struct store_src *x, int id)
 
 	if (id >= x->nnj) {
 		XGROW(x->nj, x->nj_cap, (size_t)id + 2);
-		for (i = x->nnj; i <= id; i++)
+		XGROW(x->nr, x->nr_cap, (size_t)id + 2);
+		for (i = x->nnj; i <= id; i++) {
 			placeholder(&x->nj[i], i);
+			memset(&x->nr[i], 0, sizeof x->nr[i]);
+			x->nr[i].key.id = i;
+		}
 		x->nnj = id + 1;
 	}
 	return &x->nj[id];
@@ -228,6 +257,35 @@ engine_has(const struct engine *e, const struct engine_placement *pl)
 	    same_ints(cur.vleaves, pl->vleaves, pl->nleaves);
 }
 
+/*
+ * A stored job and its rank: a replay's from the emulator's saved key; a
+ * session's the console's priority order. A blob that does not read
+ * ranks the job by arrival (the emulator would refuse it; the view
+ * needs no more than an order).
+ */
+static void
+take_one(struct store_src *x, const struct store_job *sj)
+{
+	struct jrank *r;
+	struct emu_blob b = { sj->blob, sj->blob_len };
+	char why[128];
+	int id = sj->job.id;
+
+	*nj_slot(x, id) = sj->job;
+	r = &x->nr[id];
+	memset(r, 0, sizeof *r);
+	if (x->run.kind == STORE_RUN_SESSION) {
+		r->key.k[0] = -(double)sj->job.priority;
+		r->key.k[1] = sj->job.submit;
+		r->klass = sj->job.priority;
+	} else if (sj->blob_len == 0 ||
+	    emu_job_saved_key(&b, id, &r->key, &r->klass, why, sizeof why) != 0) {
+		memset(r, 0, sizeof *r);
+		r->key.k[0] = sj->job.submit;
+	}
+	r->key.id = id;
+}
+
 /* The full rebuild's job collector. */
 static int
 take_job(void *arg, const struct store_job *sj)
@@ -236,7 +294,7 @@ take_job(void *arg, const struct store_job *sj)
 
 	if (sj->job.id < 0 || sj->job.id >= 1 << 22)
 		return 0;	/* beyond any trace: skipped, not a 1 GB table */
-	*nj_slot(x, sj->job.id) = sj->job;
+	take_one(x, sj);
 	return 0;
 }
 
@@ -255,7 +313,7 @@ diff_job(void *arg, const struct store_job *sj)
 
 	if (id < 0 || id >= 1 << 22)
 		return 0;
-	*nj_slot(x, id) = sj->job;
+	take_one(x, sj);
 	old = id < x->njobs ? &x->jobs[id] : NULL;
 	e0 = old != NULL ? old->engine_id : -1;
 	if (sj->placed && engine_has(x->rb.engine, &sj->pl.pl))
@@ -284,21 +342,29 @@ static void
 take_jobs(struct store_src *x)
 {
 	struct job *t;
+	struct jrank *tr;
 	size_t c;
 	int i;
 
 	if (x->nnj < x->njobs)
 		(void)nj_slot(x, x->njobs - 1);	/* never shrinks (invariant 4) */
 	for (i = 0; i < x->njobs; i++)
-		if (memcmp(&x->jobs[i], &x->nj[i], sizeof x->nj[i]) != 0)
+		if (memcmp(&x->jobs[i], &x->nj[i], sizeof x->nj[i]) != 0 ||
+		    memcmp(&x->rank[i], &x->nr[i], sizeof x->nr[i]) != 0)
 			mark_changed(x, i);
-	/* the old array is the next read's */
+	/* the old arrays are the next read's */
 	t = x->jobs;
 	x->jobs = x->nj;
 	x->nj = t;
 	c = x->jobs_cap;
 	x->jobs_cap = x->nj_cap;
 	x->nj_cap = c;
+	tr = x->rank;
+	x->rank = x->nr;
+	x->nr = tr;
+	c = x->rank_cap;
+	x->rank_cap = x->nr_cap;
+	x->nr_cap = c;
 	x->njobs = x->nnj;
 	x->nnj = 0;
 }
@@ -320,8 +386,63 @@ full_rebuild(struct store_src *x, char **cause)
 		return -1;
 	session_rebuilt_release(&x->rb);
 	x->rb = rb;
+	if (x->built_spec != x->run.spec) {
+		/* another spec: nothing derived from the old one holds */
+		x->built_spec = x->run.spec;
+		x->spec_gen++;
+		free(x->spec_name);
+		x->spec_name = xstrdup(x->rb.spec_path);
+	}
 	take_jobs(x);
 	x->all = true;
+	return 0;
+}
+
+static int
+on_health(void *arg, const char *node, bool bad, double since)
+{
+	struct strbuf *sb = arg;
+
+	(void)since;
+	if (bad)
+		strbuf_addf(sb, "%s\n", node);
+	return 0;
+}
+
+/*
+ * Whether the engine's bad marks are the ones the writer stored (the delta
+ * releases and restores jobs, which may bind other virtual leaves to bad
+ * ones than the writer's engine did). Only read when either side has any.
+ */
+static int
+marks_agree(struct store_src *x, bool *agree, char **cause)
+{
+	struct engine_mark *mk = NULL, *cur;
+	struct engine_stats stats;
+	void *blob = NULL;
+	size_t len = 0;
+	char why[256];
+	int n = 0, ncur;
+
+	*agree = true;
+	ncur = engine_marks(x->rb.engine, NULL, 0);
+	if (x->health.len == 0 && ncur == 0)
+		return 0;	/* no bad node, no mark: nothing to differ */
+	if (store_run_get_engine(x->st, x->run.id, &blob, &len, cause) != 0)
+		return -1;
+	if (blob != NULL &&
+	    session_engine_state_read(blob, len, &mk, &n, &stats, why, sizeof why) != 0)
+		n = -1;		/* unreadable: the rebuild says why */
+	free(blob);
+	if (n != ncur)
+		*agree = false;
+	else if (n > 0) {
+		cur = xcalloc((size_t)n, sizeof *cur);
+		engine_marks(x->rb.engine, cur, n);
+		*agree = memcmp(cur, mk, (size_t)n * sizeof *cur) == 0;
+		free(cur);
+	}
+	free(mk);
 	return 0;
 }
 
@@ -330,6 +451,7 @@ static int
 delta_jobs(struct store_src *x, char **cause)
 {
 	char why[256];
+	bool agree;
 	int i, rc;
 
 	x->nnj = 0;
@@ -351,7 +473,9 @@ delta_jobs(struct store_src *x, char **cause)
 	}
 	todo_clear(x);
 	take_jobs(x);
-	return 0;
+	if (marks_agree(x, &agree, cause) != 0)
+		return -1;
+	return agree ? 0 : full_rebuild(x, cause);
 }
 
 /* One poll; -1 with *cause when the store cannot be read. */
@@ -359,33 +483,45 @@ static int
 poll_store(struct store_src *x, dash_rec_fn fn, void *arg, char **cause)
 {
 	struct run_info r;
-	int64_t dv;
+	struct strbuf t;
+	int64_t dv, newest;
+	bool rebuild;
 
 	if (x->st == NULL && store_open(x->path, 0, &x->st, cause) != 0)
 		return -1;
 	if (store_data_version(x->st, &dv, cause) != 0)
 		return -1;
-	if (!x->first && dv == x->dv)
+	if (!x->first && !x->force && dv == x->dv)
 		return 0;	/* nothing committed since the last read */
+	/* the newest run is the one shown: a session that ended and began
+	   again, a second replay */
+	if (store_run_last(x->st, -1, &newest, cause) != 0)
+		return -1;
 	memset(&r, 0, sizeof r);
-	if (read_run(x->st, x->run.id, &r, cause) != 0) {
+	if (read_run(x->st, newest, &r, cause) != 0) {
 		run_info_release(&r);
 		return -1;
 	}
-	if (r.spec != x->run.spec) {
-		run_info_release(&r);
-		*cause = xasprintf("run %lld was reconfigured onto another spec: "
-		    "start the dashboard again to see it", (long long)x->run.id);
-		return -1;
-	}
+	rebuild = r.id != x->run.id || r.spec != x->run.spec ||
+	    strcmp(r.mode, x->run.mode) != 0;
 	run_info_release(&x->run);
 	x->run = r;
+	strbuf_reset(&x->nhealth);
+	if (store_health_load(x->st, x->run.id, on_health, &x->nhealth, cause) != 0)
+		return -1;
+	if (x->force || x->nhealth.len != x->health.len || (x->health.len > 0 &&
+	    memcmp(x->nhealth.buf, x->health.buf, x->health.len) != 0))
+		rebuild = true;		/* bad nodes: see marks_agree */
+	t = x->health;
+	x->health = x->nhealth;
+	x->nhealth = t;
 	/* The first read takes what the event ring keeps. */
 	if (dash_store_events(x->st, x->run.id, &x->seq,
 	    x->first ? DASH_EVENTS : 0, fn, arg, cause) != 0 ||
-	    delta_jobs(x, cause) != 0)
+	    (rebuild ? full_rebuild(x, cause) : delta_jobs(x, cause)) != 0)
 		return -1;
 	x->first = false;
+	x->force = false;
 	x->dv = dv;
 	return 0;
 }
@@ -399,7 +535,10 @@ store_src_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause
 	(void)dt;
 	(void)cause;
 	if (poll_store(x, fn, arg, &why) != 0) {
-		/* never fatal: keep the last view, say why, reopen next time */
+		/* never fatal: keep the last view, say why, reopen next time
+		   and read everything again (a new connection's data_version
+		   says nothing about the last one's) */
+		x->force = true;
 		if (x->st != NULL) {
 			store_close(x->st);
 			x->st = NULL;
@@ -428,7 +567,9 @@ store_src_data(void *self, struct dash_data *d)
 	d->backend = "store";
 	d->follow = x->status;
 	d->spec_name = x->spec_name;
-	d->policy = x->run.policy != NULL ? x->run.policy : "-";
+	/* a session's jobs are in its console's order (store_src_key) */
+	d->policy = x->run.kind == STORE_RUN_SESSION ? "priority" :
+	    x->run.policy != NULL ? x->run.policy : "-";
 	d->spec = x->rb.spec;
 	d->engine = x->rb.engine;
 	d->jobs = x->jobs;
@@ -438,6 +579,22 @@ store_src_data(void *self, struct dash_data *d)
 	d->epoch = x->run.kind == STORE_RUN_SESSION ? x->run.created : 0;
 	d->done = x->run.state != STORE_RUN_RUNNING;
 	d->gen = x->gen;
+	d->spec_gen = x->spec_gen;
+}
+
+static void
+store_src_key(void *self, int job, struct policy_key *key, int *klass)
+{
+	struct store_src *x = self;
+
+	if (job < 0 || job >= x->njobs) {
+		memset(key, 0, sizeof *key);
+		key->id = job;
+		*klass = 0;
+		return;
+	}
+	*key = x->rank[job].key;
+	*klass = x->rank[job].klass;
 }
 
 static void
@@ -498,11 +655,15 @@ store_src_free(void *self)
 	free(x->out_j);
 	free(x->status);
 	free(x->problem);
+	free(x->rank);
+	free(x->nr);
+	strbuf_release(&x->health);
+	strbuf_release(&x->nhealth);
 	free(x);
 }
 
 static const struct dash_source_ops store_src_ops = {
-	"store", store_src_data, store_src_advance, NULL, store_src_changes,
+	"store", store_src_data, store_src_advance, store_src_key, store_src_changes,
 	store_src_free, store_src_history,
 };
 
@@ -518,6 +679,8 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 	x = xcalloc(1, sizeof *x);
 	x->path = xstrdup(path);
 	x->first = true;
+	strbuf_init(&x->health);
+	strbuf_init(&x->nhealth);
 	if ((rc = store_open(path, 0, &x->st, cause)) != 0)
 		goto fail;
 	/* read before the rest: whatever commits meanwhile is read again */
@@ -531,6 +694,9 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 	}
 	if (rc != 0 || (rc = read_run(x->st, id, &x->run, cause)) != 0)
 		goto fail;
+	if ((rc = store_health_load(x->st, x->run.id, on_health, &x->health,
+	    cause)) != 0)
+		goto fail;
 	store_run_init(&run);
 	run.id = x->run.id;
 	run.spec = x->run.spec;
@@ -541,6 +707,8 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 		goto fail;
 	take_jobs(x);
 	x->spec_name = xstrdup(x->rb.spec_path);
+	x->built_spec = x->run.spec;
+	x->spec_gen = 1;
 	x->all = true;
 	x->gen = 1;
 	set_status(x);

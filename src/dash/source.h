@@ -22,6 +22,10 @@
  *     reported (more is allowed), or all is set. Jobs added since (njobs
  *     grew; it never shrinks, and a job keeps its index) need not be
  *     reported. Only one model may consume a source's changes.
+ *  5. spec_gen changes exactly when spec is another spec than at the last
+ *     call of data() (a followed run reconfigured, or a newer run): a
+ *     model then starts over, keeping only its event log; invariant 4's
+ *     job indices hold only between equal spec_gens.
  */
 #ifndef CELLAR_DASH_SOURCE_H
 #define CELLAR_DASH_SOURCE_H
@@ -56,6 +60,7 @@ struct dash_data {
 	/* ':' commands that change state may act on it (a live session) */
 	bool			 writable;
 	uint64_t		 gen;		/* invariant 1 */
+	uint64_t		 spec_gen;	/* invariant 5 */
 };
 
 typedef void (*dash_rec_fn)(void *arg, const struct rec *r);

@@ -468,6 +468,19 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	return unpack_finish(&u, what, why, len);
 }
 
+int
+emu_job_saved_key(const struct emu_blob *b, int job, struct policy_key *key,
+    int *klass, char *why, size_t len)
+{
+	struct ejob_state x;
+	int failures, rc;
+
+	/* no spec here: any GPU index a blob of this size can hold is taken */
+	rc = decode_job(b, job, &x, &failures, key, klass, INT32_MAX / 8, why, len);
+	free(x.gpus);
+	return rc;
+}
+
 /* Health of each spec node at the last tick: fault events up to it, in order. */
 static void
 restore_health(struct emu *m)

@@ -284,6 +284,15 @@ struct emu_blob {
 	size_t		 len;
 };
 
+/*
+ * The scheduler's key and class of a job as emu_job_save stored them (the
+ * rank the policy gave it at that tick): what a reader of the store shows
+ * as the policy's order without rebuilding the emulator. An empty blob is
+ * a job never touched (key zero, class 0). 0, or -1 with why.
+ */
+int		 emu_job_saved_key(const struct emu_blob *b, int job,
+		    struct policy_key *key, int *klass, char *why, size_t len);
+
 /* What a store kept at one tick boundary. */
 struct emu_saved {
 	const struct engine_placement *placements;	/* every job holding cells */
