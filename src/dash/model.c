@@ -607,6 +607,16 @@ model_respec(struct dash_model *m)
 	int head = m->ev_head, n = m->ev_n;
 	long long total = m->ev_total, rebuilds = m->rebuilds, full = m->full;
 
+	const int *vm = m->d.vc_map, *cm = m->d.cell_map;
+	int nvm = m->d.nvc_map, ncm = m->d.ncell_map, i;
+
+	/* the kept records name the old spec's VCs and cells */
+	for (i = 0; i < DASH_EVENTS && (vm != NULL || cm != NULL); i++) {
+		if (vm != NULL && ev[i].vc >= 0)
+			ev[i].vc = ev[i].vc < nvm ? vm[ev[i].vc] : -1;
+		if (cm != NULL && ev[i].cell >= 0)
+			ev[i].cell = ev[i].cell < ncm ? cm[ev[i].cell] : -1;
+	}
 	m->ev = NULL;
 	dash_model_release(m);
 	dash_model_init(m, src);

@@ -83,7 +83,7 @@ live_events(struct live_src *x, dash_rec_fn fn, void *arg, char **cause)
 {
 	if (x->s->store == NULL || x->s->run == 0)
 		return 0;
-	return dash_store_events(x->s->store, x->s->run, &x->seq, 0, fn, arg,
+	return dash_store_events(x->s->store, x->s->run, &x->seq, 0, NULL, 0, fn, arg,
 	    cause);
 }
 

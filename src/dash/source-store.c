@@ -72,6 +72,8 @@ struct store_src {
 	int			 njobs;
 	size_t			 jobs_cap, rank_cap;
 	int64_t			 built_spec;	/* the stored spec rb is of */
+	int			*vc_map, *cell_map;	/* old spec -> new, by name */
+	int			 nvc_map, ncell_map;
 	uint64_t		 spec_gen;	/* dash_data.spec_gen */
 	struct strbuf		 health;	/* bad nodes as last read, a line each */
 	int64_t			 dv;		/* data_version at the last read */
@@ -369,6 +371,26 @@ take_jobs(struct store_src *x)
 	x->nnj = 0;
 }
 
+/* Where the VCs and cells of spec a are in spec b, by name (-1: gone). */
+static void
+name_maps(struct store_src *x, const struct spec *a, const struct spec *b)
+{
+	char path[512];
+	int i;
+
+	free(x->vc_map);
+	free(x->cell_map);
+	x->nvc_map = a->nvcs;
+	x->ncell_map = a->ncells;
+	x->vc_map = xcalloc((size_t)a->nvcs + 1, sizeof *x->vc_map);
+	x->cell_map = xcalloc((size_t)a->ncells + 1, sizeof *x->cell_map);
+	for (i = 0; i < a->nvcs; i++)
+		x->vc_map[i] = spec_find_vc(b, a->vcs[i].name);
+	for (i = 0; i < a->ncells; i++)
+		x->cell_map[i] = spec_find_cell(b, spec_cell_path(a, i, path,
+		    sizeof path));
+}
+
 /* Everything from the store: spec, engine, jobs (all = true). */
 static int
 full_rebuild(struct store_src *x, char **cause)
@@ -384,15 +406,16 @@ full_rebuild(struct store_src *x, char **cause)
 	strbuf_release(&diags);
 	if (rc != 0)
 		return -1;
-	session_rebuilt_release(&x->rb);
-	x->rb = rb;
 	if (x->built_spec != x->run.spec) {
 		/* another spec: nothing derived from the old one holds */
+		name_maps(x, x->rb.spec, rb.spec);
 		x->built_spec = x->run.spec;
 		x->spec_gen++;
 		free(x->spec_name);
-		x->spec_name = xstrdup(x->rb.spec_path);
+		x->spec_name = xstrdup(rb.spec_path);
 	}
+	session_rebuilt_release(&x->rb);
+	x->rb = rb;
 	take_jobs(x);
 	x->all = true;
 	return 0;
@@ -515,10 +538,11 @@ poll_store(struct store_src *x, dash_rec_fn fn, void *arg, char **cause)
 	t = x->health;
 	x->health = x->nhealth;
 	x->nhealth = t;
-	/* The first read takes what the event ring keeps. */
-	if (dash_store_events(x->st, x->run.id, &x->seq,
-	    x->first ? DASH_EVENTS : 0, fn, arg, cause) != 0 ||
-	    (rebuild ? full_rebuild(x, cause) : delta_jobs(x, cause)) != 0)
+	/* The cluster first, then the events, told in its spec's terms. The
+	   first read takes what the event ring keeps. */
+	if ((rebuild ? full_rebuild(x, cause) : delta_jobs(x, cause)) != 0 ||
+	    dash_store_events(x->st, x->run.id, &x->seq, x->first ? DASH_EVENTS : 0,
+	    x->rb.spec, x->built_spec, fn, arg, cause) != 0)
 		return -1;
 	x->first = false;
 	x->force = false;
@@ -580,6 +604,10 @@ store_src_data(void *self, struct dash_data *d)
 	d->done = x->run.state != STORE_RUN_RUNNING;
 	d->gen = x->gen;
 	d->spec_gen = x->spec_gen;
+	d->vc_map = x->vc_map;
+	d->nvc_map = x->nvc_map;
+	d->cell_map = x->cell_map;
+	d->ncell_map = x->ncell_map;
 }
 
 static void
@@ -657,6 +685,8 @@ store_src_free(void *self)
 	free(x->problem);
 	free(x->rank);
 	free(x->nr);
+	free(x->vc_map);
+	free(x->cell_map);
 	strbuf_release(&x->health);
 	strbuf_release(&x->nhealth);
 	free(x);
@@ -722,6 +752,8 @@ fail:
 
 struct ev_arg {
 	int64_t		*seq;
+	const struct spec *shown;
+	int64_t		 spec;
 	dash_rec_fn	 fn;
 	void		*arg;
 };
@@ -731,18 +763,30 @@ on_event(void *arg, const struct store_event *ev)
 {
 	struct ev_arg *a = arg;
 
+	struct rec r;
+
 	*a->seq = ev->seq;
-	if (a->fn != NULL)
+	if (a->fn == NULL)
+		return 0;
+	if (a->shown == NULL || ev->spec == a->spec) {
 		a->fn(a->arg, &ev->rec);
+		return 0;
+	}
+	/* recorded on a spec the run has left: its indices are that spec's */
+	r = ev->rec;
+	r.vc = ev->vc_name != NULL ? spec_find_vc(a->shown, ev->vc_name) : -1;
+	r.cell = -1;
+	a->fn(a->arg, &r);
 	return 0;
 }
 
 int
 dash_store_events(struct store *st, int64_t run, int64_t *seq, int limit,
-    dash_rec_fn fn, void *arg, char **cause)
+    const struct spec *shown, int64_t spec, dash_rec_fn fn, void *arg,
+    char **cause)
 {
 	struct store_event_filter f;
-	struct ev_arg a = { seq, fn, arg };
+	struct ev_arg a = { seq, shown, spec, fn, arg };
 
 	store_event_filter_init(&f);
 	f.run = run;

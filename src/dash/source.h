@@ -61,6 +61,11 @@ struct dash_data {
 	bool			 writable;
 	uint64_t		 gen;		/* invariant 1 */
 	uint64_t		 spec_gen;	/* invariant 5 */
+	/* when spec_gen moved: per VC and per cell of the spec before, the
+	   new spec's index of that name or -1 (records already handed out
+	   name the old spec's); NULL: keep the indices */
+	const int		*vc_map, *cell_map;
+	int			 nvc_map, ncell_map;
 };
 
 typedef void (*dash_rec_fn)(void *arg, const struct rec *r);
@@ -153,10 +158,13 @@ int	dash_source_live(struct dash_source *src, struct session *s, char **cause);
 int	dash_source_store(struct dash_source *src, const char *path, char **cause);
 
 /* The events of run after *seq, oldest first, each passed to fn (may be
-   NULL); *seq follows them. limit > 0 keeps only the newest limit.
-   0, or -1 with *cause. */
+   NULL); *seq follows them. limit > 0 keeps only the newest limit. With
+   shown (NULL: as stored), an event recorded on another stored spec than
+   spec (a reconfigured run's older events) has its VC found by name in
+   shown (-1 if gone) and no cell. 0, or -1 with *cause. */
 int	dash_store_events(struct store *st, int64_t run, int64_t *seq, int limit,
-	    dash_rec_fn fn, void *arg, char **cause);
+	    const struct spec *shown, int64_t spec, dash_rec_fn fn, void *arg,
+	    char **cause);
 
 /* The newest DASH_HISTORY events of a job of run, one line each after a
    title; a read failure is a line too. Times shown as t - epoch. */
