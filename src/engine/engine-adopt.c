@@ -304,3 +304,121 @@ engine_adopt(struct engine *e, const struct engine_req *r, int chain,
 	}
 	return id;
 }
+
+/*
+ * engine_move: the job is released without rebalancing doomed cells, its
+ * new leaves get virtual cells as adoption chooses them, and it is
+ * re-created under its own id; any refusal puts the snapshot back, so the
+ * engine is bit for bit as before (history counters included).
+ */
+int
+engine_move(struct engine *e, int job, const int *pod_first, int npods,
+    const int *leaves, int nleaves, char *why, size_t len)
+{
+	struct engine_stats st = e->st;
+	struct engine_req r;
+	struct engine_placement pl;
+	struct snap sn;
+	struct ejob *j;
+	int *vl = NULL, *pf, *lv, i, rc = -1;
+
+	if (job < 0 || job >= e->njobs || !e->jobs[job].live) {
+		bufprintf(why, len, "no engine job %d", job);
+		return -1;
+	}
+	j = &e->jobs[job];
+	if (j->prio < 0 || j->downgraded || j->pin >= 0) {
+		bufprintf(why, len, "job '%s' is %s: only unpinned guaranteed jobs "
+		    "move", j->name, j->pin >= 0 ? "pinned" : "opportunistic");
+		return -1;
+	}
+	for (i = 0; i < j->nleaves; i++)
+		if (e->p_bad[j->leaves[i]] > 0) {
+			bufprintf(why, len, "job '%s' runs on a bad GPU", j->name);
+			return -1;
+		}
+	if (npods <= 0 || nleaves <= 0 || pod_first[0] != 0 ||
+	    pod_first[npods] != nleaves) {
+		bufprintf(why, len, "job '%s': malformed placement", j->name);
+		return -1;
+	}
+	for (i = 0; i < nleaves; i++)
+		if (leaves[i] < 0 || leaves[i] >= e->np ||
+		    e->s->cells[leaves[i]].level != 1 ||
+		    e->s->cells[leaves[i]].chain != j->chain) {
+			bufprintf(why, len, "job '%s': leaf %d is not a GPU of its "
+			    "chain", j->name, leaves[i]);
+			return -1;
+		}
+	/* copies: the caller may pass the job's own arrays, which
+	   job_release frees; the snapshot owns its copies too */
+	pf = xmalloc((size_t)(npods + 1) * sizeof *pf);
+	memcpy(pf, pod_first, (size_t)(npods + 1) * sizeof *pf);
+	lv = xmalloc((size_t)nleaves * sizeof *lv);
+	memcpy(lv, leaves, (size_t)nleaves * sizeof *lv);
+	pod_first = pf;
+	leaves = lv;
+	sn.id = job;
+	sn.j = *j;
+	sn.j.pod_first = xmalloc((size_t)(j->npods + 1) * sizeof(int));
+	memcpy(sn.j.pod_first, j->pod_first, (size_t)(j->npods + 1) * sizeof(int));
+	sn.j.leaves = xmalloc((size_t)j->nleaves * sizeof(int) + 1);
+	memcpy(sn.j.leaves, j->leaves, (size_t)j->nleaves * sizeof(int));
+	sn.j.vleaves = NULL;
+	if (j->vleaves != NULL) {
+		sn.j.vleaves = xmalloc((size_t)j->nleaves * sizeof(int) + 1);
+		memcpy(sn.j.vleaves, j->vleaves, (size_t)j->nleaves * sizeof(int));
+	}
+	memset(&r, 0, sizeof r);
+	r.name = sn.j.name;
+	r.vc = sn.j.vc;
+	r.priority = sn.j.prio;
+	r.pin = -1;
+	r.lazy = sn.j.lazy;
+
+	e->no_rebalance = true;
+	job_release(e, job);
+	if (e->mode == ENGINE_QUOTA &&
+	    e->vc_gused[r.vc] + nleaves > e->vc_quota[r.vc]) {
+		bufprintf(why, len, "VC '%s' quota is full", e->s->vcs[r.vc].name);
+		goto undo;
+	}
+	if (e->mode != ENGINE_QUOTA) {
+		vl = xcalloc((size_t)nleaves, sizeof *vl);
+		if (plan_vleaves(e, &r, sn.j.chain, pod_first, npods, leaves, vl,
+		    why, len) < 0)
+			goto undo;
+	}
+	memset(&pl, 0, sizeof pl);
+	pl.id = job;
+	pl.name = sn.j.name;
+	pl.vc = sn.j.vc;
+	pl.priority = sn.j.prio;
+	pl.orig_priority = sn.j.orig_prio;
+	pl.lazy = sn.j.lazy;
+	pl.chain = sn.j.chain;
+	pl.pin = -1;
+	pl.npods = npods;
+	pl.pod_first = pod_first;
+	pl.leaves = leaves;
+	pl.vleaves = vl;
+	pl.nleaves = nleaves;
+	/* validated, bound, theorem 1 checked (its own breach undone) */
+	if (engine_restore_job(e, &pl, why, len) < 0)
+		goto undo;
+	rc = 0;
+	goto out;
+undo:
+	job_restore(e, &sn);
+	e->st = st;
+	engine_debug_check(e, "move rollback");
+out:
+	e->no_rebalance = false;
+	free(vl);
+	free(pf);
+	free(lv);
+	free(sn.j.pod_first);
+	free(sn.j.leaves);
+	free(sn.j.vleaves);
+	return rc;
+}

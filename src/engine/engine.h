@@ -186,6 +186,20 @@ int	 engine_adopt(struct engine *e, const struct engine_req *r, int chain,
 	    const int *pod_first, int npods, const int *leaves, int nleaves,
 	    char *why, size_t len);
 
+/*
+ * Move a running guaranteed job (unpinned, not downgraded, on healthy
+ * GPUs) to other leaves of its chain, pods as pod_first says, keeping its
+ * id, name, VC and priorities: its cells are released and virtual cells of
+ * its VC chosen for the new leaves as engine_adopt does. Growing (the old
+ * leaves plus more, as extra pods), shrinking (a subset) and migrating are
+ * all a move. Atomic: when the new leaves are in use, outside the VC's
+ * cells, over its quota or would break sharing safety, -1 with a message
+ * in why and the job is back where it was, the engine unchanged (history
+ * counters included). Returns 0 on success.
+ */
+int	 engine_move(struct engine *e, int job, const int *pod_first, int npods,
+	    const int *leaves, int nleaves, char *why, size_t len);
+
 /* Returns true when every invariant holds; otherwise false and a message. */
 bool	 engine_check(const struct engine *e, char *why, size_t len);
 
