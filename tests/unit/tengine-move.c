@@ -367,6 +367,7 @@ test_migrate_and_quota(void)
 	CHECK(n >= 2);
 	CHECKF(grow(e, id, fr, 1, 0, why, sizeof why) == 0, "%s", why);
 	state_take(e, &x);
+	engine_job(e, id, &in);	/* the move replaced its arrays */
 	n = free_on_node(e, in.leaves[0], fr);
 	CHECK(grow(e, id, fr, 1, 0, why, sizeof why) < 0);
 	CHECKF(strstr(why, "quota") != NULL, "%s", why);
