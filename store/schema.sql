@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 5.
+-- store/schema.sql — the cellar state store, schema version 6.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 5 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 6 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -13,7 +13,7 @@
 -- session run's engine state (runs.engine) and the specs a run was on
 -- before a reconfiguration (run_specs); 4, the event log as packed
 -- blocks (event_blocks, read through the `events` virtual table); 5, a live
--- job's log (job_logs).
+-- job's log (job_logs); 6, a job row's change number (jobs.chg).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -126,9 +126,16 @@ CREATE TABLE jobs (
 	opportunistic	INTEGER NOT NULL,
 	engine_id	INTEGER NOT NULL,	-- -1 unless it holds cells
 	emu		BLOB,			-- the emulator's per-job state (opaque)
+	-- The change number of the row's last write, or of its placement's
+	-- (store.h invariant 7): above every number of the run committed
+	-- before, one per transaction; 0 for rows from before version 6 and
+	-- imported ones. Not in dumps: it orders one database's writes.
+	chg		INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (run, id),
 	UNIQUE (run, name)
 );
+-- (run, chg): a run's jobs changed since a follower's last read.
+CREATE INDEX jobs_chg ON jobs(run, chg);
 
 -- Where a job that holds cells runs: struct engine_placement, enough to
 -- re-create it in a fresh engine of the same spec and mode, plus `nodes`

@@ -59,6 +59,9 @@ enum store_stmt_id {
 	SQ_JOB_LAST_RUN,
 	SQ_JOB_NEXT_ID,
 	SQ_JOB_LOAD,
+	SQ_JOB_LOAD_SINCE,
+	SQ_JOB_CHG_NEXT,
+	SQ_JOB_CHG_BUMP,
 	SQ_PL_PUT,
 	SQ_PL_DELETE,
 	SQ_HEALTH_SET,
@@ -116,7 +119,17 @@ struct store {
 	int64_t			 ev_run;
 	int64_t			 ev_first;
 	int64_t			 ev_next;
+	/* The change number (jobs.chg, store.h invariant 7) of the open
+	   transaction's job writes in run chg_run, 0 until its first; and
+	   the job whose row it last wrote, whose placement needs no bump. */
+	int64_t			 chg_run;
+	int64_t			 chg;
+	int64_t			 chg_job_run;
+	int			 chg_job;
 };
+
+/* Forget the transaction's change number (at begin, commit, rollback). */
+void		 store_chg_reset(struct store *st);
 
 /* The schema text, generated from store/schema.sql by the Makefile. */
 extern const char store_schema_sql[];

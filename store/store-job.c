@@ -119,6 +119,84 @@ store_job_release(struct store_job *sj)
 	store_job_init(sj);
 }
 
+/* ---- change numbers (store.h invariant 7) ---- */
+
+void
+store_chg_reset(struct store *st)
+{
+	st->chg_run = st->chg_job_run = 0;
+	st->chg = 0;
+	st->chg_job = -1;
+}
+
+/*
+ * Bind the change number of a job write in run to parameter 33 of q: in a
+ * transaction the run's next, read once (the write lock is ours from
+ * BEGIN IMMEDIATE to COMMIT, so no other writer takes it meanwhile, and
+ * the transaction's rows share it); outside one NULL, for the statement
+ * to take it itself (JOB_CHG in store.c).
+ */
+static int
+chg_bind(struct store *st, int64_t run, sqlite3_stmt *q, char **cause)
+{
+	sqlite3_stmt *n;
+	int rc;
+
+	if (!st->txn) {
+		sqlite3_bind_null(q, 33);
+		return 0;
+	}
+	if (st->chg == 0 || st->chg_run != run) {
+		if ((n = store_stmt(st, SQ_JOB_CHG_NEXT, cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(n, 1, run);
+		rc = sqlite3_step(n);
+		if (rc != SQLITE_ROW) {
+			sqlite3_reset(n);
+			return store_fail(st, rc, cause);
+		}
+		st->chg = sqlite3_column_int64(n, 0);
+		st->chg_run = run;
+		sqlite3_reset(n);
+		sqlite3_clear_bindings(n);
+	}
+	sqlite3_bind_int64(q, 33, st->chg);
+	return 0;
+}
+
+/*
+ * A placement write: its job's row takes the change number too, unless the
+ * transaction's last job write was that row (a checkpoint writes a job and
+ * then its placement).
+ */
+static int
+chg_bump(struct store *st, int64_t run, int job, char **cause)
+{
+	sqlite3_stmt *q;
+
+	if (st->txn && st->chg_job_run == run && st->chg_job == job)
+		return 0;
+	if ((q = store_stmt(st, SQ_JOB_CHG_BUMP, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, job);
+	if (chg_bind(st, run, q, cause) != 0) {
+		sqlite3_clear_bindings(q);
+		return -1;
+	}
+	return store_step_done(st, q, cause);
+}
+
+/* The job row just written in the transaction (see chg_bump). */
+static void
+chg_wrote(struct store *st, int64_t run, int job)
+{
+	if (!st->txn)
+		return;
+	st->chg_job_run = run;
+	st->chg_job = job;
+}
+
 /* Bind and run an upsert of j; with_emu binds data as the emulator's BLOB. */
 static int
 job_upsert(struct store *st, int64_t run, const struct job *j, bool with_emu,
@@ -167,7 +245,14 @@ job_upsert(struct store *st, int64_t run, const struct job *j, bool with_emu,
 	sqlite3_bind_int(q, 29, j->suspensions);
 	sqlite3_bind_int(q, 30, j->opportunistic);
 	sqlite3_bind_int(q, 31, j->engine_id);
-	return store_step_done(st, q, cause);
+	if (chg_bind(st, run, q, cause) != 0) {
+		sqlite3_clear_bindings(q);
+		return -1;
+	}
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	chg_wrote(st, run, j->id);
+	return 0;
 }
 
 int
@@ -201,6 +286,7 @@ store_job_set_blob(struct store *st, int64_t run, int job, const void *data,
     size_t len, char **cause)
 {
 	sqlite3_stmt *q;
+	int rc;
 
 	if ((q = store_stmt(st, SQ_JOB_BLOB, cause)) == NULL)
 		return -1;
@@ -210,7 +296,13 @@ store_job_set_blob(struct store *st, int64_t run, int job, const void *data,
 		sqlite3_bind_blob64(q, 3, data, len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(q, 3);
-	return job_update(st, q, run, job, cause);
+	if (chg_bind(st, run, q, cause) != 0) {
+		sqlite3_clear_bindings(q);
+		return -1;
+	}
+	if ((rc = job_update(st, q, run, job, cause)) == 0)
+		chg_wrote(st, run, job);
+	return rc;
 }
 
 int
@@ -316,7 +408,8 @@ store_placement_put(struct store *st, int64_t run, int job,
 		sqlite3_bind_null(q, 12);
 	sqlite3_bind_text(q, 13, nodes != NULL ? nodes : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 14, gpus != NULL ? gpus : "", -1, SQLITE_STATIC);
-	rc = store_step_done(st, q, cause);
+	if ((rc = store_step_done(st, q, cause)) == 0)
+		rc = chg_bump(st, run, job, cause);
 out:
 	if (pf != stack[0])
 		free(pf);
@@ -336,7 +429,10 @@ store_placement_delete(struct store *st, int64_t run, int job, char **cause)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int(q, 2, job);
-	return store_step_done(st, q, cause);
+	if (store_step_done(st, q, cause) != 0)
+		return -1;
+	/* nothing deleted: nothing changed */
+	return sqlite3_changes(st->db) > 0 ? chg_bump(st, run, job, cause) : 0;
 }
 
 /* Column `col` as an int32 array blob. */
@@ -396,6 +492,7 @@ job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *s
 	j->suspensions = sqlite3_column_int(q, 27);
 	j->opportunistic = sqlite3_column_int(q, 28) != 0;
 	j->engine_id = sqlite3_column_int(q, 29);
+	sj->chg = sqlite3_column_int64(q, 44);
 	if (sqlite3_column_type(q, 31) != SQLITE_NULL) {
 		sj->blob_len = (size_t)sqlite3_column_bytes(q, 31);
 		sj->blob = xmalloc(sj->blob_len + 1);
@@ -566,6 +663,35 @@ store_job_load(struct store *st, int64_t run,
 			break;
 	}
 	free(heads);
+	store_job_release(&sj);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (stop == 0 && rc != SQLITE_DONE)
+		return store_fail(st, rc, cause);
+	return stop;
+}
+
+int
+store_job_load_since(struct store *st, int64_t run, int64_t after,
+    int (*fn)(void *, const struct store_job *), void *arg, char **cause)
+{
+	struct store_job sj;
+	sqlite3_stmt *q;
+	int rc, stop = 0;
+
+	if ((q = store_stmt(st, SQ_JOB_LOAD_SINCE, cause)) == NULL)
+		return -1;
+	store_job_init(&sj);
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int64(q, 2, after);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (job_from_row(st, run, q, &sj, cause) != 0) {
+			stop = -1;
+			break;
+		}
+		if ((stop = fn(arg, &sj)) != 0)
+			break;
+	}
 	store_job_release(&sj);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);

@@ -4,7 +4,8 @@
  * and blobs, specs stored once per text, runs, node health, time series,
  * the audit log, events with every filter and the per-job history chains,
  * transactions that roll back, db check on a clean store and on planted
- * problems, and export -> import -> export giving the same document.
+ * problems, export -> import -> export giving the same document, and the
+ * change numbers a follower reads by.
  */
 #include <math.h>
 #include <stdio.h>
@@ -720,6 +721,117 @@ test_dump_roundtrip(void)
 	store_close(c);
 }
 
+/* "ID@CHG " per job. */
+static int
+chg_cb(void *arg, const struct store_job *sj)
+{
+	strbuf_addf(arg, "%d@%lld ", sj->job.id, (long long)sj->chg);
+	return 0;
+}
+
+/* The jobs of run changed since `after`, as "ID@CHG ..." */
+static const char *
+since(struct store *st, int64_t run, int64_t after)
+{
+	static struct strbuf sb = STRBUF_INIT;
+	char *cause = NULL;
+
+	strbuf_reset(&sb);
+	if (store_job_load_since(st, run, after, chg_cb, &sb, &cause) != 0) {
+		strbuf_addf(&sb, "error: %s", cause);
+		free(cause);
+	}
+	return sb.buf;
+}
+
+/*
+ * Change numbers (store.h invariant 7): a write alone takes the next, a
+ * transaction's writes share one, a placement put or delete changes its
+ * job (a delete of nothing does not), a blob too, a rolled-back write
+ * leaves no trace, each run counts its own; a dump leaves them out and
+ * its import starts them over, and a version 5 dump imports.
+ */
+static void
+test_job_changes(void)
+{
+	struct store *st = mem_store(), *b = mem_store();
+	int pod_first[] = { 0, 1 }, leaves[] = { 3 };
+	struct engine_placement pl = {
+		.id = 5, .name = "job-1", .vc = 1, .priority = 1, .orig_priority = 1,
+		.chain = 0, .pin = -1, .npods = 1, .pod_first = pod_first,
+		.leaves = leaves, .nleaves = 1,
+	};
+	struct store_counts n;
+	struct strbuf d = STRBUF_INIT;
+	struct job j[5];
+	char *cause = NULL, *p;
+	int64_t run = new_run(st, STORE_RUN_SESSION), other;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		odd_job(&j[i], i);
+		CHECK(store_job_put(st, run, &j[i], &cause) == 0);
+	}
+	CHECK_STREQ(since(st, run, 0), "0@1 1@2 2@3 3@4 4@5 ");
+	CHECK_STREQ(since(st, run, 3), "3@4 4@5 ");
+	CHECK_STREQ(since(st, run, 5), "");
+	/* one transaction: one number, for the placement's job too */
+	CHECK(store_begin(st, &cause) == 0);
+	j[4].attained += 1;
+	CHECK(store_job_put(st, run, &j[4], &cause) == 0);
+	CHECK(store_job_put(st, run, &j[2], &cause) == 0);
+	CHECK(store_placement_put(st, run, 1, &pl, "n", "g", &cause) == 0);
+	CHECK(store_commit(st, &cause) == 0);
+	CHECK_STREQ(since(st, run, 5), "1@6 2@6 4@6 ");
+	/* a job, then its placement (a checkpoint's order) */
+	CHECK(store_begin(st, &cause) == 0);
+	CHECK(store_job_put(st, run, &j[3], &cause) == 0);
+	CHECK(store_placement_put(st, run, 3, &pl, "n", "g", &cause) == 0);
+	CHECK(store_commit(st, &cause) == 0);
+	CHECK_STREQ(since(st, run, 6), "3@7 ");
+	/* deletes: of nothing, nothing; of a placement, its job */
+	CHECK(store_placement_delete(st, run, 0, &cause) == 0);
+	CHECK_STREQ(since(st, run, 7), "");
+	CHECK(store_placement_delete(st, run, 1, &cause) == 0);
+	CHECK_STREQ(since(st, run, 7), "1@8 ");
+	CHECK(store_job_set_blob(st, run, 0, "x", 1, &cause) == 0);
+	CHECK_STREQ(since(st, run, 8), "0@9 ");
+	/* rolled back: as if never written, and the next commit is above */
+	CHECK(store_begin(st, &cause) == 0);
+	CHECK(store_job_put(st, run, &j[2], &cause) == 0);
+	store_rollback(st);
+	CHECK_STREQ(since(st, run, 9), "");
+	CHECK(store_begin(st, &cause) == 0);
+	CHECK(store_job_put(st, run, &j[2], &cause) == 0);
+	CHECK(store_commit(st, &cause) == 0);
+	CHECK_STREQ(since(st, run, 9), "2@10 ");
+	/* another run counts its own */
+	other = new_run(st, STORE_RUN_REPLAY);
+	CHECK(store_job_put(st, other, &j[0], &cause) == 0);
+	CHECK_STREQ(since(st, other, 0), "0@1 ");
+	CHECK_STREQ(since(st, run, 10), "");
+
+	/* a dump has no change numbers; imported rows start at 0 */
+	CHECK(store_export(st, &d, &n, &cause) == 0);
+	CHECK(strstr(d.buf, "chg") == NULL);
+	CHECK(store_import(b, d.buf, d.len, false, &n, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_STREQ(since(b, run, -1), "0@0 1@0 2@0 3@0 4@0 ");
+	CHECK(store_job_put(b, run, &j[1], &cause) == 0);
+	CHECK_STREQ(since(b, run, 0), "1@1 ");
+	/* version 5's dump is version 6's */
+	p = strstr(d.buf, "\"store_version\":6,");
+	CHECK(p != NULL);
+	if (p != NULL)
+		p[16] = '5';
+	CHECK(store_import(b, d.buf, d.len, true, &n, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(n.jobs, 6);
+	strbuf_release(&d);
+	store_close(st);
+	store_close(b);
+}
+
 static const struct test tests[] = {
 	{ "job-roundtrip", test_job_roundtrip },
 	{ "placement-blob", test_placement_blob },
@@ -728,6 +840,7 @@ static const struct test tests[] = {
 	{ "health-series-audit", test_health_series_audit },
 	{ "check", test_check },
 	{ "dump-roundtrip", test_dump_roundtrip },
+	{ "job-changes", test_job_changes },
 };
 
 TEST_MAIN(tests)

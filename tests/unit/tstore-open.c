@@ -3,8 +3,9 @@
  * 0700, a read-only open that creates nothing, :memory:, WAL mode, files
  * that are no cellar store, a newer schema refused, and the migrations: a
  * hand-made "v0" database, a hand-made version 1 database brought to 2, a
- * fake step from 2 to 3, and a failing step that leaves the database as it
- * was; job heads across checkpoints and writers.
+ * fake step from 2 to 3, a failing step that leaves the database as it
+ * was, and hand-made databases of versions 2 to 5 migrated to the newest;
+ * job heads across checkpoints and writers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -225,7 +226,7 @@ test_not_a_store(void)
 	raw_sql(path, "PRAGMA user_version = 7");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "has schema version 7, newer than this "
-	    "cellar (5): upgrade cellar") != NULL, "%s", cause);
+	    "cellar (6): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -325,15 +326,23 @@ probs_cb(void *arg, const char *p)
 	strbuf_addf(arg, "%s\n", p);
 }
 
+/* "ID@CHG " per job. */
+static int
+ids_cb(void *arg, const struct store_job *sj)
+{
+	strbuf_addf(arg, "%d@%lld ", sj->job.id, (long long)sj->chg);
+	return 0;
+}
+
 static void
 test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 5, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 6, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 6, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 7, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -352,29 +361,29 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 5 -> 6 with a fake step (SQL and a function). */
+	/* 6 -> 7 with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 6, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 7, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 6);
+	CHECK_INTEQ(store_user_version(st, &cause), 7);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 7, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 8, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 6);
+	CHECK_INTEQ(store_user_version(st, &cause), 7);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 8, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 9, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
@@ -386,7 +395,8 @@ test_migrations(void)
 	cause = NULL;
 	store_close(st);
 
-	/* A real version 1 database, by hand: opened, it is migrated to 4. */
+	/* A real version 1 database, by hand: opened, it is migrated to the
+	   newest. */
 	path = tmp_path("v1.db");
 	raw_sql(path, schema_v1);
 	raw_sql(path, data_v1);
@@ -394,11 +404,11 @@ test_migrations(void)
 	CHECK(store_open(path, 0, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK(!store_writable(st));
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	store_close(st);
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('jobs') "
 	    "WHERE name = 'last_seq'", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_DONE);	/* the column is gone */
@@ -412,6 +422,72 @@ test_migrations(void)
 	f.job = 0;
 	CHECK(store_event_query(st, &f, seq_cb, &sb, &cause) == 0);
 	CHECK_STREQ(sb.buf, "1:submit 2:start 3:release ");
+	strbuf_reset(&sb);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	store_close(st);
+}
+
+/* Today's jobs as version 5 had them: without the change number. */
+#define V5_JOBS \
+    "DROP INDEX jobs_chg; ALTER TABLE jobs DROP COLUMN chg;"
+
+/*
+ * A version 5 database (today's schema without jobs.chg) with a run of
+ * three jobs, one placed: opened for writing it is migrated to 6, the
+ * rows from before have change number 0 (so a follower's first read,
+ * which takes every job, is the only one that finds them), the index is
+ * the schema's, new writes get numbers above 0, and db check is clean.
+ */
+static void
+test_migration_5_6(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct store *st = NULL;
+	char *cause = NULL;
+	const char *path = tmp_path("v5.db");
+	sqlite3_stmt *q;
+	struct job j;
+	int np = -1;
+
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, V5_JOBS
+	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
+	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
+	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u');"
+	    "INSERT INTO jobs VALUES (1, 0, 'a', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "INSERT INTO jobs VALUES (1, 1, 'b', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "INSERT INTO jobs VALUES (1, 2, 'c', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "PRAGMA user_version = 5; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), 6);
+	/* the same index as a new database's */
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT sql FROM sqlite_master WHERE "
+	    "name = 'jobs_chg'", -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW);
+	CHECK_STREQ((const char *)sqlite3_column_text(q, 0),
+	    "CREATE INDEX jobs_chg ON jobs(run, chg)");
+	sqlite3_finalize(q);
+	strbuf_reset(&sb);
+	CHECK(store_job_load_since(st, 1, -1, ids_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "0@0 1@0 2@0 ");
+	strbuf_reset(&sb);
+	CHECK(store_job_load_since(st, 1, 0, ids_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "");
+	/* a write after the migration: above them */
+	job_init(&j, 1, "b", 0, 0);
+	CHECK(store_job_put(st, 1, &j, &cause) == 0);
+	CHECK(store_job_load_since(st, 1, 0, ids_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "1@1 ");
 	strbuf_reset(&sb);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
@@ -436,7 +512,7 @@ test_migration_4_5(void)
 	int np = -1;
 
 	raw_sql(path, store_schema_sql);
-	raw_sql(path, "DROP TABLE job_logs;"
+	raw_sql(path, V5_JOBS "DROP TABLE job_logs;"
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
@@ -450,7 +526,7 @@ test_migration_4_5(void)
 	    "PRAGMA user_version = 4; PRAGMA application_id = 1130720364;");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_job_log_get(st, 1, 0, &text, &len, &cause) == 0);
 	CHECK(text != NULL && len == 0 && strcmp(text, "") == 0);
 	free(text);
@@ -485,6 +561,7 @@ test_migration_4_5(void)
 /* Today's schema with version 3's event table instead of the blocks (and
    without version 5's job_logs). */
 #define V3_EVENTS \
+    V5_JOBS \
     "DROP TABLE job_logs;" \
     "DROP TABLE event_blocks;" \
     "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL" \
@@ -550,7 +627,7 @@ test_migration_3_4(void)
 	CHECK(store_open(path, 0, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK(!store_writable(st));
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	store_event_filter_init(&f);
 	f.run = 2;
 	CHECK(store_event_query(st, &f, all_cb, &sb, &cause) == 0);
@@ -559,7 +636,7 @@ test_migration_3_4(void)
 	store_close(st);
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	/* blocks: 1-2 (run 1), 3 (run 2), 4 (run 1), 7-8 (run 1, after the gap) */
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT count(*) FROM event_blocks", -1, &q,
 	    NULL) == SQLITE_OK);
@@ -685,7 +762,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (5), and cannot be migrated here") != NULL &&
+		    "than this cellar (6), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);
@@ -708,7 +785,7 @@ test_migration_2_3(void)
 	}
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 5);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && blob == NULL);
 	CHECK(store_run_set_engine(st, 1, "xyz", 3, &cause) == 0);
 	CHECK(store_run_get_engine(st, 1, &blob, &len, &cause) == 0 && len == 3 &&
@@ -878,6 +955,7 @@ static const struct test tests[] = {
 	{ "migration-2-3", test_migration_2_3 },
 	{ "migration-3-4", test_migration_3_4 },
 	{ "migration-4-5", test_migration_4_5 },
+	{ "migration-5-6", test_migration_5_6 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
