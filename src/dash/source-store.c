@@ -8,12 +8,13 @@
  * placements by session_run_rebuild (the recovery code). Each advance
  * polls: PRAGMA data_version (store_data_version) unchanged means nothing
  * was committed, and nothing else is read. Otherwise the new events are
- * read after the last seq, every job is read back, and only the jobs whose
- * placement differs are released from the engine and restored where the
- * store now has them; a restore that does not fit (the order things
- * happened in matters to the virtual cells, engine.h) falls back to a full
- * rebuild. Jobs whose record differs are the source's changes (source.h
- * invariant 4).
+ * read after the last seq, and the jobs written since the last read (the
+ * change numbers of store.h invariant 7: a poll costs what changed, not
+ * the run's size); of those, the jobs whose placement differs are
+ * released from the engine and restored where the store now has them; a
+ * restore that does not fit (the order things happened in matters to the
+ * virtual cells, engine.h) falls back to a full rebuild. Jobs whose record
+ * differs are the source's changes (source.h invariant 4).
  *
  * What the policy saw: a replay's jobs carry the emulator's per-job state,
  * in which the scheduler's key and class at the last checkpoint are kept
@@ -77,6 +78,7 @@ struct store_src {
 	uint64_t		 spec_gen;	/* dash_data.spec_gen */
 	struct strbuf		 health;	/* bad nodes as last read, a line each */
 	int64_t			 dv;		/* data_version at the last read */
+	int64_t			 chg;		/* jobs read up to this change number */
 	int64_t			 seq;		/* events read up to */
 	bool			 first;		/* no event read yet */
 	bool			 force;		/* a read failed: rebuild at the next */
@@ -84,11 +86,14 @@ struct store_src {
 	char			*status;	/* "following PATH: run N ..." */
 	char			*problem;	/* the last read failure, or NULL */
 
-	/* a read in progress */
+	/* a read in progress: every job by id (a full read), or the jobs
+	   changed since chg in id order (a delta: nj[i] is job nj_id[i]) */
 	struct job		*nj;
 	struct jrank		*nr;
+	int			*nj_id;
 	int			 nnj;
-	size_t			 nj_cap, nr_cap;
+	size_t			 nj_cap, nr_cap, nj_id_cap;
+	int64_t			 nchg;		/* the highest change number read */
 	struct strbuf		 nhealth;
 	struct engine_placement	*todo;		/* placements to restore */
 	int			*todo_job;	/* ... of these stored jobs */
@@ -266,15 +271,14 @@ engine_has(const struct engine *e, const struct engine_placement *pl)
  * needs no more than an order).
  */
 static void
-take_one(struct store_src *x, const struct store_job *sj)
+take_one(struct store_src *x, const struct store_job *sj, struct job *j,
+    struct jrank *r)
 {
-	struct jrank *r;
 	struct emu_blob b = { sj->blob, sj->blob_len };
 	char why[128];
 	int id = sj->job.id;
 
-	*nj_slot(x, id) = sj->job;
-	r = &x->nr[id];
+	*j = sj->job;
 	memset(r, 0, sizeof *r);
 	if (x->run.kind == STORE_RUN_SESSION) {
 		r->key.k[0] = -(double)sj->job.priority;
@@ -293,16 +297,21 @@ static int
 take_job(void *arg, const struct store_job *sj)
 {
 	struct store_src *x = arg;
+	struct job *j;
 
+	if (sj->chg > x->nchg)
+		x->nchg = sj->chg;
 	if (sj->job.id < 0 || sj->job.id >= 1 << 22)
 		return 0;	/* beyond any trace: skipped, not a 1 GB table */
-	take_one(x, sj);
+	j = nj_slot(x, sj->job.id);	/* grows nr too */
+	take_one(x, sj, j, &x->nr[sj->job.id]);
 	return 0;
 }
 
 /*
- * Each stored job: its record, and what the engine must do for its
- * placement to be the store's (released first, then restored).
+ * Each job changed since the last read: its record, and what the engine
+ * must do for its placement to be the store's (released first, then
+ * restored).
  */
 static int
 diff_job(void *arg, const struct store_job *sj)
@@ -311,11 +320,19 @@ diff_job(void *arg, const struct store_job *sj)
 	const struct job *old;
 	struct engine_placement *p;
 	struct engine_placement cur;
-	int id = sj->job.id, e0;
+	size_t cap;
+	int id = sj->job.id, e0, k;
 
+	if (sj->chg > x->nchg)
+		x->nchg = sj->chg;
 	if (id < 0 || id >= 1 << 22)
 		return 0;
-	take_one(x, sj);
+	k = x->nnj++;
+	XGROW(x->nj, x->nj_cap, (size_t)x->nnj);
+	XGROW(x->nj_id, x->nj_id_cap, (size_t)x->nnj);
+	XGROW(x->nr, x->nr_cap, (size_t)x->nnj);
+	x->nj_id[k] = id;
+	take_one(x, sj, &x->nj[k], &x->nr[k]);
 	old = id < x->njobs ? &x->jobs[id] : NULL;
 	e0 = old != NULL ? old->engine_id : -1;
 	if (sj->placed && engine_has(x->rb.engine, &sj->pl.pl))
@@ -327,11 +344,10 @@ diff_job(void *arg, const struct store_job *sj)
 		x->rel[x->nrel++] = e0;
 	}
 	if (sj->placed) {
-		size_t cap = x->todo_cap;
-
+		cap = x->todo_cap;
 		XGROW(x->todo, x->todo_cap, (size_t)x->ntodo + 1);
 		XGROW(x->todo_job, cap, (size_t)x->ntodo + 1);
-		x->todo_job[x->ntodo] = id;
+		x->todo_job[x->ntodo] = k;
 		p = &x->todo[x->ntodo++];
 		engine_placement_dup(p, &sj->pl.pl);
 		p->name = NULL;	/* the job's, once the read is over */
@@ -371,6 +387,36 @@ take_jobs(struct store_src *x)
 	x->nnj = 0;
 }
 
+/*
+ * Put the jobs a delta read in place; report those whose record changed
+ * (new ids grow the arrays, with placeholders in any gap, and need no
+ * report: source.h invariant 4).
+ */
+static void
+take_changed(struct store_src *x)
+{
+	int i, k, id;
+
+	for (k = 0; k < x->nnj; k++) {
+		id = x->nj_id[k];
+		if (id >= x->njobs) {
+			XGROW(x->jobs, x->jobs_cap, (size_t)id + 1);
+			XGROW(x->rank, x->rank_cap, (size_t)id + 1);
+			for (i = x->njobs; i < id; i++) {
+				placeholder(&x->jobs[i], i);
+				memset(&x->rank[i], 0, sizeof x->rank[i]);
+				x->rank[i].key.id = i;
+			}
+			x->njobs = id + 1;
+		} else if (memcmp(&x->jobs[id], &x->nj[k], sizeof x->nj[k]) != 0 ||
+		    memcmp(&x->rank[id], &x->nr[k], sizeof x->nr[k]) != 0)
+			mark_changed(x, id);
+		x->jobs[id] = x->nj[k];
+		x->rank[id] = x->nr[k];
+	}
+	x->nnj = 0;
+}
+
 /* Where the VCs and cells of spec a are in spec b, by name (-1: gone). */
 static void
 name_maps(struct store_src *x, const struct spec *a, const struct spec *b)
@@ -400,6 +446,7 @@ full_rebuild(struct store_src *x, char **cause)
 	int rc;
 
 	x->nnj = 0;
+	x->nchg = 0;
 	rc = session_run_rebuild(x->st, &(struct store_run){ .id = x->run.id,
 	    .spec = x->run.spec, .mode = x->run.mode }, take_job, x, &diags, &rb,
 	    cause);
@@ -417,6 +464,7 @@ full_rebuild(struct store_src *x, char **cause)
 	session_rebuilt_release(&x->rb);
 	x->rb = rb;
 	take_jobs(x);
+	x->chg = x->nchg;
 	x->all = true;
 	return 0;
 }
@@ -478,10 +526,12 @@ delta_jobs(struct store_src *x, char **cause)
 	int i, rc;
 
 	x->nnj = 0;
+	x->nchg = x->chg;
 	todo_clear(x);
-	rc = store_job_load(x->st, x->run.id, diff_job, x, cause);
+	rc = store_job_load_since(x->st, x->run.id, x->chg, diff_job, x, cause);
 	if (rc != 0) {
 		todo_clear(x);
+		x->nnj = 0;
 		return -1;
 	}
 	for (i = 0; i < x->nrel; i++)
@@ -495,7 +545,8 @@ delta_jobs(struct store_src *x, char **cause)
 		}
 	}
 	todo_clear(x);
-	take_jobs(x);
+	take_changed(x);
+	x->chg = x->nchg;
 	if (marks_agree(x, &agree, cause) != 0)
 		return -1;
 	return agree ? 0 : full_rebuild(x, cause);
@@ -675,6 +726,7 @@ store_src_free(void *self)
 	free(x->spec_name);
 	free(x->jobs);
 	free(x->nj);
+	free(x->nj_id);
 	free(x->todo);
 	free(x->todo_job);
 	free(x->rel);
@@ -736,6 +788,7 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 	if (rc != 0)
 		goto fail;
 	take_jobs(x);
+	x->chg = x->nchg;
 	x->spec_name = xstrdup(x->rb.spec_path);
 	x->built_spec = x->run.spec;
 	x->spec_gen = 1;
