@@ -91,6 +91,11 @@ check_json_field json-now now 21600
 run "$CELLAR" dash --once --size 0x5
 check_rc bad-size 2
 check_err_has bad-size-msg "invalid --size '0x5'"
+run "$CELLAR" dash --once --refresh 10
+check_rc bad-refresh 2
+check_err_has bad-refresh-msg "invalid --refresh '10': less than 50"
+run "$CELLAR" dash --once --size 120x5 --refresh 1000
+check_rc refresh-rc 0
 run "$CELLAR" dash --once --panel nope
 check_rc bad-panel 2
 run "$CELLAR" dash --once --keys '<Nope>'

@@ -5,7 +5,7 @@
 # '/' filter, ':vcs' in the output pane (the emulated cluster on screen),
 # Tab completion on the ':' line, Enter and Esc, Space and '+', admin mode
 # with its banner and a confirmation that cancels by default, a mouse
-# click on a tab, resize to too small and back, SIGTSTP/SIGCONT, q with
+# click on a tab (and no mouse mode with --no-mouse), resize to too small and back, SIGTSTP/SIGCONT, q with
 # status 0, the UI state restored by the next start, the ASCII fallback
 # outside UTF-8, and Ctrl-C (status 130).
 . tests/scenarios/lib.sh
@@ -70,6 +70,10 @@ expect_screen confirm a "run 'node bad r0n00'? [y/N] (default: cancel)"
 type_keys a Enter
 expect_screen cancelled a "cancelled"
 
+# the dashboard asked the terminal for mouse reports (tmux's view of the
+# pane); --no-mouse, further down, does not
+[ "$(tmux -L "$SOCK" display-message -p -t a '#{mouse_any_flag}')" = 1 ] &&
+    ok mouse-on || not_ok mouse-on "the pane has no mouse mode"
 # a click on the second tab (X10 mouse report: button 1 at column 13,
 # row 2, then the release)
 tmux -L "$SOCK" send-keys -t a -H 1b 5b 4d 20 2d 22 1b 5b 4d 23 2d 22
@@ -91,6 +95,14 @@ if [ -n "$pid" ]; then
 else
 	not_ok after-cont "no pid for the pane's program"
 fi
+
+term_start m "XDG_STATE_HOME=$TMP/state-m" -- dash --no-mouse
+expect_screen no-mouse-start m " 1 Cells   2 VCs"
+[ "$(tmux -L "$SOCK" display-message -p -t m '#{mouse_any_flag}')" = 0 ] &&
+    ok no-mouse || not_ok no-mouse "the pane is in a mouse mode"
+type_keys m q
+wait_exit m
+[ "$RC" = 0 ] && ok no-mouse-quit || not_ok no-mouse-quit "status $RC: [$ERR]"
 
 type_keys a 2 q
 wait_exit a

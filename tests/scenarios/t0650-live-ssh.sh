@@ -10,7 +10,7 @@
 # job; SIGKILL mid-run and a restart reconcile (still running, started
 # and counted once); shell metacharacters in a name are refused; and
 # ControlMaster really multiplexes (sshd accepts far fewer connections
-# than hook runs).
+# than hook runs). The dashboard shows the ssh session.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 . tests/scenarios/lib-sshd.sh
@@ -34,6 +34,17 @@ grep -q "gpus=0,1,2,3 node=n1 nodes=n\[1-2\] pods=2" "$TRAINER_DIR/g.0.env" &&
 # each pod's start hook ran on its own address
 grep -q "Starting session: command for .* from 127.0.0.1 port [0-9]* id" "$SSHD_LOG" &&
     ok gang-over-sshd || not_ok gang-over-sshd "no session in the sshd log"
+
+# the dashboard on the ssh session: the backend in the status line and
+# the JSON, the running job in the queues and on its node in the map
+run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit dj --vc a --gpus 4 $TD -- $trainer 400 0.05; wait dj --state running --timeout 60s; dash --once --size 120x20 --panel queues; dash --once --size 120x14 --map; dash --once -o json; cancel dj"
+check_rc dash-ssh-rc 0
+check_out_has dash-ssh-status "  ssh  t="
+check_out_has dash-ssh-json '"backend":"ssh"'
+printf '%s\n' "$OUT" | grep -Eq " dj  *R  *4 " && ok dash-ssh-queue ||
+    not_ok dash-ssh-queue "no running dj in the queues: [$OUT]"
+printf '%s\n' "$OUT" | grep -Eq "^ *n[1-8]  *A" && ok dash-ssh-map ||
+    not_ok dash-ssh-map "no node of VC a in the map: [$OUT]"
 
 # 2. multiplexing: every hook run is a session; with ControlMaster a node
 # costs one connection (two when its first hooks race for the master)
