@@ -650,6 +650,9 @@ totals_json(struct json *j, const struct replay_result *res)
 		json_kv_int(j, "opportunistic_starts", res->report.opp_guests);
 		json_kv_int(j, "opportunistic_done", res->report.opp_done);
 		json_kv_int(j, "upgrades", res->report.upgrades);
+		json_kv_int(j, "upgrades_in_place", res->report.upgrades -
+		    res->report.upgrades_moved);
+		json_kv_int(j, "upgrades_moved", res->report.upgrades_moved);
 		json_kv_int(j, "out_of_memory", res->report.ooms);
 		json_object_end(j);
 	}
@@ -664,8 +667,10 @@ antman_text(struct strbuf *o, const struct emu_report *r)
 	strbuf_addf(o, "AntMan: SM utilization %.1f%%, GPU memory %.1f%% (averages over "
 	    "all GPUs); guaranteed jobs lost %.2f%% of their progress to co-located jobs\n"
 	    "AntMan: %lld opportunistic starts, %lld completed, %lld upgraded to "
-	    "guaranteed, %lld out of memory\n", 100 * r->sm_util, 100 * r->mem_util,
-	    100 * r->interference, r->opp_guests, r->opp_done, r->upgrades, r->ooms);
+	    "guaranteed (%lld in place, %lld moved), %lld out of memory\n",
+	    100 * r->sm_util, 100 * r->mem_util, 100 * r->interference, r->opp_guests,
+	    r->opp_done, r->upgrades, r->upgrades - r->upgrades_moved, r->upgrades_moved,
+	    r->ooms);
 }
 
 static int
@@ -961,6 +966,8 @@ static const struct table_colspec compare_columns[] = {
 	  "antman: guaranteed progress lost to co-located jobs, %" },
 	{ "OPP_DONE", "opp_done", TABLE_NUM | TABLE_WIDE, "antman: opportunistic jobs completed" },
 	{ "UPGRADES", "upgrades", TABLE_NUM | TABLE_WIDE, "antman: opportunistic jobs upgraded" },
+	{ "UPG_MOVED", "upgrades_moved", TABLE_NUM | TABLE_WIDE,
+	  "antman: of those, moved to other GPUs (the rest in place)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -1042,8 +1049,9 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			table_cell(t, "%.2f", 100 * r->interference);
 			table_cell_int(t, r->opp_done);
 			table_cell_int(t, r->upgrades);
+			table_cell_int(t, r->upgrades_moved);
 		} else
-			for (int k = 0; k < 5; k++)
+			for (int k = 0; k < 6; k++)
 				table_cell(t, "-");
 	}
 	if (cmd_list_apply(ctx, t, cause) != 0)

@@ -14,9 +14,10 @@
  * shrinking when the host's demand rises and growing back when it falls
  * (phase events). A guest with nothing left is paused (suspended), never
  * killed. An auto guest whose VC has quota again, with no guaranteed job of
- * the VC waiting, is upgraded: it gets cells of its own (in place when the
- * engine gives it the GPUs it runs on; else it migrates, paying its
- * model's migration cost). With par.opp_control off the GPUs are shared
+ * the VC waiting, is upgraded: it gets cells of its own, in place when the
+ * engine binds the GPUs it runs on in its VC (emu_am_place: no restart,
+ * nothing lost, no stall); else where the engine places it, migrating
+ * there at its model's migration cost. With par.opp_control off the GPUs are shared
  * without control (plain packing): whoever allocates last on a full GPU
  * runs out of memory and fails for good.
  *
@@ -597,9 +598,64 @@ eligible(const struct emu *m, const struct job *j, int g, double lo)
 }
 
 /*
+ * How far GPU g is from job j's VC, for an upgrade in place later: 0 when
+ * the nearest bound cell holding it (the leaf or an ancestor) is bound to
+ * j's VC, 1 when none is bound, 2 when another VC's is (its cells can
+ * never become j's while bound there).
+ */
+static int
+vc_distance(const struct emu *m, const struct job *j, int g)
+{
+	struct engine_cell_info ci;
+	int c;
+
+	for (c = m->gpu_leaf[g]; c >= 0; c = m->s->cells[c].parent) {
+		engine_cell(m->e, c, &ci);
+		if (ci.vc >= 0)
+			return ci.vc == j->vc ? 0 : 2;
+	}
+	return 1;
+}
+
+/* GPU a before GPU b for a guest: less loaded, then nearer its VC, then lower. */
+static bool
+gpu_before(int a, int b, const double *load, const int *dist)
+{
+	if (load[a] != load[b])
+		return load[a] < load[b];
+	if (dist[a] != dist[b])
+		return dist[a] < dist[b];
+	return a < b;
+}
+
+/* Move the `want` first GPUs of cand[0..nc) to the front (selection; pods are
+   small); returns their load and VC distance summed in *cost and *dist. */
+static void
+select_gpus(int *cand, int nc, int want, const double *load, const int *gdist,
+    double *cost, long *dist)
+{
+	int a, b, t;
+
+	*cost = 0;
+	*dist = 0;
+	for (a = 0; a < want; a++) {
+		for (b = a + 1; b < nc; b++)
+			if (gpu_before(cand[b], cand[a], load, gdist)) {
+				t = cand[a];
+				cand[a] = cand[b];
+				cand[b] = t;
+			}
+		*cost += load[cand[a]];
+		*dist += gdist[cand[a]];
+	}
+}
+
+/*
  * Choose GPUs for a guest: each pod on one node, the node whose
- * least-loaded eligible GPUs are least loaded (then the lowest node),
- * those GPUs. Returns the number of GPUs (leaves in out), 0 if none fit.
+ * least-loaded eligible GPUs are least loaded, then nearest the job's VC
+ * (AntMan's least-loaded rule first; among equals, GPUs the VC could bind
+ * let a later upgrade happen in place), then the lowest node; those GPUs.
+ * Returns the number of GPUs (leaves in out), 0 if none fit.
  */
 static int
 place(const struct emu *m, int job, int *out)
@@ -609,42 +665,38 @@ place(const struct emu *m, int job, int *out)
 	bool *taken = xcalloc((size_t)m->ngpu + 1, sizeof *taken);
 	int *cand = xcalloc((size_t)m->ngpu + 1, sizeof *cand);
 	double *load = xcalloc((size_t)m->ngpu + 1, sizeof *load);
-	double lo = mem_min(m, job);
-	int k, p, node, i, n = 0, ok = 1;
+	int *dist = xcalloc((size_t)m->ngpu + 1, sizeof *dist);
+	double lo = mem_min(m, job), cost;
+	long d;
+	int k, p, node, i, a, n = 0, ok = 1;
 
 	for (i = 0; i < m->ngpu; i++)
 		load[i] = -1;
 	for (k = 0; k < j->nmembers && ok; k++)
 		for (p = 0; p < j->members[k].pods && ok; p++) {
-			int want = j->members[k].gpus, best = -1, nc, a, b;
+			int want = j->members[k].gpus, best = -1, nc;
 			double best_cost = INFINITY;
+			long best_dist = 0;
 			for (node = 0; node < s->nnodes; node++) {
-				double cost = 0;
 				nc = 0;
 				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
 					int g = m->node_gpu[i];
 					if (taken[g])
 						continue;
-					if (load[g] == -1)
+					if (load[g] == -1) {
 						load[g] = eligible(m, j, g, lo) ? gpu_load(m, g) : -2;
+						if (load[g] >= 0)
+							dist[g] = vc_distance(m, j, g);
+					}
 					if (load[g] >= 0)
 						cand[nc++] = g;
 				}
 				if (nc < want)
 					continue;
-				/* the `want` least loaded (selection; pods are small) */
-				for (a = 0; a < want; a++) {
-					for (b = a + 1; b < nc; b++)
-						if (load[cand[b]] < load[cand[a]] ||
-						    (load[cand[b]] == load[cand[a]] && cand[b] < cand[a])) {
-							int t = cand[a];
-							cand[a] = cand[b];
-							cand[b] = t;
-						}
-					cost += load[cand[a]];
-				}
-				if (cost < best_cost) {
+				select_gpus(cand, nc, want, load, dist, &cost, &d);
+				if (cost < best_cost || (cost == best_cost && d < best_dist)) {
 					best_cost = cost;
+					best_dist = d;
 					best = node;
 				}
 			}
@@ -657,14 +709,8 @@ place(const struct emu *m, int job, int *out)
 			for (i = m->node_off[best]; i < m->node_off[best + 1]; i++)
 				if (!taken[m->node_gpu[i]] && load[m->node_gpu[i]] >= 0)
 					cand[nc++] = m->node_gpu[i];
+			select_gpus(cand, nc, want, load, dist, &cost, &d);
 			for (a = 0; a < want; a++) {
-				for (b = a + 1; b < nc; b++)
-					if (load[cand[b]] < load[cand[a]] ||
-					    (load[cand[b]] == load[cand[a]] && cand[b] < cand[a])) {
-						int t = cand[a];
-						cand[a] = cand[b];
-						cand[b] = t;
-					}
 				taken[cand[a]] = true;
 				out[n++] = m->gpu_leaf[cand[a]];
 			}
@@ -672,6 +718,7 @@ place(const struct emu *m, int job, int *out)
 	free(taken);
 	free(cand);
 	free(load);
+	free(dist);
 	return ok ? n : 0;
 }
 
@@ -752,6 +799,49 @@ same_gpus(const struct ejob_state *x, const struct engine_job_info *info,
 	return true;
 }
 
+/*
+ * The scheduler's placement hook under antman (sched_on_place): a guest
+ * being upgraded asks the engine for the very GPUs it runs on, in its
+ * pods. The engine binds them to cells of the guest's VC (engine_adopt:
+ * quota, the VC's assignment and sharing safety are still its own) or
+ * refuses (a host holds one, they are outside what the VC may bind, it
+ * would be unsafe); then -1, and the engine places the job its own way
+ * and the guest migrates there. Any other start: -1, the engine's way.
+ */
+int
+emu_am_place(void *arg, int job, const struct engine_req *r)
+{
+	struct emu *m = arg;
+	const struct ejob_state *x = &m->js[job];
+	int *leaves, *pf, np = 0, n = 0, i, k, p, chain, id = -1;
+	char why[256];
+
+	if (!x->am || x->ngpus == 0 || r->priority < 0 || r->pin >= 0)
+		return -1;
+	for (k = 0; k < r->nmembers; k++)
+		np += r->members[k].pods;
+	pf = xcalloc((size_t)np + 1, sizeof *pf);
+	leaves = xcalloc((size_t)x->ngpus + 1, sizeof *leaves);
+	/* the guest's GPUs are in its members' pod order (place) */
+	for (np = 0, k = 0; k < r->nmembers; k++)
+		for (p = 0; p < r->members[k].pods; p++) {
+			pf[np++] = n;
+			n += r->members[k].gpus;
+		}
+	pf[np] = n;
+	chain = m->s->cells[m->gpu_leaf[x->gpus[0]]].chain;
+	for (i = 0; i < x->ngpus; i++) {
+		leaves[i] = m->gpu_leaf[x->gpus[i]];
+		if (m->s->cells[leaves[i]].chain != chain)
+			n = -1;		/* across chains: no cells can hold it */
+	}
+	if (n == x->ngpus)
+		id = engine_adopt(m->e, r, chain, pf, np, leaves, n, why, sizeof why);
+	free(pf);
+	free(leaves);
+	return id;
+}
+
 /* An auto guest gets cells of its own: guaranteed from now on. */
 static void
 upgrade(struct emu *m, int job)
@@ -790,6 +880,7 @@ upgrade(struct emu *m, int job)
 	if (j->state == JOB_SUSPENDED)
 		emu_apply(m, job, JOB_EV_RESUME);
 	if (moved) {
+		m->am_moved++;
 		c = emu_model_cost(m, j, true);
 		x->stall_until = fmax(x->stall_until, m->now) + c;
 		x->migcost += c;

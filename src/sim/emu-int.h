@@ -197,6 +197,7 @@ struct emu {
 	double			 am_int_sm, am_int_mem, am_int_host, am_int_lost;
 	long long		 am_done;	/* guests that completed */
 	long long		 am_upgrades, am_ooms, am_guests;
+	long long		 am_moved;	/* upgrades that migrated */
 
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */
@@ -262,6 +263,8 @@ void		 emu_am_plan_phase(struct emu *m, int job);
 void		 emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why);
 void		 emu_am_integrate(struct emu *m, double t);
 void		 emu_am_tick(struct emu *m);
+/* The scheduler's placement hook: an upgrading guest's own GPUs, or -1. */
+int		 emu_am_place(void *arg, int job, const struct engine_req *r);
 /* Rebuild the GPUs' guest lists and plans after a restore; -1 on nonsense. */
 int		 emu_am_restore(struct emu *m, char *why, size_t len);
 

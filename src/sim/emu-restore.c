@@ -28,9 +28,10 @@ cmp_seq(const void *a, const void *b)
    AntMan's (guests' GPUs, phases, the GPUs' utilization); older blobs
    still restore, as emulators that never shared that way. Run blobs of
    version 4 add the submission window's sums (older: restored as 0, so
-   a run resumed from one reports the window from the restore on). */
+   a run resumed from one reports the window from the restore on), of
+   version 5 AntMan's upgrades that migrated (older: 0). */
 #define JOB_BLOB_VERSION	3
-#define RUN_BLOB_VERSION	4
+#define RUN_BLOB_VERSION	5
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -200,6 +201,8 @@ emu_save(const struct emu *m, struct strbuf *out)
 	/* version 4: the submission window */
 	pack_f64(out, m->win_busy);
 	pack_f64(out, m->win_sm);
+	/* version 5 */
+	pack_i64(out, m->am_moved);
 	pack_seal(out, start);
 }
 
@@ -231,6 +234,8 @@ struct run_state {
 	int			 ngpu;
 	/* version 4 */
 	double			 win_busy, win_sm;
+	/* version 5 */
+	long long		 am_moved;
 };
 
 static void
@@ -362,6 +367,10 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 			unpack_fail(&u, "submission window sums %g, %g cannot be",
 			    rs->win_busy, rs->win_sm);
 	}
+	if (v >= 5 && ((rs->am_moved = unpack_i64(&u)) < 0 ||
+	    rs->am_moved > rs->am_upgrades) && !u.failed)
+		unpack_fail(&u, "%lld of %lld upgrades migrated", rs->am_moved,
+		    rs->am_upgrades);
 	for (i = 0; i < rs->nev && !u.failed; i++)
 		if (rs->ev[i].kind == EV_SLICE && (rs->ev[i].arg < 0 ||
 		    rs->ev[i].arg >= rs->ngrp))
@@ -817,6 +826,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		m->am_int_lost = rs.am[8];
 		m->am_done = rs.am_done;
 		m->am_upgrades = rs.am_upgrades;
+		m->am_moved = rs.am_moved;
 		m->am_ooms = rs.am_ooms;
 		m->am_guests = rs.am_guests;
 		for (i = 0; i < rs.ngpu; i++) {

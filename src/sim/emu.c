@@ -1227,6 +1227,8 @@ emu_sched_hooks(struct emu *m)
 	sched_on_change(m->sch, emu_job_changed, m);
 	if (oversub(m))
 		sched_on_place(m->sch, gandiva_place, m);
+	else if (m->am_on)
+		sched_on_place(m->sch, emu_am_place, m);
 }
 
 static void
@@ -1672,6 +1674,19 @@ emu_jobs(const struct emu *m, int *n)
 	return m->jobs;
 }
 
+double
+emu_job_rate(const struct emu *m, int job)
+{
+	const struct job *j;
+
+	if (job < 0 || job >= m->njobs)
+		return 0;
+	j = &m->jobs[job];
+	if (j->state != JOB_RUNNING || !job_holds_cells(j) || m->js[job].stall_until > m->now)
+		return 0;
+	return m->js[job].speed;
+}
+
 const struct emu_sample *
 emu_series(const struct emu *m, int *n)
 {
@@ -1864,6 +1879,7 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->opp_guests = m->am_guests;
 	r->opp_done = m->am_done;
 	r->upgrades = m->am_upgrades;
+	r->upgrades_moved = m->am_moved;
 	r->ooms = m->am_ooms;
 	free(jct);
 	free(q);

@@ -196,6 +196,7 @@ struct emu_report {
 	long long		 opp_guests;	/* starts as opportunistic guests */
 	long long		 opp_done;	/* guests that completed */
 	long long		 upgrades;	/* guests upgraded to guaranteed */
+	long long		 upgrades_moved;	/* of which migrated (the rest: in place) */
 	long long		 ooms;		/* jobs that ran out of memory */
 };
 
@@ -241,6 +242,9 @@ const struct engine *emu_engine(const struct emu *m);
 struct sched;
 const struct sched *emu_sched(const struct emu *m);
 const struct job *emu_jobs(const struct emu *m, int *n);
+/* A job's progress now: seconds of work per second (0: not running, paused
+   or stalled restoring), as the last tick left it. */
+double		 emu_job_rate(const struct emu *m, int job);
 
 /* The report (malloc'ed vcs; emu_report_release frees it). */
 void		 emu_report(const struct emu *m, struct emu_report *r);

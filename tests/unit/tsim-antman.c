@@ -6,6 +6,7 @@
  *  - the plans: the host keeps its demand, guests shrink to what is left,
  *    a guest that does not fit is paused, plain packing runs out of memory;
  *  - the cap curve: models that lose little and models that lose a lot;
+ *  - grow-back, upgrades in place and moved, gang reservation;
  *  - AntMan Table 2: one free 32 GB GPU, an opportunistic 3.5 GB job, then
  *    a guaranteed 30 GB job. antman: the guaranteed job finishes within a
  *    few percent of its exclusive time and the opportunistic job survives
@@ -69,15 +70,15 @@ test_plans(void)
 
 struct outcome {
 	struct emu_report	 r;
-	int			 fails, preempts, pauses, resumes, upgrades;
+	int			 fails, preempts, pauses, resumes, upgrades, migrates;
 	char			 fail_detail[REC_DETAIL_MAX];
 };
 
-/* Run jobs on one one-GPU node of gpu_mem GiB under `policy`. */
+/* Run jobs on spec s (freed here) in mode, GPUs of 32 GiB, under `policy`. */
 static void
-run(const char *policy, bool control, struct job *jobs, int n, struct outcome *o)
+run_spec(const char *policy, struct spec *s, enum engine_mode mode, bool control,
+    struct job *jobs, int n, struct outcome *o)
 {
-	struct spec *s = one_node(1);
 	struct policy_params pp;
 	struct emu_params ep;
 	struct policy p;
@@ -92,7 +93,7 @@ run(const char *policy, bool control, struct job *jobs, int n, struct outcome *o
 	ep.gpu_mem = 32;
 	ep.opp_control = control;
 	CHECK(policy_init(&p, policy_find(policy), &pp, &cause) == 0);
-	m = emu_create(s, ENGINE_HIVED, &p, &ep, jobs, n, &cause);
+	m = emu_create(s, mode, &p, &ep, jobs, n, &cause);
 	CHECKF(m != NULL, "%s", cause ? cause : "");
 	CHECKF(emu_run(m, INFINITY, NULL, NULL, &cause) >= 0, "%s", cause ? cause : "");
 	log = emu_journal(m, &nlog);
@@ -105,11 +106,19 @@ run(const char *policy, bool control, struct job *jobs, int n, struct outcome *o
 		o->pauses += log[i].kind == REC_SUSPEND;
 		o->resumes += log[i].kind == REC_RESUME;
 		o->upgrades += log[i].kind == REC_UPGRADE;
+		o->migrates += log[i].kind == REC_MIGRATE;
 	}
 	emu_report(m, &o->r);
 	emu_free(m);
 	policy_release(&p);
 	spec_free(s);
+}
+
+/* ... on one GPU (AntMan's Table 2). */
+static void
+run(const char *policy, bool control, struct job *jobs, int n, struct outcome *o)
+{
+	run_spec(policy, one_node(1), ENGINE_HIVED, control, jobs, n, o);
 }
 
 /* Table 2's pair: opportunistic mobilenet at 0, guaranteed bert at 600. */
@@ -243,10 +252,226 @@ test_window(void)
 	emu_report_release(&f.r);
 }
 
+/* An emulator of jobs on one node of `gpus` GPUs (32 GiB), under policy. */
+static struct emu *
+start_emu(const char *policy, int gpus, struct job *jobs, int n, struct spec **sp,
+    struct policy *p)
+{
+	struct policy_params pp;
+	struct emu_params ep;
+	struct emu *m;
+	char *cause = NULL;
+
+	*sp = one_node(gpus);
+	policy_params_init(&pp);
+	emu_params_init(&ep);
+	ep.gpu_mem = 32;
+	CHECK(policy_init(p, policy_find(policy), &pp, &cause) == 0);
+	m = emu_create(*sp, ENGINE_HIVED, p, &ep, jobs, n, &cause);
+	CHECKF(m != NULL, "%s", cause ? cause : "");
+	return m;
+}
+
+static void
+stop_emu(struct emu *m, struct spec *s, struct policy *p)
+{
+	char *cause = NULL;
+
+	CHECKF(emu_run(m, INFINITY, NULL, NULL, &cause) >= 0, "%s", cause ? cause : "");
+	emu_free(m);
+	policy_release(p);
+	spec_free(s);
+}
+
+/*
+ * Grow-back: a guaranteed bert-large (30 of 32 GiB, SM 0.85 while it
+ * trains) from 600, an opportunistic mobilenet from 0. While the host
+ * trains the guest is shrunk (memory and SM); when the host evaluates
+ * (SM and memory fall) the guest grows back to its speed alone, and
+ * stays there once the host is gone.
+ */
+static void
+test_growback(void)
+{
+	struct job jobs[2];
+	struct spec *s;
+	struct policy p;
+	struct emu *m;
+	char *cause = NULL;
+	double before, train, eval, after;
+
+	pair(jobs, JOB_OPPORTUNISTIC);
+	m = start_emu("antman", 1, jobs, 2, &s, &p);
+	CHECK(emu_run(m, 500, NULL, NULL, &cause) >= 0);
+	before = emu_job_rate(m, 0);
+	/* the host trains from 2% of its work (72 s) to 90% (3240 s), at
+	   97% to 100% of its speed alone: [~675, ~3940) */
+	CHECK(emu_run(m, 2000, NULL, NULL, &cause) >= 0);
+	train = emu_job_rate(m, 0);
+	CHECK(jobs[1].state == JOB_RUNNING && emu_job_rate(m, 1) >= 1 - AM_RESIDUAL);
+	/* evaluating: from ~3940 (at most 600 + 3240 / 0.97) to ~4200 */
+	CHECK(emu_run(m, 4100, NULL, NULL, &cause) >= 0);
+	eval = emu_job_rate(m, 0);
+	CHECK(jobs[1].state == JOB_RUNNING);
+	CHECK(emu_run(m, 5000, NULL, NULL, &cause) >= 0);
+	after = emu_job_rate(m, 0);
+	CHECK(jobs[1].state == JOB_COMPLETED && jobs[0].state == JOB_RUNNING);
+	CHECKF(fabs(before - 1) < 1e-12, "alone %g", before);
+	CHECKF(train > 0 && train < 0.5, "shrunk while the host trains: %g", train);
+	CHECKF(fabs(eval - 1) < 1e-12, "grown back while the host evaluates: %g", eval);
+	CHECKF(fabs(after - 1) < 1e-12, "alone again: %g", after);
+	stop_emu(m, s, &p);
+	CHECK(jobs[0].state == JOB_COMPLETED && jobs[0].preemptions == 0);
+}
+
+/*
+ * Upgrade, in quota mode on two 2-GPU nodes, VCs A and B of 2 GPUs each:
+ * A's two jobs (0 to 1000, on n0 where the engine puts them) fill its
+ * quota, so A's auto job at 10 runs as a guest, on the least loaded GPU.
+ * At 1000 A has quota again, n0's two GPUs free. In place: the guest is
+ * on n1's idle GPU (B runs one job); the engine binds that very GPU
+ * (left to itself it would take n0's first), no migration, no stall.
+ * Moved: B fills n1 (a resnet50 and an lstm) and the guest sits beside
+ * the lstm, still there at 1000; it migrates to n0 at its model's cost.
+ */
+static struct spec *
+two_vcs(void)
+{
+	static const char text[] =
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}\n"
+	    "  physicalCells:\n"
+	    "  - {cellType: NODE, cellAddress: n0}\n"
+	    "  - {cellType: NODE, cellAddress: n1}\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: NODE, cellNumber: 1}\n"
+	    "  B:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: NODE, cellNumber: 1}\n";
+	struct spec *s = spec_load_string("two-vcs.yaml", text, strlen(text), NULL);
+
+	if (s == NULL)
+		abort();
+	return s;
+}
+
+static int
+upgrade_jobs(struct job *jobs, bool b_full)
+{
+	int n = 0;
+
+	add(jobs, n, 0, 0, 1, 1000);
+	jobs[n++].model = model_find("resnet50");
+	add(jobs, n, 0, 0, 1, 1000);
+	jobs[n++].model = model_find("resnet50");
+	add(jobs, n, 1, 0, 1, 20000);
+	jobs[n++].model = model_find("resnet50");
+	if (b_full) {
+		add(jobs, n, 1, 0, 1, 20000);
+		jobs[n++].model = model_find("lstm");
+	}
+	add(jobs, n, 0, 10, 1, 3000);
+	jobs[n].model = model_find("mobilenet");
+	jobs[n].klass = JOB_AUTO;
+	return n + 1;
+}
+
+static void
+test_upgrade(void)
+{
+	struct job jobs[5];
+	struct outcome o;
+	int n, g;
+
+	n = upgrade_jobs(jobs, false);
+	g = n - 1;
+	run_spec("antman", two_vcs(), ENGINE_QUOTA, true, jobs, n, &o);
+	CHECK(jobs[g].first_start == 10 && jobs[g].state == JOB_COMPLETED);
+	CHECKF(o.upgrades == 1 && o.r.upgrades == 1 && o.r.upgrades_moved == 0,
+	    "journal %d, report %lld (%lld moved)", o.upgrades, o.r.upgrades,
+	    o.r.upgrades_moved);
+	CHECK(o.migrates == 0 && o.r.all.migrations == 0 && o.r.all.migrate_gpu_hours == 0);
+	CHECK(jobs[g].restarts == 0 && jobs[g].preemptions == 0);
+	/* no stall: it ran its 3000 s of work at speed 1 from 10 */
+	CHECKF(fabs(jobs[g].end - 3010) < 1e-6, "ended at %g", jobs[g].end);
+	emu_report_release(&o.r);
+
+	n = upgrade_jobs(jobs, true);
+	g = n - 1;
+	run_spec("antman", two_vcs(), ENGINE_QUOTA, true, jobs, n, &o);
+	CHECK(jobs[g].first_start == 10 && jobs[g].state == JOB_COMPLETED);
+	CHECKF(o.upgrades == 1 && o.r.upgrades == 1 && o.r.upgrades_moved == 1,
+	    "journal %d, report %lld (%lld moved)", o.upgrades, o.r.upgrades,
+	    o.r.upgrades_moved);
+	CHECK(o.migrates == 1 && o.r.all.migrations == 1 && o.r.all.migrate_gpu_hours > 0);
+	CHECK(jobs[g].restarts == 0 && jobs[g].preemptions == 0);
+	emu_report_release(&o.r);
+}
+
+/*
+ * Gang reservation: on a 4-GPU VC a 2-GPU job runs (0 to 2000); a 4-GPU
+ * gang arrives at 10 and can only be partly satisfied: the two free GPUs
+ * are held for it (strict FIFO: a 1-GPU guaranteed job at 20 waits behind
+ * it, where fifo-skip lets it pass), an opportunistic job at 30 runs on a
+ * reserved GPU meanwhile, and the gang starts at 2000, complete, with the
+ * opportunistic job still running beside it.
+ */
+static void
+gang_jobs(struct job *jobs)
+{
+	add(jobs, 0, 0, 0, 2, 2000);
+	jobs[0].model = model_find("resnet50");
+	add(jobs, 1, 0, 10, 4, 1000);
+	jobs[1].model = model_find("lstm");
+	add(jobs, 2, 0, 20, 1, 500);
+	jobs[2].model = model_find("resnet50");
+	add(jobs, 3, 0, 30, 1, 5000);
+	jobs[3].model = model_find("mobilenet");
+	jobs[3].klass = JOB_OPPORTUNISTIC;
+}
+
+static void
+test_gang(void)
+{
+	struct job jobs[4];
+	struct spec *s;
+	struct policy p;
+	struct emu *m;
+	char *cause = NULL;
+
+	gang_jobs(jobs);
+	m = start_emu("antman", 4, jobs, 4, &s, &p);
+	CHECK(emu_run(m, 1000, NULL, NULL, &cause) >= 0);
+	/* meanwhile: the gang and the small job wait, the guest runs */
+	CHECK(jobs[1].state == JOB_PENDING && jobs[2].state == JOB_PENDING);
+	CHECK(jobs[3].state == JOB_RUNNING && jobs[3].opportunistic &&
+	    emu_job_rate(m, 3) > 0);
+	stop_emu(m, s, &p);
+	CHECKF(jobs[1].first_start == 2000 && jobs[1].first_start == jobs[0].end,
+	    "gang at %g, the 2-GPU job ended at %g", jobs[1].first_start, jobs[0].end);
+	CHECK(jobs[2].first_start >= jobs[1].first_start);
+	CHECK(jobs[3].first_start == 30 && jobs[3].preemptions == 0 &&
+	    jobs[3].restarts == 0 && jobs[3].state == JOB_COMPLETED);
+	CHECK(jobs[3].end > jobs[1].first_start);	/* ran beside the gang */
+
+	/* the contrast: fifo-skip gives the reserved GPUs to the small job */
+	gang_jobs(jobs);
+	jobs[3].klass = JOB_GUARANTEED;
+	m = start_emu("fifo-skip", 4, jobs, 4, &s, &p);
+	stop_emu(m, s, &p);
+	CHECKF(jobs[2].first_start == 20, "small job at %g", jobs[2].first_start);
+}
+
 static const struct test tests[] = {
 	{ "plans", test_plans },
 	{ "table2", test_table2 },
 	{ "window", test_window },
+	{ "growback", test_growback },
+	{ "upgrade", test_upgrade },
+	{ "gang", test_gang },
 };
 
 TEST_MAIN(tests)
