@@ -26,6 +26,10 @@ endif
 # VARIANT set so objects of different flags never mix.
 VARIANT ?= rel
 B       := build/$(VARIANT)
+# The top-level targets' build dir: B= from the command line (parallel
+# worktrees, side-by-side builds) reaches the sub-make through MAKEFLAGS, so
+# the tests must run that dir's binaries too, not build/VARIANT's.
+BDIR     = $(if $(filter command line,$(origin B)),$(B),build/$(1))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
@@ -101,27 +105,27 @@ $(B)/ui/%.o $(B)/store/%.o $(B)/src/spec/spec-yaml.o: CFLAGS += $(PKG_CFLAGS)
         check-man fuzz variant-fuzz install install-files
 all: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-all
-	@ln -sf build/rel/cellar cellar
+	@ln -sf $(call BDIR,rel)/cellar cellar
 
 run: all
 	./cellar
 
 check: deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
-	@CELLAR_BUILD=build/dbg sh tests/run.sh
+	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/run.sh
 
 check-long: deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
-	@CELLAR_BUILD=build/dbg CELLAR_LONG=1 sh tests/run.sh
+	@CELLAR_BUILD=$(call BDIR,dbg) CELLAR_LONG=1 sh tests/run.sh
 
 asan: deps
 	@$(MAKE) --no-print-directory VARIANT=asan variant-tests
-	@CELLAR_BUILD=build/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	@CELLAR_BUILD=$(call BDIR,asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tests/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-bench
-	@for b in $(BENCH_BIN:build/$(VARIANT)/%=build/rel/%); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_SRC:%.c=$(call BDIR,rel)/%); do echo "== $$b"; $$b || exit 1; done
 
 # The manual against the command table (t0050), its examples run (t0055),
 # and the lint; fails on the first "not ok".
@@ -129,9 +133,9 @@ check-man: deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
 	@for t in tests/manlint.sh tests/scenarios/t0050-help-vs-man.sh \
 	    tests/scenarios/t0055-man-examples.sh; do \
-	  CELLAR=$$(pwd)/build/dbg/cellar sh $$t; \
-	done >build/check-man.log 2>&1; cat build/check-man.log; \
-	! grep -q '^not ok' build/check-man.log
+	  CELLAR=$$(pwd)/$(call BDIR,dbg)/cellar sh $$t; \
+	done >$(call BDIR,dbg)/check-man.log 2>&1; cat $(call BDIR,dbg)/check-man.log; \
+	! grep -q '^not ok' $(call BDIR,dbg)/check-man.log
 
 # libFuzzer: new inputs go to build/fuzz/corpus, crashes to build/fuzz/crash-*;
 # tests/fuzz/corpus is the seed corpus (add a crash there once it is fixed).
