@@ -1402,6 +1402,20 @@ engine_cell(const struct engine *e, int c, struct engine_cell_info *in)
 }
 
 void
+engine_leaf(const struct engine *e, int c, int *job, int *vc, int *bad)
+{
+	int v = e->p_vbind[c];
+
+	*vc = -1;
+	if (v >= 0)
+		*vc = vv_of(e, v)->vc;
+	else
+		(void)inside_bound(e, c, vc);
+	*job = e->s->cells[c].nchild == 0 ? e->p_job[c] : -1;
+	*bad = e->p_bad[c];
+}
+
+void
 engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u)
 {
 	int i, l;

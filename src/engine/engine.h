@@ -342,6 +342,11 @@ struct engine_cell_info {
 };
 
 void	 engine_cell(const struct engine *e, int cell, struct engine_cell_info *info);
+/*
+ * A leaf's hot-path facts, equal to engine_cell's job, vc and bad for it
+ * without the fields that cost (leaf counts, pins, doom): O(tree depth).
+ */
+void	 engine_leaf(const struct engine *e, int leaf, int *job, int *vc, int *bad);
 
 struct engine_vc_usage {
 	/* Leaves (GPUs) of the VC's assignment, from its own view. */

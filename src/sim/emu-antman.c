@@ -21,6 +21,16 @@
  * without control (plain packing): whoever allocates last on a full GPU
  * runs out of memory and fails for good.
  *
+ * Placement index: a GPU whose SM use now is at or above the threshold
+ * cannot take a guest whatever its average (the load placement compares
+ * is never below it), so each GPU carries cand = util_now < threshold,
+ * kept where util_now changes (plan_gpu) and rebuilt on restore, and each
+ * node the count of its cand GPUs. place() visits only nodes with enough
+ * and, on them, only cand GPUs; the exact test (eligible) decides as
+ * before, from the engine's leaf facts (engine_leaf) and a load cached per
+ * GPU for the tick. Same choices as the full scan, which emu_am_check
+ * keeps as the reference.
+ *
  * Accounting: a host attains its GPUs' time; a guest attains the share of
  * its GPUs that have no host, split among the guests running there, so
  * invariant 2 of emu.h holds with busy GPUs = cells in use + m->am_busy.
@@ -35,6 +45,38 @@
 
 /* Placement attempts that may fail per tick (bounds a tick's cost). */
 #define AM_TRIES	32
+
+/* The node of GPU g, -1 if none. */
+static int
+gpu_node(const struct emu *m, int g)
+{
+	return m->s->cells[m->gpu_leaf[g]].node;
+}
+
+/* GPU g's cand flag and its node's count, from util_now. */
+static void
+cand_set(struct emu *m, int g)
+{
+	struct agpu *a = &m->gpu[g];
+	bool c = a->util_now < m->par.opp_threshold;
+	int node = gpu_node(m, g);
+
+	if (c != a->cand && node >= 0)
+		m->node_cand[node] += c ? 1 : -1;
+	a->cand = c;
+}
+
+static void
+cand_all(struct emu *m)
+{
+	int g;
+
+	memset(m->node_cand, 0, (size_t)m->s->nnodes * sizeof *m->node_cand);
+	for (g = 0; g < m->ngpu; g++) {
+		m->gpu[g].cand = false;
+		cand_set(m, g);
+	}
+}
 
 void
 emu_am_init(struct emu *m)
@@ -70,6 +112,13 @@ emu_am_init(struct emu *m)
 				m->node_gpu[m->node_off[node] + fill[node]++] = i;
 		free(fill);
 	}
+	m->node_cand = xcalloc((size_t)s->nnodes + 1, sizeof *m->node_cand);
+	m->am_taken = xcalloc((size_t)n + 1, sizeof *m->am_taken);
+	m->am_seen = xcalloc((size_t)n + 1, sizeof *m->am_seen);
+	m->am_load = xcalloc((size_t)n + 1, sizeof *m->am_load);
+	m->am_dist = xcalloc((size_t)n + 1, sizeof *m->am_dist);
+	m->am_cand = xcalloc((size_t)n + 1, sizeof *m->am_cand);
+	cand_all(m);
 }
 
 void
@@ -88,6 +137,12 @@ emu_am_free(struct emu *m)
 	free(m->gpu_leaf);
 	free(m->node_off);
 	free(m->node_gpu);
+	free(m->node_cand);
+	free(m->am_taken);
+	free(m->am_seen);
+	free(m->am_load);
+	free(m->am_dist);
+	free(m->am_cand);
 	free(m->am_wait);
 	free(m->am_dirty);
 }
@@ -343,18 +398,26 @@ emu_am_integrate(struct emu *m, double t)
 
 /* ---- planning GPUs ---- */
 
+/* The emulator's job for engine job id, if it runs as a host; else -1. */
+static int
+host_of(const struct emu *m, int id)
+{
+	int job;
+
+	if (id < 0 || (job = sched_job_of(m->sch, id)) < 0 ||
+	    m->jobs[job].state != JOB_RUNNING || m->js[job].ngpus == 0)
+		return -1;
+	return job;
+}
+
 /* The running host of GPU g (a job holding its cell), or -1. */
 static int
 gpu_host(const struct emu *m, int g)
 {
-	struct engine_cell_info ci;
-	int job;
+	int id, vc, bad;
 
-	engine_cell(m->e, m->gpu_leaf[g], &ci);
-	if (ci.job < 0 || (job = sched_job_of(m->sch, ci.job)) < 0 ||
-	    m->jobs[job].state != JOB_RUNNING || m->js[job].ngpus == 0)
-		return -1;
-	return job;
+	engine_leaf(m->e, m->gpu_leaf[g], &id, &vc, &bad);
+	return host_of(m, id);
 }
 
 /* The users of GPU g in the order its plan takes them (out: nusers). */
@@ -417,6 +480,8 @@ plan_gpu(struct emu *m, int g, bool sums)
 		m->am_mem += mem - a->mem_now;
 		a->util_now = smu;
 		a->mem_now = mem;
+		a->load_ok = false;
+		cand_set(m, g);
 	}
 	free(u);
 	free(who);
@@ -562,7 +627,7 @@ replan(struct emu *m)
 /* GPU g's SM load for placement: the window's average, or now if higher
    (guests placed this tick have not moved the average yet). */
 static double
-gpu_load(const struct emu *m, int g)
+load_of(const struct emu *m, int g)
 {
 	const struct agpu *a = &m->gpu[g];
 	double decay = m->par.opp_window > 0 ?
@@ -571,24 +636,29 @@ gpu_load(const struct emu *m, int g)
 	return fmax(a->util_now, a->util_now + (a->util_avg - a->util_now) * decay);
 }
 
-/* Can job j go on GPU g as a guest (needing `lo` GiB there)? */
+/* load_of, kept until the clock moves or g is planned again. */
+static double
+gpu_load(struct emu *m, int g)
+{
+	struct agpu *a = &m->gpu[g];
+
+	if (!a->load_ok || a->load_t != m->now) {
+		a->load = load_of(m, g);
+		a->load_t = m->now;
+		a->load_ok = true;
+	}
+	return a->load;
+}
+
+/* Whether `lo` GiB more fit on GPU g beside host h (-1) and its guests. */
 static bool
-eligible(const struct emu *m, const struct job *j, int g, double lo)
+mem_fits(const struct emu *m, int g, int h, double lo)
 {
 	const struct agpu *a = &m->gpu[g];
-	struct engine_cell_info ci;
 	double used = 0, sm, need;
-	int i, h, leaf = m->gpu_leaf[g];
+	int i;
 
-	if (j->leaf_type >= 0 && m->s->cells[leaf].type != j->leaf_type)
-		return false;
-	engine_cell(m->e, leaf, &ci);
-	if (ci.bad > 0 || gpu_load(m, g) >= m->par.opp_threshold)
-		return false;
-	/* private mode: a VC alone on its cells, guests too */
-	if (engine_mode(m->e) == ENGINE_PRIVATE && ci.vc != j->vc)
-		return false;
-	if ((h = gpu_host(m, g)) >= 0) {
+	if (h >= 0) {
 		demand(m, h, &sm, &need);
 		used += need;
 	}
@@ -598,23 +668,32 @@ eligible(const struct emu *m, const struct job *j, int g, double lo)
 }
 
 /*
- * How far GPU g is from job j's VC, for an upgrade in place later: 0 when
- * the nearest bound cell holding it (the leaf or an ancestor) is bound to
- * j's VC, 1 when none is bound, 2 when another VC's is (its cells can
- * never become j's while bound there).
+ * Can job j go on GPU g as a guest (needing `lo` GiB there)? Its load if
+ * so, with in *dist how far g is from j's VC, for an upgrade in place
+ * later: 0 when the nearest bound cell holding it (the leaf or an
+ * ancestor: the leaf's engine vc) is bound to j's VC, 1 when none is, 2
+ * when another VC's is (its cells can never become j's while bound
+ * there). Else -2.
  */
-static int
-vc_distance(const struct emu *m, const struct job *j, int g)
+static double
+eligible(struct emu *m, const struct job *j, int g, double lo, int *dist)
 {
-	struct engine_cell_info ci;
-	int c;
+	int leaf = m->gpu_leaf[g], id, vc, bad;
+	double load;
 
-	for (c = m->gpu_leaf[g]; c >= 0; c = m->s->cells[c].parent) {
-		engine_cell(m->e, c, &ci);
-		if (ci.vc >= 0)
-			return ci.vc == j->vc ? 0 : 2;
-	}
-	return 1;
+	if (j->leaf_type >= 0 && m->s->cells[leaf].type != j->leaf_type)
+		return -2;
+	engine_leaf(m->e, leaf, &id, &vc, &bad);
+	/* private mode: a VC alone on its cells, guests too (before the load:
+	   it costs an exp once per GPU and tick) */
+	if (bad > 0 || (engine_mode(m->e) == ENGINE_PRIVATE && vc != j->vc))
+		return -2;
+	if ((load = gpu_load(m, g)) >= m->par.opp_threshold)
+		return -2;
+	if (!mem_fits(m, g, host_of(m, id), lo))
+		return -2;
+	*dist = vc < 0 ? 1 : vc == j->vc ? 0 : 2;
+	return load;
 }
 
 /* GPU a before GPU b for a guest: less loaded, then nearer its VC, then lower. */
@@ -650,15 +729,124 @@ select_gpus(int *cand, int nc, int want, const double *load, const int *gdist,
 	}
 }
 
+/* A new stamp for place()'s scratch (all stale after a wrap). */
+static unsigned
+stamp(struct emu *m)
+{
+	if (++m->am_serial == 0) {
+		memset(m->am_taken, 0, (size_t)m->ngpu * sizeof *m->am_taken);
+		memset(m->am_seen, 0, (size_t)m->ngpu * sizeof *m->am_seen);
+		m->am_serial = 1;
+	}
+	return m->am_serial;
+}
+
 /*
  * Choose GPUs for a guest: each pod on one node, the node whose
  * least-loaded eligible GPUs are least loaded, then nearest the job's VC
  * (AntMan's least-loaded rule first; among equals, GPUs the VC could bind
  * let a later upgrade happen in place), then the lowest node; those GPUs.
- * Returns the number of GPUs (leaves in out), 0 if none fit.
+ * Only cand GPUs of nodes with enough of them are looked at (the index:
+ * the others are not eligible). Returns the number of GPUs (leaves in
+ * out), 0 if none fit.
  */
 static int
-place(const struct emu *m, int job, int *out)
+place(struct emu *m, int job, int *out)
+{
+	const struct job *j = &m->jobs[job];
+	const struct spec *s = m->s;
+	unsigned st = stamp(m);
+	unsigned *taken = m->am_taken, *seen = m->am_seen;
+	int *cand = m->am_cand, *dist = m->am_dist;
+	double *load = m->am_load;
+	double lo = mem_min(m, job), cost;
+	long d;
+	int k, p, node, i, a, n = 0, ok = 1;
+
+	for (k = 0; k < j->nmembers && ok; k++)
+		for (p = 0; p < j->members[k].pods && ok; p++) {
+			int want = j->members[k].gpus, best = -1, nc;
+			double best_cost = INFINITY;
+			long best_dist = 0;
+			for (node = 0; node < s->nnodes; node++) {
+				if (m->node_cand[node] < want)
+					continue;
+				nc = 0;
+				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
+					int g = m->node_gpu[i];
+					if (!m->gpu[g].cand || taken[g] == st)
+						continue;
+					if (seen[g] != st) {
+						seen[g] = st;
+						load[g] = eligible(m, j, g, lo, &dist[g]);
+					}
+					if (load[g] >= 0)
+						cand[nc++] = g;
+				}
+				if (nc < want)
+					continue;
+				select_gpus(cand, nc, want, load, dist, &cost, &d);
+				if (cost < best_cost || (cost == best_cost && d < best_dist)) {
+					best_cost = cost;
+					best_dist = d;
+					best = node;
+				}
+			}
+			if (best < 0) {
+				ok = 0;
+				break;
+			}
+			/* again on the best node, to take its GPUs */
+			nc = 0;
+			for (i = m->node_off[best]; i < m->node_off[best + 1]; i++) {
+				int g = m->node_gpu[i];
+				if (m->gpu[g].cand && taken[g] != st && seen[g] == st && load[g] >= 0)
+					cand[nc++] = g;
+			}
+			select_gpus(cand, nc, want, load, dist, &cost, &d);
+			for (a = 0; a < want; a++) {
+				taken[cand[a]] = st;
+				out[n++] = m->gpu_leaf[cand[a]];
+			}
+		}
+	return ok ? n : 0;
+}
+
+/* ---- the reference: place() as a scan of every GPU (emu_am_check) ---- */
+
+static bool
+scan_eligible(const struct emu *m, const struct job *j, int g, double lo)
+{
+	struct engine_cell_info ci;
+	int leaf = m->gpu_leaf[g];
+
+	if (j->leaf_type >= 0 && m->s->cells[leaf].type != j->leaf_type)
+		return false;
+	engine_cell(m->e, leaf, &ci);
+	if (ci.bad > 0 || load_of(m, g) >= m->par.opp_threshold)
+		return false;
+	if (engine_mode(m->e) == ENGINE_PRIVATE && ci.vc != j->vc)
+		return false;
+	return mem_fits(m, g, ci.job < 0 ? -1 : host_of(m, ci.job), lo);
+}
+
+/* The VC distance by walking up to the nearest bound cell. */
+static int
+scan_vc_distance(const struct emu *m, const struct job *j, int g)
+{
+	struct engine_cell_info ci;
+	int c;
+
+	for (c = m->gpu_leaf[g]; c >= 0; c = m->s->cells[c].parent) {
+		engine_cell(m->e, c, &ci);
+		if (ci.vc >= 0)
+			return ci.vc == j->vc ? 0 : 2;
+	}
+	return 1;
+}
+
+static int
+scan_place(const struct emu *m, int job, int *out)
 {
 	const struct job *j = &m->jobs[job];
 	const struct spec *s = m->s;
@@ -684,9 +872,9 @@ place(const struct emu *m, int job, int *out)
 					if (taken[g])
 						continue;
 					if (load[g] == -1) {
-						load[g] = eligible(m, j, g, lo) ? gpu_load(m, g) : -2;
+						load[g] = scan_eligible(m, j, g, lo) ? load_of(m, g) : -2;
 						if (load[g] >= 0)
-							dist[g] = vc_distance(m, j, g);
+							dist[g] = scan_vc_distance(m, j, g);
 					}
 					if (load[g] >= 0)
 						cand[nc++] = g;
@@ -704,7 +892,6 @@ place(const struct emu *m, int job, int *out)
 				ok = 0;
 				break;
 			}
-			/* again on the best node, to take its GPUs */
 			nc = 0;
 			for (i = m->node_off[best]; i < m->node_off[best + 1]; i++)
 				if (!taken[m->node_gpu[i]] && load[m->node_gpu[i]] >= 0)
@@ -720,6 +907,54 @@ place(const struct emu *m, int job, int *out)
 	free(load);
 	free(dist);
 	return ok ? n : 0;
+}
+
+int
+emu_am_check(struct emu *m, char *why, size_t len)
+{
+	int *a, *b, g, node, i, na, nb, *count, rc = 0, compared = 0;
+
+	if (!m->am_on)
+		return 0;
+	count = xcalloc((size_t)m->s->nnodes + 1, sizeof *count);
+	for (g = 0; g < m->ngpu && rc == 0; g++) {
+		const struct agpu *x = &m->gpu[g];
+		if (x->cand != (x->util_now < m->par.opp_threshold)) {
+			bufprintf(why, len, "GPU %d: cand %d with SM use %g", g, x->cand, x->util_now);
+			rc = -1;
+		} else if (x->load_ok && x->load_t == m->now && x->load != load_of(m, g)) {
+			bufprintf(why, len, "GPU %d: cached load %g, not %g", g, x->load, load_of(m, g));
+			rc = -1;
+		}
+		if ((node = gpu_node(m, g)) >= 0 && x->cand)
+			count[node]++;
+	}
+	for (node = 0; node < m->s->nnodes && rc == 0; node++)
+		if (count[node] != m->node_cand[node]) {
+			bufprintf(why, len, "node '%s': %d candidate GPUs, index says %d",
+			    m->s->nodes[node].name, count[node], m->node_cand[node]);
+			rc = -1;
+		}
+	free(count);
+	a = xcalloc((size_t)m->ngpu + 1, sizeof *a);
+	b = xcalloc((size_t)m->ngpu + 1, sizeof *b);
+	/* every pending job, as if it were placed now */
+	for (i = 0; i < m->njobs && rc == 0; i++) {
+		if (m->jobs[i].state != JOB_PENDING || m->jobs[i].submit > m->now)
+			continue;
+		na = place(m, i, a);
+		nb = scan_place(m, i, b);
+		if (na != nb || memcmp(a, b, (size_t)na * sizeof *a) != 0) {
+			bufprintf(why, len, "job '%s': index placed %d GPUs (first leaf %d), "
+			    "the scan %d (first leaf %d)", m->jobs[i].name, na,
+			    na > 0 ? a[0] : -1, nb, nb > 0 ? b[0] : -1);
+			rc = -1;
+		}
+		compared++;
+	}
+	free(a);
+	free(b);
+	return rc < 0 ? rc : compared;
 }
 
 /* Where a guest runs: its nodes as a hostlist, "(opportunistic)". */
@@ -896,6 +1131,9 @@ static void
 upgrades(struct emu *m)
 {
 	int *waiting = xcalloc((size_t)m->s->nvcs + 1, sizeof *waiting), i;
+	/* each VC's free quota, asked once until an upgrade changes the engine */
+	long long *vfree = xcalloc((size_t)m->s->nvcs + 1, sizeof *vfree);
+	bool *known = xcalloc((size_t)m->s->nvcs + 1, sizeof *known);
 	struct engine_vc_usage u;
 
 	for (i = 0; i < m->njobs; i++)
@@ -906,13 +1144,20 @@ upgrades(struct emu *m)
 		const struct job *j = &m->jobs[i];
 		if (!m->js[i].am || j->klass != JOB_AUTO || waiting[j->vc] > 0)
 			continue;
-		engine_vc_usage(m->e, j->vc, &u);
-		if (u.free < j->gpus)
+		if (!known[j->vc]) {
+			engine_vc_usage(m->e, j->vc, &u);
+			vfree[j->vc] = u.free;
+			known[j->vc] = true;
+		}
+		if (vfree[j->vc] < j->gpus)
 			continue;
 		upgrade(m, i);
 		replan(m);
+		memset(known, 0, (size_t)m->s->nvcs * sizeof *known);
 	}
 	free(waiting);
+	free(vfree);
+	free(known);
 }
 
 void
@@ -991,6 +1236,7 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 	}
 	for (g = 0; g < m->ngpu; g++)
 		plan_gpu(m, g, false);
+	cand_all(m);
 	for (i = 0; i < m->njobs; i++)
 		if (m->jobs[i].state == JOB_PENDING && m->jobs[i].submit <= m->horizon)
 			emu_am_submit(m, i);

@@ -83,6 +83,10 @@ struct agpu {
 	double		 util_now;	/* SM busy now */
 	double		 mem_now;	/* GiB granted now */
 	bool		 dirty;		/* to plan again at the end of the tick */
+	/* the placement index (emu-antman.c; rebuilt on restore, never saved) */
+	bool		 cand;		/* util_now < opp_threshold: may take a guest */
+	bool		 load_ok;	/* load is gpu_load's value at load_t */
+	double		 load, load_t;
 };
 
 /* Group modes (how the slots are shared). */
@@ -181,6 +185,11 @@ struct emu {
 	int			 ngpu;
 	int			*node_off;	/* per node: first entry in node_gpu */
 	int			*node_gpu;	/* GPUs by node */
+	int			*node_cand;	/* per node: its GPUs with cand set */
+	/* place()'s scratch, per GPU, valid where the stamp is this call's */
+	unsigned		*am_taken, *am_seen, am_serial;
+	double			*am_load;
+	int			*am_dist, *am_cand;
 	int			*am_wait;	/* pending non-guaranteed jobs, (submit, id) */
 	int			 nwait;
 	size_t			 wait_cap;

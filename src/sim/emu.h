@@ -245,6 +245,14 @@ const struct job *emu_jobs(const struct emu *m, int *n);
 /* A job's progress now: seconds of work per second (0: not running, paused
    or stalled restoring), as the last tick left it. */
 double		 emu_job_rate(const struct emu *m, int job);
+/*
+ * AntMan's placement index against the full scan it replaces (tests): the
+ * per-GPU and per-node candidate marks, the cached loads, and for every
+ * pending job the GPUs place() would choose now, both ways. The number of
+ * jobs compared, or -1 with the first difference in why. Leaves the run's
+ * state as it was.
+ */
+int		 emu_am_check(struct emu *m, char *why, size_t len);
 
 /* The report (malloc'ed vcs; emu_report_release frees it). */
 void		 emu_report(const struct emu *m, struct emu_report *r);
