@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/crc32-tab.h"
 #include "core/pack.h"
 #include "test.h"
 
@@ -161,6 +162,57 @@ test_counts_and_leftovers(void)
 	strbuf_release(&sb);
 }
 
+/* The bitwise definition, for checking the tables and the sliced loop. */
+static uint32_t
+crc_bitwise(uint32_t crc, const unsigned char *p, size_t n)
+{
+	int k;
+
+	crc = ~crc;
+	while (n-- > 0) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+	}
+	return ~crc;
+}
+
+static void
+test_crc(void)
+{
+	unsigned char buf[300], z[8] = { 0 };
+	uint32_t x = 12345, want, got;
+	int bad = 0, i, k;
+	size_t off, n;
+
+	/* every table entry: byte i then k zero bytes, from register 0 */
+	for (k = 0; k < 8; k++)
+		for (i = 0; i < 256; i++) {
+			unsigned char b = (unsigned char)i;
+			uint32_t c = ~crc_bitwise(~0u, &b, 1);	/* raw register */
+
+			c = ~crc_bitwise(~c, z, (size_t)k);
+			bad += crc32_tab[k][i] != c;
+		}
+	CHECK_INTEQ(bad, 0);
+	/* the sliced loop against the definition: every length to 64 at
+	   every alignment, longer ones, and continued CRCs */
+	for (i = 0; i < (int)sizeof buf; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	for (off = 0; off < 8; off++)
+		for (n = 0; n <= 64; n++)
+			bad += crc32_update(0, buf + off, n) != crc_bitwise(0, buf + off, n);
+	for (n = 65; n + 8 <= sizeof buf; n += 7) {
+		want = crc_bitwise(0, buf + 3, n);
+		got = crc32_update(crc32_update(0, buf + 3, n / 3), buf + 3 + n / 3,
+		    n - n / 3);
+		bad += crc32_update(0, buf + 3, n) != want || got != want;
+	}
+	CHECK_INTEQ(bad, 0);
+}
+
 static void
 test_seal(void)
 {
@@ -202,6 +254,7 @@ test_seal(void)
 }
 
 static const struct test tests[] = {
+	{ "crc", test_crc },
 	{ "seal", test_seal },
 	{ "bytes", test_bytes },
 	{ "round-trip", test_round_trip },
