@@ -33,7 +33,8 @@ BDIR     = $(if $(filter command line,$(origin B)),$(B),build/$(1))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
-BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -I. -MMD -MP
+# -pthread: the replay's store writer (src/cmd/replay-db.c) is a thread.
+BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -I. -MMD -MP -pthread
 ifeq ($(VARIANT),rel)
 OPT     := -O2 -g
 else ifeq ($(VARIANT),dbg)
@@ -42,6 +43,10 @@ else ifeq ($(VARIANT),asan)
 OPT     := -O1 -g -DCELLAR_DEBUG -fsanitize=address,undefined -fno-omit-frame-pointer \
            -fno-sanitize-recover=undefined
 LDASAN  := -fsanitize=address,undefined
+else ifeq ($(VARIANT),tsan)
+# ThreadSanitizer, by hand: make VARIANT=tsan variant-tests (not in check).
+OPT     := -O1 -g -DCELLAR_DEBUG -fsanitize=thread -fno-omit-frame-pointer
+LDASAN  := -fsanitize=thread
 else ifeq ($(VARIANT),fuzz)
 # clang only: everything instrumented for libFuzzer, which links the target.
 OPT     := -O1 -g -DCELLAR_DEBUG -fsanitize=fuzzer-no-link,address,undefined \
@@ -53,7 +58,7 @@ CFLAGS  += $(BASE) $(WARN) $(OPT)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS     = $(PKG_LIBS) -lm $(LDASAN)
+LDLIBS     = $(PKG_LIBS) -lm -pthread $(LDASAN)
 
 # Layers. Each directory's sources are listed by wildcard; main.c sees all.
 SRC_CORE   := $(wildcard src/core/*.c)

@@ -2,12 +2,17 @@
  * replay-db.c — a replay recorded in the state store as it runs, resumable
  * after a crash. See replay-db.h.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/replay-db.h"
 #include "cmd/session-log.h"
 #include "core/xmalloc.h"
+
+static int	writer_start(struct rdb *d, char **cause);
+static void	writer_stop(struct rdb *d);
 
 /* ---- finding or creating the run ---- */
 
@@ -107,7 +112,6 @@ rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 	d->s = r->s;
 	d->nheld = r->njobs;
 	d->held = xcalloc((size_t)r->njobs + 1, sizeof *d->held);
-	strbuf_init(&d->buf);
 	/* One transaction: the spec, and the run found or created. */
 	if (store_begin(st, cause) != 0)
 		return -1;
@@ -136,45 +140,192 @@ rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 	}
 	if (store_commit(st, cause) != 0)
 		goto fail;
-	return 0;
+	return writer_start(d, cause);
 fail:
 	store_rollback(st);
 	d->run = 0;
 	return -1;
 }
 
-/* ---- checkpoints ---- */
+/* ---- checkpoints ----
+ *
+ * The replay packs a checkpoint (struct ckpt) and hands it to the writer
+ * thread, which commits it in one transaction while the replay runs on:
+ * SQLite's work (about 60% of a recorded replay's CPU) overlaps the
+ * emulator's. A checkpoint owns all it holds (copies of the jobs, their
+ * blobs and placements, the journal, the new series points, the run's
+ * blob), so the writer reads nothing the replay mutates; the spec and the
+ * store are the writer's alone until it is idle (w->busy false and no
+ * w->next), which every function that touches the store from the replay's
+ * side waits for (rdb_drain). At most one checkpoint waits while one is
+ * written. After a failed write the writer discards whatever follows (a
+ * later checkpoint without the failed one's rows would not be a state the
+ * replay was in), and the replay learns of it at its next checkpoint.
+ */
+
+enum ck_place { CK_KEEP, CK_PUT, CK_DELETE };
+
+struct ckjob {
+	struct job		 job;
+	size_t			 off, len;	/* its blob in ck->blobs */
+	enum ck_place		 place;
+	struct engine_placement	 pl;		/* CK_PUT: owns its arrays */
+};
+
+struct ckpt {
+	struct ckjob		*jobs;
+	int			 njobs;
+	size_t			 capjobs;
+	struct strbuf		 blobs;
+	struct rec		*recs;
+	int			 nrecs;
+	size_t			 caprecs;
+	struct emu_sample	*series;
+	int			 nseries;
+	size_t			 capseries;
+	struct strbuf		 run;		/* emu_save */
+	struct strbuf		 engine;	/* session_engine_state */
+	double			 now;
+};
+
+struct rdb_writer {
+	pthread_t		 thread;
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 work;		/* to the writer: next or stop */
+	pthread_cond_t		 done;		/* to the replay: a slot freed */
+	struct ckpt		*next;		/* handed over, not yet taken */
+	struct ckpt		*spare;		/* a written one, for reuse */
+	bool			 busy;		/* writing one now */
+	bool			 stop;
+	char			*error;		/* the first failed write's cause */
+};
+
+static struct ckpt *
+ck_new(void)
+{
+	struct ckpt *ck = xcalloc(1, sizeof *ck);
+
+	strbuf_init(&ck->blobs);
+	strbuf_init(&ck->run);
+	strbuf_init(&ck->engine);
+	return ck;
+}
+
+/* Empty it for reuse, keeping its buffers. */
+static void
+ck_reset(struct ckpt *ck)
+{
+	int i;
+
+	for (i = 0; i < ck->njobs; i++)
+		if (ck->jobs[i].place == CK_PUT)
+			engine_placement_free_arrays(&ck->jobs[i].pl);
+	ck->njobs = ck->nrecs = ck->nseries = 0;
+	strbuf_reset(&ck->blobs);
+	strbuf_reset(&ck->run);
+	strbuf_reset(&ck->engine);
+	ck->now = 0;
+}
+
+static void
+ck_free(struct ckpt *ck)
+{
+	if (ck == NULL)
+		return;
+	ck_reset(ck);
+	free(ck->jobs);
+	free(ck->recs);
+	free(ck->series);
+	strbuf_release(&ck->blobs);
+	strbuf_release(&ck->run);
+	strbuf_release(&ck->engine);
+	free(ck);
+}
+
+/*
+ * Copy what changed since the last checkpoint. Placements only where they
+ * change something: a put for a job that holds cells, a delete only where
+ * the store holds one (d->held, as of the checkpoints packed so far).
+ */
+static void
+ck_pack(struct rdb *d, struct ckpt *ck, struct emu *m, const struct job *jobs)
+{
+	const struct emu_sample *series;
+	const struct rec *journal;
+	const int *dirty;
+	struct engine_placement pl;
+	struct ckjob *cj;
+	bool any = true, *held;
+	int nj, nd, ns, i;
+
+	journal = emu_journal(m, &nj);
+	dirty = emu_dirty(m, &nd);
+	series = emu_series(m, &ns);
+	XGROW(ck->jobs, ck->capjobs, (size_t)nd);
+	for (i = 0; i < nd; i++) {
+		cj = &ck->jobs[ck->njobs++];
+		cj->job = jobs[dirty[i]];
+		cj->off = ck->blobs.len;
+		emu_job_save(m, cj->job.id, &ck->blobs);
+		cj->len = ck->blobs.len - cj->off;
+		cj->place = CK_KEEP;
+		held = cj->job.id >= 0 && cj->job.id < d->nheld ?
+		    &d->held[cj->job.id] : &any;
+		if (emu_job_placement(m, cj->job.id, &pl)) {
+			engine_placement_dup(&cj->pl, &pl);
+			cj->place = CK_PUT;
+			*held = true;
+		} else if (*held) {
+			cj->place = CK_DELETE;
+			*held = false;
+		}
+	}
+	XGROW(ck->recs, ck->caprecs, (size_t)nj);
+	if (nj > 0)
+		memcpy(ck->recs, journal, (size_t)nj * sizeof *journal);
+	ck->nrecs = nj;
+	if (nj > 0)
+		ck->now = journal[nj - 1].t;
+	if (ns > d->nseries) {
+		XGROW(ck->series, ck->capseries, (size_t)(ns - d->nseries));
+		memcpy(ck->series, series + d->nseries,
+		    (size_t)(ns - d->nseries) * sizeof *series);
+		ck->nseries = ns - d->nseries;
+	}
+	if (ns > 0 && series[ns - 1].t > ck->now)
+		ck->now = series[ns - 1].t;
+	emu_save(m, &ck->run);
+	/* The engine's bad marks and counters, as a session stores them: with
+	   the health rows, a reader rebuilds the bad nodes and doomed cells
+	   the emulator has (session_run_rebuild) without its fault list. */
+	session_engine_state(emu_engine(m), &ck->engine);
+	d->nseries = ns;
+}
 
 static int
-put_job(struct rdb *d, struct emu *m, const struct job *j, char **cause)
+ck_put_job(struct rdb *d, const struct ckpt *ck, const struct ckjob *cj,
+    char **cause)
 {
-	struct engine_placement pl;
 	char *nodes, *gpus;
-	bool any = true, *held;
 	int rc;
 
-	strbuf_reset(&d->buf);
-	emu_job_save(m, j->id, &d->buf);
-	if (store_job_put_emu(d->st, d->run, j, d->buf.buf, d->buf.len, cause) != 0)
+	if (store_job_put_emu(d->st, d->run, &cj->job, ck->blobs.buf + cj->off,
+	    cj->len, cause) != 0)
 		return -1;
-	/* Placements only where they change something: a put for a job that
-	   holds cells, a delete only where the store holds one. */
-	held = j->id >= 0 && j->id < d->nheld ? &d->held[j->id] : &any;
-	if (!emu_job_placement(m, j->id, &pl)) {
-		if (!*held)
-			return 0;
-		if (store_placement_delete(d->st, d->run, j->id, cause) != 0)
-			return -1;
-		*held = false;
+	switch (cj->place) {
+	case CK_KEEP:
 		return 0;
+	case CK_DELETE:
+		return store_placement_delete(d->st, d->run, cj->job.id, cause);
+	case CK_PUT:
+		break;
 	}
-	nodes = session_leaf_nodes(d->s, pl.leaves, pl.nleaves);
-	gpus = session_leaf_gpus(d->s, pl.leaves, pl.nleaves);
-	rc = store_placement_put(d->st, d->run, j->id, &pl, nodes, gpus, cause);
+	nodes = session_leaf_nodes(d->s, cj->pl.leaves, cj->pl.nleaves);
+	gpus = session_leaf_gpus(d->s, cj->pl.leaves, cj->pl.nleaves);
+	rc = store_placement_put(d->st, d->run, cj->job.id, &cj->pl, nodes, gpus,
+	    cause);
 	free(nodes);
 	free(gpus);
-	if (rc == 0)
-		*held = true;
 	return rc;
 }
 
@@ -191,74 +342,211 @@ put_health(struct rdb *d, const struct rec *r, char **cause)
 	    r->t, cause);
 }
 
+/* One checkpoint in one transaction (the writer's side). */
+static int
+ck_write(struct rdb *d, const struct ckpt *ck, char **cause)
+{
+	int i;
+
+	if (store_begin(d->st, cause) != 0)
+		return -1;
+	for (i = 0; i < ck->njobs; i++)
+		if (ck_put_job(d, ck, &ck->jobs[i], cause) != 0)
+			goto fail;
+	for (i = 0; i < ck->nrecs; i++)
+		if (store_event_append(d->st, d->run, &ck->recs[i], NULL, cause) != 0 ||
+		    put_health(d, &ck->recs[i], cause) != 0)
+			goto fail;
+	if (store_run_set_engine(d->st, d->run, ck->engine.buf, ck->engine.len,
+	    cause) != 0)
+		goto fail;
+	if (ck->nseries > 0 &&
+	    store_series_put(d->st, d->run, ck->series, ck->nseries, cause) != 0)
+		goto fail;
+	if (store_run_set_blob(d->st, d->run, ck->run.buf, ck->run.len, cause) != 0)
+		goto fail;
+	if (ck->now > 0 && store_run_set_state(d->st, d->run, STORE_RUN_RUNNING,
+	    ck->now, cause) != 0)
+		goto fail;
+	if (store_commit(d->st, cause) != 0)
+		goto fail;
+	return 0;
+fail:
+	store_rollback(d->st);
+	return -1;
+}
+
+static void *
+writer_main(void *arg)
+{
+	struct rdb *d = arg;
+	struct rdb_writer *w = d->w;
+	struct ckpt *ck;
+	char *cause;
+	int rc;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (w->next == NULL && !w->stop)
+			pthread_cond_wait(&w->work, &w->lock);
+		if (w->next == NULL)
+			break;			/* stopped, nothing left */
+		ck = w->next;
+		w->next = NULL;
+		w->busy = true;
+		pthread_cond_broadcast(&w->done);
+		rc = 0;
+		cause = NULL;
+		if (w->error == NULL) {
+			pthread_mutex_unlock(&w->lock);
+			rc = ck_write(d, ck, &cause);
+			pthread_mutex_lock(&w->lock);
+		}
+		if (rc != 0)
+			w->error = cause != NULL ? cause :
+			    xstrdup("state store error");
+		else if (w->error == NULL) {
+			d->commits++;
+			if (ck->now > d->now)
+				d->now = ck->now;
+		}
+		ck_reset(ck);
+		if (w->spare == NULL)
+			w->spare = ck;
+		else
+			ck_free(ck);
+		w->busy = false;
+		pthread_cond_broadcast(&w->done);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Start the writer, its signals blocked: the replay's thread takes them. */
+static int
+writer_start(struct rdb *d, char **cause)
+{
+	struct rdb_writer *w = xcalloc(1, sizeof *w);
+	sigset_t all, old;
+	int err;
+
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->done, NULL);
+	d->w = w;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&w->thread, NULL, writer_main, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err != 0) {
+		*cause = xasprintf("cannot start the state store's writer: %s",
+		    strerror(err));
+		pthread_cond_destroy(&w->done);
+		pthread_cond_destroy(&w->work);
+		pthread_mutex_destroy(&w->lock);
+		free(w);
+		d->w = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait for the writer to be idle; the first failed write's cause if any. */
+static int
+writer_wait(struct rdb *d, char **cause)
+{
+	struct rdb_writer *w = d->w;
+	int rc = 0;
+
+	if (w == NULL)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	while (w->next != NULL || w->busy)
+		pthread_cond_wait(&w->done, &w->lock);
+	if (w->error != NULL) {
+		d->failed = true;
+		if (cause != NULL)
+			*cause = xstrdup(w->error);
+		rc = -1;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+/* Drain and end the writer (every exit path comes here, some twice). */
+static void
+writer_stop(struct rdb *d)
+{
+	struct rdb_writer *w = d->w;
+
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	if (w->error != NULL)
+		d->failed = true;
+	ck_free(w->next);
+	ck_free(w->spare);
+	free(w->error);
+	pthread_cond_destroy(&w->done);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	d->w = NULL;
+}
+
+int
+rdb_drain(struct rdb *d, char **cause)
+{
+	return writer_wait(d, cause);
+}
+
 int
 rdb_checkpoint(void *arg, struct emu *m, const struct job *jobs, bool final,
     char **cause)
 {
 	struct rdb *d = arg;
-	const struct emu_sample *series;
-	const struct rec *journal;
-	const int *dirty;
-	int nj, nd, ns, i;
-	double now = 0;
+	struct rdb_writer *w = d->w;
+	struct ckpt *ck;
 
-	(void)final;
-	journal = emu_journal(m, &nj);
-	dirty = emu_dirty(m, &nd);
-	series = emu_series(m, &ns);
-	if (store_begin(d->st, cause) != 0) {
+	if (w == NULL) {
+		*cause = xstrdup("the state store's writer is not running");
 		d->failed = true;
 		return -1;
 	}
-	for (i = 0; i < nd; i++)
-		if (put_job(d, m, &jobs[dirty[i]], cause) != 0)
-			goto fail;
-	for (i = 0; i < nj; i++) {
-		if (store_event_append(d->st, d->run, &journal[i], NULL, cause) != 0 ||
-		    put_health(d, &journal[i], cause) != 0)
-			goto fail;
-		now = journal[i].t;
-	}
-	/* The engine's bad marks and counters, as a session stores them: with
-	   the health rows, a reader rebuilds the bad nodes and doomed cells
-	   the emulator has (session_run_rebuild) without its fault list. */
-	strbuf_reset(&d->buf);
-	session_engine_state(emu_engine(m), &d->buf);
-	if (store_run_set_engine(d->st, d->run, d->buf.buf, d->buf.len, cause) != 0)
-		goto fail;
-	if (ns > d->nseries &&
-	    store_series_put(d->st, d->run, series + d->nseries, ns - d->nseries,
-	    cause) != 0)
-		goto fail;
-	if (ns > 0 && series[ns - 1].t > now)
-		now = series[ns - 1].t;
-	strbuf_reset(&d->buf);
-	emu_save(m, &d->buf);
-	if (store_run_set_blob(d->st, d->run, d->buf.buf, d->buf.len, cause) != 0)
-		goto fail;
-	if (now > 0 && store_run_set_state(d->st, d->run, STORE_RUN_RUNNING, now,
-	    cause) != 0)
-		goto fail;
-	if (store_commit(d->st, cause) != 0)
-		goto fail;
-	d->nseries = ns;
-	d->commits++;
-	if (now > d->now)
-		d->now = now;
+	pthread_mutex_lock(&w->lock);
+	ck = w->spare;
+	w->spare = NULL;
+	pthread_mutex_unlock(&w->lock);
+	if (ck == NULL)
+		ck = ck_new();
+	ck_pack(d, ck, m, jobs);
 	emu_drain(m);
-	return 0;
-fail:
-	store_rollback(d->st);
-	d->failed = true;
-	/* What the rollback undid is unknown here: assume every job may hold
-	   a placement row (an extra delete is harmless, a missing one not). */
-	memset(d->held, 1, (size_t)d->nheld * sizeof *d->held);
-	return -1;
+	pthread_mutex_lock(&w->lock);
+	while (w->next != NULL && w->error == NULL)
+		pthread_cond_wait(&w->done, &w->lock);
+	if (w->error != NULL) {
+		pthread_mutex_unlock(&w->lock);
+		ck_free(ck);
+		return writer_wait(d, cause);
+	}
+	w->next = ck;
+	d->queued++;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->lock);
+	/* The last one is committed before the report is. */
+	return final ? writer_wait(d, cause) : 0;
 }
 
 int
 rdb_finish(struct rdb *d, const char *report, char **cause)
 {
+	if (writer_wait(d, cause) != 0)
+		return -1;
+	writer_stop(d);
 	if (store_begin(d->st, cause) != 0)
 		return -1;
 	if (store_run_set_report(d->st, d->run, report, cause) != 0 ||
@@ -275,6 +563,8 @@ rdb_abandon(struct rdb *d)
 {
 	char *cause = NULL;
 
+	/* What was handed over is committed (or failed) first. */
+	writer_stop(d);
 	if (d->st == NULL || d->run == 0)
 		return;
 	if (store_in_txn(d->st))
@@ -293,6 +583,7 @@ rdb_release(struct rdb *d)
 {
 	int i;
 
+	writer_stop(d);
 	if (d->pl != NULL)
 		for (i = 0; i < d->npl; i++) {
 			engine_placement_free_arrays(&d->pl[i]);
@@ -306,6 +597,5 @@ rdb_release(struct rdb *d)
 	free(d->jobs);
 	free(d->runblob);
 	free(d->series);
-	strbuf_release(&d->buf);
 	memset(d, 0, sizeof *d);
 }

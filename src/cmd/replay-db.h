@@ -5,10 +5,21 @@
  * Write-ahead for the emulator: the emulated cluster is rebuilt from the
  * last committed checkpoint, so a checkpoint is simply everything that
  * changed since the previous one — jobs (every field, placement, emulator
- * state), the event log, new time-series points, the emulator's own state
+ * state), the event log, node health, new time-series points, the
+ * engine's bad marks and counters (for readers), the emulator's own state
  * and the run's clock — in one transaction, at a tick boundary. A kill at
  * any instant loses at most the ticks since the last commit, which the
  * deterministic emulator replays identically on resume.
+ *
+ * Checkpoints are written by a thread of the rdb's own (replay-db.c), so
+ * the store's work overlaps the replay's: rdb_checkpoint hands over a
+ * self-contained copy and returns, waiting only while one checkpoint
+ * already waits. A failed write is reported by the next rdb_checkpoint
+ * (the same cause, d->failed set) and nothing after it is written; the
+ * final checkpoint, rdb_drain, rdb_finish, rdb_abandon and rdb_release
+ * wait for everything handed over. Between rdb_open and the end of the
+ * writer (rdb_finish, rdb_abandon, rdb_release) only the writer uses the
+ * store, but for the time between an rdb_drain and the next checkpoint.
  *
  * A run is resumed when the store holds an unfinished replay run with the
  * same spec text and the same parameters (the params JSON, byte for byte);
@@ -27,22 +38,27 @@
 #include "sim/replay.h"
 #include "store/store.h"
 
+struct rdb_writer;
+
 struct rdb {
 	struct store		*st;
 	const struct spec	*s;
 	int64_t			 run;
 	bool			 resumed;
 	double			 resumed_at;	/* the run's clock when resumed */
-	double			 now;		/* the clock of the last checkpoint */
-	bool			 failed;	/* a checkpoint could not be written */
-	int			 nseries;	/* series points already stored */
+	/* Written by the writer thread: read them after rdb_drain. */
+	double			 now;		/* the clock of the last commit */
 	long long		 commits;
-	struct strbuf		 buf;
-	/* Jobs the store holds a placement row for (as of our last commit,
-	   or the transaction being written), by job id: a job that never
-	   held cells needs no delete. */
+	/* The replay's side. */
+	bool			 failed;	/* a checkpoint could not be written */
+	long long		 queued;	/* checkpoints handed to the writer */
+	int			 nseries;	/* series points handed over */
+	/* Jobs the store holds a placement row for, as of the checkpoints
+	   handed over, by job id: a job that never held cells needs no
+	   delete. */
 	bool			*held;
 	int			 nheld;
+	struct rdb_writer	*w;		/* the writer thread, from rdb_open */
 
 	/* what a resume starts from */
 	int			 njobs;
@@ -66,6 +82,11 @@ int	rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 /* replay_hooks.checkpoint: arg is the rdb. */
 int	rdb_checkpoint(void *arg, struct emu *m, const struct job *jobs, bool final,
 	    char **cause);
+/*
+ * Wait until every checkpoint handed over is committed; -1 with the first
+ * failed write's cause (d->failed set).
+ */
+int	rdb_drain(struct rdb *d, char **cause);
 /* The run is done: its report (JSON text) and state. */
 int	rdb_finish(struct rdb *d, const char *report, char **cause);
 /* The run stopped without finishing (interrupted, failed). */

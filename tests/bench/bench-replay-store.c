@@ -131,7 +131,10 @@ stop_at_half(void *arg, struct emu *m, const struct job *jobs, bool final,
 
 	if (rdb_checkpoint(s->d, m, jobs, final, cause) != 0)
 		return -1;
-	if (s->d->commits >= s->stop_after) {
+	if (s->d->queued >= s->stop_after) {
+		/* the writer commits them all before we stop */
+		if (rdb_drain(s->d, cause) != 0)
+			return -1;
 		*cause = xstrdup("stopped by the benchmark");
 		return -1;
 	}
