@@ -20,6 +20,7 @@
  * wait for everything handed over. Between rdb_open and the end of the
  * writer (rdb_finish, rdb_abandon, rdb_release) only the writer uses the
  * store, but for the time between an rdb_drain and the next checkpoint.
+ * The writer holds the rdb's address: it must not move until released.
  *
  * A run is resumed when the store holds an unfinished replay run with the
  * same spec text and the same parameters (the params JSON, byte for byte);
