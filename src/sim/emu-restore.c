@@ -25,61 +25,102 @@ cmp_seq(const void *a, const void *b)
 }
 
 /* Version 2 added the sharing state (groups, guests, feedback), version 3
-   AntMan's (guests' GPUs, phases, the GPUs' utilization); older blobs
-   still restore, as emulators that never shared that way. Run blobs of
+   AntMan's (guests' GPUs, phases, the GPUs' utilization), version 4
+   writes only the fields that differ from a fresh job's (below); older
+   blobs still restore, as emulators that never shared that way. Run blobs of
    version 4 add the submission window's sums (older: restored as 0, so
    a run resumed from one reports the window from the restore on), of
    version 5 AntMan's upgrades that migrated (older: 0). */
-#define JOB_BLOB_VERSION	3
+#define JOB_BLOB_VERSION	4
 #define RUN_BLOB_VERSION	5
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
+
+/*
+ * Version 4 writes a field only where it differs from a fresh job's
+ * (emu_js_init; failures, class 0; the key zero with its own id): a mask
+ * of the fields present, then those fields in the order below. Most of a
+ * job's sharing and AntMan state keeps its default outside those modes,
+ * and a finished job carries little else, so a blob shrinks from 192
+ * bytes to about 90 on a plain replay: the store writes ~90,000 of them.
+ * Doubles are compared bit for bit, so -0.0 is written, not taken as 0.
+ */
+enum {
+	JF_VER, JF_SINCE, JF_STALL, JF_SPEED, JF_COSTS, JF_TARGET, JF_BY_WORK,
+	JF_DONE, JF_FAILURES, JF_K0, JF_K1, JF_K2, JF_KEY_ID, JF_CLASS, JF_GRP,
+	JF_GUEST, JF_RR, JF_ALONE, JF_FACTOR, JF_SHARE, JF_SWCOST,
+	JF_MIGRATIONS, JF_MIGCOST, JF_FEEDBACK, JF_AM, JF_GPUS, JF_AM_SEQ,
+	JF_PHASE, JF_C_BUSY, JF_C_HOST, JF_C_LOST, JF_COUNT
+};
+
+static bool
+f64_differs(double v, double d)
+{
+	uint64_t a, b;
+
+	memcpy(&a, &v, sizeof a);
+	memcpy(&b, &d, sizeof b);
+	return a != b;
+}
 
 void
 emu_job_save(const struct emu *m, int job, struct strbuf *out)
 {
 	const struct ejob_state *x = &m->js[job];
 	struct policy_key key;
-	size_t start = out->len;
+	size_t start = out->len, at;
+	uint32_t mask = 0;
 	int klass, i;
 
 	sched_job_key(m->sch, job, &key, &klass);
 	pack_u8(out, JOB_BLOB_VERSION);
-	pack_u32(out, x->ver);
-	pack_f64(out, x->since);
-	pack_f64(out, x->stall_until);
-	pack_f64(out, x->speed);
-	pack_f64(out, x->costs);
-	pack_f64(out, x->target);
-	pack_u8(out, x->by_work);
-	pack_i32(out, x->done);
-	pack_i32(out, m->failures[job]);
-	pack_f64(out, key.k[0]);
-	pack_f64(out, key.k[1]);
-	pack_f64(out, key.k[2]);
-	pack_i32(out, key.id);
-	pack_i32(out, klass);
-	/* version 2: sharing */
-	pack_i32(out, x->grp);
-	pack_u8(out, x->guest);
-	pack_i64(out, x->rr);
-	pack_f64(out, x->alone);
-	pack_f64(out, x->factor);
-	pack_f64(out, x->share);
-	pack_f64(out, x->swcost);
-	pack_i32(out, x->migrations);
-	pack_f64(out, x->migcost);
-	pack_f64(out, x->feedback);
-	/* version 3: AntMan */
-	pack_u8(out, x->am);
-	pack_i32(out, x->ngpus);
-	for (i = 0; i < x->ngpus; i++)
-		pack_i32(out, x->gpus[i]);
-	pack_i64(out, x->am_seq);
-	pack_i32(out, x->phase);
-	pack_f64(out, x->c_busy);
-	pack_f64(out, x->c_host);
-	pack_f64(out, x->c_lost);
+	at = out->len;
+	pack_u32(out, 0);	/* the mask, filled in below */
+#define F_INT(f, v, d, pack) \
+	do { if ((v) != (d)) { mask |= 1u << (f); pack(out, (v)); } } while (0)
+#define F_DBL(f, v, d) \
+	do { if (f64_differs((v), (d))) { mask |= 1u << (f); \
+	    pack_f64(out, (v)); } } while (0)
+	F_INT(JF_VER, x->ver, 0u, pack_u32);
+	F_DBL(JF_SINCE, x->since, 0);
+	F_DBL(JF_STALL, x->stall_until, 0);
+	F_DBL(JF_SPEED, x->speed, 0);
+	F_DBL(JF_COSTS, x->costs, 0);
+	F_DBL(JF_TARGET, x->target, 0);
+	F_INT(JF_BY_WORK, (unsigned)x->by_work, 0u, pack_u8);
+	F_INT(JF_DONE, x->done, 0, pack_i32);
+	F_INT(JF_FAILURES, m->failures[job], 0, pack_i32);
+	F_DBL(JF_K0, key.k[0], 0);
+	F_DBL(JF_K1, key.k[1], 0);
+	F_DBL(JF_K2, key.k[2], 0);
+	F_INT(JF_KEY_ID, key.id, job, pack_i32);
+	F_INT(JF_CLASS, klass, 0, pack_i32);
+	F_INT(JF_GRP, x->grp, -1, pack_i32);
+	F_INT(JF_GUEST, (unsigned)x->guest, 0u, pack_u8);
+	F_INT(JF_RR, x->rr, 0, pack_i64);
+	F_DBL(JF_ALONE, x->alone, 1);
+	F_DBL(JF_FACTOR, x->factor, 1);
+	F_DBL(JF_SHARE, x->share, 1);
+	F_DBL(JF_SWCOST, x->swcost, 0);
+	F_INT(JF_MIGRATIONS, x->migrations, 0, pack_i32);
+	F_DBL(JF_MIGCOST, x->migcost, 0);
+	F_DBL(JF_FEEDBACK, x->feedback, -1);
+	F_INT(JF_AM, (unsigned)x->am, 0u, pack_u8);
+	if (x->ngpus > 0) {
+		mask |= 1u << JF_GPUS;
+		pack_i32(out, x->ngpus);
+		for (i = 0; i < x->ngpus; i++)
+			pack_i32(out, x->gpus[i]);
+	}
+	F_INT(JF_AM_SEQ, x->am_seq, 0, pack_i64);
+	F_INT(JF_PHASE, x->phase, 0, pack_i32);
+	F_DBL(JF_C_BUSY, x->c_busy, 0);
+	F_DBL(JF_C_HOST, x->c_host, 0);
+	F_DBL(JF_C_LOST, x->c_lost, 0);
+#undef F_INT
+#undef F_DBL
+	for (i = 0; i < 4; i++)
+		out->buf[at + (size_t)i] = (char)(mask >> (8 * i));
 	pack_seal(out, start);
 }
 
@@ -395,6 +436,61 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 	return 0;
 }
 
+/* Version 4's fields: those the mask names, the others as a fresh job's. */
+static void
+decode_fields(struct unpack *u, int job, struct ejob_state *x, int *failures,
+    struct policy_key *key, int *klass, int ngpu)
+{
+	uint32_t mask = unpack_u32(u);
+	int i;
+
+	if (!u->failed && (mask >> JF_COUNT) != 0) {
+		unpack_fail(u, "field mask 0x%08x names unknown fields",
+		    (unsigned)mask);
+		return;
+	}
+#define HAS(f)	((mask & (1u << (f))) != 0)
+	if (HAS(JF_VER)) x->ver = unpack_u32(u);
+	if (HAS(JF_SINCE)) x->since = unpack_f64(u);
+	if (HAS(JF_STALL)) x->stall_until = unpack_f64(u);
+	if (HAS(JF_SPEED)) x->speed = unpack_f64(u);
+	if (HAS(JF_COSTS)) x->costs = unpack_f64(u);
+	if (HAS(JF_TARGET)) x->target = unpack_f64(u);
+	if (HAS(JF_BY_WORK)) x->by_work = unpack_u8(u) != 0;
+	if (HAS(JF_DONE)) x->done = unpack_i32(u);
+	if (HAS(JF_FAILURES)) *failures = unpack_i32(u);
+	if (HAS(JF_K0)) key->k[0] = unpack_f64(u);
+	if (HAS(JF_K1)) key->k[1] = unpack_f64(u);
+	if (HAS(JF_K2)) key->k[2] = unpack_f64(u);
+	key->id = HAS(JF_KEY_ID) ? unpack_i32(u) : job;
+	if (HAS(JF_CLASS)) *klass = unpack_i32(u);
+	if (HAS(JF_GRP)) x->grp = unpack_i32(u);
+	if (HAS(JF_GUEST)) x->guest = unpack_u8(u) != 0;
+	if (HAS(JF_RR)) x->rr = unpack_i64(u);
+	if (HAS(JF_ALONE)) x->alone = unpack_f64(u);
+	if (HAS(JF_FACTOR)) x->factor = unpack_f64(u);
+	if (HAS(JF_SHARE)) x->share = unpack_f64(u);
+	if (HAS(JF_SWCOST)) x->swcost = unpack_f64(u);
+	if (HAS(JF_MIGRATIONS)) x->migrations = unpack_i32(u);
+	if (HAS(JF_MIGCOST)) x->migcost = unpack_f64(u);
+	if (HAS(JF_FEEDBACK)) x->feedback = unpack_f64(u);
+	if (HAS(JF_AM)) x->am = unpack_u8(u) != 0;
+	if (HAS(JF_GPUS) && !u->failed) {
+		x->ngpus = unpack_count(u, ngpu, 4, "GPUs");
+		if (x->ngpus == 0 && !u->failed)
+			unpack_fail(u, "an empty GPU list is not written");
+		x->gpus = xcalloc((size_t)x->ngpus + 1, sizeof *x->gpus);
+		for (i = 0; i < x->ngpus && !u->failed; i++)
+			x->gpus[i] = unpack_i32(u);
+	}
+	if (HAS(JF_AM_SEQ)) x->am_seq = unpack_i64(u);
+	if (HAS(JF_PHASE)) x->phase = unpack_i32(u);
+	if (HAS(JF_C_BUSY)) x->c_busy = unpack_f64(u);
+	if (HAS(JF_C_HOST)) x->c_host = unpack_f64(u);
+	if (HAS(JF_C_LOST)) x->c_lost = unpack_f64(u);
+#undef HAS
+}
+
 /* One job's blob (empty: as emu_create left it). */
 static int
 decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failures,
@@ -417,21 +513,25 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	if (((v = unpack_u8(&u)) < 1 || v > JOB_BLOB_VERSION) && !u.failed)
 		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
 		    JOB_BLOB_VERSION);
-	x->ver = unpack_u32(&u);
-	x->since = unpack_f64(&u);
-	x->stall_until = unpack_f64(&u);
-	x->speed = unpack_f64(&u);
-	x->costs = unpack_f64(&u);
-	x->target = unpack_f64(&u);
-	x->by_work = unpack_u8(&u) != 0;
-	x->done = unpack_i32(&u);
-	*failures = unpack_i32(&u);
-	key->k[0] = unpack_f64(&u);
-	key->k[1] = unpack_f64(&u);
-	key->k[2] = unpack_f64(&u);
-	key->id = unpack_i32(&u);
-	*klass = unpack_i32(&u);
-	if (v >= 2) {
+	if (v >= 4)
+		decode_fields(&u, job, x, failures, key, klass, ngpu);
+	else {
+		x->ver = unpack_u32(&u);
+		x->since = unpack_f64(&u);
+		x->stall_until = unpack_f64(&u);
+		x->speed = unpack_f64(&u);
+		x->costs = unpack_f64(&u);
+		x->target = unpack_f64(&u);
+		x->by_work = unpack_u8(&u) != 0;
+		x->done = unpack_i32(&u);
+		*failures = unpack_i32(&u);
+		key->k[0] = unpack_f64(&u);
+		key->k[1] = unpack_f64(&u);
+		key->k[2] = unpack_f64(&u);
+		key->id = unpack_i32(&u);
+		*klass = unpack_i32(&u);
+	}
+	if (v == 2 || v == 3) {
 		x->grp = unpack_i32(&u);
 		x->guest = unpack_u8(&u) != 0;
 		x->rr = unpack_i64(&u);
@@ -442,31 +542,34 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		x->migrations = unpack_i32(&u);
 		x->migcost = unpack_f64(&u);
 		x->feedback = unpack_f64(&u);
-		if (!u.failed && (x->grp < -1 || (x->guest && x->grp < 0) ||
-		    !(x->alone >= 0) || !(x->factor >= 0) || !(x->share >= 0) ||
-		    !(x->share <= 1) || !isfinite(x->swcost) || x->migrations < 0 ||
-		    !isfinite(x->migcost) || !isfinite(x->feedback)))
-			unpack_fail(&u, "sharing state (group %d, guest %d, factor %g, "
-			    "share %g) cannot be", x->grp, x->guest, x->factor, x->share);
 	}
-	if (v >= 3 && !u.failed) {
+	if (v == 3 && !u.failed) {
 		x->am = unpack_u8(&u) != 0;
 		x->ngpus = unpack_count(&u, ngpu, 4, "GPUs");
 		x->gpus = xcalloc((size_t)x->ngpus + 1, sizeof *x->gpus);
 		for (i = 0; i < x->ngpus && !u.failed; i++)
-			if ((x->gpus[i] = unpack_i32(&u)) < 0 || x->gpus[i] >= ngpu)
-				unpack_fail(&u, "GPU %d of %d cannot be", x->gpus[i], ngpu);
+			x->gpus[i] = unpack_i32(&u);
 		x->am_seq = unpack_i64(&u);
 		x->phase = unpack_i32(&u);
 		x->c_busy = unpack_f64(&u);
 		x->c_host = unpack_f64(&u);
 		x->c_lost = unpack_f64(&u);
-		if (!u.failed && ((x->am && x->ngpus == 0) || (x->am && x->guest) ||
-		    x->phase < 0 || x->phase >= model_nphases || !isfinite(x->c_busy) ||
-		    !isfinite(x->c_host) || !isfinite(x->c_lost)))
-			unpack_fail(&u, "AntMan state (guest %d, %d GPUs, phase %d) cannot be",
-			    x->am, x->ngpus, x->phase);
 	}
+	/* every version: a fresh job's defaults pass these */
+	if (!u.failed && (x->grp < -1 || (x->guest && x->grp < 0) ||
+	    !(x->alone >= 0) || !(x->factor >= 0) || !(x->share >= 0) ||
+	    !(x->share <= 1) || !isfinite(x->swcost) || x->migrations < 0 ||
+	    !isfinite(x->migcost) || !isfinite(x->feedback)))
+		unpack_fail(&u, "sharing state (group %d, guest %d, factor %g, "
+		    "share %g) cannot be", x->grp, x->guest, x->factor, x->share);
+	for (i = 0; i < x->ngpus && !u.failed; i++)
+		if (x->gpus[i] < 0 || x->gpus[i] >= ngpu)
+			unpack_fail(&u, "GPU %d of %d cannot be", x->gpus[i], ngpu);
+	if (!u.failed && ((x->am && x->ngpus == 0) || (x->am && x->guest) ||
+	    x->phase < 0 || x->phase >= model_nphases || !isfinite(x->c_busy) ||
+	    !isfinite(x->c_host) || !isfinite(x->c_lost)))
+		unpack_fail(&u, "AntMan state (guest %d, %d GPUs, phase %d) cannot be",
+		    x->am, x->ngpus, x->phase);
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
 	    !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))

@@ -212,6 +212,71 @@ store_sync(struct store *st, struct emu *m, const struct job *jobs)
 	emu_drain(m);
 }
 
+/*
+ * Job blobs as a store written before version 4 holds them: every field,
+ * in the order version 4 keeps (emu-restore.c), where version 4 writes
+ * only those that differ from a fresh job's. Sizes in bytes (0: the GPU
+ * list, a count and its entries) and defaults (key id: the job's own).
+ */
+static const struct v3field {
+	int		 size;
+	bool		 dbl;
+	double		 dflt;
+} v3fields[] = {
+	{ 4, false, 0 }, { 8, true, 0 }, { 8, true, 0 }, { 8, true, 0 },
+	{ 8, true, 0 }, { 8, true, 0 }, { 1, false, 0 }, { 4, false, 0 },
+	{ 4, false, 0 }, { 8, true, 0 }, { 8, true, 0 }, { 8, true, 0 },
+	{ 4, false, -2 /* the job */ }, { 4, false, 0 }, { 4, false, -1 },
+	{ 1, false, 0 }, { 8, false, 0 }, { 8, true, 1 }, { 8, true, 1 },
+	{ 8, true, 1 }, { 8, true, 0 }, { 4, false, 0 }, { 8, true, 0 },
+	{ 8, true, -1 }, { 1, false, 0 }, { 0, false, 0 }, { 8, false, 0 },
+	{ 4, false, 0 }, { 8, true, 0 }, { 8, true, 0 }, { 8, true, 0 },
+};
+static bool old_blobs;		/* store_restore hands over version 3 blobs */
+
+static void
+blob_to_v3(const struct strbuf *in, int job, struct strbuf *out)
+{
+	const unsigned char *p = (const unsigned char *)in->buf;
+	size_t off = 5;
+	uint32_t mask;
+	int32_t n;
+	int f, k;
+
+	strbuf_reset(out);
+	if (in->len < 9 || p[0] != 4) {
+		CHECKF(0, "job %d: a blob of version %d, %zu bytes", job,
+		    in->len > 0 ? p[0] : -1, in->len);
+		return;
+	}
+	mask = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+	    (uint32_t)p[4] << 24;
+	pack_u8(out, 3);
+	for (f = 0; f < (int)(sizeof v3fields / sizeof v3fields[0]); f++) {
+		const struct v3field *d = &v3fields[f];
+		if (mask & (1u << f)) {
+			k = d->size;
+			if (k == 0) {		/* the GPUs: a count, then each */
+				n = (int32_t)((uint32_t)p[off] | (uint32_t)p[off + 1] << 8 |
+				    (uint32_t)p[off + 2] << 16 | (uint32_t)p[off + 3] << 24);
+				k = 4 + 4 * n;
+			}
+			strbuf_add(out, (const char *)p + off, (size_t)k);
+			off += (size_t)k;
+		} else if (d->size == 0 || (d->size == 4 && !d->dbl))
+			pack_i32(out, d->dflt == -2 ? job : (int32_t)d->dflt);
+		else if (d->size == 1)
+			pack_u8(out, (unsigned)d->dflt);
+		else if (d->dbl)
+			pack_f64(out, d->dflt);
+		else
+			pack_i64(out, (int64_t)d->dflt);
+	}
+	CHECKF(off + 4 == in->len, "job %d: %zu of %zu bytes read", job, off + 4,
+	    in->len);
+	pack_seal(out, 0);
+}
+
 /* Rebuild from the store: jobs copied back, blobs and placements handed over. */
 static struct emu *
 store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
@@ -219,16 +284,25 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 {
 	struct engine_placement *pls = xcalloc((size_t)st->njobs + 1, sizeof *pls);
 	struct emu_blob *jb = xcalloc((size_t)st->njobs + 1, sizeof *jb);
+	struct strbuf *v3 = NULL;
 	struct emu_saved sv;
 	struct emu *m;
 	int i, npl = 0;
 
 	memcpy(jobs, st->jobs, (size_t)st->njobs * sizeof *jobs);
+	if (old_blobs)
+		v3 = xcalloc((size_t)st->njobs + 1, sizeof *v3);
 	for (i = 0; i < st->njobs; i++) {
 		if (st->pl[i].has)
 			pls[npl++] = st->pl[i].pl;
 		jb[i].data = st->blob[i].buf;
 		jb[i].len = st->blob[i].len;
+		if (v3 != NULL) {
+			strbuf_init(&v3[i]);
+			blob_to_v3(&st->blob[i], i, &v3[i]);
+			jb[i].data = v3[i].buf;
+			jb[i].len = v3[i].len;
+		}
 	}
 	memset(&sv, 0, sizeof sv);
 	sv.placements = pls;
@@ -239,6 +313,10 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 	sv.series = st->series;
 	sv.nseries = st->nseries;
 	m = emu_restore(s, mode, p, par, jobs, st->njobs, &sv, cause);
+	if (v3 != NULL)
+		for (i = 0; i < st->njobs; i++)
+			strbuf_release(&v3[i]);
+	free(v3);
 	free(pls);
 	free(jb);
 	return m;
@@ -821,6 +899,22 @@ reseal(struct strbuf *b)
 	pack_seal(b, 0);
 }
 
+/* Version 4 blobs a decoder must refuse: mask, an int32 (or a flag) after. */
+static const struct {
+	uint32_t	 mask;
+	int		 bytes;		/* 0: none, 1: a flag, 4: an int32 */
+	int32_t		 value;		/* -2: the job's id + 1 */
+	const char	*want;
+} v4bad[] = {
+	{ 1u << 31, 0, 0, "unknown fields" },
+	{ 1u << 15, 1, 1, "sharing state" },		/* a guest without group */
+	{ 1u << 12, 4, -2, "key of job" },		/* another job's key */
+	{ 1u << 25, 4, 0, "empty GPU list" },
+	{ 1u << 25, 4, 1000000, "GPUs count" },
+	{ 1u << 7, 4, -3, "completion -3" },
+	{ 1u << 7 | 1u << 8, 4, 1, "" },		/* the failures missing */
+};
+
 static void
 test_corrupt(void)
 {
@@ -828,7 +922,7 @@ test_corrupt(void)
 	int n = 120, i, cut, fails, ok, job = -1;
 	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
 	struct job *live = xcalloc((size_t)n, sizeof *live);
-	struct strbuf keep = STRBUF_INIT, jkeep = STRBUF_INIT;
+	struct strbuf keep = STRBUF_INIT, jkeep = STRBUF_INIT, v3keep = STRBUF_INIT;
 	struct store st;
 	struct policy p;
 	struct emu *m;
@@ -945,28 +1039,55 @@ test_corrupt(void)
 	free(cause);
 	strbuf_reset(&st.blob[job]);
 	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
-	st.blob[job].buf[0] = 4;
+	st.blob[job].buf[0] = 5;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
-	CHECKF(strstr(cause, "format version 4") != NULL, "%s", cause);
+	CHECKF(strstr(cause, "format version 5") != NULL, "%s", cause);
 	free(cause);
-	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
-	/* the guest flag without a group: 106 bytes from the end (the sharing
-	   state of version 2 after it: 60 bytes, AntMan's of version 3: 41
-	   bytes when it shares no GPU, then the checksum) */
-	st.blob[job].buf[jkeep.len - 106] ^= 1;
+	/* version 4, made by hand: a mask, then the fields it names */
+	for (i = 0; i < (int)(sizeof v4bad / sizeof v4bad[0]); i++) {
+		strbuf_reset(&st.blob[job]);
+		pack_u8(&st.blob[job], 4);
+		pack_u32(&st.blob[job], v4bad[i].mask);
+		if (v4bad[i].bytes > 0)
+			pack_i32(&st.blob[job], v4bad[i].value == -2 ? job + 1 :
+			    v4bad[i].value);
+		if (v4bad[i].bytes == 1)	/* a flag: one byte */
+			strbuf_setlen(&st.blob[job], st.blob[job].len - 3);
+		pack_seal(&st.blob[job], 0);
+		CHECK(!try_restore(&st, &su, live, until, &cause));
+		CHECKF(cause != NULL && strstr(cause, v4bad[i].want) != NULL,
+		    "mask 0x%08x: %s", (unsigned)v4bad[i].mask, cause);
+		free(cause);
+	}
+	/* version 3 as older stores hold it: the guest flag without a group,
+	   106 bytes from the end (the sharing state of version 2 after it: 60
+	   bytes, AntMan's of version 3: 41 bytes when it shares no GPU, then
+	   the checksum); the key's id before the class, the sharing state and
+	   the checksum */
+	blob_to_v3(&jkeep, job, &st.blob[job]);
+	CHECKF(st.blob[job].len == 196, "a version 3 blob of %zu bytes",
+	    st.blob[job].len);
+	strbuf_reset(&v3keep);
+	strbuf_add(&v3keep, st.blob[job].buf, st.blob[job].len);
+	st.blob[job].buf[v3keep.len - 106] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "sharing state") != NULL, "%s", cause);
 	free(cause);
-	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
-	/* the key's id: before the class, the sharing state and the checksum */
-	st.blob[job].buf[jkeep.len - 118] ^= 1;
+	memcpy(st.blob[job].buf, v3keep.buf, v3keep.len);
+	st.blob[job].buf[v3keep.len - 118] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "key of job") != NULL, "%s", cause);
 	free(cause);
-	memcpy(st.blob[job].buf, jkeep.buf, jkeep.len);
+	/* and as it was, it restores */
+	memcpy(st.blob[job].buf, v3keep.buf, v3keep.len);
+	CHECK(try_restore(&st, &su, live, until, &cause));
+	strbuf_reset(&st.blob[job]);
+	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
+	CHECKF(jkeep.len < 120, "version 4: a running job's blob of %zu bytes",
+	    jkeep.len);
 
 	/* the jobs and placements must agree */
 	st.pl[job].has = false;
@@ -998,8 +1119,48 @@ test_corrupt(void)
 	store_free(&st);
 	strbuf_release(&keep);
 	strbuf_release(&jkeep);
+	strbuf_release(&v3keep);
 	free(jobs);
 	free(live);
+	spec_free(s);
+}
+
+/*
+ * Stores written before job blobs of version 4 hold version 3 ones: a run
+ * resumed from those must end as the uninterrupted one, in the modes that
+ * set the most fields (sharing groups and guests, AntMan's GPUs).
+ */
+static void
+test_old_blobs(void)
+{
+	static const char *const policies[] = { "las", "gandiva", "antman" };
+	struct spec *s = load_file("specs/default.yaml");
+	int n = 160, i, total = 0;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct setup su;
+
+	random_jobs(s, jobs, n, 17);
+	for (i = 0; i < n; i++) {
+		jobs[i].submit /= 3;
+		jobs[i].state_since = jobs[i].submit;
+	}
+	old_blobs = true;
+	for (i = 0; i < 3; i++) {
+		memset(&su, 0, sizeof su);
+		su.s = s;
+		su.mode = ENGINE_HIVED;
+		su.policy = policies[i];
+		policy_params_init(&su.pp);
+		emu_params_init(&su.ep);
+		su.ep.faults = faults;
+		su.ep.nfaults = sizeof faults / sizeof faults[0];
+		su.jobs = jobs;
+		su.njobs = n;
+		total += one(&su, 8);
+	}
+	old_blobs = false;
+	CHECKF(total == 3 * 8, "%d restores", total);
+	free(jobs);
 	spec_free(s);
 }
 
@@ -1009,6 +1170,7 @@ static const struct test tests[] = {
 	{ "philly", test_philly },
 	{ "progress-cuts", test_progress_cuts },
 	{ "corrupt", test_corrupt },
+	{ "old-blobs", test_old_blobs },
 };
 
 TEST_MAIN(tests)
