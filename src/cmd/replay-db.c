@@ -4,8 +4,10 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/replay-db.h"
 #include "cmd/session-log.h"
@@ -198,6 +200,7 @@ struct rdb_writer {
 	bool			 busy;		/* writing one now */
 	bool			 stop;
 	char			*error;		/* the first failed write's cause */
+	double			 cpu;		/* its CPU seconds, set as it ends */
 };
 
 static struct ckpt *
@@ -376,6 +379,17 @@ fail:
 	return -1;
 }
 
+/* This thread's CPU time (user + system), seconds; 0 if unknown. */
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void *
 writer_main(void *arg)
 {
@@ -419,6 +433,7 @@ writer_main(void *arg)
 		pthread_cond_broadcast(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
+	w->cpu = thread_cpu();	/* read by writer_stop after the join */
 	return NULL;
 }
 
@@ -488,6 +503,11 @@ writer_stop(struct rdb *d)
 	pthread_join(w->thread, NULL);
 	if (w->error != NULL)
 		d->failed = true;
+	d->writer_cpu = w->cpu;
+	/* For bench-replay-store: the writer's share of the process's CPU. */
+	if (getenv("CELLAR_WRITER_CPU") != NULL)
+		fprintf(stderr, "cellar: the state store's writer thread used "
+		    "%.3f s of CPU\n", w->cpu);
 	ck_free(w->next);
 	ck_free(w->spare);
 	free(w->error);

@@ -50,6 +50,7 @@ struct rdb {
 	/* Written by the writer thread: read them after rdb_drain. */
 	double			 now;		/* the clock of the last commit */
 	long long		 commits;
+	double			 writer_cpu;	/* its CPU seconds, once it ended */
 	/* The replay's side. */
 	bool			 failed;	/* a checkpoint could not be written */
 	long long		 queued;	/* checkpoints handed to the writer */

@@ -6,7 +6,12 @@
  * pair prints both wall times and their ratio (the issue's target: 1.5x
  * at most), the store's write steps (counted by the CELLAR_STORE_KILL
  * hook set beyond reach) and the database's size. Ratios are within one
- * pair, so the shared machine's load falls on both sides.
+ * pair, so the shared machine's load falls on both sides. Also each
+ * side's CPU (user + system, from wait4) and the store's writer thread's
+ * own (CELLAR_WRITER_CPU): with a free second core the recorded replay's
+ * wall time tends to the larger of its two threads' CPU, so
+ * cpu_ratio = max(on_cpu - writer_cpu, writer_cpu) / off_cpu is what the
+ * wall ratio would be on an idle machine.
  *
  * Then recovery: in this process, the same replay is recorded until half
  * its checkpoints are committed and stopped there; a fresh connection
@@ -16,6 +21,7 @@
  * on to the uninterrupted run's report.
  *
  *   replay-store philly pair=K off_s=.. on_s=.. ratio=.. steps=.. db_mb=..
+ *       off_cpu=.. on_cpu=.. writer_cpu=.. cpu_ratio=..
  *   replay-store philly recover jobs=.. events=.. load_ms=.. restore_ms=..
  *
  * Without the trace (CELLAR_TRACES, /work/shared/traces, ../shared/traces)
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,13 +68,15 @@ file_size(const char *path)
 
 /*
  * Run cellar on the trace (with the store db when not NULL), its stdout
- * thrown away and its stderr into errfile; the wall time, or -1.
+ * thrown away and its stderr into errfile; the wall time, or -1, and its
+ * CPU seconds in *cpu.
  */
 static double
 run_cellar(const char *cellar, const char *trace, const char *db,
-    const char *errfile, const char *xdg)
+    const char *errfile, const char *xdg, double *cpu)
 {
 	double t0 = bench_now();
+	struct rusage ru;
 	pid_t pid;
 	int st, fd;
 
@@ -85,6 +94,7 @@ run_cellar(const char *cellar, const char *trace, const char *db,
 		setenv("XDG_STATE_HOME", xdg, 1);
 		if (db != NULL) {
 			setenv("CELLAR_STORE_KILL", "1000000000000", 1);
+			setenv("CELLAR_WRITER_CPU", "1", 1);
 			execl(cellar, cellar, "--db", db, "replay", trace, "--spec",
 			    "specs/philly.yaml", "--vc-map", "*=-", "--policy", "las",
 			    (char *)NULL);
@@ -94,24 +104,33 @@ run_cellar(const char *cellar, const char *trace, const char *db,
 			    (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
+	*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return bench_now() - t0;
 }
 
-/* The write steps the store hook counted ("N write steps" on stderr). */
+/*
+ * The write steps the store hook counted ("N write steps" on stderr) and
+ * the writer thread's CPU seconds ("used X s of CPU"; -1 if not said).
+ */
 static long long
-steps_of(const char *errfile)
+steps_of(const char *errfile, double *writer_cpu)
 {
 	char line[4096], *p;
 	long long n = -1;
 	FILE *f = fopen(errfile, "r");
 
+	*writer_cpu = -1;
 	if (f == NULL)
 		return -1;
-	while (fgets(line, sizeof line, f) != NULL)
+	while (fgets(line, sizeof line, f) != NULL) {
 		if ((p = strstr(line, "': ")) != NULL && strstr(p, "write steps") != NULL)
 			n = strtoll(p + 3, NULL, 10);
+		if ((p = strstr(line, "writer thread used ")) != NULL)
+			*writer_cpu = strtod(p + strlen("writer thread used "), NULL);
+	}
 	fclose(f);
 	return n;
 }
@@ -270,7 +289,7 @@ main(int argc, char **argv)
 {
 	const char *dir = bench_traces_dir(), *tmp = getenv("TMPDIR");
 	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200], *slash;
-	double off, on, best = INFINITY;
+	double off, on, best = INFINITY, off_cpu = 0, on_cpu = 0, wcpu;
 	long long steps = -1;
 	int k;
 
@@ -302,18 +321,20 @@ main(int argc, char **argv)
 	snprintf(errf, sizeof errf, "%s/stderr", tdir);
 	for (k = 1; k <= 3; k++) {
 		unlink_db(db);
-		off = run_cellar(cellar, trace, NULL, errf, tdir);
-		on = run_cellar(cellar, trace, db, errf, tdir);
+		off = run_cellar(cellar, trace, NULL, errf, tdir, &off_cpu);
+		on = run_cellar(cellar, trace, db, errf, tdir, &on_cpu);
 		if (off <= 0 || on <= 0) {
 			fprintf(stderr, "bench-replay-store: cellar replay failed (%s)\n",
 			    errf);
 			return 1;
 		}
-		steps = steps_of(errf);
+		steps = steps_of(errf, &wcpu);
 		printf("replay-store philly pair=%d off_s=%.3f on_s=%.3f ratio=%.2f "
-		    "steps=%lld db_mb=%.1f\n", k, off, on, on / off, steps,
+		    "steps=%lld db_mb=%.1f off_cpu=%.3f on_cpu=%.3f writer_cpu=%.3f "
+		    "cpu_ratio=%.2f\n", k, off, on, on / off, steps,
 		    (double)(file_size(db) + file_size(strcat(strcpy(errf, db), "-wal"))) /
-		    (1024.0 * 1024.0));
+		    (1024.0 * 1024.0), off_cpu, on_cpu, wcpu,
+		    fmax(on_cpu - wcpu, wcpu) / off_cpu);
 		snprintf(errf, sizeof errf, "%s/stderr", tdir);
 		if (on / off < best)
 			best = on / off;
