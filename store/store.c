@@ -787,6 +787,23 @@ store_open_upgrade(const char *path, unsigned oflags, int version,
 	return rc;
 }
 
+/*
+ * Before SQLite initializes (the first open in the process): no memory
+ * statistics, which take a global mutex and count on every allocation
+ * (5% of a replay's store writer thread). Once: later calls would only be
+ * refused.
+ */
+static void
+store_sqlite_config(void)
+{
+	static bool done;
+
+	if (!done) {
+		done = true;
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	}
+}
+
 int
 store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 {
@@ -845,6 +862,7 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	}
 	flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
 	    SQLITE_OPEN_NOMUTEX | (st->memory ? SQLITE_OPEN_CREATE : 0);
+	store_sqlite_config();
 	rc = sqlite3_open_v2(path, &st->db, flags, NULL);
 	if (rc != SQLITE_OK) {
 		store_fail(st, rc, cause);
