@@ -59,6 +59,11 @@
  * scheduler's heaps (from the cached keys); learning policies are fed the
  * completed jobs again in completion order. Stale events (of jobs that
  * moved on) are kept: the event count and the sampling depend on them.
+ * A finished job's blob is needed too: its completion ordinal (the order
+ * learning policies are fed in, checked against the run's count), its
+ * failures, migrations and costs (the report) and its arrival (ver). Job
+ * blobs of version 4 write only the fields that differ from a fresh
+ * job's; versions 1-3 still restore.
  *
  * Ownership: the emulator owns its engine, scheduler and event heap, and
  * borrows the spec, the policy and the jobs array (which it updates in
@@ -72,7 +77,8 @@
  *  3. The engine's invariants hold after every event (debug builds).
  *  4. Save at a tick boundary + restore + run to the end == run to the end:
  *     the same jobs, report, series and journal, bit for bit; a restored
- *     emulator saves to the very bytes it was restored from.
+ *     emulator saves to the very bytes it was restored from (blobs of the
+ *     current versions; older ones come back in the current encoding).
  *  5. A job not in the dirty set has the same struct job, emu_job_save
  *     bytes and placement as at the last drain.
  */
