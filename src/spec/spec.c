@@ -1648,6 +1648,12 @@ const char *const spec_hook_names[SPEC_NHOOKS] = {
 	"start", "stop", "suspend", "resume", "status", "health", "migrate",
 };
 
+bool
+spec_hook_optional(enum spec_hook h)
+{
+	return h == SPEC_HOOK_SUSPEND || h == SPEC_HOOK_RESUME || h == SPEC_HOOK_MIGRATE;
+}
+
 /* A plain number in [lo, hi]; false (reported) when it is not one. */
 static bool
 get_num(struct loader *L, int node, const char *what, double lo, double hi,
@@ -1801,6 +1807,12 @@ parse_backend(struct loader *L, int map)
 	for (i = 0; i < SPEC_NHOOKS; i++)
 		if (key[K_HOOK0 + i] >= 0) {
 			free(b->hooks[i]);
+			b->hooks[i] = NULL;
+			/* an optional hook given as null (`suspend: ~`) is
+			   turned off, even when the set has it */
+			if (spec_hook_optional(i) &&
+			    kind(L, val[K_HOOK0 + i]) == YDOC_NULL)
+				continue;
 			b->hooks[i] = get_str(L, val[K_HOOK0 + i], spec_hook_names[i]);
 		}
 	if (key[K_TIMEOUT] >= 0)
@@ -1855,9 +1867,14 @@ parse_backend(struct loader *L, int map)
 	if (b->type == SPEC_BACKEND_EMULATOR)
 		return;
 	for (i = 0; i < SPEC_NHOOKS; i++)
-		if (b->hooks[i] == NULL && i != SPEC_HOOK_MIGRATE)
+		if (b->hooks[i] == NULL && !spec_hook_optional(i))
 			err(L, map, "backend of type '%s' needs a '%s' hook (or "
 			    "'hooks: DIR')", str(L, val[K_TYPE]), spec_hook_names[i]);
+	/* a job suspended by one must be resumable by the other */
+	if ((b->hooks[SPEC_HOOK_SUSPEND] == NULL) != (b->hooks[SPEC_HOOK_RESUME] == NULL))
+		err(L, map, "backend has a '%s' hook but no '%s' hook (both or "
+		    "neither)", b->hooks[SPEC_HOOK_SUSPEND] ? "suspend" : "resume",
+		    b->hooks[SPEC_HOOK_SUSPEND] ? "resume" : "suspend");
 	if (L->cells_ok)
 		for (i = 0; i < L->s->nnodes; i++)
 			if (!name_valid(L->s->nodes[i].name, 64))

@@ -175,6 +175,9 @@ enum spec_hook {
 
 /* "start", "stop", ...: the YAML keys and the hook files of a hook set. */
 extern const char *const spec_hook_names[SPEC_NHOOKS];
+/* suspend, resume (both or neither) and migrate may be left out: without
+   suspend a preemption stops the job; null in the spec turns one off. */
+bool		 spec_hook_optional(enum spec_hook h);
 
 /* How to reach a node over ssh; NULL / 0 fields use the defaults
    (the backend's, then ~/.ssh/config). */

@@ -117,6 +117,42 @@ test_hooks_relative_to_file(void)
 	rmdir(dir);
 }
 
+/* suspend and resume are optional, both or neither; null turns a set's
+   own off (preemption then stops the job) */
+static void
+test_optional_hooks(void)
+{
+	struct spec_diags d;
+	struct spec *s;
+
+	s = load_ok(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
+	    "  suspend: ~\n  resume:\n  migrate: ~\n", &d);
+	if (s != NULL) {
+		CHECK(s->backend.hooks[SPEC_HOOK_SUSPEND] == NULL);
+		CHECK(s->backend.hooks[SPEC_HOOK_RESUME] == NULL);
+		CHECK(s->backend.hooks[SPEC_HOOK_MIGRATE] == NULL);
+		CHECK(strcmp(s->backend.hooks[SPEC_HOOK_STOP], "'/h/stop'") == 0);
+	}
+	spec_free(s);
+	spec_diags_release(&d);
+	s = load_ok(CLUSTER "backend:\n  type: local\n  start: a\n  stop: b\n"
+	    "  status: c\n  health: d\n", &d);
+	if (s != NULL)
+		CHECK(s->backend.hooks[SPEC_HOOK_SUSPEND] == NULL &&
+		    s->backend.hooks[SPEC_HOOK_RESUME] == NULL);
+	spec_free(s);
+	spec_diags_release(&d);
+	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
+	    "  resume: ~\n", "t.yaml:10:",
+	    "backend has a 'suspend' hook but no 'resume' hook (both or neither)");
+	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
+	    "  suspend: ~\n", "t.yaml:10:",
+	    "has a 'resume' hook but no 'suspend' hook");
+	/* null is "none" only for the optional hooks */
+	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
+	    "  stop: ~\n", "t.yaml:12:", "'stop' must be a non-empty string");
+}
+
 static void
 test_ssh_targets(void)
 {
@@ -206,6 +242,7 @@ static const struct test tests[] = {
 	{ "default-is-emulator", test_default_is_emulator },
 	{ "local-with-hooks-and-override", test_local_with_hooks_and_override },
 	{ "hooks-relative-to-file", test_hooks_relative_to_file },
+	{ "optional-hooks", test_optional_hooks },
 	{ "ssh-targets", test_ssh_targets },
 	{ "errors", test_errors },
 	{ "node-names", test_node_names },
