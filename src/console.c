@@ -41,11 +41,14 @@ struct live {
 	int			 hooks_out;	/* invariant 2 */
 	bool			 failed;	/* a start or status said so */
 	bool			 launched;	/* start hooks handed out */
-	bool			 stops_sent;	/* STOPPING: stop hooks handed out */
+	bool			 sent;		/* STOPPING, SUSPENDING, RESUMING: the
+						   phase's hooks handed out */
 	bool			 recovered;	/* taken over from the store after a
 						   restart: its pods are asked first */
 	double			 next_status;
 	char			*last_error;
+	char			*waits;		/* SUSPENDED: why the last try to
+						   resume failed, or NULL */
 	struct strbuf		 log;
 	bool			 log_dirty;	/* not in the store yet */
 };
@@ -88,6 +91,9 @@ static const char *const phase_names[] = {
 	[CONSOLE_RUNNING] = "running",
 	[CONSOLE_STOPPING] = "stopping",
 	[CONSOLE_DONE] = "done",
+	[CONSOLE_SUSPENDING] = "suspending",
+	[CONSOLE_SUSPENDED] = "suspended",
+	[CONSOLE_RESUMING] = "resuming",
 };
 
 const char *
@@ -146,6 +152,7 @@ live_release(struct live *l)
 	l->pods = NULL;
 	l->npods = 0;
 	free(l->last_error);
+	free(l->waits);
 	strbuf_release(&l->log);
 }
 
@@ -252,11 +259,12 @@ rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
 }
 
 /*
- * The live data a restart needs (version 2): phase, what follows a stop,
+ * The live data a restart needs (version 3): phase, what follows a stop,
  * the priority, the request (command words, environment) and the pods
- * (node, GPUs), which a STOPPING job no longer has in the engine.
+ * (node, GPUs), which a STOPPING or SUSPENDED job no longer has in the
+ * engine. Version 3 adds the suspension phases; version 2 is read too.
  */
-#define LIVE_BLOB_VERSION	2
+#define LIVE_BLOB_VERSION	3
 
 static void
 pack_str(struct strbuf *sb, const char *v)
@@ -323,12 +331,13 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
 	unpack_init(&u, blob, len);
 	unpack_unseal(&u);
 	version = unpack_u32(&u);
-	if (!u.failed && version != LIVE_BLOB_VERSION)
-		unpack_fail(&u, "version %u, not %d", version, LIVE_BLOB_VERSION);
+	if (!u.failed && version != LIVE_BLOB_VERSION && version != 2)
+		unpack_fail(&u, "version %u, not 2 or %d", version, LIVE_BLOB_VERSION);
 	phase = unpack_i32(&u);
 	after = unpack_i32(&u);
 	*priority = unpack_i32(&u);
-	if (!u.failed && (phase < CONSOLE_QUEUED || phase > CONSOLE_DONE ||
+	if (!u.failed && (phase < CONSOLE_QUEUED || phase > (version == 2 ?
+	    CONSOLE_DONE : CONSOLE_RESUMING) ||
 	    (after != -1 && after != JOB_EV_REQUEUE)))
 		unpack_fail(&u, "phase %d, then %d", phase, after);
 	l->phase = (enum console_phase)phase;
@@ -591,14 +600,34 @@ stop_pods(struct console *c, int i, enum job_event after)
 	l->after = after;
 	/* start or status hooks still out: stop once they are back, or a
 	   start that lands after its stop would leave the job running */
-	l->stops_sent = l->hooks_out == 0;
-	if (!l->stops_sent)
+	l->sent = l->hooks_out == 0;
+	if (!l->sent)
 		return;
 	for (p = 0; p < l->npods; p++)
 		hook_pod(c, i, p, SPEC_HOOK_STOP);
 }
 
-/* True when another job is STOPPING on one of job i's nodes. */
+/*
+ * The suspend or resume hooks of a SUSPENDING or RESUMING job, to the pods
+ * status has not seen complete; once the hooks still out (status polls)
+ * are back, or settle sends them then.
+ */
+static void
+phase_pods(struct console *c, int i, enum spec_hook hook)
+{
+	struct live *l = &c->live[i];
+	int p;
+
+	l->sent = l->hooks_out == 0;
+	if (!l->sent)
+		return;
+	for (p = 0; p < l->npods; p++)
+		if (!l->pods[p].done)
+			hook_pod(c, i, p, hook);
+}
+
+/* True when another job is STOPPING or SUSPENDING on one of job i's
+   nodes: its GPUs are not given up yet. */
 static bool
 blocked(const struct console *c, int i)
 {
@@ -606,7 +635,8 @@ blocked(const struct console *c, int i)
 	int k, p, q;
 
 	for (k = 0; k < c->n; k++) {
-		if (k == i || c->live[k].phase != CONSOLE_STOPPING)
+		if (k == i || (c->live[k].phase != CONSOLE_STOPPING &&
+		    c->live[k].phase != CONSOLE_SUSPENDING))
 			continue;
 		for (p = 0; p < l->npods; p++)
 			for (q = 0; q < c->live[k].npods; q++)
@@ -682,6 +712,118 @@ decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
 	    append(c, &rec, cause) != 0)
 		return -1;
 	return 0;
+}
+
+/* Where a suspended job ran, as the engine's placement of its pods. */
+struct pinned {
+	int	 chain;
+	int	*pod_first;	/* npods + 1 */
+	int	*leaves;
+	int	 nleaves;
+};
+
+static void
+pinned_release(struct pinned *pl)
+{
+	free(pl->pod_first);
+	free(pl->leaves);
+	memset(pl, 0, sizeof *pl);
+}
+
+/*
+ * Job i's pods (node, GPU addresses) as leaf cells of the spec: 0, or -1
+ * with why when they are no longer there (the spec changed) or span chains.
+ */
+static int
+pinned_of(const struct console *c, int i, struct pinned *pl, char *why, size_t len)
+{
+	const struct spec *sp = c->s->spec;
+	const struct live *l = &c->live[i];
+	int p, k, n = 0;
+
+	memset(pl, 0, sizeof *pl);
+	pl->chain = -1;
+	pl->pod_first = xcalloc((size_t)l->npods + 1, sizeof *pl->pod_first);
+	pl->leaves = xcalloc((size_t)c->jobs[i].gpus + 1, sizeof *pl->leaves);
+	for (p = 0; p < l->npods; p++) {
+		const char *g = l->pods[p].gpus;
+
+		pl->pod_first[p] = n;
+		while (*g != '\0') {
+			size_t w = strcspn(g, ",");
+
+			for (k = 0; k < sp->ncells; k++)
+				if (sp->cells[k].level == 1 &&
+				    sp->cells[k].node == l->pods[p].node &&
+				    strlen(sp->cells[k].addr) == w &&
+				    strncmp(sp->cells[k].addr, g, w) == 0)
+					break;
+			if (k == sp->ncells || n >= c->jobs[i].gpus ||
+			    (pl->chain >= 0 && sp->cells[k].chain != pl->chain)) {
+				snprintf(why, len, "its GPUs %s:%s are not in the spec",
+				    sp->nodes[l->pods[p].node].name, l->pods[p].gpus);
+				pinned_release(pl);
+				return -1;
+			}
+			pl->chain = sp->cells[k].chain;
+			pl->leaves[n++] = k;
+			g += w + (g[w] == ',');
+		}
+	}
+	pl->pod_first[l->npods] = n;
+	pl->nleaves = n;
+	if (n != c->jobs[i].gpus || l->npods == 0) {
+		snprintf(why, len, "its %d GPUs do not make its %d", n, c->jobs[i].gpus);
+		pinned_release(pl);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A preempted job can be suspended rather than stopped when the hook set
+ * has suspend and resume, it is guaranteed (an opportunistic job could
+ * not be pinned back into a VC) and running (its pods all started).
+ */
+static bool
+can_suspend(const struct console *c, int i)
+{
+	const struct spec_backend *b = &c->s->spec->backend;
+
+	return b->hooks[SPEC_HOOK_SUSPEND] != NULL && b->hooks[SPEC_HOOK_RESUME] != NULL &&
+	    c->jobs[i].klass != JOB_OPPORTUNISTIC && c->live[i].phase == CONSOLE_RUNNING &&
+	    !c->live[i].failed;
+}
+
+/* Preempted by `by`: suspended where it runs; the engine took its cells,
+   its pods stay as the place it may resume on. The suspend hooks follow. */
+static int
+decide_suspend(struct console *c, int i, int by, double now, char **cause)
+{
+	struct job *j = &c->jobs[i];
+	struct live *l = &c->live[i];
+	struct pinned pl;
+	struct rec rec;
+	char why[256], *gpus;
+	int rc;
+
+	leave(j, JOB_EV_SUSPEND, now);
+	rec_set(&rec, now, REC_SUSPEND, j, NULL);
+	if (by >= 0)
+		rec.by = c->jobs[by].id;
+	/* where it waits to resume, as a start's event says where it ran */
+	if (pinned_of(c, i, &pl, why, sizeof why) == 0) {
+		gpus = session_leaf_gpus(c->s->spec, pl.leaves, pl.nleaves);
+		snprintf(rec.detail, sizeof rec.detail, "%s", gpus);
+		free(gpus);
+		pinned_release(&pl);
+	}
+	l->phase = CONSOLE_SUSPENDING;
+	l->sent = false;
+	rc = put_job(c, i, cause) != 0 ||
+	    store_placement_delete(c->s->store, c->s->run, j->id, cause) != 0 ||
+	    append(c, &rec, cause) != 0;
+	return rc ? -1 : 0;
 }
 
 /* One store transaction per decision batch (session-log.h): a store that
@@ -832,8 +974,10 @@ hook_back(struct console *c, const struct hook_done *d)
 		if (l->recovered && !l->pods[pod].checked && d->status == 0) {
 			l->pods[pod].checked = true;
 			/* taken over after a restart: a pod the node knows
-			   nothing of never started; one that answers did */
-			if (strcmp(word, "absent") == 0) {
+			   nothing of never started; one that answers did
+			   (a suspended job's pods all did: one that is absent
+			   is gone, below) */
+			if (strcmp(word, "absent") == 0 && l->phase != CONSOLE_SUSPENDED) {
 				logf_(l, "cellar: pod %d was not running: starting it\n", pod);
 				hook_pod(c, d->job, pod, SPEC_HOOK_START);
 				break;
@@ -850,6 +994,15 @@ hook_back(struct console *c, const struct hook_done *d)
 			    c->s->spec->nodes[d->node].name, strcmp(word, "failed") == 0 ?
 			    "failed" : "is gone: status says '", strcmp(word, "failed") == 0 ?
 			    "" : word, strcmp(word, "failed") == 0 ? "" : "'");
+			set_error(l, why);
+			l->failed = true;
+		}
+		break;
+	case SPEC_HOOK_SUSPEND:
+	case SPEC_HOOK_RESUME:
+		/* settle stops the job instead, and requeues it */
+		if (d->status != 0) {
+			describe(c, d, why, sizeof why);
 			set_error(l, why);
 			l->failed = true;
 		}
@@ -941,7 +1094,8 @@ node_settle(struct console *c, int node, double now, char **cause)
 		if (engine_job(s->engine, ids[k], &info))
 			strbuf_addf(&names, "%s%s", names.len ? "," : "", info.name);
 		if (i < 0 || (c->live[i].phase != CONSOLE_STARTING &&
-		    c->live[i].phase != CONSOLE_RUNNING))
+		    c->live[i].phase != CONSOLE_RUNNING &&
+		    c->live[i].phase != CONSOLE_RESUMING))
 			continue;
 		c->jobs[i].reason = JOB_REASON_NODEFAIL;
 		if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, why, now, cause) != 0)
@@ -971,6 +1125,66 @@ fail_committing:
 	free(ids);
 	free(mine);
 	return -1;
+}
+
+/*
+ * Job i cannot go on where it is suspended (or resuming): stop it and
+ * requeue it to start afresh, the event saying why. One transaction.
+ */
+static int
+give_up(struct console *c, int i, const char *why, double now, char **cause)
+{
+	struct live *l = &c->live[i];
+	char detail[REC_DETAIL_MAX];
+	bool created, held = l->phase == CONSOLE_RESUMING;
+
+	snprintf(detail, sizeof detail, "%s; stopped, requeued", why ? why :
+	    "a hook failed");
+	if (begin(c, &created, cause) != 0)
+		return -1;
+	if (decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, detail, now,
+	    cause) != 0) {
+		session_log_rollback(c->s, created);
+		return -1;
+	}
+	if (commit(c, created, cause) != 0)
+		return -1;
+	logf_(l, "cellar: %s\n", detail);
+	/* (why may be the log's own last_error: used up by now) */
+	if (held) {
+		sched_release(c->sched, i);
+		c->dirty = true;
+	}
+	l->failed = false;
+	stop_pods(c, i, JOB_EV_REQUEUE);
+	return 0;
+}
+
+/* Every pod of a suspended job completed (it ended before its suspend
+   took hold): done, counted once. */
+static int
+complete_suspended(struct console *c, int i, double now, char **cause)
+{
+	struct job *j = &c->jobs[i];
+	struct live *l = &c->live[i];
+	struct rec rec;
+	bool created;
+
+	if (begin(c, &created, cause) != 0)
+		return -1;
+	job_apply(j, JOB_EV_RESUME, now, NULL, 0);
+	leave(j, JOB_EV_FINISH, now);
+	job_apply(j, JOB_EV_COMPLETE, now, NULL, 0);
+	l->phase = CONSOLE_DONE;
+	rec_set(&rec, now, REC_COMPLETE, j, "ended while suspended");
+	if (put_job(c, i, cause) != 0 || append(c, &rec, cause) != 0) {
+		session_log_rollback(c->s, created);
+		return -1;
+	}
+	if (commit(c, created, cause) != 0)
+		return -1;
+	logf_(l, "cellar: completed (while suspended)\n");
+	return 0;
 }
 
 /* After hooks came back: the decisions they lead to. */
@@ -1042,7 +1256,7 @@ settle(struct console *c, int i, double now, char **cause)
 			logf_(l, "cellar: completed\n");
 		return 0;
 	case CONSOLE_STOPPING:
-		if (!l->stops_sent) {
+		if (!l->sent) {
 			stop_pods(c, i, l->after);
 			return 0;
 		}
@@ -1072,6 +1286,43 @@ settle(struct console *c, int i, double now, char **cause)
 		} else
 			logf_(l, "cellar: stopped\n");
 		return 0;
+	case CONSOLE_SUSPENDING:
+	case CONSOLE_RESUMING:
+		if (!l->sent) {
+			phase_pods(c, i, l->phase == CONSOLE_SUSPENDING ?
+			    SPEC_HOOK_SUSPEND : SPEC_HOOK_RESUME);
+			return 0;
+		}
+		if (l->failed)	/* a suspend or resume hook failed */
+			return give_up(c, i, l->last_error, now, cause);
+		if (begin(c, &created, cause) != 0)
+			return -1;
+		if (l->phase == CONSOLE_SUSPENDING)
+			l->phase = CONSOLE_SUSPENDED;
+		else {
+			l->phase = CONSOLE_RUNNING;
+			l->next_status = now + c->s->spec->backend.status_interval;
+		}
+		if (put_job(c, i, cause) != 0)
+			goto fail;
+		if (commit(c, created, cause) != 0)
+			return -1;
+		logf_(l, "cellar: %s\n", l->phase == CONSOLE_SUSPENDED ? "suspended" :
+		    "resumed");
+		return 0;
+	case CONSOLE_SUSPENDED:
+		for (p = 0; p < l->npods; p++)
+			all = all && l->pods[p].done;
+		if (l->failed) {	/* status: a pod is gone */
+			char why[300];
+
+			snprintf(why, sizeof why, "while suspended: %s", l->last_error ?
+			    l->last_error : "a pod is gone");
+			return give_up(c, i, why, now, cause);
+		}
+		if (all && l->npods > 0)
+			return complete_suspended(c, i, now, cause);
+		return 0;
 	default:
 		return 0;
 	}
@@ -1080,7 +1331,235 @@ fail:
 	return -1;
 }
 
-/* ---- after a restart: the store's live jobs taken over ---- */
+/* ---- resuming suspended jobs ---- */
+
+/* The engine request job i starts (or resumes) with. */
+static void
+job_req(const struct console *c, int i, struct engine_req *r, int *klass)
+{
+	const struct job *j = &c->jobs[i];
+	struct policy_key key;
+
+	sched_job_key(c->sched, i, &key, klass);
+	memset(r, 0, sizeof *r);
+	r->name = j->name;
+	r->vc = j->vc;
+	r->priority = j->klass == JOB_OPPORTUNISTIC ? ENGINE_PRIO_OPPORTUNISTIC : *klass;
+	r->leaf_type = j->leaf_type;
+	r->pin = -1;
+	r->nmembers = j->nmembers;
+	memcpy(r->members, j->members, sizeof r->members);
+}
+
+/*
+ * A queued guaranteed job of i's VC ahead of it in the policy's order
+ * would be placed (a dry run) on one of its leaves: the cells go to that
+ * job first, as a pass would give them.
+ */
+static bool
+wanted_by_higher(struct console *c, int i, const struct pinned *pl)
+{
+	struct policy_key ki, kk;
+	struct engine_plan plan;
+	struct engine_req r;
+	int k, a, b, klass;
+	bool hit = false;
+
+	sched_job_key(c->sched, i, &ki, &klass);
+	engine_plan_init(&plan);
+	for (k = 0; k < c->n && !hit; k++) {
+		if (c->live[k].phase != CONSOLE_QUEUED || c->jobs[k].vc != c->jobs[i].vc ||
+		    c->jobs[k].klass == JOB_OPPORTUNISTIC)
+			continue;
+		sched_job_key(c->sched, k, &kk, &klass);
+		if (policy_key_cmp(&kk, &ki) >= 0)
+			continue;
+		job_req(c, k, &r, &klass);
+		if (engine_place(c->s->engine, &r, &plan) != 0)
+			continue;
+		for (a = 0; a < plan.nleaves && !hit; a++)
+			for (b = 0; b < pl->nleaves && !hit; b++)
+				hit = plan.leaves[a] == pl->leaves[b];
+	}
+	engine_plan_release(&plan);
+	return hit;
+}
+
+/* What a suspended job waits for, or why it never resumes (*lost). */
+static bool
+may_resume(struct console *c, int i, const struct pinned *pl, bool *lost,
+    char *why, size_t len)
+{
+	const struct spec *sp = c->s->spec;
+	struct engine_cell_info info;
+	int k;
+
+	*lost = false;
+	for (k = 0; k < pl->nleaves; k++) {
+		int node = sp->cells[pl->leaves[k]].node;
+
+		if (node_bad_now(c, node)) {
+			snprintf(why, len, "node '%s' of its GPUs is bad", sp->nodes[node].name);
+			*lost = true;
+			return false;
+		}
+		engine_cell(c->s->engine, pl->leaves[k], &info);
+		if (info.used > 0 || info.opp > 0)
+			return false;
+	}
+	return !wanted_by_higher(c, i, pl);
+}
+
+/* Job i is suspended on cells pl that are free: take them again (pinned:
+   exactly those) and count it running; the resume hooks follow. */
+static int
+decide_resume(struct console *c, int i, const struct pinned *pl, double now,
+    bool *resumed, char **cause)
+{
+	struct job *j = &c->jobs[i];
+	struct live *l = &c->live[i];
+	struct policy_key key;
+	struct engine_req r;
+	struct rec rec;
+	char why[256];
+	int id, klass;
+
+	*resumed = false;
+	job_req(c, i, &r, &klass);
+	id = engine_adopt(c->s->engine, &r, pl->chain, pl->pod_first, c->live[i].npods,
+	    pl->leaves, pl->nleaves, why, sizeof why);
+	if (id < 0) {
+		/* e.g. its VC's cells are bound elsewhere now: it waits */
+		if (l->waits == NULL || strcmp(l->waits, why) != 0) {
+			free(l->waits);
+			l->waits = xstrdup(why);
+			logf_(l, "cellar: not resumed yet: %s\n", why);
+		}
+		return 0;
+	}
+	j->engine_id = id;
+	j->opportunistic = false;
+	sched_job_key(c->sched, i, &key, &klass);
+	if (sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0) {
+		engine_release(c->s->engine, id);	/* cannot be: it was running */
+		j->engine_id = -1;
+		logf_(l, "cellar: not resumed: %s\n", why);
+		return 0;
+	}
+	job_apply(j, JOB_EV_RESUME, now, NULL, 0);
+	free(l->waits);
+	l->waits = NULL;
+	l->phase = CONSOLE_RESUMING;
+	l->sent = false;
+	l->failed = false;
+	rec_set(&rec, now, REC_RESUME, j, NULL);
+	{
+		char *gpus = session_leaf_gpus(c->s->spec, pl->leaves, pl->nleaves);
+
+		snprintf(rec.detail, sizeof rec.detail, "%s", gpus);
+		logf_(l, "cellar: resuming on %s\n", gpus);
+		free(gpus);
+	}
+	*resumed = true;
+	if (put_job(c, i, cause) != 0 ||
+	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
+	    append(c, &rec, cause) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Before the policy's pass: suspended jobs, in the policy's order, take
+ * their own cells back when these are free and no queued job ahead of
+ * them wants them (so a lower job cannot take them first); those whose
+ * cells cannot come back are stopped and requeued. The engine acts before
+ * the store commits, as in a pass: a store failure halts the console.
+ */
+static int
+resume_pass(struct console *c, double now, char **cause)
+{
+	struct pinned pl;
+	int *order, *act, n = 0, k, m, i;
+	bool created, lost, resumed;
+	char why[256];
+	int rc = 0, nact = 0;
+
+	order = xcalloc((size_t)c->n + 1, sizeof *order);
+	act = xcalloc((size_t)c->n + 1, sizeof *act);
+	for (i = 0; i < c->n; i++) {
+		struct policy_key ki, km;
+		int klass;
+
+		/* (a status poll still out is fine: the resume hooks wait
+		   for it, phase_pods) */
+		if (c->live[i].phase != CONSOLE_SUSPENDED || c->live[i].failed)
+			continue;
+		/* insertion in the policy's order: a handful at most */
+		sched_job_key(c->sched, i, &ki, &klass);
+		for (m = n; m > 0; m--) {
+			sched_job_key(c->sched, order[m - 1], &km, &klass);
+			if (policy_key_cmp(&km, &ki) <= 0)
+				break;
+			order[m] = order[m - 1];
+		}
+		order[m] = i;
+		n++;
+	}
+	if (n == 0)
+		goto out;
+	if ((rc = begin(c, &created, cause)) != 0)
+		goto out;
+	for (k = 0; k < n; k++) {
+		i = order[k];
+		lost = false;
+		if (pinned_of(c, i, &pl, why, sizeof why) != 0)
+			lost = true;
+		else if (!may_resume(c, i, &pl, &lost, why, sizeof why)) {
+			pinned_release(&pl);
+			if (!lost)
+				continue;
+		} else {
+			rc = decide_resume(c, i, &pl, now, &resumed, cause);
+			pinned_release(&pl);
+			if (rc != 0)
+				break;
+			if (resumed)
+				act[nact++] = i;
+			continue;
+		}
+		/* its cells cannot come back: stopped, requeued afresh */
+		strncat(why, "; it cannot resume there", sizeof why - strlen(why) - 1);
+		set_error(&c->live[i], why);
+		if ((rc = decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, why, now,
+		    cause)) != 0)
+			break;
+		act[nact++] = i;
+	}
+	if (rc != 0) {
+		session_log_rollback(c->s, created);
+		goto out;
+	}
+	if (nact == 0) {
+		session_log_rollback(c->s, created);
+		goto out;
+	}
+	if ((rc = commit(c, created, cause)) != 0)
+		goto out;
+	for (k = 0; k < nact; k++) {
+		i = act[k];
+		if (c->live[i].phase == CONSOLE_RESUMING)
+			phase_pods(c, i, SPEC_HOOK_RESUME);
+		else {
+			logf_(&c->live[i], "cellar: stopped, to be requeued\n");
+			stop_pods(c, i, JOB_EV_REQUEUE);
+		}
+	}
+out:
+	free(order);
+	free(act);
+	return rc;
+}
+
 
 struct recover {
 	struct console	*c;
@@ -1129,6 +1608,7 @@ recover_job(void *arg, const struct store_job *sj)
 	XGROW(c->live, c->cap, (size_t)c->n + 1);
 	c->jobs = xreallocarray(c->jobs, (size_t)c->n + 1, sizeof *c->jobs);
 	c->jobs[c->n] = sj->job;
+	c->jobs[c->n].priority = prio;	/* the store's row keeps none: the blob does */
 	c->live[c->n] = l;
 	c->n++;
 	return 0;
@@ -1183,9 +1663,29 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 		}
 		if (was == CONSOLE_STOPPING)
 			continue;	/* settle sends the stops again */
-		/* STARTING or RUNNING: the engine holds its cells again */
 		c->policy.ops->key(&c->policy, j, now, &key);
 		klass = c->policy.ops->klass(&c->policy, j, now);
+		key.id = i;	/* the scheduler's index, not the store's id */
+		if (was == CONSOLE_SUSPENDING || was == CONSOLE_SUSPENDED) {
+			/* no cells: its key for the resume order; SUSPENDING
+			   sends its suspend hooks again (settle), SUSPENDED
+			   asks its pods (status) before it may resume */
+			if (sched_restore_key(c->sched, i, &key, klass, why,
+			    sizeof why) != 0 || l->npods == 0) {
+				strbuf_addf(notes, "warning: job '%s' not taken over: %s\n",
+				    j->name, l->npods == 0 ? "no pods" : why);
+				set_error(l, "not taken over after a restart");
+				l->phase = CONSOLE_DONE;
+				continue;
+			}
+			l->sent = false;
+			l->recovered = true;
+			l->next_status = 0;
+			for (p = 0; p < l->npods; p++)
+				l->pods[p].started = true;
+			continue;
+		}
+		/* STARTING, RUNNING or RESUMING: the engine holds its cells again */
 		if (!engine_job(s->engine, j->engine_id, &info) ||
 		    sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0) {
 			strbuf_addf(notes, "warning: job '%s' not taken over: %s\n", j->name,
@@ -1197,12 +1697,18 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 		}
 		if (l->npods == 0)
 			take_pods(c, i);	/* cannot be: version 2 keeps them */
-		l->phase = CONSOLE_RUNNING;
 		l->recovered = true;
 		l->launched = true;
 		l->next_status = 0;
 		for (p = 0; p < l->npods; p++)
-			l->pods[p].started = was == CONSOLE_RUNNING;
+			l->pods[p].started = was != CONSOLE_STARTING;
+		if (was == CONSOLE_RESUMING) {
+			/* SIGCONT twice is harmless: resume again (settle) */
+			l->phase = CONSOLE_RESUMING;
+			l->sent = false;
+			continue;
+		}
+		l->phase = CONSOLE_RUNNING;
 	}
 	c->dirty = true;
 	return 0;
@@ -1264,7 +1770,10 @@ tick(struct console *c, char **cause)
 	for (i = 0; i < c->n; i++)
 		if (settle(c, i, now, cause) != 0)
 			return -1;
-	/* 3. the policy's pass; the store is locked before the engine acts */
+	/* 3. suspended jobs back on their own cells first, then the policy's
+	   pass; the store is locked before the engine acts */
+	if (c->dirty && resume_pass(c, now, cause) != 0)
+		return -1;
 	if (c->dirty && sched_pending(c->sched) > 0) {
 		if (begin(c, &created, cause) != 0)
 			return -1;
@@ -1276,6 +1785,8 @@ tick(struct console *c, char **cause)
 
 			if (a->kind == SCHED_START)
 				rc = decide_start(c, a->job, now, cause);
+			else if (a->kind == SCHED_PREEMPT && can_suspend(c, a->job))
+				rc = decide_suspend(c, a->job, a->by, now, cause);
 			else if (a->kind == SCHED_PREEMPT)
 				rc = decide_stop(c, a->job, JOB_EV_PREEMPT, REC_PREEMPT,
 				    a->by, NULL, now, cause);
@@ -1290,9 +1801,15 @@ tick(struct console *c, char **cause)
 			return -1;
 		for (k = 0; k < c->nacts; k++)
 			if (c->acts[k].kind == SCHED_PREEMPT) {
-				logf_(&c->live[c->acts[k].job], "cellar: preempted by "
-				    "'%s'\n", c->jobs[c->acts[k].by].name);
-				stop_pods(c, c->acts[k].job, JOB_EV_REQUEUE);
+				int v = c->acts[k].job;
+				bool susp = c->live[v].phase == CONSOLE_SUSPENDING;
+
+				logf_(&c->live[v], "cellar: preempted by '%s'%s\n",
+				    c->jobs[c->acts[k].by].name, susp ? ": suspending" : "");
+				if (susp)
+					phase_pods(c, v, SPEC_HOOK_SUSPEND);
+				else
+					stop_pods(c, v, JOB_EV_REQUEUE);
 			}
 	}
 	c->dirty = false;
@@ -1304,8 +1821,11 @@ tick(struct console *c, char **cause)
 			l->launched = true;
 			for (p = 0; p < l->npods; p++)
 				hook_pod(c, i, p, SPEC_HOOK_START);
-		} else if (l->phase == CONSOLE_RUNNING && l->hooks_out == 0 &&
+		} else if ((l->phase == CONSOLE_RUNNING ||
+		    l->phase == CONSOLE_SUSPENDED) && l->hooks_out == 0 &&
 		    now >= l->next_status) {
+			/* a suspended job is asked too: one that died is
+			   requeued rather than resumed */
 			l->next_status = now + c->s->spec->backend.status_interval;
 			for (p = 0; p < l->npods; p++)
 				if (!l->pods[p].done)

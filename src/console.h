@@ -22,8 +22,27 @@
  *   STOPPING -> QUEUED   [stop hooks done after a preemption: requeued]
  *   STOPPING -> DONE     [stop hooks done after cancel or failure]
  *
- * A start waits while another job is STOPPING on one of its nodes, so the
- * GPUs are free before the next job is given them.
+ * Suspension (a hook set with suspend and resume; guaranteed jobs only):
+ *
+ *   RUNNING    -> SUSPENDING [preempted: cells given up, suspend hooks]
+ *   SUSPENDING -> SUSPENDED  [every suspend hook exited 0]
+ *   SUSPENDING -> STOPPING   [a suspend hook failed: stopped, requeued]
+ *   SUSPENDED  -> RESUMING   [its own cells free again and no higher
+ *                             queued job wants them: pinned to exactly
+ *                             those cells (engine_adopt), resume hooks]
+ *   SUSPENDED  -> STOPPING   [its cells cannot come back (bad node, not
+ *                             in the spec), or status says it is gone:
+ *                             stopped, requeued to start afresh]
+ *   SUSPENDED  -> DONE       [every pod's status says completed]
+ *   RESUMING   -> RUNNING    [every resume hook exited 0]
+ *   RESUMING   -> STOPPING   [a resume hook failed: stopped, requeued]
+ *
+ * A suspended job is SUSPENDED in struct job but holds no cells (the
+ * preemptor needs them); its pods (node, GPUs) say where it may resume.
+ *
+ * A start waits while another job is STOPPING or SUSPENDING on one of its
+ * nodes, so the GPUs are free (or the process stopped) before the next job
+ * is given them.
  *
  * Health: each node's health hook runs every healthInterval; a node whose
  * hook fails (after retries) is marked bad in the engine and the store
@@ -39,7 +58,9 @@
  * QUEUED ones are queued, STOPPING ones stopped again, STARTING and
  * RUNNING ones keep their recovered cells and become RUNNING with every
  * pod asked (status) first; a pod that answers "absent" never started and
- * gets its start hook then. Nothing is started twice as long as start and
+ * gets its start hook then. SUSPENDED ones stay suspended (without cells)
+ * and are asked too: a pod that is gone has the job requeued; SUSPENDING
+ * and RESUMING ones get their (idempotent) suspend or resume hooks again. Nothing is started twice as long as start and
  * stop hooks are idempotent (the shipped sets are).
  *
  * Ownership: a console belongs to one session (sess->console) and borrows
@@ -47,7 +68,7 @@
  * they started run on: their nodes own them). Snapshots are the caller's.
  *
  * Invariants:
- *  1. A job holds engine cells exactly while STARTING or RUNNING.
+ *  1. A job holds engine cells exactly while STARTING, RUNNING or RESUMING.
  *  2. Every hook run handed to the queue comes back to exactly one job
  *     (or node), which counts it in hooks_out until then.
  *  3. Job logs are bounded (CONSOLE_LOG_MAX bytes per job, the newest kept)
@@ -78,6 +99,10 @@ enum console_phase {
 	CONSOLE_RUNNING,
 	CONSOLE_STOPPING,
 	CONSOLE_DONE,
+	/* after DONE: stored blobs of version 2 hold the phases above */
+	CONSOLE_SUSPENDING,
+	CONSOLE_SUSPENDED,
+	CONSOLE_RESUMING,
 };
 
 const char	*console_phase_name(enum console_phase p);
@@ -144,9 +169,10 @@ void		 console_snapshot(const struct console *c, struct console_snapshot *out);
 void		 console_snapshot_release(struct console_snapshot *snap);
 /*
  * The jobs not done, in the order the policy serves them: per VC in the
- * spec's order, first the jobs that hold or are giving back cells (by
- * start time), then the queued ones in the policy's order (its cached
- * keys: what the next pass tries first). order[] (room for every job)
+ * spec's order, first the jobs that hold or are giving back cells, or
+ * are suspended (by the time of their last change), then the queued
+ * ones in the policy's order (its cached keys: what the next pass tries
+ * first). order[] (room for every job)
  * gets job indices, pos[] (per job index) the 1-based place of a queued
  * job in its VC's queue, 0 for the others. Returns how many.
  */

@@ -125,7 +125,10 @@ const struct cmd_entry cmd_submit_entry = {
 	    "by the spec's backend (backend: local or ssh) through its hooks. "
 	    "The scheduler (policy priority: higher priority first, then "
 	    "arrival; a job preempts lower priorities in its VC) starts it when "
-	    "its cells are free; the start hook runs COMMAND on each pod's node "
+	    "its cells are free. A preempted job is stopped and requeued, or, "
+	    "when the hook set has suspend and resume and the job is "
+	    "guaranteed, suspended: it gives its cells up and is resumed later "
+	    "on exactly the same GPUs. The start hook runs COMMAND on each pod's node "
 	    "with the job in environment variables (CELLAR_JOB, CELLAR_VC, "
 	    "CELLAR_POD, CELLAR_PODS, CELLAR_NODES, CELLAR_NODE, CELLAR_GPUS, "
 	    "CUDA_VISIBLE_DEVICES, CELLAR_PRIORITY, CELLAR_COMMAND, "
@@ -174,7 +177,7 @@ const struct cmd_entry cmd_cancel_entry = {
 	.min = 1, .max = 1,
 	.arg_kind = VALUE_JOB,
 	.usage = "NAME",
-	.summary = "cancel a submitted job (queued or running)",
+	.summary = "cancel a submitted job (queued, running or suspended)",
 	.help =
 	    "Take job NAME out of the queue, or stop it: its cells are freed "
 	    "and the stop hook runs on each of its pods' nodes (wait shows when "
@@ -189,7 +192,7 @@ const struct cmd_entry cmd_cancel_entry = {
 
 static const struct cmd_opt wait_opts[] = {
 	{ 0, "state", "STATE", "wait for this state: running, done (default) "
-	  "or a job state (completed, failed, cancelled, pending)", VALUE_NONE },
+	  "or a job state (completed, failed, cancelled, pending, suspended)", VALUE_NONE },
 	{ 't', "timeout", "DURATION", "give up after this long (default 1h; 90s, 5m)",
 	  VALUE_NONE },
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
@@ -338,7 +341,7 @@ static const struct table_colspec queue_columns[] = {
 	  "- for a job that holds cells" },
 	{ "JOB", "job", TABLE_NAME, "the job's name" },
 	{ "ST", "state", 0, "state code: PD, R, CG ... (help states)" },
-	{ "PHASE", "phase", 0, "queued, starting, running or stopping (hooks)" },
+	{ "PHASE", "phase", 0, "queued, starting, running, stopping, suspending, suspended or resuming" },
 	{ "PRIO", "priority", TABLE_NUM, "0 to 1000, -1 opportunistic" },
 	{ "GPUS", "gpus", TABLE_NUM, "GPUs of the gang (pods x GPUs per pod)" },
 	{ "PODS", "pods", TABLE_NUM, "pods" },

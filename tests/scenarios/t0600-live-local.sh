@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0600-live-local — real jobs through the `local` backend and the process
 # hook set: a gang across two nodes starts and completes; a higher
-# priority preempts a lower one (its processes really end) and the lower
+# priority preempts a lower one (without a suspend hook its processes
+# really end) and the lower
 # one is requeued and finishes later; a hanging hook times out, is retried
 # and fails the job with a clear event; names and environment entries
 # with shell metacharacters are refused at submission.
@@ -21,9 +22,12 @@ grep -q "gpus=0,1,2,3 node=n1 nodes=n\[1-2\] pods=2" "$TRAINER_DIR/g.0.env" &&
     grep -q "node=n2" "$TRAINER_DIR/g.1.env" && ok gang-env ||
     not_ok gang-env "$(cat "$TRAINER_DIR"/g.*.env 2>&1)"
 
-# 2. priority 5 preempts priority 1 (one session): the low job's first
+# 2. priority 5 preempts priority 1 (one session): with a set that has
+# no suspend (null turns the process set's off), the low job's first
 # run is killed before its end, it is requeued and runs again, to the end
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 40 0.05; wait low --state running --timeout 30s; submit high --vc a --gpus 4 --priority 5 -- $trainer 3 0.05; wait high --timeout 60s; wait low --timeout 60s; events --run last -o csv --no-header; job log low"
+# (t0670 has the suspending set)
+live_spec "$TMP/nosusp.yaml" 0.2 "suspend: ~" "resume: ~"
+run "$CELLAR" --spec "$TMP/nosusp.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 40 0.05; wait low --state running --timeout 30s; submit high --vc a --gpus 4 --priority 5 -- $trainer 3 0.05; wait high --timeout 60s; wait low --timeout 60s; events --run last -o csv --no-header; job log low"
 check_rc preempt-rc 0
 check_out_has preempt-high-done "high completed"
 check_out_has preempt-low-done "low completed"

@@ -4,8 +4,9 @@
 # runs the process hook set on them through the OpenSSH client. A gang
 # across two nodes starts and completes; command words and environment
 # survive the remote shell verbatim; a higher priority preempts a lower
-# one (its process really ends: checked through its pid while the higher
-# job runs); a node whose health hook fails turns bad and its job lands
+# one (without a suspend hook its process really ends: checked through
+# its pid while the higher job runs; with one it is stopped, state T, and
+# resumed on the same GPUs); a node whose health hook fails turns bad and its job lands
 # on the other node; a hanging hook times out, is retried and fails the
 # job; SIGKILL mid-run and a restart reconcile (still running, started
 # and counted once); shell metacharacters in a name are refused; and
@@ -78,9 +79,10 @@ check_rc bad-name-rc 1
 check_err_has bad-name-msg "bad job name 'x;touch"
 [ ! -e "$TMP/pwned" ] && ok bad-name-nothing-ran || not_ok bad-name-nothing-ran "$TMP/pwned exists"
 
-# 5. priority 5 preempts priority 1 on two nodes: while high runs, the
-# process of low's first run (its recorded pid) is gone, not paused
-ssh_spec "$TMP/two.yaml" 0.1 2
+# 5. priority 5 preempts priority 1 on two nodes, with a set without
+# suspend: while high runs, the process of low's first run (its recorded
+# pid) is gone, not paused (5b suspends)
+ssh_spec "$TMP/two.yaml" 0.1 2 "suspend: ~" "resume: ~"
 cat >"$TMP/gone.sh" <<EOF
 p=\$(cat $TRAINER_DIR/low.0.pid)
 s=\$(ps -o stat= -p "\$p" 2>/dev/null)
@@ -99,6 +101,33 @@ runs=$(grep -c '^step 1$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
 ends=$(grep -c '^step 100$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
 [ "$runs" = 2 ] && [ "$ends" = 1 ] && ok preempt-rerun ||
     not_ok preempt-rerun "runs $runs, ends $ends"
+
+# 5b. the same with the process set's suspend and resume: while high
+# runs (on low's GPUs), low's processes are stopped (state T), not gone;
+# then low is resumed there and completes, run once
+ssh_spec "$TMP/susp.yaml" 0.1 2
+rm -f "$TRAINER_DIR"/low.* "$TMP/lowpid"
+cat >"$TMP/stopped.sh" <<EOF
+p=\$(cat $TRAINER_DIR/low.0.pid)
+echo "\$(ps -o stat= -p "\$p" 2>/dev/null | cut -c1) \$CELLAR_NODE:\$CUDA_VISIBLE_DEVICES" >$TMP/lowpid
+exec $trainer 3 0.05
+EOF
+run "$CELLAR" --spec "$TMP/susp.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 $TD -- $trainer 100 0.05; wait low --state running --timeout 60s; submit high --vc a --gpus 4 --priority 5 $TD -- sh $TMP/stopped.sh; wait high --timeout 60s; wait low --timeout 120s; events --run last -o csv --no-header"
+check_rc suspend-rc 0
+check_out_has suspend-event ",suspend,low,a,high,n1:[0-3] n2:[0-3],"
+check_out_has suspend-resume-event ",resume,low,a,-,n1:[0-3] n2:[0-3],"
+check_out_has suspend-low-done "low completed"
+got=$(cat "$TMP/lowpid" 2>/dev/null)
+case $got in
+"T n1:0,1,2,3"|"T n2:0,1,2,3") ok suspend-process-stopped ;;
+*) not_ok suspend-process-stopped "low's process and high's GPUs: [$got]" ;;
+esac
+runs=$(grep -c '^step 1$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
+ends=$(grep -c '^step 100$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
+[ "$runs" = 1 ] && [ "$ends" = 1 ] && ok suspend-ran-once ||
+    not_ok suspend-ran-once "runs $runs, ends $ends"
+n=$(printf '%s\n' "$OUT" | grep -c ',\(preempt\|requeue\),low,')
+[ "$n" = 0 ] && ok suspend-not-stopped || not_ok suspend-not-stopped "$n preempt/requeue events"
 
 # 6. node health over ssh: j's first run marks its node unhealthy; the
 # node turns bad, j is stopped, requeued and lands on n2
