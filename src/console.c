@@ -1395,6 +1395,7 @@ may_resume(struct console *c, int i, const struct pinned *pl, bool *lost,
 	int k;
 
 	*lost = false;
+	/* a bad node first: busy GPUs elsewhere must not hide it */
 	for (k = 0; k < pl->nleaves; k++) {
 		int node = sp->cells[pl->leaves[k]].node;
 
@@ -1403,6 +1404,8 @@ may_resume(struct console *c, int i, const struct pinned *pl, bool *lost,
 			*lost = true;
 			return false;
 		}
+	}
+	for (k = 0; k < pl->nleaves; k++) {
 		engine_cell(c->s->engine, pl->leaves[k], &info);
 		if (info.used > 0 || info.opp > 0)
 			return false;
@@ -1528,7 +1531,8 @@ resume_pass(struct console *c, double now, char **cause)
 			continue;
 		}
 		/* its cells cannot come back: stopped, requeued afresh */
-		strncat(why, "; it cannot resume there", sizeof why - strlen(why) - 1);
+		strncat(why, "; it cannot resume there; stopped, requeued", sizeof why -
+		    strlen(why) - 1);
 		set_error(&c->live[i], why);
 		if ((rc = decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, why, now,
 		    cause)) != 0)
@@ -1550,7 +1554,6 @@ resume_pass(struct console *c, double now, char **cause)
 		if (c->live[i].phase == CONSOLE_RESUMING)
 			phase_pods(c, i, SPEC_HOOK_RESUME);
 		else {
-			logf_(&c->live[i], "cellar: stopped, to be requeued\n");
 			stop_pods(c, i, JOB_EV_REQUEUE);
 		}
 	}

@@ -468,8 +468,9 @@ const struct cmd_entry cmd_queue_entry = {
 	.summary = "list the live session's queues in the policy's order",
 	.help =
 	    "The submitted jobs that are not done, per virtual cluster: first "
-	    "the ones that hold cells or are giving them back (starting, "
-	    "running, stopping; by start time), then the queued ones in the "
+	    "the ones that hold cells, are giving them back or are suspended "
+	    "(starting, running, stopping, suspending, suspended, resuming; by "
+	    "the time of their last change), then the queued ones in the "
 	    "order the policy tries them (priority: higher first, then "
 	    "arrival), numbered in POS, with the reason each one waits.",
 	.examples = (const char *const []){ "queue", "queue --vc prod -o json",

@@ -7,7 +7,9 @@
 # completes, run and counted once. Also: cellar SIGKILLed while a job is
 # suspended (the next cellar keeps it suspended, then resumes it); cancel
 # of a suspended job kills its processes; a failing suspend hook falls
-# back to stopping the job (requeued, run again), with an event.
+# back to stopping the job (requeued, run again), with an event; a
+# suspended job whose GPUs' node goes bad is stopped and requeued at once
+# (even while its other GPUs are busy).
 . tests/scenarios/lib.sh
 CELLAR_DB=$TMP/s.db
 export CELLAR_DB
@@ -142,5 +144,26 @@ runs=$(grep -c '^step 1$' "$TRAINER_DIR/low4.0.progress" 2>/dev/null)
 ends=$(grep -c '^step 40$' "$TRAINER_DIR/low4.0.progress" 2>/dev/null)
 [ "$runs" = 2 ] && [ "$ends" = 1 ] && ok badsusp-ran-again ||
     not_ok badsusp-ran-again "runs $runs, ends $ends"
+
+rm -f "$CELLAR_DB"
+# 5. the node of a suspended job's GPUs goes bad: it cannot resume there,
+# so it is stopped (its processes die) and requeued, with an event
+live_spec "$TMP/health.yaml" 0.1 "healthInterval: 0.2" "retries: 0"
+"$CELLAR" --spec "$TMP/health.yaml" -c "submit low5 --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 400 0.05; wait low5 --state running --timeout 30s; submit high5 --vc a --gpus 4 --priority 5 -- $trainer 400 0.05; wait low5 --state suspended --timeout 30s; wait low5 --state pending --timeout 30s; events -o csv --no-header; job log low5; cancel low5; cancel high5; wait --timeout 30s" >"$TMP/out5" 2>&1 &
+pid=$!
+wait_for '[ -s "$TRAINER_DIR/high5.0.env" ] && [ "$(pstate "$(cat "$TRAINER_DIR/low5.0.pid")")" = T ]'
+hn=$(sed -n 's/.* node=\([^ ]*\) .*/\1/p' "$TRAINER_DIR/high5.0.env")
+other=n1; [ "$hn" = n1 ] && other=n2
+mkdir -p "$TMP/run/$other" && touch "$TMP/run/$other/unhealthy"
+wait "$pid"
+rc=$?
+OUT=$(cat "$TMP/out5")
+[ $rc = 0 ] && ok lost-rc || not_ok lost-rc "exit $rc"
+check_out_has lost-event "node '$other' of its GPUs is bad; it cannot resume there; stopped, requeued"
+check_out_has lost-requeue ",requeue,low5,"
+for p in 0 1; do
+	s=$(pstate "$(cat "$TRAINER_DIR/low5.$p.pid")")
+	[ "$s" = gone ] && ok "lost-pod$p-gone" || not_ok "lost-pod$p-gone" "state $s"
+done
 
 done_testing
