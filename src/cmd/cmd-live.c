@@ -206,6 +206,10 @@ reached(const struct console_job *cj, const char *want)
 		return cj->phase == CONSOLE_DONE && cj->hooks_out == 0;
 	if (strcmp(want, "running") == 0)
 		return cj->phase == CONSOLE_RUNNING;
+	/* its suspend hooks are done; the status polls a suspended job
+	   gets (hooks_out) must not hide it */
+	if (strcmp(want, "suspended") == 0)
+		return cj->phase == CONSOLE_SUSPENDED;
 	return strcmp(job_state_name(cj->job.state), want) == 0 &&
 	    (cj->phase != CONSOLE_STOPPING && cj->hooks_out == 0);
 }
