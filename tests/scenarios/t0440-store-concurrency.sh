@@ -26,11 +26,11 @@ writer=$!
 
 bad= reads=0 mid=0 early=0 lastjobs=0 lastevents=0
 # First wait for the writer's run (up to 3000 polls): until it exists a
-# reader finds no store, a store being created or no run, each a status 1
-# to 4 with a message; "locked" is a failure even then.
+# reader finds no store (status 0, an empty list), a store being created
+# or no run (status 1 to 4 with a message); "locked" is a failure even then.
 while kill -0 "$writer" 2>/dev/null && [ "$early" -lt 3000 ]; do
 	"$CELLAR" --db "$DB" jobs --run last -o json >"$TMP/j.json" 2>"$TMP/j.err" &&
-	    break
+	    ! grep -q '"run":null' "$TMP/j.json" && break
 	if grep -qi 'lock' "$TMP/j.err"; then
 		bad="$bad [before the run: $(cat "$TMP/j.err")]"
 		break
