@@ -659,35 +659,49 @@ leave(struct job *j, enum job_event ev, double now)
 	job_apply(j, ev, now, NULL, 0);
 }
 
+/*
+ * A job given cells (started, resumed): the record names its GPUs and its
+ * log says so (when verb is set), then the job, its placement and the
+ * record go to the store together.
+ */
+static int
+commit_placed(struct console *c, int i, struct rec *rec, const char *verb,
+    const int *leaves, int nleaves, char **cause)
+{
+	struct job *j = &c->jobs[i];
+	char *gpus;
+
+	if (verb != NULL) {
+		gpus = session_leaf_gpus(c->s->spec, leaves, nleaves);
+		snprintf(rec->detail, sizeof rec->detail, "%s", gpus);
+		logf_(&c->live[i], "cellar: %s on %s\n", verb, gpus);
+		free(gpus);
+	}
+	if (put_job(c, i, cause) != 0 ||
+	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
+	    append(c, rec, cause) != 0)
+		return -1;
+	return 0;
+}
+
 static int
 decide_start(struct console *c, int i, double now, char **cause)
 {
 	struct job *j = &c->jobs[i];
 	struct live *l = &c->live[i];
+	struct engine_job_info info;
 	struct rec rec;
-	char *gpus;
 
 	job_apply(j, JOB_EV_START, now, NULL, 0);
 	take_pods(c, i);
 	l->phase = CONSOLE_STARTING;
 	l->launched = false;
 	l->failed = false;
-	{
-		struct engine_job_info info;
-
-		rec_set(&rec, now, REC_START, j, NULL);
-		if (engine_job(c->s->engine, j->engine_id, &info)) {
-			gpus = session_leaf_gpus(c->s->spec, info.leaves, info.nleaves);
-			snprintf(rec.detail, sizeof rec.detail, "%s", gpus);
-			logf_(l, "cellar: starting on %s\n", gpus);
-			free(gpus);
-		}
-	}
-	if (put_job(c, i, cause) != 0 ||
-	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
-	    append(c, &rec, cause) != 0)
-		return -1;
-	return 0;
+	rec_set(&rec, now, REC_START, j, NULL);
+	if (engine_job(c->s->engine, j->engine_id, &info))
+		return commit_placed(c, i, &rec, "starting", info.leaves,
+		    info.nleaves, cause);
+	return commit_placed(c, i, &rec, NULL, NULL, 0, cause);
 }
 
 /* A job lost or gave up its cells: the record; the stop hooks follow. */
@@ -1456,19 +1470,9 @@ decide_resume(struct console *c, int i, const struct pinned *pl, double now,
 	l->sent = false;
 	l->failed = false;
 	rec_set(&rec, now, REC_RESUME, j, NULL);
-	{
-		char *gpus = session_leaf_gpus(c->s->spec, pl->leaves, pl->nleaves);
-
-		snprintf(rec.detail, sizeof rec.detail, "%s", gpus);
-		logf_(l, "cellar: resuming on %s\n", gpus);
-		free(gpus);
-	}
 	*resumed = true;
-	if (put_job(c, i, cause) != 0 ||
-	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
-	    append(c, &rec, cause) != 0)
-		return -1;
-	return 0;
+	return commit_placed(c, i, &rec, "resuming", pl->leaves, pl->nleaves,
+	    cause);
 }
 
 /*

@@ -632,26 +632,19 @@ store_job_next_id(struct store *st, int64_t run, int *id, char **cause)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
 }
 
-int
-store_job_load(struct store *st, int64_t run,
-    int (*fn)(void *, const struct store_job *), void *arg, char **cause)
+/*
+ * Steps a bound job query to its end, handing each row to fn; heads (the
+ * newest event of each job id, may be NULL) fills last_seq. Resets q.
+ */
+static int
+job_rows(struct store *st, int64_t run, sqlite3_stmt *q, const int64_t *heads,
+    size_t nheads, int (*fn)(void *, const struct store_job *), void *arg,
+    char **cause)
 {
 	struct store_job sj;
-	sqlite3_stmt *q;
 	int rc, stop = 0;
 
-	int64_t *heads = NULL;
-	size_t nheads = 0;
-
-	/* Every job's newest event at once: one read, not one per job. */
-	if (store_heads_read(st, run, &heads, &nheads, NULL, cause) != 0)
-		return -1;
-	if ((q = store_stmt(st, SQ_JOB_LOAD, cause)) == NULL) {
-		free(heads);
-		return -1;
-	}
 	store_job_init(&sj);
-	sqlite3_bind_int64(q, 1, run);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		if (job_from_row(st, run, q, &sj, cause) != 0) {
 			stop = -1;
@@ -662,7 +655,6 @@ store_job_load(struct store *st, int64_t run,
 		if ((stop = fn(arg, &sj)) != 0)
 			break;
 	}
-	free(heads);
 	store_job_release(&sj);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
@@ -672,32 +664,38 @@ store_job_load(struct store *st, int64_t run,
 }
 
 int
+store_job_load(struct store *st, int64_t run,
+    int (*fn)(void *, const struct store_job *), void *arg, char **cause)
+{
+	sqlite3_stmt *q;
+	int64_t *heads = NULL;
+	size_t nheads = 0;
+	int rc;
+
+	/* Every job's newest event at once: one read, not one per job. */
+	if (store_heads_read(st, run, &heads, &nheads, NULL, cause) != 0)
+		return -1;
+	if ((q = store_stmt(st, SQ_JOB_LOAD, cause)) == NULL) {
+		free(heads);
+		return -1;
+	}
+	sqlite3_bind_int64(q, 1, run);
+	rc = job_rows(st, run, q, heads, nheads, fn, arg, cause);
+	free(heads);
+	return rc;
+}
+
+int
 store_job_load_since(struct store *st, int64_t run, int64_t after,
     int (*fn)(void *, const struct store_job *), void *arg, char **cause)
 {
-	struct store_job sj;
 	sqlite3_stmt *q;
-	int rc, stop = 0;
 
 	if ((q = store_stmt(st, SQ_JOB_LOAD_SINCE, cause)) == NULL)
 		return -1;
-	store_job_init(&sj);
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int64(q, 2, after);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (job_from_row(st, run, q, &sj, cause) != 0) {
-			stop = -1;
-			break;
-		}
-		if ((stop = fn(arg, &sj)) != 0)
-			break;
-	}
-	store_job_release(&sj);
-	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
-	if (stop == 0 && rc != SQLITE_DONE)
-		return store_fail(st, rc, cause);
-	return stop;
+	return job_rows(st, run, q, NULL, 0, fn, arg, cause);
 }
 
 /*

@@ -125,8 +125,8 @@ int
 main(int argc, char **argv)
 {
 	static const int ks[] = { 1, 100, 1000 };
-	const char *dir = bench_traces_dir(), *tmp = getenv("TMPDIR");
-	char trace[4096], cellar[4096], tdir[4096], db[4200], *slash, *cause = NULL;
+	const char *dir = bench_traces_dir();
+	char trace[4096], cellar[4096], tdir[4096], db[4200], *cause = NULL;
 	struct dash_source src = { NULL, NULL };
 	struct dash_changes ch;
 	struct dash_data d;
@@ -139,26 +139,10 @@ main(int argc, char **argv)
 		printf("follow: no traces found (set CELLAR_TRACES); skipped\n");
 		return 0;
 	}
-	/* build/VARIANT/tests/bench/bench-follow -> build/VARIANT/cellar */
-	snprintf(cellar, sizeof cellar, "%s", argc > 0 ? argv[0] : "");
-	for (k = 0; k < 3 && (slash = strrchr(cellar, '/')) != NULL; k++)
-		*slash = '\0';
-	if (k < 3 || strlen(cellar) + 8 >= sizeof cellar) {
-		printf("follow: cannot find the cellar binary; skipped\n");
-		return 0;
-	}
-	strcat(cellar, "/cellar");
-	if (access(cellar, X_OK) != 0) {
-		printf("follow: no %s (make variant-all); skipped\n", cellar);
-		return 0;
-	}
+	if ((k = bench_cellar("follow", argc > 0 ? argv[0] : NULL, cellar,
+	    sizeof cellar, tdir, sizeof tdir)) != 0)
+		return k < 0;
 	snprintf(trace, sizeof trace, "%s/philly.csv", dir);
-	snprintf(tdir, sizeof tdir, "%s/cellar-bench-XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-	if (mkdtemp(tdir) == NULL) {
-		perror("bench-follow: mkdtemp");
-		return 1;
-	}
 	snprintf(db, sizeof db, "%s/follow.db", tdir);
 	if (record(cellar, trace, db, tdir) != 0) {
 		fprintf(stderr, "bench-follow: cellar replay --db failed\n");

@@ -287,8 +287,8 @@ recover(const char *trace, const char *db, int ncheckpoints)
 int
 main(int argc, char **argv)
 {
-	const char *dir = bench_traces_dir(), *tmp = getenv("TMPDIR");
-	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200], *slash;
+	const char *dir = bench_traces_dir();
+	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200];
 	double off, on, best = INFINITY, off_cpu = 0, on_cpu = 0, wcpu;
 	long long steps = -1;
 	int k;
@@ -297,26 +297,10 @@ main(int argc, char **argv)
 		printf("replay-store: no traces found (set CELLAR_TRACES); skipped\n");
 		return 0;
 	}
-	/* build/VARIANT/tests/bench/bench-replay-store -> build/VARIANT/cellar */
-	snprintf(cellar, sizeof cellar, "%s", argc > 0 ? argv[0] : "");
-	for (k = 0; k < 3 && (slash = strrchr(cellar, '/')) != NULL; k++)
-		*slash = '\0';
-	if (k < 3 || strlen(cellar) + 8 >= sizeof cellar) {
-		printf("replay-store: cannot find the cellar binary; skipped\n");
-		return 0;
-	}
-	strcat(cellar, "/cellar");
-	if (access(cellar, X_OK) != 0) {
-		printf("replay-store: no %s (make variant-all); skipped\n", cellar);
-		return 0;
-	}
+	if ((k = bench_cellar("replay-store", argc > 0 ? argv[0] : NULL, cellar,
+	    sizeof cellar, tdir, sizeof tdir)) != 0)
+		return k < 0;
 	snprintf(trace, sizeof trace, "%s/philly.csv", dir);
-	snprintf(tdir, sizeof tdir, "%s/cellar-bench-XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-	if (mkdtemp(tdir) == NULL) {
-		perror("bench-replay-store: mkdtemp");
-		return 1;
-	}
 	snprintf(db, sizeof db, "%s/replay.db", tdir);
 	snprintf(errf, sizeof errf, "%s/stderr", tdir);
 	for (k = 1; k <= 3; k++) {

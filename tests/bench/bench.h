@@ -6,7 +6,10 @@
 #ifndef CELLAR_BENCH_H
 #define CELLAR_BENCH_H
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +51,43 @@ bench_traces_dir(void)
 		if (access(dirs[i], R_OK) == 0)
 			return dirs[i];
 	return NULL;
+}
+
+/*
+ * The cellar binary beside this benchmark (build/VARIANT/tests/bench/NAME
+ * -> build/VARIANT/cellar) into buf, and a fresh directory under $TMPDIR
+ * into tdir; what names the benchmark. 0; 1 when there is no binary (said
+ * on stdout: the benchmark is skipped, it needs `make variant-all`); -1
+ * when the directory cannot be made (said on stderr).
+ */
+static inline int
+bench_cellar(const char *what, const char *argv0, char *buf, size_t len,
+    char *tdir, size_t tlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *slash;
+	int k;
+
+	snprintf(buf, len, "%s", argv0 != NULL ? argv0 : "");
+	for (k = 0; k < 3 && (slash = strrchr(buf, '/')) != NULL; k++)
+		*slash = '\0';
+	if (k < 3 || strlen(buf) + 8 >= len) {
+		printf("%s: cannot find the cellar binary; skipped\n", what);
+		return 1;
+	}
+	strcat(buf, "/cellar");
+	if (access(buf, X_OK) != 0) {
+		printf("%s: no %s (make variant-all); skipped\n", what, buf);
+		return 1;
+	}
+	snprintf(tdir, tlen, "%s/cellar-bench-XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+	if (mkdtemp(tdir) == NULL) {
+		fprintf(stderr, "bench-%s: mkdtemp %s: %s\n", what, tdir,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /*
