@@ -63,6 +63,7 @@
 	{ 0, "no-pack", NULL, "gandiva: time-slice only, never try packing", VALUE_NONE }, \
 	{ 0, "suspend-cost", "X", "gandiva: x each model's suspend+resume cost (default 1)", VALUE_NONE }, \
 	{ 0, "migrate-cost", "X", "gandiva: x each model's migration cost (default 1)", VALUE_NONE }, \
+	{ 0, "grow-after", "T", "gandiva: elastic jobs grow into GPUs of their node idle T (default 5m)", VALUE_NONE }, \
 	{ 0, "opp-threshold", "M", "antman: opportunistic jobs only on GPUs busy below M (default 0.8)", VALUE_NONE }, \
 	{ 0, "opp-window", "T", "antman: GPU utilization averaged over T (default 5m)", VALUE_NONE }
 
@@ -389,6 +390,9 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 	if ((v = args_get(a, "migrate-cost")) != NULL &&
 	    parse_fraction(v, "--migrate-cost", 0, 1e6, false, &m->ep.migrate_scale, cause) < 0)
 		return cmd_usage_error(ctx);
+	if ((v = args_get(a, "grow-after")) != NULL &&
+	    parse_duration(v, "--grow-after", &m->ep.grow_after, cause) < 0)
+		return cmd_usage_error(ctx);
 	for (i = 0; i < args_nopts(a); i++)
 		if (strcmp(args_opt_name(a, i), "fault") == 0)
 			nf++;
@@ -634,6 +638,8 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_int(j, "time_sliced_starts", res->report.guests);
 	json_kv_int(j, "packs", res->report.packs);
 	json_kv_int(j, "unpacks", res->report.unpacks);
+	json_kv_int(j, "grows", res->report.grows);
+	json_kv_int(j, "shrinks", res->report.shrinks);
 	json_key(j, "window");
 	json_object_begin(j);
 	json_kv_double(j, "start", res->report.win_start);
@@ -729,6 +735,7 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_bool(&j, "pack", m->ep.pack);
 	json_kv_double(&j, "suspend_cost", m->ep.suspend_scale);
 	json_kv_double(&j, "migrate_cost", m->ep.migrate_scale);
+	json_kv_double(&j, "grow_after", m->ep.grow_after);
 	json_kv_int(&j, "queues", m->pp.nqueues);
 	json_key(&j, "thresholds");
 	json_array_begin(&j);
@@ -902,6 +909,11 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    "FB: early feedback, seconds until a job has run %.0f s.\n",
 			    res.report.makespan, res.report.makespan / 86400,
 			    100 * res.report.util, 100 * res.report.frag_avg, m.ep.feedback);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header &&
+		    (res.report.grows > 0 || res.report.shrinks > 0))
+			strbuf_addf(ctx->o, "grow-shrink: elastic jobs grew into %lld GPUs "
+			    "and gave %lld back to new jobs\n", res.report.grows,
+			    res.report.shrinks);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			strbuf_addf(ctx->o, "submission window (first to last arrival, %.0f s): "
 			    "GPU utilization %.1f%% and SM utilization %.1f%% of its GPU-time\n",
@@ -960,6 +972,8 @@ static const struct table_colspec compare_columns[] = {
 	{ "MIGR_GPU_H", "migrate_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of migration stalls" },
 	{ "PACKS", "packs", TABLE_NUM | TABLE_WIDE, "packing trials" },
 	{ "UNPACKS", "unpacks", TABLE_NUM | TABLE_WIDE, "packing trials that lost and were undone" },
+	{ "GROWS", "grows", TABLE_NUM | TABLE_WIDE, "gandiva: GPUs elastic jobs grew into" },
+	{ "SHRINKS", "shrinks", TABLE_NUM | TABLE_WIDE, "gandiva: grown GPUs given back to new jobs" },
 	{ "SM%", "sm_pct", TABLE_NUM | TABLE_WIDE, "antman: SM time used, % of all GPU-time" },
 	{ "MEM%", "mem_pct", TABLE_NUM | TABLE_WIDE, "antman: GPU memory used, % of all" },
 	{ "INTERF%", "interference_pct", TABLE_NUM | TABLE_WIDE,
@@ -1043,6 +1057,8 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.2f", r->all.migrate_gpu_hours);
 		table_cell(t, "%lld", r->packs);
 		table_cell(t, "%lld", r->unpacks);
+		table_cell(t, "%lld", r->grows);
+		table_cell(t, "%lld", r->shrinks);
 		if (r->opp_shared) {
 			table_cell(t, "%.1f", 100 * r->sm_util);
 			table_cell(t, "%.1f", 100 * r->mem_util);

@@ -734,6 +734,20 @@ sched_pending(const struct sched *s)
 	return s->npending;
 }
 
+int
+sched_pending_vc(const struct sched *s, int vc)
+{
+	const struct domain *d;
+	int i, n = 0;
+
+	if (vc < 0 || vc >= s->nvcs)
+		return 0;
+	d = &s->doms[vc];
+	for (i = 0; i < d->nshapes; i++)
+		n += d->shapes[i].n;
+	return n;
+}
+
 /* ---- crash recovery ---- */
 
 void
@@ -831,7 +845,8 @@ sched_restore_running(struct sched *s, int job, const struct policy_key *key, in
 		return -1;
 	}
 	if (strcmp(info.name, j->name) != 0 || info.vc != j->vc ||
-	    info.nleaves != j->gpus || (info.priority < 0) != j->opportunistic ||
+	    (info.nleaves != j->gpus && !(info.nleaves > j->gpus &&
+	    info.nleaves <= j->elastic_max)) || (info.priority < 0) != j->opportunistic ||
 	    (!j->opportunistic && info.priority != klass)) {
 		bufprintf(why, len, "job '%s' (vc %d, %d gpus, %s, class %d) does not "
 		    "match engine job %d ('%s', vc %d, %d gpus, priority %d)", j->name,

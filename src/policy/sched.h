@@ -174,6 +174,8 @@ void		 sched_set_domain_dirty(struct sched *s, int dom, bool dirty);
 void		 sched_stats_restore(struct sched *s, const struct sched_stats *st);
 /* Number of pending jobs. */
 int		 sched_pending(const struct sched *s);
+/* Pending guaranteed jobs of one VC (its domain's heaps): O(shapes). */
+int		 sched_pending_vc(const struct sched *s, int vc);
 bool		 sched_check(const struct sched *s, char *why, size_t len);
 
 #endif

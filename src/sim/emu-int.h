@@ -21,6 +21,7 @@ enum ev_kind {
 	EV_SAMPLE,
 	EV_SLICE,	/* a sharing group's slice or pack trial ends (arg: group) */
 	EV_PHASE,	/* a running job enters its next phase (AntMan sharing) */
+	EV_GROW,	/* an idle GPU's grow timeout ends: a tick to grow in */
 };
 
 struct ev {
@@ -52,6 +53,10 @@ struct ejob_state {
 	int		 migrations;
 	double		 migcost;	/* seconds of migration stalls */
 	double		 feedback;	/* when its run time reached par.feedback; -1 */
+	/* grow-shrink: GPUs beyond its gang (the engine placement's last
+	   `extra` one-GPU pods) and the time of its pending EV_GROW, -1 */
+	int		 extra;
+	double		 grow_at;
 	/* AntMan sharing (POLICY_OPPSHARE, emu-antman.c; 0 / NULL otherwise) */
 	bool		 am;		/* a guest: runs on GPUs it holds no cells of */
 	int		*gpus;		/* GPUs (gpu indices) it runs on, host or guest */
@@ -177,6 +182,20 @@ struct emu {
 	int			 narrived;
 	size_t			 arrived_cap;
 
+	/*
+	 * grow-shrink (POLICY_OVERSUB and elastic jobs): the elastic jobs
+	 * holding cells, by job id; per leaf (spec cell) since when it has
+	 * been seen idle (-1: busy or not watched), watched on the nodes of
+	 * those jobs at every tick; per node the tick it was last watched at.
+	 */
+	bool			 el_on;
+	int			*el;
+	int			 nel;
+	size_t			 el_cap;
+	double			*idle_at;
+	double			*node_seen;
+	long long		 grows, shrinks;
+
 	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
 	bool			 am_on;
 	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
@@ -260,6 +279,16 @@ void		 emu_preempt(struct emu *m, int job, int by);
 double		 emu_model_cost(const struct emu *m, const struct job *j, bool migrate);
 double		 emu_job_speed(const struct emu *m, const struct job *j);
 void		 emu_push(struct emu *m, double t, int kind, int arg, unsigned ver);
+
+/* emu-grow.c: Gandiva's grow-shrink, when the policy has POLICY_OVERSUB */
+void		 emu_el_init(struct emu *m);
+void		 emu_el_free(struct emu *m);
+void		 emu_el_start(struct emu *m, int job);
+void		 emu_el_leave(struct emu *m, int job);
+bool		 emu_el_shrink(struct emu *m);
+void		 emu_el_grow(struct emu *m);
+/* Rebuild the elastic jobs' list after a restore; -1 on nonsense. */
+int		 emu_el_restore(struct emu *m, char *why, size_t len);
 
 /* emu-antman.c: AntMan sharing, when the policy has POLICY_OPPSHARE */
 void		 emu_am_init(struct emu *m);

@@ -30,9 +30,13 @@ cmp_seq(const void *a, const void *b)
    blobs still restore, as emulators that never shared that way. Run blobs of
    version 4 add the submission window's sums (older: restored as 0, so
    a run resumed from one reports the window from the restore on), of
-   version 5 AntMan's upgrades that migrated (older: 0). */
-#define JOB_BLOB_VERSION	4
-#define RUN_BLOB_VERSION	5
+   version 5 AntMan's upgrades that migrated (older: 0), of version 6
+   grow-shrink's idle clocks and counts. Job blobs of version 5 add a
+   job's extra GPUs and wake-up and take a 64-bit mask (older: jobs that
+   never grew). */
+#define JOB_BLOB_VERSION	5
+#define RUN_BLOB_VERSION	6
+#define RUN_V_GROW		6	/* the first run version with grow-shrink */
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -45,13 +49,17 @@ cmp_seq(const void *a, const void *b)
  * hived) a blob shrinks from 196 bytes to 70 on average, and the store
  * writes ~90,000 of them.
  * Doubles are compared bit for bit, so -0.0 is written, not taken as 0.
+ * Version 5 appends grow-shrink's two fields, which take the mask past 32
+ * bits: its mask is a u64, version 4's stays a u32 naming JF_V4_COUNT.
  */
 enum {
 	JF_VER, JF_SINCE, JF_STALL, JF_SPEED, JF_COSTS, JF_TARGET, JF_BY_WORK,
 	JF_DONE, JF_FAILURES, JF_K0, JF_K1, JF_K2, JF_KEY_ID, JF_CLASS, JF_GRP,
 	JF_GUEST, JF_RR, JF_ALONE, JF_FACTOR, JF_SHARE, JF_SWCOST,
 	JF_MIGRATIONS, JF_MIGCOST, JF_FEEDBACK, JF_AM, JF_GPUS, JF_AM_SEQ,
-	JF_PHASE, JF_C_BUSY, JF_C_HOST, JF_C_LOST, JF_COUNT
+	JF_PHASE, JF_C_BUSY, JF_C_HOST, JF_C_LOST,
+	JF_V4_COUNT,		/* version 4's mask: 32 bits, these fields */
+	JF_EXTRA = JF_V4_COUNT, JF_GROW_AT, JF_COUNT
 };
 
 static bool
@@ -70,17 +78,17 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	const struct ejob_state *x = &m->js[job];
 	struct policy_key key;
 	size_t start = out->len, at;
-	uint32_t mask = 0;
+	uint64_t mask = 0;
 	int klass, i;
 
 	sched_job_key(m->sch, job, &key, &klass);
 	pack_u8(out, JOB_BLOB_VERSION);
 	at = out->len;
-	pack_u32(out, 0);	/* the mask, filled in below */
+	pack_u64(out, 0);	/* the mask, filled in below */
 #define F_INT(f, v, d, pack) \
-	do { if ((v) != (d)) { mask |= 1u << (f); pack(out, (v)); } } while (0)
+	do { if ((v) != (d)) { mask |= UINT64_C(1) << (f); pack(out, (v)); } } while (0)
 #define F_DBL(f, v, d) \
-	do { if (f64_differs((v), (d))) { mask |= 1u << (f); \
+	do { if (f64_differs((v), (d))) { mask |= UINT64_C(1) << (f); \
 	    pack_f64(out, (v)); } } while (0)
 	F_INT(JF_VER, x->ver, 0u, pack_u32);
 	F_DBL(JF_SINCE, x->since, 0);
@@ -108,7 +116,7 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	F_DBL(JF_FEEDBACK, x->feedback, -1);
 	F_INT(JF_AM, (unsigned)x->am, 0u, pack_u8);
 	if (x->ngpus > 0) {
-		mask |= 1u << JF_GPUS;
+		mask |= UINT64_C(1) << JF_GPUS;
 		pack_i32(out, x->ngpus);
 		for (i = 0; i < x->ngpus; i++)
 			pack_i32(out, x->gpus[i]);
@@ -118,9 +126,11 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	F_DBL(JF_C_BUSY, x->c_busy, 0);
 	F_DBL(JF_C_HOST, x->c_host, 0);
 	F_DBL(JF_C_LOST, x->c_lost, 0);
+	F_INT(JF_EXTRA, x->extra, 0, pack_i32);
+	F_DBL(JF_GROW_AT, x->grow_at, -1);
 #undef F_INT
 #undef F_DBL
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 8; i++)
 		out->buf[at + (size_t)i] = (char)(mask >> (8 * i));
 	pack_seal(out, start);
 }
@@ -245,6 +255,17 @@ emu_save(const struct emu *m, struct strbuf *out)
 	pack_f64(out, m->win_sm);
 	/* version 5 */
 	pack_i64(out, m->am_moved);
+	/* version 6: grow-shrink's counts and idle clocks (none when off) */
+	pack_i64(out, m->grows);
+	pack_i64(out, m->shrinks);
+	for (i = 0, n = 0; m->el_on && i < m->s->ncells; i++)
+		n += m->idle_at[i] >= 0;
+	pack_i32(out, n);
+	for (i = 0; m->el_on && i < m->s->ncells; i++)
+		if (m->idle_at[i] >= 0) {
+			pack_i32(out, i);
+			pack_f64(out, m->idle_at[i]);
+		}
 	pack_seal(out, start);
 }
 
@@ -278,11 +299,18 @@ struct run_state {
 	double			 win_busy, win_sm;
 	/* version 5 */
 	long long		 am_moved;
+	/* grow-shrink (version 6) */
+	long long		 grows, shrinks;
+	int			*idle_cell;
+	double			*idle_t;
+	int			 nidle;
 };
 
 static void
 run_state_release(struct run_state *rs)
 {
+	free(rs->idle_cell);
+	free(rs->idle_t);
 	free(rs->ev);
 	free(rs->dirty);
 	free(rs->marks);
@@ -331,7 +359,7 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 		/* a slice's group is checked once the groups are read */
 		if (!(x->t >= rs->now) || (x->kind != EV_FINISH && x->kind != EV_REKEY &&
 		    x->kind != EV_PROMOTE && x->kind != EV_REQUEUE && x->kind != EV_SAMPLE &&
-		    x->kind != EV_SLICE && x->kind != EV_PHASE) || (x->kind != EV_SAMPLE && x->kind != EV_SLICE &&
+		    x->kind != EV_SLICE && x->kind != EV_PHASE && x->kind != EV_GROW) || (x->kind != EV_SAMPLE && x->kind != EV_SLICE &&
 		    (x->arg < 0 || x->arg >= njobs)) ||
 		    x->seq >= rs->seq) {
 			unpack_fail(&u, "event %d (kind %d, job %d, seq %llu) cannot be", i,
@@ -413,6 +441,24 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 	    rs->am_moved > rs->am_upgrades) && !u.failed)
 		unpack_fail(&u, "%lld of %lld upgrades migrated", rs->am_moved,
 		    rs->am_upgrades);
+	if (v >= RUN_V_GROW && !u.failed) {
+		rs->grows = unpack_i64(&u);
+		rs->shrinks = unpack_i64(&u);
+		rs->nidle = unpack_count(&u, 1 << 26, 12, "idle GPUs");
+		rs->idle_cell = xcalloc((size_t)rs->nidle + 1, sizeof *rs->idle_cell);
+		rs->idle_t = xcalloc((size_t)rs->nidle + 1, sizeof *rs->idle_t);
+		for (i = 0; i < rs->nidle && !u.failed; i++) {
+			rs->idle_cell[i] = unpack_i32(&u);
+			rs->idle_t[i] = unpack_f64(&u);
+			if (!u.failed && (rs->idle_cell[i] < 0 || !(rs->idle_t[i] >= 0) ||
+			    !(rs->idle_t[i] <= rs->now)))
+				unpack_fail(&u, "idle GPU %d (cell %d, since %g) cannot be", i,
+				    rs->idle_cell[i], rs->idle_t[i]);
+		}
+		if (!u.failed && (rs->grows < 0 || rs->shrinks < 0))
+			unpack_fail(&u, "grow-shrink counts %lld %lld cannot be",
+			    rs->grows, rs->shrinks);
+	}
 	for (i = 0; i < rs->nev && !u.failed; i++)
 		if (rs->ev[i].kind == EV_SLICE && (rs->ev[i].arg < 0 ||
 		    rs->ev[i].arg >= rs->ngrp))
@@ -439,18 +485,18 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 
 /* Version 4's fields: those the mask names, the others as a fresh job's. */
 static void
-decode_fields(struct unpack *u, int job, struct ejob_state *x, int *failures,
-    struct policy_key *key, int *klass, int ngpu)
+decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
+    int *failures, struct policy_key *key, int *klass, int ngpu)
 {
-	uint32_t mask = unpack_u32(u);
-	int i;
+	uint64_t mask = v >= 5 ? unpack_u64(u) : unpack_u32(u);
+	int nf = v >= 5 ? JF_COUNT : JF_V4_COUNT, i;
 
-	if (!u->failed && (mask >> JF_COUNT) != 0) {
-		unpack_fail(u, "field mask 0x%08x names unknown fields",
-		    (unsigned)mask);
+	if (!u->failed && (mask >> nf) != 0) {
+		unpack_fail(u, "field mask 0x%08llx names unknown fields",
+		    (unsigned long long)mask);
 		return;
 	}
-#define HAS(f)	((mask & (1u << (f))) != 0)
+#define HAS(f)	((mask & (UINT64_C(1) << (f))) != 0)
 	if (HAS(JF_VER)) x->ver = unpack_u32(u);
 	if (HAS(JF_SINCE)) x->since = unpack_f64(u);
 	if (HAS(JF_STALL)) x->stall_until = unpack_f64(u);
@@ -489,6 +535,8 @@ decode_fields(struct unpack *u, int job, struct ejob_state *x, int *failures,
 	if (HAS(JF_C_BUSY)) x->c_busy = unpack_f64(u);
 	if (HAS(JF_C_HOST)) x->c_host = unpack_f64(u);
 	if (HAS(JF_C_LOST)) x->c_lost = unpack_f64(u);
+	if (HAS(JF_EXTRA)) x->extra = unpack_i32(u);
+	if (HAS(JF_GROW_AT)) x->grow_at = unpack_f64(u);
 #undef HAS
 }
 
@@ -515,7 +563,7 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
 		    JOB_BLOB_VERSION);
 	if (v >= 4)
-		decode_fields(&u, job, x, failures, key, klass, ngpu);
+		decode_fields(&u, v, job, x, failures, key, klass, ngpu);
 	else {
 		x->ver = unpack_u32(&u);
 		x->since = unpack_f64(&u);
@@ -563,6 +611,10 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	    !isfinite(x->migcost) || !isfinite(x->feedback)))
 		unpack_fail(&u, "sharing state (group %d, guest %d, factor %g, "
 		    "share %g) cannot be", x->grp, x->guest, x->factor, x->share);
+	if (!u.failed && (x->extra < 0 || x->extra > (1 << 20) ||
+	    !(x->grow_at >= -1) || !isfinite(x->grow_at)))
+		unpack_fail(&u, "grow-shrink state (%d extra GPUs, wake-up at %g) "
+		    "cannot be", x->extra, x->grow_at);
 	for (i = 0; i < x->ngpus && !u.failed; i++)
 		if (x->gpus[i] < 0 || x->gpus[i] >= ngpu)
 			unpack_fail(&u, "GPU %d of %d cannot be", x->gpus[i], ngpu);
@@ -946,6 +998,31 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 			if (m->js[i].am || m->js[i].ngpus > 0) {
 				bufprintf(why, sizeof why, "job '%s' shares GPUs as AntMan does, "
 				    "policy '%s' does not", jobs[i].name, p->ops->name);
+				goto fail;
+			}
+	/* grow-shrink: counts and idle clocks as stored, the list rebuilt */
+	if (!m->el_on && rs.nidle > 0) {
+		bufprintf(why, sizeof why, "run state: idle clocks for grow-shrink, "
+		    "which policy '%s' and these jobs do not do", p->ops->name);
+		goto fail;
+	}
+	m->grows = rs.grows;
+	m->shrinks = rs.shrinks;
+	for (i = 0; i < rs.nidle; i++) {
+		if (rs.idle_cell[i] >= s->ncells || s->cells[rs.idle_cell[i]].level != 1) {
+			bufprintf(why, sizeof why, "run state: idle cell %d is not a GPU",
+			    rs.idle_cell[i]);
+			goto fail;
+		}
+		m->idle_at[rs.idle_cell[i]] = rs.idle_t[i];
+	}
+	if (m->el_on && emu_el_restore(m, why, sizeof why) < 0)
+		goto fail;
+	if (!m->el_on)
+		for (i = 0; i < njobs; i++)
+			if (m->js[i].extra > 0) {
+				bufprintf(why, sizeof why, "job '%s' grew, policy '%s' does "
+				    "not grow jobs", jobs[i].name, p->ops->name);
 				goto fail;
 			}
 	if (!engine_check(m->e, why, sizeof why) || !sched_check(m->sch, why, sizeof why))

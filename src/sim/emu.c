@@ -45,6 +45,7 @@ emu_params_init(struct emu_params *par)
 	par->suspend_scale = 1;
 	par->migrate_scale = 1;
 	par->feedback = 600;
+	par->grow_after = 300;	/* --grow-after: 5 minutes */
 	par->opp_threshold = 0.8;	/* AntMan §4: M = 80% */
 	par->opp_window = 300;
 	par->opp_control = true;
@@ -59,6 +60,7 @@ emu_js_init(struct ejob_state *x)
 	x->share = 1;
 	x->alone = 1;
 	x->feedback = -1;
+	x->grow_at = -1;
 }
 
 /* ---- the event heap, ordered by (t, seq) ---- */
@@ -250,12 +252,14 @@ static double
 job_speed(const struct emu *m, const struct job *j)
 {
 	struct engine_job_info info;
+	double loc;
 
-	if (m->par.ideal || j->model < 0 || j->model >= model_count)
-		return 1;
 	if (!engine_job(m->e, j->engine_id, &info) || info.nleaves == 0)
 		return 1;
-	return model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+	loc = m->par.ideal || j->model < 0 || j->model >= model_count ? 1 :
+	    model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+	/* a grown elastic job (emu-grow.c): its work scales with its GPUs */
+	return loc * (info.nleaves > j->gpus ? (double)info.nleaves / j->gpus : 1);
 }
 
 static double
@@ -322,7 +326,7 @@ sm_span(const struct emu *m, int job, double t1)
 		t = te;
 		w = next;	/* the next phase, even if te rounded onto t */
 	}
-	return sum * j->gpus * x->factor;
+	return sum * (j->gpus + x->extra) * x->factor;	/* grown: every GPU it holds */
 }
 
 /* Bring a running job's service and progress up to now. */
@@ -332,6 +336,8 @@ account(struct emu *m, int job)
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
 	double from = x->since, stall, before = j->run_time;
+	/* grown: its extra GPUs attain too (invariant 2) */
+	double share = x->share * (j->gpus + x->extra) / j->gpus;
 
 	m->win_sm += sm_span(m, job, m->now);
 
@@ -342,13 +348,13 @@ account(struct emu *m, int job)
 	}
 	stall = fmin(m->now, x->stall_until) - from;
 	if (stall > 0) {
-		job_account_shared(j, stall, 0, x->share);
+		job_account_shared(j, stall, 0, share);
 		from += stall;
 	}
 	if (j->state == JOB_RUNNING)
-		job_account_shared(j, m->now - from, x->speed, x->share);
+		job_account_shared(j, m->now - from, x->speed, share);
 	else
-		job_account_shared(j, m->now - from, 0, x->share);
+		job_account_shared(j, m->now - from, 0, share);
 	/* run time grows at 1 over the whole span: find the crossing */
 	if (x->feedback < 0 && j->run_time >= m->par.feedback)
 		x->feedback = x->since + (m->par.feedback - before);
@@ -387,7 +393,7 @@ plan_rekey(struct emu *m, int job)
 		c = ops->change(m->p, j);
 		if (!isfinite(c) || c <= j->attained)
 			return;
-		t = m->now + (c - j->attained) / j->gpus;
+		t = m->now + (c - j->attained) / (j->gpus + x->extra);
 		x->by_work = false;
 	}
 	x->target = c;
@@ -469,6 +475,7 @@ start(struct emu *m, int job)
 	double restore = j->restarts > 0 ? cost(m, j, true) : 0;
 
 	apply(m, job, JOB_EV_START);
+	emu_el_start(m, job);
 	x->since = m->now;
 	x->stall_until = m->now + restore;
 	x->costs += restore;
@@ -496,6 +503,7 @@ preempt(struct emu *m, int job, int by)
 	ev_push(m, m->now + save, EV_REQUEUE, job, m->js[job].ver);
 	journal(m, REC_PREEMPT, job, by, -1);
 	mark(m, job);
+	emu_el_leave(m, job);
 	group_leave(m, job, true);
 	if (m->am_on)
 		emu_am_leave(m, job, false);
@@ -551,7 +559,9 @@ speed_on(const struct emu *m, const struct job *j, const struct job *h)
 		return 1;
 	if (!engine_job(m->e, h->engine_id, &info) || info.nleaves == 0)
 		return 1;
-	return model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+	/* the host's gang, not GPUs it grew into */
+	return model_table[j->model].speed[emu_locality(m->s, info.leaves,
+	    info.nleaves < h->gpus ? info.nleaves : h->gpus)];
 }
 
 void
@@ -901,6 +911,7 @@ promote(struct emu *m, int job, int gi)
 	double c;
 
 	x->guest = false;
+	emu_el_start(m, job);	/* cells of its own: elastic from now on */
 	if (host_node(m, j) == m->grp[gi].node) {
 		x->alone = job_speed(m, j);
 		mark(m, job);
@@ -1278,6 +1289,7 @@ finish(struct emu *m, int job)
 		m->p->ops->done((struct policy *)m->p, j);
 	journal(m, REC_COMPLETE, job, -1, -1);
 	mark(m, job);
+	emu_el_leave(m, job);
 	group_leave(m, job, true);
 	if (m->am_on)
 		emu_am_leave(m, job, true);
@@ -1299,6 +1311,7 @@ fail_job(struct emu *m, int job, int cell, int name, int *why)
 	j->work_done = j->ckpt_work;
 	apply(m, job, JOB_EV_FAIL);
 	journal(m, REC_FAIL, job, cell, name);
+	emu_el_leave(m, job);
 	if (m->am_on)
 		emu_am_leave(m, job, false);
 	sched_release(m->sch, job);
@@ -1443,6 +1456,8 @@ event(struct emu *m, const struct ev *x)
 	case EV_NODE_OK:
 		node_health(m, &m->par.faults[x->arg], x->kind == EV_NODE_BAD);
 		break;
+	case EV_GROW:
+		break;	/* a wake-up: the tick's emu_el_grow does the work */
 	case EV_SAMPLE:
 		sample(m);
 		if (m->live > 0)
@@ -1484,6 +1499,7 @@ emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params 
 		m->win0 = fmin(m->win0, jobs[i].submit);
 		m->win1 = fmax(m->win1, jobs[i].submit);
 	}
+	emu_el_init(m);
 	return m;
 }
 
@@ -1565,6 +1581,7 @@ emu_free(struct emu *m)
 	sched_free(m->sch);
 	engine_free(m->e);
 	emu_am_free(m);
+	emu_el_free(m);
 	for (i = 0; i < m->njobs; i++)
 		free(m->js[i].gpus);
 	free(m->js);
@@ -1613,10 +1630,17 @@ emu_run(struct emu *m, double until,
 		}
 		sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
 		carry_out(m);
+		/* arrivals that got no cells take back what elastic jobs grew into */
+		if (m->el_on && emu_el_shrink(m)) {
+			sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
+			carry_out(m);
+		}
 		/* arrivals that got no cells: Gandiva time-slices them */
 		for (i = 0; i < m->narrived; i++)
 			oversubscribe(m, m->arrived[i]);
 		m->narrived = 0;
+		if (m->el_on)
+			emu_el_grow(m);
 		/* AntMan: upgrades, opportunistic placements, GPU plans */
 		if (m->am_on)
 			emu_am_tick(m);
@@ -1868,6 +1892,8 @@ emu_report(const struct emu *m, struct emu_report *r)
 		r->win_util = m->win_busy / area;
 		r->win_sm = sm / area;
 	}
+	r->grows = m->grows;
+	r->shrinks = m->shrinks;
 	r->opp_shared = m->am_on;
 	if (m->am_on && r->makespan > 0 && m->s->gpus > 0) {
 		r->sm_util = m->am_int_sm / ((double)m->s->gpus * r->makespan);

@@ -63,7 +63,8 @@
  * learning policies are fed in, checked against the run's count), its
  * failures, migrations and costs (the report) and its arrival (ver). Job
  * blobs of version 4 write only the fields that differ from a fresh
- * job's; versions 1-3 still restore.
+ * job's; version 5 adds grow-shrink's (extra GPUs, wake-up) and a 64-bit
+ * mask; versions 1-4 still restore.
  *
  * Ownership: the emulator owns its engine, scheduler and event heap, and
  * borrows the spec, the policy and the jobs array (which it updates in
@@ -122,6 +123,9 @@ struct emu_params {
 	double			 migrate_scale;	/* x model migration costs: 1 */
 	/* early feedback: time until a job has run this long: 600 s */
 	double			 feedback;
+	/* grow-shrink (POLICY_OVERSUB): an elastic job (struct job
+	   elastic_max > gpus) grows into GPUs of its node idle this long: 300 s */
+	double			 grow_after;
 	/* AntMan sharing, for policies with POLICY_OPPSHARE (antman):
 	   opportunistic jobs go only on GPUs whose SM utilization, averaged
 	   over opp_window seconds, is below opp_threshold; opp_control off
@@ -194,6 +198,8 @@ struct emu_report {
 	long long		 guests;	/* starts time-sliced on others' cells */
 	long long		 packs;		/* pack trials */
 	long long		 unpacks;	/* trials that lost and were undone */
+	long long		 grows;		/* GPUs elastic jobs took (one per grow) */
+	long long		 shrinks;	/* GPUs they gave back for new jobs */
 	/* AntMan sharing (POLICY_OPPSHARE; all 0 otherwise) */
 	bool			 opp_shared;	/* the policy shared GPUs this way */
 	double			 sm_util;	/* SM time used / all GPU time */

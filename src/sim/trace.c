@@ -70,6 +70,11 @@ static const struct fmt_def formats[] = {
 };
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
 
+/* The optional last column of any format: the most GPUs an elastic job
+   may grow to (Gandiva's grow-shrink). */
+static const char gpus_max_col[] = "gpus_max";
+
+
 static const char *const format_names[] = {
 	[TRACE_PHILLY] = "philly", [TRACE_ITP] = "itp",
 	[TRACE_TIRESIAS] = "tiresias", [TRACE_SYNTH] = "synth",
@@ -419,6 +424,7 @@ struct reader {
 	const struct fmt_def	*fmt;
 	struct strtab		 ids;		/* job_id -> line */
 	char			**cause;
+	bool			 elastic;	/* the header ends with gpus_max */
 };
 
 /* Set *cause to "name:line:col: " + the message; returns -1. */
@@ -613,21 +619,30 @@ static int
 rd_row(struct reader *r, int line, const char *p, const char *e, struct trace_job *j)
 {
 	const struct fmt_def *d = r->fmt;
-	struct field f[MAX_COLS + 1];
+	struct field f[MAX_COLS + 2];
 	double when = 0;
-	int n, c;
+	int n, c, want = d->ncols + (r->elastic ? 1 : 0);
 
-	n = split(p, e, f, MAX_COLS + 1);
-	if (n < d->ncols)
+	n = split(p, e, f, MAX_COLS + 2);
+	if (n < want)
 		return rd_err(r, line, (int)(e - p) + 1, "missing column '%s': %d of %d "
-		    "columns of a %s row", d->cols[n].name, n, d->ncols, d->name);
-	if (n > d->ncols)
-		return rd_err(r, line, f[d->ncols].col, "extra column: %d columns, a %s "
-		    "row has %d", n, d->name, d->ncols);
+		    "columns of a %s row", n < d->ncols ? d->cols[n].name : gpus_max_col,
+		    n, want, d->name);
+	if (n > want)
+		return rd_err(r, line, f[want].col, "extra column: %d columns, a %s "
+		    "row has %d", n, d->name, want);
 	j->model = -1;
+	j->gpus_max = 0;
 	for (c = 0; c < d->ncols; c++)
 		if (rd_field(r, line, &f[c], &d->cols[c], j, &when) < 0)
 			return -1;
+	if (r->elastic) {
+		if (rd_gpus(r, line, &f[d->ncols], gpus_max_col, &j->gpus_max) < 0)
+			return -1;
+		if (j->gpus_max < j->gpus)
+			return rd_err(r, line, f[d->ncols].col, "gpus_max %d is below "
+			    "the job's %d GPUs", j->gpus_max, j->gpus);
+	}
 	if (j->name[0] == '\0')
 		line_name(r, line, j->name);
 	j->submit = when;
@@ -635,13 +650,16 @@ rd_row(struct reader *r, int line, const char *p, const char *e, struct trace_jo
 	return 0;
 }
 
-/* Does [p, e) hold exactly the column names of d? */
+/* Does [p, e) hold exactly the column names of d, gpus_max after them or not? */
 static bool
 is_header(const struct fmt_def *d, const char *p, const char *e)
 {
-	struct field f[MAX_COLS + 1];
-	int n = split(p, e, f, MAX_COLS + 1), c;
+	struct field f[MAX_COLS + 2];
+	int n = split(p, e, f, MAX_COLS + 2), c;
 
+	if (n == d->ncols + 1 && (size_t)f[n - 1].len == strlen(gpus_max_col) &&
+	    strncasecmp(f[n - 1].s, gpus_max_col, (size_t)f[n - 1].len) == 0)
+		n--;
 	if (n != d->ncols)
 		return false;
 	for (c = 0; c < n; c++)
@@ -784,6 +802,17 @@ reader_init(struct reader *r, const char *name, char **cause)
 	r->cause = cause;
 }
 
+/* Does a header line end with gpus_max? */
+static bool
+header_elastic(const char *p, const char *e)
+{
+	struct field f[MAX_COLS + 2];
+	int n = split(p, e, f, MAX_COLS + 2);
+
+	return n > 0 && (size_t)f[n - 1].len == strlen(gpus_max_col) &&
+	    strncasecmp(f[n - 1].s, gpus_max_col, (size_t)f[n - 1].len) == 0;
+}
+
 /* Find the header (first non-blank line) and the format; *pp moves past it. */
 static int
 rd_header(struct reader *r, enum trace_format fmt, const char **pp, const char *end,
@@ -806,6 +835,7 @@ rd_header(struct reader *r, enum trace_format fmt, const char **pp, const char *
 		if (i == NFORMATS)
 			return unknown_header(r, *line, ls, le);
 		r->fmt = &formats[i];
+		r->elastic = header_elastic(ls, le);
 		*pp = p;
 		return 0;
 	}
@@ -813,9 +843,10 @@ rd_header(struct reader *r, enum trace_format fmt, const char **pp, const char *
 	if (r->fmt == NULL)
 		return rd_err(r, 1, 1, "cannot read a trace of format '%s' from a file",
 		    trace_format_name(fmt));
-	if (is_header(r->fmt, ls, le))
+	if (is_header(r->fmt, ls, le)) {
 		*pp = p;
-	else {
+		r->elastic = header_elastic(ls, le);
+	} else {
 		*pp = ls;	/* headerless: the line is data */
 		(*line)--;
 	}
@@ -1468,6 +1499,10 @@ trace_to_jobs(const struct trace *t, const struct spec *s, const char *vcmap, ui
 		job_set_shape(j, pods, size);
 		j->duration = tj->duration;
 		j->model = tj->model >= 0 ? tj->model : model_pick(model_hash(tj->name, seed));
+		if (tj->gpus_max > size * pods) {
+			j->elastic_min = size * pods;
+			j->elastic_max = tj->gpus_max;
+		}
 		n++;
 	}
 	if (n == 0) {

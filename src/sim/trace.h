@@ -9,6 +9,9 @@
  *   itp       job_id,submission_time,duration,num_gpu   (seconds, sorted)
  *   tiresias  job_id,num_gpu,submit_time,iterations,model_name,duration,interval
  *             (model_name must be in model_table; the synthetic/ traces too)
+ * Any format may end with one more column, gpus_max (a header names it):
+ * the most GPUs the job may grow to (elastic, Gandiva's grow-shrink;
+ * >= num_gpus; equal means not elastic).
  * A forced format skips line 1 only when it is that format's header. Fields
  * may be padded with blanks; CRLF line ends and a missing final newline are
  * fine; blank lines carry no job and are ignored. Numbers are decimals
@@ -67,6 +70,7 @@ struct trace_job {
 	double		 duration;		/* seconds */
 	int		 gpus;
 	int		 model;			/* model_table index, -1 if not given */
+	int		 gpus_max;		/* elastic: grows up to this; 0 not given */
 	int		 line;			/* in the source file; 0 if synthetic */
 };
 

@@ -232,29 +232,46 @@ static const struct v3field {
 	{ 8, true, -1 }, { 1, false, 0 }, { 0, false, 0 }, { 8, false, 0 },
 	{ 4, false, 0 }, { 8, true, 0 }, { 8, true, 0 }, { 8, true, 0 },
 };
-static bool old_blobs;		/* store_restore hands over version 3 blobs */
+static int old_blobs;		/* store_restore hands over blobs of this version */
 
+/*
+ * A version 5 blob as version 4 or 3 wrote it: version 4 is version 5's
+ * mask narrowed to 32 bits over the same fields; version 3 every field.
+ * Neither has grow-shrink's fields, so the job must not have grown.
+ */
 static void
-blob_to_v3(const struct strbuf *in, int job, struct strbuf *out)
+blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 {
 	const unsigned char *p = (const unsigned char *)in->buf;
-	size_t off = 5;
-	uint32_t mask;
+	size_t off = 9;
+	uint64_t mask = 0;
 	int32_t n;
 	int f, k;
 
 	strbuf_reset(out);
-	if (in->len < 9 || p[0] != 4) {
+	if (in->len < 13 || p[0] != 5) {
 		CHECKF(0, "job %d: a blob of version %d, %zu bytes", job,
 		    in->len > 0 ? p[0] : -1, in->len);
 		return;
 	}
-	mask = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
-	    (uint32_t)p[4] << 24;
+	for (k = 0; k < 8; k++)
+		mask |= (uint64_t)p[1 + k] << (8 * k);
+	if ((mask >> 31) != 0) {
+		CHECKF(0, "job %d: grow-shrink fields (mask 0x%llx) have no older "
+		    "form", job, (unsigned long long)mask);
+		return;
+	}
+	if (version == 4) {
+		pack_u8(out, 4);
+		pack_u32(out, (uint32_t)mask);
+		strbuf_add(out, (const char *)p + off, in->len - off - 4);
+		pack_seal(out, 0);
+		return;
+	}
 	pack_u8(out, 3);
 	for (f = 0; f < (int)(sizeof v3fields / sizeof v3fields[0]); f++) {
 		const struct v3field *d = &v3fields[f];
-		if (mask & (1u << f)) {
+		if (mask & (UINT64_C(1) << f)) {
 			k = d->size;
 			if (k == 0) {		/* the GPUs: a count, then each */
 				n = (int32_t)((uint32_t)p[off] | (uint32_t)p[off + 1] << 8 |
@@ -290,7 +307,7 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 	int i, npl = 0;
 
 	memcpy(jobs, st->jobs, (size_t)st->njobs * sizeof *jobs);
-	if (old_blobs)
+	if (old_blobs != 0)
 		v3 = xcalloc((size_t)st->njobs + 1, sizeof *v3);
 	for (i = 0; i < st->njobs; i++) {
 		if (st->pl[i].has)
@@ -299,7 +316,7 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 		jb[i].len = st->blob[i].len;
 		if (v3 != NULL) {
 			strbuf_init(&v3[i]);
-			blob_to_v3(&st->blob[i], i, &v3[i]);
+			blob_to_old(&st->blob[i], i, old_blobs, &v3[i]);
 			jb[i].data = v3[i].buf;
 			jb[i].len = v3[i].len;
 		}
@@ -683,20 +700,22 @@ struct pconf {
 	bool		 sample;
 	double		 knob;
 	bool		 tiers;		/* jobs of priorities 0-2, weights 1-2 */
+	bool		 elastic;	/* every third job may grow to twice its GPUs */
 };
 
 static const struct pconf pconfs[] = {
-	{ "fifo", false, 0, false },
-	{ "fifo-skip", false, 0, false },
-	{ "las", false, 0, false },
-	{ "las", false, 2, false },		/* promotion: EV_PROMOTE events */
-	{ "gittins", true, 0, false },
-	{ "gittins", false, 0, false },	/* learns from done() */
-	{ "srtf", false, 0, false },
-	{ "srsf", false, 0, false },
-	{ "gandiva", false, 0, false },	/* time-slicing, packing, guests */
-	{ "gandiva", false, 0, true },	/* priority tiers, weighted slices */
-	{ "antman", false, 0, false },	/* opportunistic guests, phases, upgrades */
+	{ "fifo", false, 0, false, false },
+	{ "fifo-skip", false, 0, false, false },
+	{ "las", false, 0, false, false },
+	{ "las", false, 2, false, false },		/* promotion: EV_PROMOTE events */
+	{ "gittins", true, 0, false, false },
+	{ "gittins", false, 0, false, false },	/* learns from done() */
+	{ "srtf", false, 0, false, false },
+	{ "srsf", false, 0, false, false },
+	{ "gandiva", false, 0, false, false },	/* time-slicing, packing, guests */
+	{ "gandiva", false, 0, true, false },	/* priority tiers, weighted slices */
+	{ "gandiva", false, 0, false, true },	/* grow-shrink */
+	{ "antman", false, 0, false, false },	/* opportunistic guests, phases, upgrades */
 };
 
 static void
@@ -720,6 +739,9 @@ test_policies_and_modes(void)
 			for (i = 0; i < n; i++) {
 				jobs[i].priority = pconfs[pi].tiers ? (i * 7) % 3 : 0;
 				jobs[i].weight = pconfs[pi].tiers ? 1 + i % 2 : 1;
+				jobs[i].elastic_min = pconfs[pi].elastic && i % 3 == 0 ?
+				    jobs[i].gpus : 0;
+				jobs[i].elastic_max = 2 * jobs[i].elastic_min;
 			}
 			memset(&su, 0, sizeof su);
 			su.s = s;
@@ -735,6 +757,7 @@ test_policies_and_modes(void)
 			su.ep.faults = faults;
 			su.ep.nfaults = sizeof faults / sizeof faults[0];
 			su.ep.sample_interval = 1800;
+			su.ep.grow_after = 120;
 			su.jobs = jobs;
 			/* promotion thrashes (las demotes, promotes, preempts again):
 			   ~30 events per job on this load, so fewer jobs */
@@ -891,6 +914,15 @@ try_restore(struct store *st, const struct setup *su, struct job *jobs, double u
 	return m != NULL;
 }
 
+/*
+ * Offsets in a job's blob (emu_job_save), from its start: version (u8),
+ * ver (u32), since, stall_until, speed, costs, target (f64), by_work (u8),
+ * done, failures (i32), the key's three f64, its id (i32), the class
+ * (i32), the group (i32), then the guest flag (u8).
+ */
+#define JB_KEY_ID	(1 + 4 + 5 * 8 + 1 + 4 + 4 + 3 * 8)
+#define JB_GUEST	(JB_KEY_ID + 4 + 4 + 4)
+
 /* Replace the trailing checksum: garbage that only the decoder can catch. */
 static void
 reseal(struct strbuf *b)
@@ -915,6 +947,20 @@ static const struct {
 	{ 1u << 7 | 1u << 8, 4, 1, "" },		/* the failures missing */
 };
 
+/* Version 5 blobs a decoder must refuse: mask, an int32 or a double after. */
+static const struct {
+	uint64_t	 mask;
+	int		 bytes;		/* 0: none, 4: an int32, 8: a double */
+	double		 value;
+	const char	*want;
+} v5bad[] = {
+	{ UINT64_C(1) << 33, 0, 0, "unknown fields" },
+	{ UINT64_C(1) << 31, 4, -1, "grow-shrink state" },	/* extra < 0 */
+	{ UINT64_C(1) << 32, 8, -5, "grow-shrink state" },	/* wake-up < -1 */
+	{ UINT64_C(1) << 32, 8, NAN, "grow-shrink state" },
+	{ UINT64_C(1) << 31, 0, 0, "" },			/* extra missing */
+};
+
 static void
 test_corrupt(void)
 {
@@ -927,7 +973,7 @@ test_corrupt(void)
 	struct policy p;
 	struct emu *m;
 	struct setup su;
-	char *cause = NULL;
+	char *cause = NULL, vmsg[64];
 	double until = 60000;
 
 	random_jobs(s, jobs, n, 3);
@@ -1039,10 +1085,12 @@ test_corrupt(void)
 	free(cause);
 	strbuf_reset(&st.blob[job]);
 	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
-	st.blob[job].buf[0] = 5;
+	/* the version after the newest, whatever that is */
+	st.blob[job].buf[0] = (char)(jkeep.buf[0] + 1);
+	bufprintf(vmsg, sizeof vmsg, "format version %d", jkeep.buf[0] + 1);
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
-	CHECKF(strstr(cause, "format version 5") != NULL, "%s", cause);
+	CHECKF(strstr(cause, vmsg) != NULL, "%s", cause);
 	free(cause);
 	/* version 4, made by hand: a mask, then the fields it names */
 	for (i = 0; i < (int)(sizeof v4bad / sizeof v4bad[0]); i++) {
@@ -1060,23 +1108,37 @@ test_corrupt(void)
 		    "mask 0x%08x: %s", (unsigned)v4bad[i].mask, cause);
 		free(cause);
 	}
+	/* version 5, made by hand: a 64-bit mask, then the fields it names */
+	for (i = 0; i < (int)(sizeof v5bad / sizeof v5bad[0]); i++) {
+		strbuf_reset(&st.blob[job]);
+		pack_u8(&st.blob[job], 5);
+		pack_u64(&st.blob[job], v5bad[i].mask);
+		if (v5bad[i].bytes == 4)
+			pack_i32(&st.blob[job], (int32_t)v5bad[i].value);
+		else if (v5bad[i].bytes == 8)
+			pack_f64(&st.blob[job], v5bad[i].value);
+		pack_seal(&st.blob[job], 0);
+		CHECK(!try_restore(&st, &su, live, until, &cause));
+		CHECKF(cause != NULL && strstr(cause, v5bad[i].want) != NULL,
+		    "mask 0x%llx: %s", (unsigned long long)v5bad[i].mask, cause);
+		free(cause);
+	}
 	/* version 3 as older stores hold it: the guest flag without a group,
-	   106 bytes from the end (the sharing state of version 2 after it: 60
-	   bytes, AntMan's of version 3: 41 bytes when it shares no GPU, then
-	   the checksum); the key's id before the class, the sharing state and
-	   the checksum */
-	blob_to_v3(&jkeep, job, &st.blob[job]);
+	   counted from the blob's start (the fixed fields of versions 1 and 2
+	   before it) */
+	blob_to_old(&jkeep, job, 3, &st.blob[job]);
 	CHECKF(st.blob[job].len == 196, "a version 3 blob of %zu bytes",
 	    st.blob[job].len);
 	strbuf_reset(&v3keep);
 	strbuf_add(&v3keep, st.blob[job].buf, st.blob[job].len);
-	st.blob[job].buf[v3keep.len - 106] ^= 1;
+	st.blob[job].buf[JB_GUEST] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "sharing state") != NULL, "%s", cause);
 	free(cause);
 	memcpy(st.blob[job].buf, v3keep.buf, v3keep.len);
-	st.blob[job].buf[v3keep.len - 118] ^= 1;
+	/* the key's id, before the class and the sharing state */
+	st.blob[job].buf[JB_KEY_ID] ^= 1;
 	reseal(&st.blob[job]);
 	CHECK(!try_restore(&st, &su, live, until, &cause));
 	CHECKF(strstr(cause, "key of job") != NULL, "%s", cause);
@@ -1086,7 +1148,7 @@ test_corrupt(void)
 	CHECK(try_restore(&st, &su, live, until, &cause));
 	strbuf_reset(&st.blob[job]);
 	strbuf_add(&st.blob[job], jkeep.buf, jkeep.len);
-	CHECKF(jkeep.len < 120, "version 4: a running job's blob of %zu bytes",
+	CHECKF(jkeep.len < 120, "version 5: a running job's blob of %zu bytes",
 	    jkeep.len);
 
 	/* the jobs and placements must agree */
@@ -1126,16 +1188,17 @@ test_corrupt(void)
 }
 
 /*
- * Stores written before job blobs of version 4 hold version 3 ones: a run
- * resumed from those must end as the uninterrupted one, in the modes that
- * set the most fields (sharing groups and guests, AntMan's GPUs).
+ * Stores written before job blobs of version 5 hold version 4 or 3 ones:
+ * a run resumed from those must end as the uninterrupted one, in the
+ * modes that set the most fields (sharing groups and guests, AntMan's
+ * GPUs).
  */
 static void
 test_old_blobs(void)
 {
 	static const char *const policies[] = { "las", "gandiva", "antman" };
 	struct spec *s = load_file("specs/default.yaml");
-	int n = 160, i, total = 0;
+	int n = 160, i, v, total = 0;
 	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
 	struct setup su;
 
@@ -1144,22 +1207,24 @@ test_old_blobs(void)
 		jobs[i].submit /= 3;
 		jobs[i].state_since = jobs[i].submit;
 	}
-	old_blobs = true;
-	for (i = 0; i < 3; i++) {
-		memset(&su, 0, sizeof su);
-		su.s = s;
-		su.mode = ENGINE_HIVED;
-		su.policy = policies[i];
-		policy_params_init(&su.pp);
-		emu_params_init(&su.ep);
-		su.ep.faults = faults;
-		su.ep.nfaults = sizeof faults / sizeof faults[0];
-		su.jobs = jobs;
-		su.njobs = n;
-		total += one(&su, 8);
+	for (v = 3; v <= 4; v++) {
+		old_blobs = v;
+		for (i = 0; i < 3; i++) {
+			memset(&su, 0, sizeof su);
+			su.s = s;
+			su.mode = ENGINE_HIVED;
+			su.policy = policies[i];
+			policy_params_init(&su.pp);
+			emu_params_init(&su.ep);
+			su.ep.faults = faults;
+			su.ep.nfaults = sizeof faults / sizeof faults[0];
+			su.jobs = jobs;
+			su.njobs = n;
+			total += one(&su, 8);
+		}
 	}
-	old_blobs = false;
-	CHECKF(total == 3 * 8, "%d restores", total);
+	old_blobs = 0;
+	CHECKF(total == 2 * 3 * 8, "%d restores", total);
 	free(jobs);
 	spec_free(s);
 }
