@@ -111,8 +111,8 @@ struct emu_params {
 	double			 sample_interval; /* time series period: 3600; 0 none */
 	const struct emu_fault	*faults;
 	int			 nfaults;
-	/* events between progress calls (and so between a store's
-	   checkpoints): 4096; no effect on the results */
+	/* events between progress calls (a store's checkpoints fall on
+	   some of them: replay_hooks.every): 4096; no effect on the results */
 	int			 progress_every;
 	/* sharing, for policies with POLICY_OVERSUB (gandiva) */
 	double			 slice;		/* time-slice interval: 60 s */

@@ -130,6 +130,7 @@ struct hooked {
 	struct emu		*m;
 	const struct job	*jobs;
 	char			*cause;
+	long long		 next_ck;	/* events at the next checkpoint */
 };
 
 static bool
@@ -137,9 +138,12 @@ hooked_progress(void *arg, const struct emu_progress *pr)
 {
 	struct hooked *x = arg;
 
-	if (x->h != NULL && x->h->checkpoint(x->h->arg, x->m, x->jobs, false,
-	    &x->cause) != 0)
-		return false;
+	if (x->h != NULL && pr->events >= x->next_ck) {
+		x->next_ck = pr->events + x->h->every;
+		if (x->h->checkpoint(x->h->arg, x->m, x->jobs, false,
+		    &x->cause) != 0)
+			return false;
+	}
 	return x->progress == NULL || x->progress(x->arg, pr);
 }
 
@@ -149,7 +153,7 @@ replay_run_hooked(const struct replay *r, const struct policy *p,
     bool (*progress)(void *arg, const struct emu_progress *pr), void *arg,
     const struct replay_hooks *h, struct replay_result *out, char **cause)
 {
-	struct hooked x = { progress, arg, h, NULL, NULL, NULL };
+	struct hooked x = { progress, arg, h, NULL, NULL, NULL, 0 };
 	const struct emu_sample *series;
 	struct emu *m;
 	long long n;

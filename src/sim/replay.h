@@ -79,11 +79,12 @@ int	replay_run(const struct replay *r, const struct policy *p,
 	    struct replay_result *out, char **cause);
 void	replay_result_release(struct replay_result *res);
 /*
- * A replay that can be checkpointed and resumed (the state store). At every
- * tick boundary where progress would be called, and once at the end (final
- * true), checkpoint gets the emulator and the jobs; returning -1 with
- * *cause stops the run. With resume set, the run continues from that saved
- * state, resume_jobs being the r->njobs jobs as saved.
+ * A replay that can be checkpointed and resumed (the state store). At a
+ * tick boundary where progress would be called and at least `every` events
+ * after the last checkpoint (0: at each such boundary), and once at the
+ * end (final true), checkpoint gets the emulator and the jobs; returning
+ * -1 with *cause stops the run. With resume set, the run continues from
+ * that saved state, resume_jobs being the r->njobs jobs as saved.
  */
 struct replay_hooks {
 	int			(*checkpoint)(void *arg, struct emu *m,
@@ -91,6 +92,7 @@ struct replay_hooks {
 	void			*arg;
 	const struct emu_saved	*resume;
 	const struct job	*resume_jobs;
+	long long		 every;
 };
 
 int	replay_run_hooked(const struct replay *r, const struct policy *p,

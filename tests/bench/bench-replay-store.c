@@ -179,7 +179,7 @@ recover(const char *trace, const char *db, int ncheckpoints)
 	struct replay_cfg c;
 	struct replay r;
 	struct replay_result whole, part;
-	struct replay_hooks h = { NULL, NULL, NULL, NULL };
+	struct replay_hooks h = { NULL, NULL, NULL, NULL, 0 };
 	struct policy_params pp;
 	struct emu_params ep;
 	struct policy p, p2;
