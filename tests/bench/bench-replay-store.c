@@ -22,7 +22,14 @@
  *
  *   replay-store philly pair=K off_s=.. on_s=.. ratio=.. steps=.. db_mb=..
  *       off_cpu=.. on_cpu=.. writer_cpu=.. cpu_ratio=..
+ *   replay-store verdict wall_best=.. wall_median=.. cpu_best=.. target=1.5
+ *       load=.. wall=met|missed cpu=met|missed
  *   replay-store philly recover jobs=.. events=.. load_ms=.. restore_ms=..
+ *
+ * The verdict takes the best and the median of the pairs' wall ratios (a
+ * pair run while another process took a core says little about the
+ * store) and the best cpu_ratio, with the load average as the pairs
+ * began: a met wall target at a high load means more than a missed one.
  *
  * Without the trace (CELLAR_TRACES, /work/shared/traces, ../shared/traces)
  * or the binary it says so and skips.
@@ -45,6 +52,9 @@
 #include "sim/replay.h"
 #include "spec/spec.h"
 #include "store/store.h"
+
+#define NPAIRS	3	/* alternating off/on runs */
+#define TARGET	1.5	/* the issue's: recorded / plain wall time at most */
 
 static void
 unlink_db(const char *db)
@@ -289,9 +299,10 @@ main(int argc, char **argv)
 {
 	const char *dir = bench_traces_dir();
 	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200];
-	double off, on, best = INFINITY, off_cpu = 0, on_cpu = 0, wcpu;
+	double off, on, off_cpu = 0, on_cpu = 0, wcpu, load = -1;
+	double ratio[NPAIRS], cbest = INFINITY, cr, tmp;
 	long long steps = -1;
-	int k;
+	int k, i;
 
 	if (dir == NULL) {
 		printf("replay-store: no traces found (set CELLAR_TRACES); skipped\n");
@@ -303,7 +314,9 @@ main(int argc, char **argv)
 	snprintf(trace, sizeof trace, "%s/philly.csv", dir);
 	snprintf(db, sizeof db, "%s/replay.db", tdir);
 	snprintf(errf, sizeof errf, "%s/stderr", tdir);
-	for (k = 1; k <= 3; k++) {
+	if (getloadavg(&load, 1) != 1)
+		load = -1;
+	for (k = 1; k <= NPAIRS; k++) {
 		unlink_db(db);
 		off = run_cellar(cellar, trace, NULL, errf, tdir, &off_cpu);
 		on = run_cellar(cellar, trace, db, errf, tdir, &on_cpu);
@@ -313,19 +326,29 @@ main(int argc, char **argv)
 			return 1;
 		}
 		steps = steps_of(errf, &wcpu);
+		cr = fmax(on_cpu - wcpu, wcpu) / off_cpu;
 		printf("replay-store philly pair=%d off_s=%.3f on_s=%.3f ratio=%.2f "
 		    "steps=%lld db_mb=%.1f off_cpu=%.3f on_cpu=%.3f writer_cpu=%.3f "
 		    "cpu_ratio=%.2f\n", k, off, on, on / off, steps,
 		    (double)(file_size(db) + file_size(strcat(strcpy(errf, db), "-wal"))) /
-		    (1024.0 * 1024.0), off_cpu, on_cpu, wcpu,
-		    fmax(on_cpu - wcpu, wcpu) / off_cpu);
+		    (1024.0 * 1024.0), off_cpu, on_cpu, wcpu, cr);
 		snprintf(errf, sizeof errf, "%s/stderr", tdir);
-		if (on / off < best)
-			best = on / off;
+		ratio[k - 1] = on / off;
+		if (cr < cbest)
+			cbest = cr;
 		fflush(stdout);
 	}
-	if (best > 1.5)
-		printf("replay-store: best ratio %.2f misses the 1.5x target\n", best);
+	/* sorted, for the best and the median */
+	for (k = 1; k < NPAIRS; k++)
+		for (i = k; i > 0 && ratio[i] < ratio[i - 1]; i--) {
+			tmp = ratio[i];
+			ratio[i] = ratio[i - 1];
+			ratio[i - 1] = tmp;
+		}
+	printf("replay-store verdict wall_best=%.2f wall_median=%.2f cpu_best=%.2f "
+	    "target=%.1f load=%.2f wall=%s cpu=%s\n", ratio[0], ratio[NPAIRS / 2],
+	    cbest, TARGET, load, ratio[0] <= TARGET ? "met" : "missed",
+	    cbest <= TARGET ? "met" : "missed");
 	k = recover(trace, db, 61);
 	unlink_db(db);
 	unlink(errf);
