@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 6.
+-- store/schema.sql — the cellar state store, schema version 7.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 6 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 7 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -13,7 +13,9 @@
 -- session run's engine state (runs.engine) and the specs a run was on
 -- before a reconfiguration (run_specs); 4, the event log as packed
 -- blocks (event_blocks, read through the `events` virtual table); 5, a live
--- job's log (job_logs); 6, a job row's change number (jobs.chg).
+-- job's log (job_logs); 6, a job row's change number (jobs.chg and an
+-- index on it); 7, the change numbers as one row per transaction
+-- (job_changes) instead.
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -126,16 +128,25 @@ CREATE TABLE jobs (
 	opportunistic	INTEGER NOT NULL,
 	engine_id	INTEGER NOT NULL,	-- -1 unless it holds cells
 	emu		BLOB,			-- the emulator's per-job state (opaque)
-	-- The change number of the row's last write, or of its placement's
-	-- (store.h invariant 7): above every number of the run committed
-	-- before, one per transaction; 0 for rows from before version 6 and
-	-- imported ones. Not in dumps: it orders one database's writes.
-	chg		INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (run, id),
 	UNIQUE (run, name)
 );
--- (run, chg): a run's jobs changed since a follower's last read.
-CREATE INDEX jobs_chg ON jobs(run, chg);
+
+-- Which jobs each transaction changed (store.h invariant 7): one row per
+-- transaction that wrote a job row or placement of the run, numbered
+-- above every row of the run before it; `jobs` holds their ids as
+-- little-endian int32, ascending, each once. A follower that has read the
+-- run up to change number c reads the rows above c and then those jobs
+-- (store_job_load_since). One row per transaction, not a column of each
+-- job row with an index on it (version 6): that index cost a recorded
+-- Philly replay's writer a tenth of its time or more. Not in dumps: it
+-- orders one database's writes, and an import starts it over.
+CREATE TABLE job_changes (
+	run		INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	chg		INTEGER NOT NULL,
+	jobs		BLOB NOT NULL,
+	PRIMARY KEY (run, chg)
+) WITHOUT ROWID;
 
 -- Where a job that holds cells runs: struct engine_placement, enough to
 -- re-create it in a fresh engine of the same spec and mode, plus `nodes`

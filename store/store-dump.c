@@ -997,10 +997,10 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			    strtoll(tok.text, NULL, 10) : -1;
 			/* Version 3's dump is version 4's: events were rows
 			   then, and a dump keeps them as records now; 4's
-			   is 5's without job logs; 5's is 6's (jobs.chg is
-			   not dumped). */
-			if (store_v && got >= 3 && got <= 5)
-				got = 6;
+			   is 5's without job logs; 5's is 6's and 6's is 7's
+			   (change numbers are not dumped). */
+			if (store_v && got >= 3 && got <= 6)
+				got = 7;
 			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",

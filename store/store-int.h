@@ -59,9 +59,9 @@ enum store_stmt_id {
 	SQ_JOB_LAST_RUN,
 	SQ_JOB_NEXT_ID,
 	SQ_JOB_LOAD,
-	SQ_JOB_LOAD_SINCE,
-	SQ_JOB_CHG_NEXT,
-	SQ_JOB_CHG_BUMP,
+	SQ_CHG_LAST,
+	SQ_CHG_INSERT,
+	SQ_CHG_SINCE,
 	SQ_PL_PUT,
 	SQ_PL_DELETE,
 	SQ_HEALTH_SET,
@@ -93,6 +93,12 @@ struct store_heads {
 	bool		 dirty;		/* events appended in the open transaction */
 };
 
+/* A job written in the open transaction (struct store's chg). */
+struct store_chg {
+	int64_t			 run;
+	int			 job;
+};
+
 #define STORE_HEADS_RUNS	4	/* runs written by one connection at once */
 #define STORE_HEADS_EVERY	65536	/* events between checkpoints */
 
@@ -119,17 +125,17 @@ struct store {
 	int64_t			 ev_run;
 	int64_t			 ev_first;
 	int64_t			 ev_next;
-	/* The change number (jobs.chg, store.h invariant 7) of the open
-	   transaction's job writes in run chg_run, 0 until its first; and
-	   the job whose row it last wrote, whose placement needs no bump. */
-	int64_t			 chg_run;
-	int64_t			 chg;
-	int64_t			 chg_job_run;
-	int			 chg_job;
+	/* The jobs the open transaction wrote (rows or placements), in
+	   the order written, repeats allowed: its job_changes rows, one per
+	   run, at commit (store.h invariant 7). */
+	struct store_chg	*chg;
+	size_t			 nchg, capchg;
 };
 
-/* Forget the transaction's change number (at begin, commit, rollback). */
+/* Forget the transaction's changed jobs (at begin and rollback). */
 void		 store_chg_reset(struct store *st);
+/* Write the transaction's job_changes rows (store_commit, before COMMIT). */
+int		 store_chg_flush(struct store *st, char **cause);
 
 /* The schema text, generated from store/schema.sql by the Makefile. */
 extern const char store_schema_sql[];

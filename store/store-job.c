@@ -124,77 +124,120 @@ store_job_release(struct store_job *sj)
 void
 store_chg_reset(struct store *st)
 {
-	st->chg_run = st->chg_job_run = 0;
-	st->chg = 0;
-	st->chg_job = -1;
+	st->nchg = 0;
 }
 
-/*
- * Bind the change number of a job write in run to parameter 33 of q: in a
- * transaction the run's next, read once (the write lock is ours from
- * BEGIN IMMEDIATE to COMMIT, so no other writer takes it meanwhile, and
- * the transaction's rows share it); outside one NULL, for the statement
- * to take it itself (JOB_CHG in store.c).
- */
-static int
-chg_bind(struct store *st, int64_t run, sqlite3_stmt *q, char **cause)
+/* Job `job` of run changed in the open transaction. */
+static void
+chg_note(struct store *st, int64_t run, int job)
 {
-	sqlite3_stmt *n;
+	struct store_chg *c;
+
+	/* a checkpoint writes a job and then its placement: noted once */
+	if (st->nchg > 0 && st->chg[st->nchg - 1].run == run &&
+	    st->chg[st->nchg - 1].job == job)
+		return;
+	XGROW(st->chg, st->capchg, st->nchg + 1);
+	c = &st->chg[st->nchg++];
+	c->run = run;
+	c->job = job;
+}
+
+static int
+chg_cmp(const void *a, const void *b)
+{
+	const struct store_chg *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+/* The newest change number of run, 0 for none. */
+static int
+chg_last(struct store *st, int64_t run, int64_t *chg, char **cause)
+{
+	sqlite3_stmt *q;
 	int rc;
 
-	if (!st->txn) {
-		sqlite3_bind_null(q, 33);
-		return 0;
+	if ((q = store_stmt(st, SQ_CHG_LAST, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		return store_fail(st, rc, cause);
 	}
-	if (st->chg == 0 || st->chg_run != run) {
-		if ((n = store_stmt(st, SQ_JOB_CHG_NEXT, cause)) == NULL)
-			return -1;
-		sqlite3_bind_int64(n, 1, run);
-		rc = sqlite3_step(n);
-		if (rc != SQLITE_ROW) {
-			sqlite3_reset(n);
-			return store_fail(st, rc, cause);
-		}
-		st->chg = sqlite3_column_int64(n, 0);
-		st->chg_run = run;
-		sqlite3_reset(n);
-		sqlite3_clear_bindings(n);
-	}
-	sqlite3_bind_int64(q, 33, st->chg);
+	*chg = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
 	return 0;
 }
 
 /*
- * A placement write: its job's row takes the change number too, unless the
- * transaction's last job write was that row (a checkpoint writes a job and
- * then its placement).
+ * One job_changes row per run the transaction changed jobs of, numbered
+ * one above the run's newest: the write lock is ours from BEGIN IMMEDIATE
+ * to COMMIT, so no other writer numbers in between.
  */
-static int
-chg_bump(struct store *st, int64_t run, int job, char **cause)
+int
+store_chg_flush(struct store *st, char **cause)
 {
+	unsigned char *ids = NULL;
 	sqlite3_stmt *q;
+	int64_t last;
+	size_t i, j, k, n;
+	int rc = 0;
 
-	if (st->txn && st->chg_job_run == run && st->chg_job == job)
+	if (st->nchg == 0)
 		return 0;
-	if ((q = store_stmt(st, SQ_JOB_CHG_BUMP, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int(q, 2, job);
-	if (chg_bind(st, run, q, cause) != 0) {
-		sqlite3_clear_bindings(q);
-		return -1;
+	qsort(st->chg, st->nchg, sizeof *st->chg, chg_cmp);
+	ids = xmalloc(st->nchg * 4);
+	for (i = 0; i < st->nchg && rc == 0; i = j) {
+		n = 0;
+		for (j = i; j < st->nchg && st->chg[j].run == st->chg[i].run; j++)
+			if (j == i || st->chg[j].job != st->chg[j - 1].job) {
+				for (k = 0; k < 4; k++)
+					ids[4 * n + k] = (unsigned char)
+					    ((uint32_t)st->chg[j].job >> (8 * k));
+				n++;
+			}
+		if ((rc = chg_last(st, st->chg[i].run, &last, cause)) != 0)
+			break;
+		if ((q = store_stmt(st, SQ_CHG_INSERT, cause)) == NULL) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(q, 1, st->chg[i].run);
+		sqlite3_bind_int64(q, 2, last + 1);
+		sqlite3_bind_blob64(q, 3, ids, n * 4, SQLITE_STATIC);
+		rc = store_step_done(st, q, cause);
 	}
-	return store_step_done(st, q, cause);
+	free(ids);
+	if (rc == 0)
+		st->nchg = 0;
+	return rc;
 }
 
-/* The job row just written in the transaction (see chg_bump). */
-static void
-chg_wrote(struct store *st, int64_t run, int job)
+/*
+ * Outside a transaction a job write is a transaction of its own, so that
+ * its job_changes row commits with it.
+ */
+static int
+own_begin(struct store *st, bool *own, char **cause)
 {
-	if (!st->txn)
-		return;
-	st->chg_job_run = run;
-	st->chg_job = job;
+	*own = !st->txn;
+	return *own ? store_begin(st, cause) : 0;
+}
+
+static int
+own_end(struct store *st, bool own, int rc, char **cause)
+{
+	if (!own)
+		return rc;
+	if (rc == 0 && store_commit(st, cause) == 0)
+		return 0;
+	store_rollback(st);
+	return rc != 0 ? rc : -1;
 }
 
 /* Bind and run an upsert of j; with_emu binds data as the emulator's BLOB. */
@@ -245,27 +288,33 @@ job_upsert(struct store *st, int64_t run, const struct job *j, bool with_emu,
 	sqlite3_bind_int(q, 29, j->suspensions);
 	sqlite3_bind_int(q, 30, j->opportunistic);
 	sqlite3_bind_int(q, 31, j->engine_id);
-	if (chg_bind(st, run, q, cause) != 0) {
-		sqlite3_clear_bindings(q);
-		return -1;
-	}
 	if (store_step_done(st, q, cause) != 0)
 		return -1;
-	chg_wrote(st, run, j->id);
+	chg_note(st, run, j->id);
 	return 0;
 }
 
 int
 store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
 {
-	return job_upsert(st, run, j, false, NULL, 0, cause);
+	bool own;
+
+	if (own_begin(st, &own, cause) != 0)
+		return -1;
+	return own_end(st, own, job_upsert(st, run, j, false, NULL, 0, cause),
+	    cause);
 }
 
 int
 store_job_put_emu(struct store *st, int64_t run, const struct job *j,
     const void *data, size_t len, char **cause)
 {
-	return job_upsert(st, run, j, true, data, len, cause);
+	bool own;
+
+	if (own_begin(st, &own, cause) != 0)
+		return -1;
+	return own_end(st, own, job_upsert(st, run, j, true, data, len, cause),
+	    cause);
 }
 
 /* An UPDATE of one job's row; no such job is STORE_NOTFOUND. */
@@ -286,23 +335,22 @@ store_job_set_blob(struct store *st, int64_t run, int job, const void *data,
     size_t len, char **cause)
 {
 	sqlite3_stmt *q;
+	bool own;
 	int rc;
 
-	if ((q = store_stmt(st, SQ_JOB_BLOB, cause)) == NULL)
+	if (own_begin(st, &own, cause) != 0)
 		return -1;
+	if ((q = store_stmt(st, SQ_JOB_BLOB, cause)) == NULL)
+		return own_end(st, own, -1, cause);
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int(q, 2, job);
 	if (data != NULL)
 		sqlite3_bind_blob64(q, 3, data, len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(q, 3);
-	if (chg_bind(st, run, q, cause) != 0) {
-		sqlite3_clear_bindings(q);
-		return -1;
-	}
 	if ((rc = job_update(st, q, run, job, cause)) == 0)
-		chg_wrote(st, run, job);
-	return rc;
+		chg_note(st, run, job);
+	return own_end(st, own, rc, cause);
 }
 
 int
@@ -359,8 +407,8 @@ store_job_log_get(struct store *st, int64_t run, int job, char **text,
 	return 0;
 }
 
-int
-store_placement_put(struct store *st, int64_t run, int job,
+static int
+placement_put(struct store *st, int64_t run, int job,
     const struct engine_placement *pl, const char *nodes, const char *gpus,
     char **cause)
 {
@@ -409,7 +457,7 @@ store_placement_put(struct store *st, int64_t run, int job,
 	sqlite3_bind_text(q, 13, nodes != NULL ? nodes : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 14, gpus != NULL ? gpus : "", -1, SQLITE_STATIC);
 	if ((rc = store_step_done(st, q, cause)) == 0)
-		rc = chg_bump(st, run, job, cause);
+		chg_note(st, run, job);
 out:
 	if (pf != stack[0])
 		free(pf);
@@ -421,18 +469,35 @@ out:
 }
 
 int
+store_placement_put(struct store *st, int64_t run, int job,
+    const struct engine_placement *pl, const char *nodes, const char *gpus,
+    char **cause)
+{
+	bool own;
+
+	if (own_begin(st, &own, cause) != 0)
+		return -1;
+	return own_end(st, own, placement_put(st, run, job, pl, nodes, gpus,
+	    cause), cause);
+}
+
+int
 store_placement_delete(struct store *st, int64_t run, int job, char **cause)
 {
 	sqlite3_stmt *q;
+	bool own;
+	int rc = -1;
 
-	if ((q = store_stmt(st, SQ_PL_DELETE, cause)) == NULL)
+	if (own_begin(st, &own, cause) != 0)
 		return -1;
+	if ((q = store_stmt(st, SQ_PL_DELETE, cause)) == NULL)
+		return own_end(st, own, -1, cause);
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int(q, 2, job);
-	if (store_step_done(st, q, cause) != 0)
-		return -1;
-	/* nothing deleted: nothing changed */
-	return sqlite3_changes(st->db) > 0 ? chg_bump(st, run, job, cause) : 0;
+	if ((rc = store_step_done(st, q, cause)) == 0 &&
+	    sqlite3_changes(st->db) > 0)	/* nothing deleted: nothing changed */
+		chg_note(st, run, job);
+	return own_end(st, own, rc, cause);
 }
 
 /* Column `col` as an int32 array blob. */
@@ -492,7 +557,6 @@ job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *s
 	j->suspensions = sqlite3_column_int(q, 27);
 	j->opportunistic = sqlite3_column_int(q, 28) != 0;
 	j->engine_id = sqlite3_column_int(q, 29);
-	sj->chg = sqlite3_column_int64(q, 44);
 	if (sqlite3_column_type(q, 31) != SQLITE_NULL) {
 		sj->blob_len = (size_t)sqlite3_column_bytes(q, 31);
 		sj->blob = xmalloc(sj->blob_len + 1);
@@ -634,12 +698,13 @@ store_job_next_id(struct store *st, int64_t run, int *id, char **cause)
 
 /*
  * Steps a bound job query to its end, handing each row to fn; heads (the
- * newest event of each job id, may be NULL) fills last_seq. Resets q.
+ * newest event of each job id, may be NULL) fills last_seq, chg is each
+ * row's change number. Resets q.
  */
 static int
 job_rows(struct store *st, int64_t run, sqlite3_stmt *q, const int64_t *heads,
-    size_t nheads, int (*fn)(void *, const struct store_job *), void *arg,
-    char **cause)
+    size_t nheads, int64_t chg, int (*fn)(void *, const struct store_job *),
+    void *arg, char **cause)
 {
 	struct store_job sj;
 	int rc, stop = 0;
@@ -652,6 +717,7 @@ job_rows(struct store *st, int64_t run, sqlite3_stmt *q, const int64_t *heads,
 		}
 		if (sj.job.id >= 0 && (size_t)sj.job.id < nheads)
 			sj.last_seq = heads[sj.job.id];
+		sj.chg = chg;
 		if ((stop = fn(arg, &sj)) != 0)
 			break;
 	}
@@ -668,10 +734,14 @@ store_job_load(struct store *st, int64_t run,
     int (*fn)(void *, const struct store_job *), void *arg, char **cause)
 {
 	sqlite3_stmt *q;
-	int64_t *heads = NULL;
+	int64_t *heads = NULL, chg;
 	size_t nheads = 0;
 	int rc;
 
+	/* The change number first: rows read after it are at least as new
+	   (a follower may read a job twice, never miss one). */
+	if (chg_last(st, run, &chg, cause) != 0)
+		return -1;
 	/* Every job's newest event at once: one read, not one per job. */
 	if (store_heads_read(st, run, &heads, &nheads, NULL, cause) != 0)
 		return -1;
@@ -680,22 +750,78 @@ store_job_load(struct store *st, int64_t run,
 		return -1;
 	}
 	sqlite3_bind_int64(q, 1, run);
-	rc = job_rows(st, run, q, heads, nheads, fn, arg, cause);
+	rc = job_rows(st, run, q, heads, nheads, chg, fn, arg, cause);
 	free(heads);
 	return rc;
+}
+
+/* A job named by job_changes rows: the newest row's number. */
+struct chg_job {
+	int64_t		 chg;
+	int		 job;
+};
+
+static int
+chg_job_cmp(const void *a, const void *b)
+{
+	const struct chg_job *x = a, *y = b;
+
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->chg < y->chg) - (x->chg > y->chg);	/* newest first */
 }
 
 int
 store_job_load_since(struct store *st, int64_t run, int64_t after,
     int (*fn)(void *, const struct store_job *), void *arg, char **cause)
 {
+	const unsigned char *b;
+	struct chg_job *cj = NULL;
+	size_t n = 0, cap = 0, i, k, nb;
 	sqlite3_stmt *q;
+	int64_t chg;
+	int rc = 0, r;
 
-	if ((q = store_stmt(st, SQ_JOB_LOAD_SINCE, cause)) == NULL)
+	if ((q = store_stmt(st, SQ_CHG_SINCE, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int64(q, 2, after);
-	return job_rows(st, run, q, NULL, 0, fn, arg, cause);
+	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+		chg = sqlite3_column_int64(q, 0);
+		b = sqlite3_column_blob(q, 1);
+		nb = (size_t)sqlite3_column_bytes(q, 1) / 4;
+		XGROW(cj, cap, n + nb);
+		for (k = 0; k < nb; k++, n++) {
+			cj[n].chg = chg;
+			cj[n].job = (int)((uint32_t)b[4 * k] |
+			    (uint32_t)b[4 * k + 1] << 8 |
+			    (uint32_t)b[4 * k + 2] << 16 |
+			    (uint32_t)b[4 * k + 3] << 24);
+		}
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (r != SQLITE_DONE) {
+		free(cj);
+		return store_fail(st, r, cause);
+	}
+	/* Each job once, in id order, with its newest change number; its
+	   row as it is now (a job that is gone went with its run). */
+	if (n > 0)
+		qsort(cj, n, sizeof *cj, chg_job_cmp);
+	for (i = 0; i < n && rc == 0; i++) {
+		if (i > 0 && cj[i].job == cj[i - 1].job)
+			continue;
+		if ((q = store_stmt(st, SQ_JOB_GET, cause)) == NULL) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(q, 1, run);
+		sqlite3_bind_int(q, 2, cj[i].job);
+		rc = job_rows(st, run, q, NULL, 0, cj[i].chg, fn, arg, cause);
+	}
+	free(cj);
+	return rc;
 }
 
 /*

@@ -45,7 +45,7 @@
 	"j.lost_work, j.restarts, j.preemptions, j.suspensions, j.opportunistic, " \
 	"j.engine_id, NULL, j.emu, " \
 	"p.engine_id, p.chain, p.pin, p.priority, p.orig_priority, p.lazy, " \
-	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus, j.chg"
+	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus"
 #define JOB_FROM \
 	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
 /*
@@ -72,15 +72,6 @@
 	" AND (?7 IS NULL OR v.name = ?7)"
 
 /*
- * A job write's change number (store.h invariant 7): the transaction's,
- * bound to p; NULL (outside a transaction) takes the next in the same
- * statement, so no other writer's commit can come in between.
- */
-#define JOB_CHG(p) \
-	"coalesce(" p ", (SELECT coalesce(max(chg), 0) + 1 FROM jobs " \
-	"WHERE run = ?1))"
-
-/*
  * Insert or update every field of a job; the three arguments add columns,
  * values and updates (the emulator's BLOB for replays).
  */
@@ -89,11 +80,11 @@
 	"members, gpus, leaf_type, class, soft_affinity, duration, model, " \
 	"elastic_min, elastic_max, state, reason, state_since, first_start, " \
 	"end_time, queued, attained, run_time, work_done, ckpt_work, lost_work, " \
-	"restarts, preemptions, suspensions, opportunistic, engine_id, chg" cols \
+	"restarts, preemptions, suspensions, opportunistic, engine_id" cols \
 	") VALUES " \
 	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " \
-	"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, " \
-	JOB_CHG("?33") vals ") " \
+	"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31" \
+	vals ") " \
 	"ON CONFLICT (run, id) DO UPDATE SET name = excluded.name, " \
 	"user = excluded.user, vc = excluded.vc, submit = excluded.submit, " \
 	"members = excluded.members, gpus = excluded.gpus, " \
@@ -108,8 +99,8 @@
 	"ckpt_work = excluded.ckpt_work, lost_work = excluded.lost_work, " \
 	"restarts = excluded.restarts, preemptions = excluded.preemptions, " \
 	"suspensions = excluded.suspensions, " \
-	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id, " \
-	"chg = excluded.chg" sets
+	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id" \
+	sets
 
 static const char *const store_sql[SQ_COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
@@ -151,13 +142,12 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_JOB_UPSERT] = JOB_UPSERT("", "", ""),
 	/* The same with the emulator's state, one statement per job, not two. */
 	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu", ", ?32", ", emu = excluded.emu"),
-	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3, chg = " JOB_CHG("?33")
-	    " WHERE run = ?1 AND id = ?2",
-	/* The next change number of a run (once per transaction). */
-	[SQ_JOB_CHG_NEXT] = "SELECT coalesce(max(chg), 0) + 1 FROM jobs WHERE run = ?1",
-	/* A placement write changes its job for a follower too. */
-	[SQ_JOB_CHG_BUMP] = "UPDATE jobs SET chg = " JOB_CHG("?33")
-	    " WHERE run = ?1 AND id = ?2",
+	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
+	/* A run's newest change number (0: none), by the primary key. */
+	[SQ_CHG_LAST] = "SELECT coalesce(max(chg), 0) FROM job_changes WHERE run = ?1",
+	[SQ_CHG_INSERT] = "INSERT INTO job_changes(run, chg, jobs) VALUES (?1, ?2, ?3)",
+	[SQ_CHG_SINCE] = "SELECT chg, jobs FROM job_changes WHERE run = ?1 AND chg > ?2 "
+	    "ORDER BY chg",
 	[SQ_JOB_LOG_PUT] = "INSERT OR REPLACE INTO job_logs(run, job, text) "
 	    "VALUES (?1, ?2, ?3)",
 	[SQ_JOB_LOG_GET] = "SELECT text FROM job_logs WHERE run = ?1 AND job = ?2",
@@ -173,9 +163,6 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
 	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",
 	[SQ_JOB_LOAD] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id",
-	/* by the jobs_chg index; few rows, sorted after */
-	[SQ_JOB_LOAD_SINCE] = "SELECT " JOB_COLS JOB_FROM
-	    " WHERE j.run = ?1 AND j.chg > ?2 ORDER BY j.id",
 	[SQ_PL_PUT] = "INSERT OR REPLACE INTO placements(run, job, engine_id, chain, "
 	    "pin, priority, orig_priority, lazy, downgraded, pod_first, leaves, "
 	    "vleaves, nodes, gpus) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
@@ -662,6 +649,23 @@ static const char store_migrate_5_6[] =
     "ALTER TABLE jobs ADD COLUMN chg INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_chg ON jobs(run, chg);";
 
+/*
+ * 6 -> 7: change numbers as one job_changes row per transaction instead of
+ * a column of every job row and its index (the recorded replay's writer
+ * paid for that index on every job write). The numbers start over: a
+ * follower's first read takes every job anyway (a follower of an older
+ * cellar cannot read the new table and says so).
+ */
+static const char store_migrate_6_7[] =
+    "DROP INDEX jobs_chg;"
+    "ALTER TABLE jobs DROP COLUMN chg;"
+    "CREATE TABLE job_changes ("
+    " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " chg INTEGER NOT NULL,"
+    " jobs BLOB NOT NULL,"
+    " PRIMARY KEY (run, chg)"
+    ") WITHOUT ROWID;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -669,6 +673,7 @@ const struct store_migration store_migrations[] = {
 	{ 3, store_migrate_3_4, store_migrate_3_4_fn },
 	{ 4, store_migrate_4_5, NULL },
 	{ 5, store_migrate_5_6, NULL },
+	{ 6, store_migrate_6_7, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 
@@ -937,6 +942,7 @@ store_close(struct store *st)
 		sqlite3_close(st->db);
 	store_heads_reset(st);
 	strbuf_release(&st->ev_buf);
+	free(st->chg);
 	free(st->path);
 	free(st);
 }
@@ -1035,7 +1041,8 @@ store_commit(struct store *st, char **cause)
 	if (!st->txn)
 		fatal("store_commit: no transaction");
 	if (store_events_flush(st, cause) != 0 ||
-	    store_heads_flush(st, cause) != 0)
+	    store_heads_flush(st, cause) != 0 ||
+	    store_chg_flush(st, cause) != 0)
 		return -1;
 	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)

@@ -45,11 +45,12 @@
  *     transaction) when this process may write it, and otherwise fails
  *     saying what to run.
  *  6. A failed open of a new database leaves no file behind.
- *  7. Every write of a job's row or placement gives the row a change
- *     number (jobs.chg) above that of every row of its run committed
- *     before; the writes of one transaction share one. So a reader that
- *     has read every row of a run up to change number c finds all that
- *     changed since in store_job_load_since(c).
+ *  7. A transaction that writes job rows or placements of a run commits
+ *     one job_changes row for it: a change number above every one of the
+ *     run committed before, and the ids of those jobs (a write outside a
+ *     transaction is one of its own). So a reader that has read every row
+ *     of a run up to change number c finds all that changed since in
+ *     store_job_load_since(c).
  */
 #ifndef CELLAR_STORE_H
 #define CELLAR_STORE_H
@@ -66,7 +67,7 @@
 #include "spec/spec.h"
 
 /* The schema version this binary creates and reads (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION	6
+#define STORE_SCHEMA_VERSION	7
 /* PRAGMA application_id of a cellar database: "Cell". */
 #define STORE_APPLICATION_ID	0x43656c6c
 
@@ -247,7 +248,10 @@ struct store_job {
 	void			*blob;		/* per-job emulator state, or NULL */
 	size_t			 blob_len;
 	int64_t			 last_seq;	/* newest event, 0 if none */
-	int64_t			 chg;		/* its change number (invariant 7) */
+	/* Invariant 7: store_job_load gives every job the run's newest
+	   change number as the read began, store_job_load_since the newest
+	   that named the job. */
+	int64_t			 chg;
 };
 
 void		 store_job_init(struct store_job *sj);
@@ -302,9 +306,10 @@ int		 store_job_load(struct store *st, int64_t run,
 		    char **cause);
 
 /*
- * The jobs of run whose change number is above `after` (invariant 7), in
- * id order, as store_job_load but without last_seq (0): what a follower
- * reads at each poll, by the jobs_chg index, instead of every job.
+ * The jobs of run named by a change above `after` (invariant 7), each once
+ * in id order, as they are now, as store_job_load but without last_seq
+ * (0): what a follower reads at each poll (the job_changes rows above
+ * `after`, then each job by its key) instead of every job.
  */
 int		 store_job_load_since(struct store *st, int64_t run, int64_t after,
 		    int (*fn)(void *arg, const struct store_job *sj), void *arg,

@@ -744,12 +744,28 @@ since(struct store *st, int64_t run, int64_t after)
 	return sb.buf;
 }
 
+/* Every job of run by a full load, as "ID@CHG ..." */
+static const char *
+loaded(struct store *st, int64_t run)
+{
+	static struct strbuf sb = STRBUF_INIT;
+	char *cause = NULL;
+
+	strbuf_reset(&sb);
+	if (store_job_load(st, run, chg_cb, &sb, &cause) != 0) {
+		strbuf_addf(&sb, "error: %s", cause);
+		free(cause);
+	}
+	return sb.buf;
+}
+
 /*
  * Change numbers (store.h invariant 7): a write alone takes the next, a
  * transaction's writes share one, a placement put or delete changes its
  * job (a delete of nothing does not), a blob too, a rolled-back write
- * leaves no trace, each run counts its own; a dump leaves them out and
- * its import starts them over, and a version 5 dump imports.
+ * leaves no trace, each run counts its own; a full load gives the newest,
+ * a job changed twice comes once; a dump leaves them out and its import
+ * starts them over, and version 5 and 6 dumps import.
  */
 static void
 test_job_changes(void)
@@ -811,19 +827,34 @@ test_job_changes(void)
 	CHECK_STREQ(since(st, other, 0), "0@1 ");
 	CHECK_STREQ(since(st, run, 10), "");
 
-	/* a dump has no change numbers; imported rows start at 0 */
+	/* a full load says the newest number; a job changed twice since
+	   comes once, with the newer */
+	CHECK_STREQ(loaded(st, run), "0@10 1@10 2@10 3@10 4@10 ");
+	CHECK(store_job_put(st, run, &j[3], &cause) == 0);
+	CHECK(store_job_put(st, run, &j[1], &cause) == 0);
+	CHECK(store_job_put(st, run, &j[3], &cause) == 0);
+	CHECK_STREQ(since(st, run, 10), "1@12 3@13 ");
+
+	/* a dump has no change numbers; an import starts them over */
 	CHECK(store_export(st, &d, &n, &cause) == 0);
 	CHECK(strstr(d.buf, "chg") == NULL);
+	CHECK(strstr(d.buf, "job_changes") == NULL);
 	CHECK(store_import(b, d.buf, d.len, false, &n, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_STREQ(since(b, run, -1), "0@0 1@0 2@0 3@0 4@0 ");
+	CHECK_STREQ(since(b, run, -1), "");
+	CHECK_STREQ(loaded(b, run), "0@0 1@0 2@0 3@0 4@0 ");
 	CHECK(store_job_put(b, run, &j[1], &cause) == 0);
 	CHECK_STREQ(since(b, run, 0), "1@1 ");
-	/* version 5's dump is version 6's */
-	p = strstr(d.buf, "\"store_version\":6,");
+	/* versions 5's and 6's dumps are version 7's */
+	p = strstr(d.buf, "\"store_version\":7,");
 	CHECK(p != NULL);
 	if (p != NULL)
 		p[16] = '5';
+	CHECK(store_import(b, d.buf, d.len, true, &n, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(n.jobs, 6);
+	if (p != NULL)
+		p[16] = '6';
 	CHECK(store_import(b, d.buf, d.len, true, &n, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(n.jobs, 6);

@@ -223,10 +223,10 @@ test_not_a_store(void)
 	path = tmp_path("newer.db");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	store_close(st);
-	raw_sql(path, "PRAGMA user_version = 7");
+	raw_sql(path, "PRAGMA user_version = 8");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 7, newer than this "
-	    "cellar (6): upgrade cellar") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 8, newer than this "
+	    "cellar (7): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -339,10 +339,10 @@ test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 6, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 7, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 7, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 8, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -361,29 +361,29 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 6 -> 7 with a fake step (SQL and a function). */
+	/* 7 -> 8 with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 7, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 8, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 7);
+	CHECK_INTEQ(store_user_version(st, &cause), 8);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 8, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 9, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 7);
+	CHECK_INTEQ(store_user_version(st, &cause), 8);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 9, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 10, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
@@ -429,69 +429,107 @@ test_migrations(void)
 	store_close(st);
 }
 
-/* Today's jobs as version 5 had them: without the change number. */
+/* Today's jobs as version 5 had them: without change numbers. */
 #define V5_JOBS \
-    "DROP INDEX jobs_chg; ALTER TABLE jobs DROP COLUMN chg;"
+    "DROP TABLE job_changes;"
+/* As version 6 had them: a change number in each row, and its index. */
+#define V6_JOBS \
+    V5_JOBS \
+    "ALTER TABLE jobs ADD COLUMN chg INTEGER NOT NULL DEFAULT 0;" \
+    "CREATE INDEX jobs_chg ON jobs(run, chg);"
+
+/* A full load's "ID@CHG ". */
+static int
+load_ids(struct store *st, int64_t run, struct strbuf *sb)
+{
+	char *cause = NULL;
+	int rc;
+
+	strbuf_reset(sb);
+	rc = store_job_load(st, run, ids_cb, sb, &cause);
+	free(cause);
+	return rc;
+}
 
 /*
- * A version 5 database (today's schema without jobs.chg) with a run of
- * three jobs, one placed: opened for writing it is migrated to 6, the
- * rows from before have change number 0 (so a follower's first read,
- * which takes every job, is the only one that finds them), the index is
- * the schema's, new writes get numbers above 0, and db check is clean.
+ * A version 6 database (change numbers in jobs.chg, indexed) with a run of
+ * three jobs written by two transactions: opened for writing it is
+ * migrated to 7, its jobs table has a new database's columns and the
+ * index is gone, the numbers start over (nothing is above 0; a full load
+ * says 0; a follower that had read up to 2 sees nothing newer, so it
+ * rebuilds on the next change, which is numbered 1), and db check is
+ * clean.
  */
 static void
-test_migration_5_6(void)
+test_migration_6_7(void)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct store *st = NULL;
+	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
+	struct store *st = NULL, *fresh = NULL;
 	char *cause = NULL;
-	const char *path = tmp_path("v5.db");
+	const char *path = tmp_path("v6.db");
 	sqlite3_stmt *q;
 	struct job j;
-	int np = -1;
+	int np = -1, i;
 
 	raw_sql(path, store_schema_sql);
-	raw_sql(path, V5_JOBS
+	raw_sql(path, V6_JOBS
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
 	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u');"
 	    "INSERT INTO jobs VALUES (1, 0, 'a', 'u', 0, 0, '1x1', 1, -1,"
 	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
-	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL, 1);"
 	    "INSERT INTO jobs VALUES (1, 1, 'b', 'u', 0, 0, '1x1', 1, -1,"
 	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
-	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL, 2);"
 	    "INSERT INTO jobs VALUES (1, 2, 'c', 'u', 0, 0, '1x1', 1, -1,"
 	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
-	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
-	    "PRAGMA user_version = 5; PRAGMA application_id = 1130720364;");
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL, 2);"
+	    "PRAGMA user_version = 6; PRAGMA application_id = 1130720364;");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 6);
-	/* the same index as a new database's */
-	CHECK(sqlite3_prepare_v2(st->db, "SELECT sql FROM sqlite_master WHERE "
+	CHECK_INTEQ(store_user_version(st, &cause), 7);
+	/* the jobs table of a new database, without the index */
+	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
+	for (i = 0; i < 2; i++) {
+		CHECK(sqlite3_prepare_v2((i == 0 ? st : fresh)->db,
+		    "SELECT group_concat(name || ' ' || type || ' ' || pk, ',') "
+		    "FROM pragma_table_info('jobs')", -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW);
+		if (i == 0)
+			strbuf_addf(&cols, "%s", (const char *)sqlite3_column_text(q, 0));
+		else
+			CHECK_STREQ(cols.buf, (const char *)sqlite3_column_text(q, 0));
+		sqlite3_finalize(q);
+	}
+	CHECK(strstr(cols.buf, "chg") == NULL);
+	CHECK(strstr(cols.buf, "engine_id INTEGER 0,emu BLOB 0") != NULL);
+	store_close(fresh);
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master WHERE "
 	    "name = 'jobs_chg'", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
-	CHECK_STREQ((const char *)sqlite3_column_text(q, 0),
-	    "CREATE INDEX jobs_chg ON jobs(run, chg)");
+	CHECK_INTEQ(sqlite3_column_int(q, 0), 0);
 	sqlite3_finalize(q);
-	strbuf_reset(&sb);
-	CHECK(store_job_load_since(st, 1, -1, ids_cb, &sb, &cause) == 0);
+	CHECK(load_ids(st, 1, &sb) == 0);
 	CHECK_STREQ(sb.buf, "0@0 1@0 2@0 ");
 	strbuf_reset(&sb);
 	CHECK(store_job_load_since(st, 1, 0, ids_cb, &sb, &cause) == 0);
 	CHECK_STREQ(sb.buf, "");
-	/* a write after the migration: above them */
+	CHECK(store_job_load_since(st, 1, 2, ids_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "");
+	/* a write after the migration: number 1 */
 	job_init(&j, 1, "b", 0, 0);
 	CHECK(store_job_put(st, 1, &j, &cause) == 0);
 	CHECK(store_job_load_since(st, 1, 0, ids_cb, &sb, &cause) == 0);
 	CHECK_STREQ(sb.buf, "1@1 ");
+	CHECK(load_ids(st, 1, &sb) == 0);
+	CHECK_STREQ(sb.buf, "0@1 1@1 2@1 ");
 	strbuf_reset(&sb);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
 	strbuf_release(&sb);
+	strbuf_release(&cols);
 	store_close(st);
 }
 
@@ -762,7 +800,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (6), and cannot be migrated here") != NULL &&
+		    "than this cellar (7), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);
@@ -955,7 +993,7 @@ static const struct test tests[] = {
 	{ "migration-2-3", test_migration_2_3 },
 	{ "migration-3-4", test_migration_3_4 },
 	{ "migration-4-5", test_migration_4_5 },
-	{ "migration-5-6", test_migration_5_6 },
+	{ "migration-6-7", test_migration_6_7 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
