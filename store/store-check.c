@@ -266,6 +266,47 @@ row_leaves(struct check *c, sqlite3_stmt *q)
 
 #define HOLDING	"('running', 'suspended', 'completing')"
 
+/*
+ * A job_changes row (store.h invariant 7): whole int32 ids, ascending, each
+ * a job of the run (the jobs it names are read by key: one that is not
+ * there would be skipped by a follower without a word).
+ */
+static void
+row_changes(struct check *c, sqlite3_stmt *q)
+{
+	int64_t run = sqlite3_column_int64(q, 0), chg = sqlite3_column_int64(q, 1);
+	int bytes = sqlite3_column_bytes(q, 2), n, i;
+	sqlite3_stmt *j = NULL;
+	int *ids;
+
+	if (bytes % 4 != 0 || bytes == 0) {
+		problem(c, "run %lld: change %lld is malformed (%d bytes)",
+		    (long long)run, (long long)chg, bytes);
+		return;
+	}
+	ids = store_i32_decode(sqlite3_column_blob(q, 2), bytes, &n);
+	if (sqlite3_prepare_v2(c->st->db, "SELECT 1 FROM jobs WHERE run = ?1 "
+	    "AND id = ?2", -1, &j, NULL) != SQLITE_OK) {
+		free(ids);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (i > 0 && ids[i] <= ids[i - 1]) {
+			problem(c, "run %lld: change %lld lists job %d after %d",
+			    (long long)run, (long long)chg, ids[i], ids[i - 1]);
+			break;
+		}
+		sqlite3_bind_int64(j, 1, run);
+		sqlite3_bind_int(j, 2, ids[i]);
+		if (sqlite3_step(j) != SQLITE_ROW)
+			problem(c, "run %lld: change %lld names job %d, which the "
+			    "run does not have", (long long)run, (long long)chg, ids[i]);
+		sqlite3_reset(j);
+	}
+	sqlite3_finalize(j);
+	free(ids);
+}
+
 int
 store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
     int *nproblems, char **cause)
@@ -334,7 +375,9 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	    "LEFT JOIN jobs j ON j.run = x.run AND j.id = x.job "
 	    "WHERE x.firsts != 1", row_firsts, cause) != 0 ||
 	    check_query(&c, "SELECT run, upto, seqs FROM heads", row_heads,
-	    cause) != 0)
+	    cause) != 0 ||
+	    check_query(&c, "SELECT run, chg, jobs FROM job_changes ORDER BY run, chg",
+	    row_changes, cause) != 0)
 		goto out;
 	rc = 0;
 out:

@@ -14,7 +14,7 @@
 
 #include "core/xmalloc.h"
 #include "sim/model.h"
-#include "store/store.h"
+#include "store/store-int.h"
 #include "test.h"
 
 static struct spec *
@@ -612,6 +612,21 @@ test_check(void)
 	    "%s", probs.buf);
 	CHECKF(strstr(probs.buf, "run 1: event 2 (start) is about job 9, which the "
 	    "run does not have") != NULL, "%s", probs.buf);
+
+	/* Change rows (invariant 7): a job the run does not have, ids out of
+	   order, a torn id. */
+	CHECK(store_exec(st, "INSERT INTO job_changes VALUES (1, 100, "
+	    "x'0100000009000000'), (1, 101, x'0200000001000000'), "
+	    "(1, 102, x'010000')", &cause) == 0);
+	strbuf_reset(&probs);
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 7, "%d problems: %s", np, probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: change 100 names job 9, which the run "
+	    "does not have") != NULL, "%s", probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: change 101 lists job 1 after 2") != NULL,
+	    "%s", probs.buf);
+	CHECKF(strstr(probs.buf, "run 1: change 102 is malformed (3 bytes)") != NULL,
+	    "%s", probs.buf);
 	strbuf_release(&probs);
 	store_close(st);
 }
