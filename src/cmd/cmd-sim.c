@@ -72,6 +72,8 @@
 	{ 0, "no-pack", NULL, "gandiva: time-slice only, never try packing", VALUE_NONE }, \
 	{ 0, "suspend-cost", "X", "gandiva: x each model's suspend+resume cost (default 1)", VALUE_NONE }, \
 	{ 0, "migrate-cost", "X", "gandiva: x each model's migration cost (default 1)", VALUE_NONE }, \
+	{ 0, "no-migrate", NULL, "gandiva: no locality or defragmentation migrations", VALUE_NONE }, \
+	{ 0, "defrag-every", "T", "gandiva: defragmentation pass interval (default 60s, 0: none)", VALUE_NONE }, \
 	{ 0, "grow-after", "T", "gandiva: elastic jobs grow into GPUs of their node idle T (default 5m)", VALUE_NONE }, \
 	{ 0, "opp-threshold", "M", "antman: opportunistic jobs only on GPUs busy below M (default 0.8)", VALUE_NONE }, \
 	{ 0, "opp-window", "T", "antman: GPU utilization averaged over T (default 5m)", VALUE_NONE }
@@ -398,6 +400,10 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		return cmd_usage_error(ctx);
 	if ((v = args_get(a, "migrate-cost")) != NULL &&
 	    parse_fraction(v, "--migrate-cost", 0, 1e6, false, &m->ep.migrate_scale, cause) < 0)
+		return cmd_usage_error(ctx);
+	m->ep.migrate = !args_has(a, "no-migrate");
+	if ((v = args_get(a, "defrag-every")) != NULL &&
+	    parse_duration(v, "--defrag-every", &m->ep.defrag_every, cause) < 0)
 		return cmd_usage_error(ctx);
 	if ((v = args_get(a, "grow-after")) != NULL &&
 	    parse_duration(v, "--grow-after", &m->ep.grow_after, cause) < 0)
@@ -744,6 +750,8 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_bool(&j, "pack", m->ep.pack);
 	json_kv_double(&j, "suspend_cost", m->ep.suspend_scale);
 	json_kv_double(&j, "migrate_cost", m->ep.migrate_scale);
+	json_kv_bool(&j, "migrate", m->ep.migrate);
+	json_kv_double(&j, "defrag_every", m->ep.defrag_every);
 	json_kv_double(&j, "grow_after", m->ep.grow_after);
 	json_kv_int(&j, "queues", m->pp.nqueues);
 	json_key(&j, "thresholds");

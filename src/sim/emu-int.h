@@ -196,6 +196,16 @@ struct emu {
 	double			*node_seen;
 	long long		 grows, shrinks;
 
+	/* migration (POLICY_OVERSUB and par.migrate; emu-migrate.c): the
+	   nodes departures freed cells on this tick (empty at every tick
+	   boundary), flagged per node; per spec cell scratch counts */
+	bool			 mg_on;
+	int			*mg_nodes;
+	int			 nmg_nodes;
+	size_t			 mg_nodes_cap;
+	unsigned char		*mg_flag;
+	int			*mg_cnt;
+
 	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
 	bool			 am_on;
 	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
@@ -289,6 +299,14 @@ bool		 emu_el_shrink(struct emu *m);
 void		 emu_el_grow(struct emu *m);
 /* Rebuild the elastic jobs' list after a restore; -1 on nonsense. */
 int		 emu_el_restore(struct emu *m, char *why, size_t len);
+
+/* emu-migrate.c: Gandiva's migration, when the policy has POLICY_OVERSUB */
+void		 emu_mg_init(struct emu *m);
+void		 emu_mg_free(struct emu *m);
+/* Job is about to release its cells: its nodes count as freed this tick. */
+void		 emu_mg_note(struct emu *m, int job);
+/* Locality moves and a due defragmentation; true when a job moved. */
+bool		 emu_mg_tick(struct emu *m);
 
 /* emu-antman.c: AntMan sharing, when the policy has POLICY_OPPSHARE */
 void		 emu_am_init(struct emu *m);

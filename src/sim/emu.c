@@ -46,6 +46,8 @@ emu_params_init(struct emu_params *par)
 	par->migrate_scale = 1;
 	par->feedback = 600;
 	par->grow_after = 300;	/* --grow-after: 5 minutes */
+	par->migrate = true;
+	par->defrag_every = 60;	/* --defrag-every: Gandiva's slice */
 	par->opp_threshold = 0.8;	/* AntMan §4: M = 80% */
 	par->opp_window = 300;
 	par->opp_control = true;
@@ -1277,6 +1279,7 @@ finish(struct emu *m, int job)
 	if (j->duration >= 0)
 		j->work_done = j->duration;
 	apply(m, job, JOB_EV_FINISH);
+	emu_mg_note(m, job);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_COMPLETE);
 	if (m->js[job].feedback < 0)
@@ -1314,6 +1317,7 @@ fail_job(struct emu *m, int job, int cell, int name, int *why)
 	emu_el_leave(m, job);
 	if (m->am_on)
 		emu_am_leave(m, job, false);
+	emu_mg_note(m, job);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_REQUEUE);
 	if (*why < 0)
@@ -1500,6 +1504,7 @@ emu_alloc(const struct spec *s, const struct policy *p, const struct emu_params 
 		m->win1 = fmax(m->win1, jobs[i].submit);
 	}
 	emu_el_init(m);
+	emu_mg_init(m);
 	return m;
 }
 
@@ -1582,6 +1587,7 @@ emu_free(struct emu *m)
 	engine_free(m->e);
 	emu_am_free(m);
 	emu_el_free(m);
+	emu_mg_free(m);
 	for (i = 0; i < m->njobs; i++)
 		free(m->js[i].gpus);
 	free(m->js);
@@ -1632,6 +1638,11 @@ emu_run(struct emu *m, double until,
 		carry_out(m);
 		/* arrivals that got no cells take back what elastic jobs grew into */
 		if (m->el_on && emu_el_shrink(m)) {
+			sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
+			carry_out(m);
+		}
+		/* Gandiva's migrations: locality after departures, defragmentation */
+		if (m->mg_on && emu_mg_tick(m)) {
 			sched_pass(m->sch, m->now, &m->acts, &m->nacts, &m->acts_cap);
 			carry_out(m);
 		}

@@ -27,6 +27,11 @@
  * cost, a migrated one its migrate cost. Groups, guests, round-robin
  * order and packing trials are saved (blob version 2) like the rest.
  *
+ * Migration (POLICY_OVERSUB, par.migrate; emu-migrate.c): jobs holding
+ * cells move through engine_move, inside their VC, stalling their model's
+ * migration cost: spread jobs onto nodes departures freed, and every
+ * defrag_every the most-free busy node emptied. Nothing of it is saved.
+ *
  * Priorities in a group (struct job's priority and weight; ours, since
  * Gandiva only says "weighted shares by priority"): strict tiers. The
  * slots go to the highest priority present; a lower tier runs only in
@@ -126,6 +131,12 @@ struct emu_params {
 	/* grow-shrink (POLICY_OVERSUB): an elastic job (struct job
 	   elastic_max > gpus) grows into GPUs of its node idle this long: 300 s */
 	double			 grow_after;
+	/* migration (POLICY_OVERSUB; emu-migrate.c): on departures, spread
+	   jobs move to compact places; every defrag_every seconds (0: never)
+	   the most-free non-idle node is emptied. Both only where the cost is
+	   small against the job's remaining time. migrate false: neither. */
+	bool			 migrate;	/* true */
+	double			 defrag_every;	/* 60 s */
 	/* AntMan sharing, for policies with POLICY_OPPSHARE (antman):
 	   opportunistic jobs go only on GPUs whose SM utilization, averaged
 	   over opp_window seconds, is below opp_threshold; opp_control off

@@ -5,7 +5,8 @@
 # early feedback (time until a job has run --feedback) is well below
 # fifo's, it reports the suspensions that cost, and anomaly finds no VC
 # worse off than alone on its own cells. The report's gandiva options are
-# checked to act (--no-pack, --slice, --feedback) and to refuse bad values.
+# checked to act (--no-pack, --slice, --feedback, --no-migrate,
+# --defrag-every) and to refuse bad values.
 # antman (auto-classification by default: jobs that cannot start run as
 # opportunistic guests) raises GPU and SM utilization over the submission
 # window above fifo's, and anomaly finds no VC worse off for it either.
@@ -117,9 +118,35 @@ run "$CELLAR" replay synth:300 --policy gandiva --load 4
 check_out_has text-feedback-column FB_AVG
 check_out_has text-feedback-legend "FB: early feedback, seconds until a job has run 600 s"
 
+# migrations: by default gandiva also empties the most-free busy node
+# every minute (and compacts spread jobs on departures), which lowers
+# the window's fragmentation below --no-migrate's and costs GPU time
+run "$CELLAR" replay "$PHILLY" $WIN --policy gandiva -o json
+mig_on=$(json_get groups.0.migrations)
+migh_on=$(json_get groups.0.migrate_gpu_hours)
+frag_on=$(json_get frag_avg)
+run "$CELLAR" replay "$PHILLY" $WIN --policy gandiva --no-migrate -o json
+mig_off=$(json_get groups.0.migrations)
+migh_off=$(json_get groups.0.migrate_gpu_hours)
+frag_off=$(json_get frag_avg)
+echo "# gandiva on the window: $mig_on migrations ($migh_on GPU-h), frag $frag_on;" \
+    "--no-migrate: $mig_off ($migh_off GPU-h), frag $frag_off"
+if [ "${mig_on:-0}" -gt "${mig_off:-0}" ] 2>/dev/null; then ok migrations-by-default
+else not_ok migrations-by-default "[$mig_on] by default, [$mig_off] with --no-migrate"; fi
+if lt_times "$migh_off" "$migh_on" 1; then ok migrations-cost-gpu-time
+else not_ok migrations-cost-gpu-time "[$migh_on] GPU-h by default, [$migh_off] without"; fi
+if lt_times "$frag_on" "$frag_off" 1; then ok migrations-defragment
+else not_ok migrations-defragment "frag [$frag_on] by default, [$frag_off] without"; fi
+run "$CELLAR" replay "$PHILLY" $WIN --policy gandiva --defrag-every 10m -o json
+mig_10m=$(json_get groups.0.migrations)
+if [ "${mig_10m:-0}" -lt "${mig_on:-0}" ] 2>/dev/null; then ok defrag-every-option
+else not_ok defrag-every-option "[$mig_10m] every 10m, [$mig_on] every minute"; fi
+
 expect_exit bad-slice 2 "$CELLAR" replay synth:10 --policy gandiva --slice 0
 expect_exit bad-feedback 2 "$CELLAR" replay synth:10 --feedback soon
 expect_exit bad-migrate-cost 2 "$CELLAR" replay synth:10 --migrate-cost -1
 check_err_has bad-migrate-cost-msg "--migrate-cost '-1'"
+expect_exit bad-defrag-every 2 "$CELLAR" replay synth:10 --defrag-every soon
+check_err_has bad-defrag-every-msg "--defrag-every 'soon'"
 
 done_testing

@@ -888,6 +888,95 @@ test_progress_cuts(void)
 	spec_free(s);
 }
 
+/*
+ * A checkpoint in the middle of a migration: j4 (vgg16, two 1-GPU pods)
+ * spreads over two nodes of a 4-node rack and moves onto one when j0 and
+ * j1 end at 1000 (emu-migrate.c); cuts at 1000 and 1001 fall inside its
+ * migration stall. The resumed run must report as the straight one.
+ */
+static void
+test_migrate_mid(void)
+{
+	static const char text[] =
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
+	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
+	    "  physicalCells:\n"
+	    "  - cellType: RACK\n"
+	    "    cellAddress: r0\n"
+	    "    cellChildren:\n"
+	    "    - {cellAddress: n0}\n"
+	    "    - {cellAddress: n1}\n"
+	    "    - {cellAddress: n2}\n"
+	    "    - {cellAddress: n3}\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK, cellNumber: 1}\n";
+	static const double cuts[] = { -1, 1000, 1001, 30000 };
+	struct spec *s = spec_load_string("rack4.yaml", text, strlen(text), NULL);
+	struct job jobs[5];
+	struct setup su;
+	struct outcome a, b;
+	struct policy p;
+	struct emu *m;
+	char *cause = NULL;
+	int i, migrations = 0;
+
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	for (i = 0; i < 4; i++)
+		add(jobs, i, 0, 0, 3, i < 2 ? 1000 : 1e5);
+	add(jobs, 4, 0, 1, 2, 50000);
+	job_set_shape(&jobs[4], 2, 1);
+	jobs[4].duration = 50000;
+	jobs[4].model = model_find("vgg16");
+	memset(&su, 0, sizeof su);
+	su.s = s;
+	su.mode = ENGINE_HIVED;
+	su.policy = "gandiva";
+	policy_params_init(&su.pp);
+	emu_params_init(&su.ep);
+	su.jobs = jobs;
+	su.njobs = 5;
+	/* the cut at 1000 is mid-migration: j4 moved and stalls */
+	CHECK(policy_init(&p, policy_find("gandiva"), &su.pp, &cause) == 0);
+	m = emu_create(s, su.mode, &p, &su.ep, jobs, 5, &cause);
+	CHECKF(m != NULL, "%s", cause);
+	if (m != NULL) {
+		const struct rec *log;
+		int nlog;
+		CHECK(emu_run(m, 1000, NULL, NULL, &cause) >= 0);
+		log = emu_journal(m, &nlog);
+		for (i = 0; i < nlog; i++)
+			migrations += log[i].kind == REC_MIGRATE && log[i].job == 4 &&
+			    log[i].t == 1000;
+		CHECK_INTEQ(migrations, 1);
+		CHECKF(emu_job_rate(m, 4) == 0, "j4 progresses at %g", emu_job_rate(m, 4));
+		emu_free(m);
+	}
+	policy_release(&p);
+	/* that run updated jobs in place: the pristine ones again */
+	for (i = 0; i < 4; i++)
+		add(jobs, i, 0, 0, 3, i < 2 ? 1000 : 1e5);
+	add(jobs, 4, 0, 1, 2, 50000);
+	job_set_shape(&jobs[4], 2, 1);
+	jobs[4].duration = 50000;
+	jobs[4].model = model_find("vgg16");
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	CHECK(straight(&su, &a) == 0);
+	CHECK_INTEQ(a.rep.all.migrations, 1);
+	CHECK_INTEQ(resumed(&su, cuts, 4, false, &b), 4);
+	if (b.jobs != NULL)
+		compare(&a, &b, su.njobs, "mid-migration");
+	outcome_release(&a);
+	outcome_release(&b);
+	spec_free(s);
+}
+
 /* ---- corrupt input ---- */
 
 /*
@@ -1234,6 +1323,7 @@ static const struct test tests[] = {
 	{ "ideal", test_ideal },
 	{ "philly", test_philly },
 	{ "progress-cuts", test_progress_cuts },
+	{ "migrate-mid", test_migrate_mid },
 	{ "corrupt", test_corrupt },
 	{ "old-blobs", test_old_blobs },
 };
