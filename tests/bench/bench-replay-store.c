@@ -22,14 +22,15 @@
  *
  *   replay-store philly pair=K off_s=.. on_s=.. ratio=.. steps=.. db_mb=..
  *       off_cpu=.. on_cpu=.. writer_cpu=.. cpu_ratio=..
- *   replay-store verdict wall_best=.. wall_median=.. cpu_best=.. target=1.5
+ *   replay-store verdict wall_best=.. wall_median=.. cpu_median=.. target=1.5
  *       load=.. wall=met|missed cpu=met|missed
  *   replay-store philly recover jobs=.. events=.. load_ms=.. restore_ms=..
  *
  * The verdict takes the best and the median of the pairs' wall ratios (a
  * pair run while another process took a core says little about the
- * store) and the best cpu_ratio, with the load average as the pairs
+ * store) and the median cpu_ratio, with the load average as the pairs
  * began: a met wall target at a high load means more than a missed one.
+ * A first unrecorded run, not counted, warms the page cache.
  *
  * Without the trace (CELLAR_TRACES, /work/shared/traces, ../shared/traces)
  * or the binary it says so and skips.
@@ -300,7 +301,7 @@ main(int argc, char **argv)
 	const char *dir = bench_traces_dir();
 	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200];
 	double off, on, off_cpu = 0, on_cpu = 0, wcpu, load = -1;
-	double ratio[NPAIRS], cbest = INFINITY, cr, tmp;
+	double ratio[NPAIRS], cpur[NPAIRS], cr, tmp;
 	long long steps = -1;
 	int k, i;
 
@@ -316,6 +317,12 @@ main(int argc, char **argv)
 	snprintf(errf, sizeof errf, "%s/stderr", tdir);
 	if (getloadavg(&load, 1) != 1)
 		load = -1;
+	/* A run not counted: the first reads the trace and the binary from
+	   disk (a cold first pair's off side made its ratios meaningless). */
+	if (run_cellar(cellar, trace, NULL, errf, tdir, &off_cpu) <= 0) {
+		fprintf(stderr, "bench-replay-store: cellar replay failed (%s)\n", errf);
+		return 1;
+	}
 	for (k = 1; k <= NPAIRS; k++) {
 		unlink_db(db);
 		off = run_cellar(cellar, trace, NULL, errf, tdir, &off_cpu);
@@ -334,8 +341,7 @@ main(int argc, char **argv)
 		    (1024.0 * 1024.0), off_cpu, on_cpu, wcpu, cr);
 		snprintf(errf, sizeof errf, "%s/stderr", tdir);
 		ratio[k - 1] = on / off;
-		if (cr < cbest)
-			cbest = cr;
+		cpur[k - 1] = cr;
 		fflush(stdout);
 	}
 	/* sorted, for the best and the median */
@@ -345,10 +351,17 @@ main(int argc, char **argv)
 			ratio[i] = ratio[i - 1];
 			ratio[i - 1] = tmp;
 		}
-	printf("replay-store verdict wall_best=%.2f wall_median=%.2f cpu_best=%.2f "
-	    "target=%.1f load=%.2f wall=%s cpu=%s\n", ratio[0], ratio[NPAIRS / 2],
-	    cbest, TARGET, load, ratio[0] <= TARGET ? "met" : "missed",
-	    cbest <= TARGET ? "met" : "missed");
+	for (k = 1; k < NPAIRS; k++)
+		for (i = k; i > 0 && cpur[i] < cpur[i - 1]; i--) {
+			tmp = cpur[i];
+			cpur[i] = cpur[i - 1];
+			cpur[i - 1] = tmp;
+		}
+	printf("replay-store verdict wall_best=%.2f wall_median=%.2f "
+	    "cpu_median=%.2f target=%.1f load=%.2f wall=%s cpu=%s\n", ratio[0],
+	    ratio[NPAIRS / 2], cpur[NPAIRS / 2], TARGET, load,
+	    ratio[0] <= TARGET ? "met" : "missed",
+	    cpur[NPAIRS / 2] <= TARGET ? "met" : "missed");
 	k = recover(trace, db, 61);
 	unlink_db(db);
 	unlink(errf);
