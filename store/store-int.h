@@ -55,6 +55,7 @@ enum store_stmt_id {
 	SQ_EVENT_TAIL_JOB,
 	SQ_DATA_VERSION,
 	SQ_JOB_GET,
+	SQ_JOB_GET_IDS,
 	SQ_JOB_FIND,
 	SQ_JOB_LAST_RUN,
 	SQ_JOB_NEXT_ID,
@@ -98,6 +99,9 @@ struct store_chg {
 	int64_t			 run;
 	int			 job;
 };
+
+/* Job ids one SQ_JOB_GET_IDS reads (its parameters ?2 to ?65). */
+#define STORE_IDS_PER_READ	64
 
 #define STORE_HEADS_RUNS	4	/* runs written by one connection at once */
 #define STORE_HEADS_EVERY	65536	/* events between checkpoints */

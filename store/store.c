@@ -159,6 +159,15 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "AND job IS NOT NULL ORDER BY seq",
 	[SQ_DATA_VERSION] = "PRAGMA data_version",
 	[SQ_JOB_GET] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id = ?2",
+	/* STORE_IDS_PER_READ ids; those not bound are NULL and match nothing */
+	[SQ_JOB_GET_IDS] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id IN ("
+	    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+	    "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
+	    "?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, "
+	    "?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, "
+	    "?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, "
+	    "?63, ?64, ?65"
+	    ") ORDER BY j.id",
 	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.name = ?2",
 	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
 	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",

@@ -842,6 +842,35 @@ test_job_changes(void)
 	CHECK_STREQ(since(st, other, 0), "0@1 ");
 	CHECK_STREQ(since(st, run, 10), "");
 
+	/* more jobs than one read takes (STORE_IDS_PER_READ), each with
+	   its own newest number, in id order */
+	{
+		struct strbuf want = STRBUF_INIT;
+		struct store *c = mem_store();
+		int64_t many = new_run(c, STORE_RUN_REPLAY);
+		struct job m;
+
+		CHECK(store_begin(c, &cause) == 0);
+		for (i = 0; i < 150; i++) {
+			odd_job(&m, i);
+			CHECK(store_job_put(c, many, &m, &cause) == 0);
+		}
+		CHECK(store_commit(c, &cause) == 0);
+		CHECK(store_begin(c, &cause) == 0);
+		for (i = 149; i >= 0; i -= 73) {	/* 149, 76, 3 */
+			odd_job(&m, i);
+			m.attained += 1;
+			CHECK(store_job_put(c, many, &m, &cause) == 0);
+		}
+		CHECK(store_commit(c, &cause) == 0);
+		for (i = 0; i < 150; i++)
+			strbuf_addf(&want, "%d@%d ", i, i % 73 == 3 ? 2 : 1);
+		CHECK_STREQ(since(c, many, 0), want.buf);
+		CHECK_STREQ(since(c, many, 1), "3@2 76@2 149@2 ");
+		strbuf_release(&want);
+		store_close(c);
+	}
+
 	/* a full load says the newest number; a job changed twice since
 	   comes once, with the newer */
 	CHECK_STREQ(loaded(st, run), "0@10 1@10 2@10 3@10 4@10 ");
