@@ -2,7 +2,8 @@
  * tsim-migrate.c — Gandiva's migration in the emulator (emu-migrate.c),
  * on one rack of four 4-GPU nodes (n0..n3):
  *  - locality: a 2-pod job spread over two nodes moves onto one node when
- *    a departure frees one (par.migrate off: it stays spread);
+ *    a departure frees one (par.migrate off: it stays spread); on a node
+ *    of two sockets, a job spread over both moves into one;
  *  - VCs: with two VCs, a node another VC's job frees is not taken (the
  *    engine refuses), a node of the job's own VC is, and every migrated
  *    job's cells are its VC's; random churn on specs/default.yaml in
@@ -242,6 +243,75 @@ test_locality(void)
 	spec_free(s);
 }
 
+/* Distinct sockets (the node cell's children) under a job's placement. */
+static int
+job_sockets(const struct emu *m, const struct spec *s, int job)
+{
+	struct engine_placement pl;
+	int k, i, n = 0, seen[64];
+
+	if (!emu_job_placement(m, job, &pl))
+		return 0;
+	for (k = 0; k < pl.nleaves; k++) {
+		int sock = s->cells[pl.leaves[k]].parent;
+		for (i = 0; i < n && seen[i] != sock; i++)
+			;
+		if (i == n && n < 64)
+			seen[n++] = sock;
+	}
+	return n;
+}
+
+/*
+ * Sockets: one 8-GPU node of two 4-GPU sockets; a 3-GPU job in each
+ * (j0 ends at 1000), then a job of two 1-GPU pods gets the last GPU of
+ * each socket.
+ * When j0 ends, it moves into j0's socket (off: it stays spread).
+ */
+static void
+test_sockets(void)
+{
+	struct spec *s = load_text(
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    SOCKET: {childCellType: GPU, childCellNumber: 4}\n"
+	    "    NODE: {childCellType: SOCKET, childCellNumber: 2, isNodeLevel: true}\n"
+	    "  physicalCells:\n"
+	    "  - {cellType: NODE, cellAddress: n0}\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: NODE, cellNumber: 1}\n");
+	struct emu_params ep;
+	struct job jobs[3];
+	struct run r;
+	char *cause = NULL;
+	int on, vc = vc_of(s, "A");
+
+	for (on = 0; on <= 1; on++) {
+		add(jobs, 0, vc, 0, 3, 1000);
+		add(jobs, 1, vc, 0, 3, 1e5);
+		add(jobs, 2, vc, 1, 2, 50000);
+		job_set_shape(&jobs[2], 2, 1);	/* one 2-GPU pod would need one socket */
+		jobs[2].duration = 50000;
+		jobs[2].model = model_find("vgg16");
+		emu_params_init(&ep);
+		ep.migrate = on;
+		start(&r, s, &ep, jobs, 3);
+		CHECK(emu_run(r.m, 999, NULL, NULL, &cause) >= 0);
+		CHECK_INTEQ(job_sockets(r.m, s, 0), 1);
+		CHECK_INTEQ(job_sockets(r.m, s, 1), 1);
+		CHECK_INTEQ(job_sockets(r.m, s, 2), 2);
+		CHECK(emu_run(r.m, 1100, NULL, NULL, &cause) >= 0);
+		CHECK_INTEQ(jobs[0].state, JOB_COMPLETED);
+		CHECKF(job_sockets(r.m, s, 2) == (on ? 1 : 2), "migrate %d: j2 on %d sockets",
+		    on, job_sockets(r.m, s, 2));
+		CHECK_INTEQ(count_kind(r.m, REC_MIGRATE, 2), on ? 1 : 0);
+		stop(&r);
+	}
+	spec_free(s);
+}
+
 static void
 test_vcs(void)
 {
@@ -432,6 +502,7 @@ test_defrag(void)
 
 static const struct test tests[] = {
 	{ "locality", test_locality },
+	{ "sockets", test_sockets },
 	{ "vcs", test_vcs },
 	{ "vcs-random", test_vcs_random },
 	{ "cost", test_cost },
