@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/shquote.h"
 #include "core/strbuf.h"
@@ -1746,9 +1747,12 @@ parse_target(struct loader *L, int map, const char *ctx, struct spec_ssh_target 
  * "DIR/NAME" as one quoted shell word; a relative DIR is taken from the
  * spec file's directory, made absolute when that exists, so hooks are
  * found whatever the working directory (and the same path on ssh nodes).
+ * An optional hook is taken only when the set has its file (looked for
+ * here): a set without suspend stops preempted jobs, one without
+ * migrate refuses 'job migrate'. NULL then.
  */
 static char *
-hook_in_dir(struct loader *L, const char *dir, const char *name)
+hook_in_dir(struct loader *L, const char *dir, const char *name, bool optional)
 {
 	struct strbuf path = STRBUF_INIT, cmd = STRBUF_INIT;
 	const char *slash = strrchr(L->file, '/');
@@ -1763,6 +1767,10 @@ hook_in_dir(struct loader *L, const char *dir, const char *name)
 		free(sdir);
 	}
 	strbuf_addf(&path, "%s/%s", dir, name);
+	if (optional && access(path.buf, F_OK) != 0) {
+		strbuf_release(&path);
+		return NULL;
+	}
 	sh_quote(&cmd, path.buf);
 	strbuf_release(&path);
 	return strbuf_detach(&cmd, NULL);
@@ -1801,7 +1809,8 @@ parse_backend(struct loader *L, int map)
 		    str(L, val[K_TYPE]));
 	if (key[K_HOOKS] >= 0 && (dir = get_str(L, val[K_HOOKS], "hooks")) != NULL) {
 		for (i = 0; i < SPEC_NHOOKS; i++)
-			b->hooks[i] = hook_in_dir(L, dir, spec_hook_names[i]);
+			b->hooks[i] = hook_in_dir(L, dir, spec_hook_names[i],
+			    spec_hook_optional(i));
 		free(dir);
 	}
 	for (i = 0; i < SPEC_NHOOKS; i++)

@@ -72,8 +72,9 @@ test_local_with_hooks_and_override(void)
 	snprintf(want, sizeof want, "'%s/hk/start'", cwd);
 	CHECKF(strcmp(s->backend.hooks[SPEC_HOOK_START], want) == 0, "start [%s], want [%s]",
 	    s->backend.hooks[SPEC_HOOK_START], want);
-	snprintf(want, sizeof want, "'%s/hk/migrate'", cwd);
-	CHECK(strcmp(s->backend.hooks[SPEC_HOOK_MIGRATE], want) == 0);
+	/* hk has no files: the optional hooks are not taken from it */
+	CHECK(s->backend.hooks[SPEC_HOOK_MIGRATE] == NULL);
+	CHECK(s->backend.hooks[SPEC_HOOK_SUSPEND] == NULL);
 	CHECK(strcmp(s->backend.hooks[SPEC_HOOK_STOP], "/bin/echo stopped") == 0);
 	CHECK(s->backend.timeout == 0.5 && s->backend.retries == 0 &&
 	    s->backend.status_interval == 0.25);
@@ -122,19 +123,53 @@ test_hooks_relative_to_file(void)
 static void
 test_optional_hooks(void)
 {
+	char dir[] = "/tmp/tspec-hooks.XXXXXX", path[256];
+	struct strbuf text = STRBUF_INIT;
 	struct spec_diags d;
 	struct spec *s;
+	FILE *f;
+	int i;
 
-	s = load_ok(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
-	    "  suspend: ~\n  resume:\n  migrate: ~\n", &d);
+	/* a set with every hook's file: the optional ones are taken */
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < SPEC_NHOOKS; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, spec_hook_names[i]);
+		if ((f = fopen(path, "w")) != NULL)
+			fclose(f);
+	}
+	strbuf_addf(&text, CLUSTER "backend:\n  type: local\n  hooks: %s\n", dir);
+	s = load_ok(text.buf, &d);
+	if (s != NULL) {
+		snprintf(path, sizeof path, "'%s/migrate'", dir);
+		CHECK(strcmp(s->backend.hooks[SPEC_HOOK_MIGRATE], path) == 0);
+		CHECK(s->backend.hooks[SPEC_HOOK_SUSPEND] != NULL &&
+		    s->backend.hooks[SPEC_HOOK_RESUME] != NULL);
+	}
+	spec_free(s);
+	spec_diags_release(&d);
+	strbuf_addf(&text, "  suspend: ~\n  resume:\n  migrate: ~\n");
+	s = load_ok(text.buf, &d);
 	if (s != NULL) {
 		CHECK(s->backend.hooks[SPEC_HOOK_SUSPEND] == NULL);
 		CHECK(s->backend.hooks[SPEC_HOOK_RESUME] == NULL);
 		CHECK(s->backend.hooks[SPEC_HOOK_MIGRATE] == NULL);
-		CHECK(strcmp(s->backend.hooks[SPEC_HOOK_STOP], "'/h/stop'") == 0);
+		snprintf(path, sizeof path, "'%s/stop'", dir);
+		CHECK(strcmp(s->backend.hooks[SPEC_HOOK_STOP], path) == 0);
 	}
 	spec_free(s);
 	spec_diags_release(&d);
+	/* one of the pair turned off */
+	strbuf_reset(&text);
+	strbuf_addf(&text, CLUSTER "backend:\n  type: local\n  hooks: %s\n"
+	    "  resume: ~\n", dir);
+	CHECK_LOAD_FAILS(text.buf, "t.yaml:10:",
+	    "backend has a 'suspend' hook but no 'resume' hook (both or neither)");
+	for (i = 0; i < SPEC_NHOOKS; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, spec_hook_names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	strbuf_release(&text);
 	s = load_ok(CLUSTER "backend:\n  type: local\n  start: a\n  stop: b\n"
 	    "  status: c\n  health: d\n", &d);
 	if (s != NULL)
@@ -143,10 +178,7 @@ test_optional_hooks(void)
 	spec_free(s);
 	spec_diags_release(&d);
 	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
-	    "  resume: ~\n", "t.yaml:10:",
-	    "backend has a 'suspend' hook but no 'resume' hook (both or neither)");
-	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
-	    "  suspend: ~\n", "t.yaml:10:",
+	    "  resume: /bin/true\n", "t.yaml:10:",
 	    "has a 'resume' hook but no 'suspend' hook");
 	/* null is "none" only for the optional hooks */
 	CHECK_LOAD_FAILS(CLUSTER "backend:\n  type: local\n  hooks: /h\n"
