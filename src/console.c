@@ -49,6 +49,9 @@ struct live {
 	char			*last_error;
 	char			*waits;		/* SUSPENDED: why the last try to
 						   resume failed, or NULL */
+	int			 mig_pod;	/* MIGRATING: the pod moved, from */
+	int			 from_node;	/* this node and */
+	char			*from_gpus;	/* these GPUs (else NULL) */
 	struct strbuf		 log;
 	bool			 log_dirty;	/* not in the store yet */
 };
@@ -94,6 +97,7 @@ static const char *const phase_names[] = {
 	[CONSOLE_SUSPENDING] = "suspending",
 	[CONSOLE_SUSPENDED] = "suspended",
 	[CONSOLE_RESUMING] = "resuming",
+	[CONSOLE_MIGRATING] = "migrating",
 };
 
 const char *
@@ -153,6 +157,7 @@ live_release(struct live *l)
 	l->npods = 0;
 	free(l->last_error);
 	free(l->waits);
+	free(l->from_gpus);
 	strbuf_release(&l->log);
 }
 
@@ -259,12 +264,13 @@ rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
 }
 
 /*
- * The live data a restart needs (version 3): phase, what follows a stop,
- * the priority, the request (command words, environment) and the pods
+ * The live data a restart needs (version 4): phase, what follows a stop,
+ * the priority, the request (command words, environment), the pods
  * (node, GPUs), which a STOPPING or SUSPENDED job no longer has in the
- * engine. Version 3 adds the suspension phases; version 2 is read too.
+ * engine, and a migration's source (pod, node, GPUs). Version 3 added
+ * the suspension phases, 4 migration; 2 and 3 are read too.
  */
-#define LIVE_BLOB_VERSION	3
+#define LIVE_BLOB_VERSION	4
 
 static void
 pack_str(struct strbuf *sb, const char *v)
@@ -298,6 +304,9 @@ pack_live(const struct job *j, const struct live *l, struct strbuf *sb)
 		pack_i32(sb, l->pods[p].node);
 		pack_str(sb, l->pods[p].gpus);
 	}
+	pack_i32(sb, l->from_gpus != NULL ? l->mig_pod : -1);
+	pack_i32(sb, l->from_gpus != NULL ? l->from_node : -1);
+	pack_str(sb, l->from_gpus != NULL ? l->from_gpus : "");
 	pack_seal(sb, start);
 }
 
@@ -331,13 +340,13 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
 	unpack_init(&u, blob, len);
 	unpack_unseal(&u);
 	version = unpack_u32(&u);
-	if (!u.failed && version != LIVE_BLOB_VERSION && version != 2)
-		unpack_fail(&u, "version %u, not 2 or %d", version, LIVE_BLOB_VERSION);
+	if (!u.failed && (version < 2 || version > LIVE_BLOB_VERSION))
+		unpack_fail(&u, "version %u, not 2 to %d", version, LIVE_BLOB_VERSION);
 	phase = unpack_i32(&u);
 	after = unpack_i32(&u);
 	*priority = unpack_i32(&u);
 	if (!u.failed && (phase < CONSOLE_QUEUED || phase > (version == 2 ?
-	    CONSOLE_DONE : CONSOLE_RESUMING) ||
+	    CONSOLE_DONE : version == 3 ? CONSOLE_RESUMING : CONSOLE_MIGRATING) ||
 	    (after != -1 && after != JOB_EV_REQUEUE)))
 		unpack_fail(&u, "phase %d, then %d", phase, after);
 	l->phase = (enum console_phase)phase;
@@ -359,6 +368,23 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
 		if ((l->pods[i].gpus = unpack_str(&u)) != NULL)
 			l->npods = i + 1;
 	}
+	l->mig_pod = l->from_node = -1;
+	if (version >= 4) {
+		l->mig_pod = unpack_i32(&u);
+		l->from_node = unpack_i32(&u);
+		v = unpack_str(&u);
+		if (v != NULL && v[0] != '\0' && !u.failed && (l->mig_pod < 0 ||
+		    l->mig_pod >= l->npods || l->from_node < 0 ||
+		    l->from_node >= sp->nnodes))
+			unpack_fail(&u, "migration of pod %d from node %d", l->mig_pod,
+			    l->from_node);
+		if (v != NULL && v[0] != '\0')
+			l->from_gpus = v;
+		else
+			free(v);
+	}
+	if (!u.failed && phase == CONSOLE_MIGRATING && l->from_gpus == NULL)
+		unpack_fail(&u, "migrating without a source");
 	return unpack_finish(&u, "live job state", why, wlen);
 }
 
@@ -538,6 +564,11 @@ env_common(const struct console *c, int i, int pod, struct strvec *env)
 	strvec_pushf(env, "CELLAR_COMMAND=%s", cmd.buf);
 	if (sp->backend.rundir != NULL)
 		strvec_pushf(env, "CELLAR_RUNDIR=%s", sp->backend.rundir);
+	/* a migration: where the pod comes from */
+	if (l->phase == CONSOLE_MIGRATING && pod == l->mig_pod && l->from_gpus != NULL) {
+		strvec_pushf(env, "CELLAR_FROM_NODE=%s", sp->nodes[l->from_node].name);
+		strvec_pushf(env, "CELLAR_FROM_GPUS=%s", l->from_gpus);
+	}
 	for (e = 0; e < l->env.n; e++)
 		strvec_push(env, l->env.v[e]);
 	free(h);
@@ -1014,6 +1045,7 @@ hook_back(struct console *c, const struct hook_done *d)
 		break;
 	case SPEC_HOOK_SUSPEND:
 	case SPEC_HOOK_RESUME:
+	case SPEC_HOOK_MIGRATE:
 		/* settle stops the job instead, and requeues it */
 		if (d->status != 0) {
 			describe(c, d, why, sizeof why);
@@ -1109,7 +1141,8 @@ node_settle(struct console *c, int node, double now, char **cause)
 			strbuf_addf(&names, "%s%s", names.len ? "," : "", info.name);
 		if (i < 0 || (c->live[i].phase != CONSOLE_STARTING &&
 		    c->live[i].phase != CONSOLE_RUNNING &&
-		    c->live[i].phase != CONSOLE_RESUMING))
+		    c->live[i].phase != CONSOLE_RESUMING &&
+		    c->live[i].phase != CONSOLE_MIGRATING))
 			continue;
 		c->jobs[i].reason = JOB_REASON_NODEFAIL;
 		if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, why, now, cause) != 0)
@@ -1150,7 +1183,8 @@ give_up(struct console *c, int i, const char *why, double now, char **cause)
 {
 	struct live *l = &c->live[i];
 	char detail[REC_DETAIL_MAX];
-	bool created, held = l->phase == CONSOLE_RESUMING;
+	bool created, held = l->phase == CONSOLE_RESUMING ||
+	    l->phase == CONSOLE_MIGRATING;
 
 	snprintf(detail, sizeof detail, "%s; stopped, requeued", why ? why :
 	    "a hook failed");
@@ -1323,6 +1357,32 @@ settle(struct console *c, int i, double now, char **cause)
 			return -1;
 		logf_(l, "cellar: %s\n", l->phase == CONSOLE_SUSPENDED ? "suspended" :
 		    "resumed");
+		return 0;
+	case CONSOLE_MIGRATING:
+		if (!l->sent) {
+			l->sent = true;
+			hook_pod(c, i, l->mig_pod, SPEC_HOOK_MIGRATE);
+			return 0;
+		}
+		if (l->failed) {
+			/* the pod is taken to be where it was: stopped there */
+			free(l->pods[l->mig_pod].gpus);
+			l->pods[l->mig_pod].gpus = l->from_gpus;
+			l->pods[l->mig_pod].node = l->from_node;
+			l->from_gpus = NULL;
+			return give_up(c, i, l->last_error, now, cause);
+		}
+		if (begin(c, &created, cause) != 0)
+			return -1;
+		l->phase = CONSOLE_RUNNING;
+		free(l->from_gpus);
+		l->from_gpus = NULL;
+		l->next_status = now + c->s->spec->backend.status_interval;
+		if (put_job(c, i, cause) != 0)
+			goto fail;
+		if (commit(c, created, cause) != 0)
+			return -1;
+		logf_(l, "cellar: migrated\n");
 		return 0;
 	case CONSOLE_SUSPENDED:
 		for (p = 0; p < l->npods; p++)
@@ -1567,6 +1627,221 @@ out:
 	return rc;
 }
 
+/* ---- migration (the operator's 'job migrate') ---- */
+
+/*
+ * n free, healthy GPUs of chain on node, none of them job i's own, into
+ * out (the lowest cell indices first: a node's GPUs in address order).
+ */
+static bool
+free_leaves(const struct console *c, int i, int node, int chain,
+    const struct pinned *own, int n, int *out)
+{
+	const struct spec *sp = c->s->spec;
+	struct engine_cell_info info;
+	int k, m, got = 0;
+
+	for (k = 0; k < sp->ncells && got < n; k++) {
+		if (sp->cells[k].level != 1 || sp->cells[k].node != node ||
+		    sp->cells[k].chain != chain)
+			continue;
+		for (m = 0; m < own->nleaves && own->leaves[m] != k; m++)
+			;
+		if (m < own->nleaves)
+			continue;
+		engine_cell(c->s->engine, k, &info);
+		if (info.used == 0 && info.opp == 0 && info.bad == 0)
+			out[got++] = k;
+	}
+	(void)i;
+	return got == n;
+}
+
+/* Job i on engine placement pl again (a migration undone). */
+static void
+readopt(struct console *c, int i, const struct pinned *pl)
+{
+	struct policy_key key;
+	struct engine_req r;
+	char why[256];
+	int klass;
+
+	job_req(c, i, &r, &klass);
+	c->jobs[i].engine_id = engine_adopt(c->s->engine, &r, pl->chain,
+	    pl->pod_first, c->live[i].npods, pl->leaves, pl->nleaves, why, sizeof why);
+	sched_job_key(c->sched, i, &key, &klass);
+	if (c->jobs[i].engine_id < 0 ||
+	    sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0)
+		logf_(&c->live[i], "cellar: lost its cells undoing a migration: %s\n",
+		    why);
+}
+
+int
+console_migrate(struct console *c, const char *name, const char *node, int pod,
+    int *status, char **cause)
+{
+	const struct spec *sp = c->s->spec;
+	int i = console_find(c, name), to = -1, k, n, klass, id, *nl = NULL;
+	struct pinned old, neu;
+	struct policy_key key;
+	struct engine_req r;
+	struct live *l;
+	struct job *j;
+	struct rec rec;
+	char why[256], *from = NULL, *dest = NULL;
+	bool created;
+	double now = session_now();
+	int from_node;
+
+	*status = 1;
+	if (halted(c, cause)) {
+		*status = 4;
+		return -1;
+	}
+	if (sp->backend.hooks[SPEC_HOOK_MIGRATE] == NULL) {
+		*cause = xasprintf("the backend has no 'migrate' hook: job '%s' cannot "
+		    "be migrated", name);
+		return -1;
+	}
+	if (i < 0 || c->live[i].phase != CONSOLE_RUNNING) {
+		*cause = xasprintf(i < 0 ? "no job '%s'" : "job '%s' is not running", name);
+		return -1;
+	}
+	j = &c->jobs[i];
+	l = &c->live[i];
+	if (pod < 0 || pod >= l->npods) {
+		*cause = xasprintf("job '%s' has no pod %d (0 to %d)", name, pod,
+		    l->npods - 1);
+		return -1;
+	}
+	if (node != NULL && (to = spec_find_node(sp, node)) < 0) {
+		*cause = xasprintf("unknown node '%s'", node);
+		return -1;
+	}
+	if (to >= 0 && to == l->pods[pod].node) {
+		*cause = xasprintf("pod %d of job '%s' is on node '%s' already", pod,
+		    name, node);
+		return -1;
+	}
+	if (pinned_of(c, i, &old, why, sizeof why) != 0) {
+		*cause = xasprintf("job '%s': %s", name, why);
+		return -1;
+	}
+	n = old.pod_first[pod + 1] - old.pod_first[pod];
+	nl = xcalloc((size_t)n + 1, sizeof *nl);
+	/* the node asked for, or the first other one with room */
+	for (k = to >= 0 ? to : 0; k < sp->nnodes; k++) {
+		if (to < 0 && (k == l->pods[pod].node || node_bad_now(c, k)))
+			continue;
+		if (free_leaves(c, i, k, old.chain, &old, n, nl) &&
+		    !node_bad_now(c, k))
+			break;
+		if (to >= 0) {
+			k = sp->nnodes;
+			break;
+		}
+	}
+	if (k >= sp->nnodes) {
+		*cause = to >= 0 ? xasprintf("node '%s' has no %d free healthy GPUs for "
+		    "pod %d of job '%s'", node, n, pod, name) : xasprintf("no other "
+		    "node has %d free healthy GPUs for pod %d of job '%s'", n, pod, name);
+		goto out;
+	}
+	to = k;
+	/* the new placement: the pod's leaves replaced */
+	memset(&neu, 0, sizeof neu);
+	neu.chain = old.chain;
+	neu.nleaves = old.nleaves;
+	neu.pod_first = xcalloc((size_t)l->npods + 1, sizeof *neu.pod_first);
+	neu.leaves = xcalloc((size_t)old.nleaves + 1, sizeof *neu.leaves);
+	memcpy(neu.pod_first, old.pod_first, ((size_t)l->npods + 1) * sizeof *neu.pod_first);
+	memcpy(neu.leaves, old.leaves, (size_t)old.nleaves * sizeof *neu.leaves);
+	memcpy(neu.leaves + old.pod_first[pod], nl, (size_t)n * sizeof *nl);
+	if (begin(c, &created, cause) != 0) {
+		*status = 4;
+		pinned_release(&neu);
+		goto out;
+	}
+	/* the engine moves it: its cells given up, the new ones pinned (the
+	   VC and sharing safety still checked), or the old ones back */
+	sched_release(c->sched, i);
+	job_req(c, i, &r, &klass);
+	id = engine_adopt(c->s->engine, &r, neu.chain, neu.pod_first, l->npods,
+	    neu.leaves, neu.nleaves, why, sizeof why);
+	if (id < 0) {
+		session_log_rollback(c->s, created);
+		readopt(c, i, &old);
+		*cause = xasprintf("job '%s' cannot move there: %s", name, why);
+		pinned_release(&neu);
+		goto out;
+	}
+	j->engine_id = id;
+	sched_job_key(c->sched, i, &key, &klass);
+	if (sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0) {
+		session_log_rollback(c->s, created);
+		engine_release(c->s->engine, id);
+		readopt(c, i, &old);
+		*cause = xasprintf("job '%s' cannot move there: %s", name, why);
+		pinned_release(&neu);
+		goto out;
+	}
+	from = session_leaf_gpus(sp, old.leaves + old.pod_first[pod], n);
+	dest = session_leaf_gpus(sp, nl, n);
+	from_node = l->pods[pod].node;
+	l->phase = CONSOLE_MIGRATING;
+	l->sent = false;
+	l->failed = false;
+	l->mig_pod = pod;
+	l->from_node = from_node;
+	free(l->from_gpus);
+	l->from_gpus = l->pods[pod].gpus;
+	{
+		struct strbuf g = STRBUF_INIT;
+
+		for (k = 0; k < n; k++)
+			strbuf_addf(&g, "%s%s", k ? "," : "", sp->cells[nl[k]].addr);
+		l->pods[pod].gpus = strbuf_detach(&g, NULL);
+	}
+	l->pods[pod].node = to;
+	rec_set(&rec, now, REC_MIGRATE, j, NULL);
+	snprintf(rec.detail, sizeof rec.detail, "pod %d: %s -> %s", pod, from, dest);
+	logf_(l, "cellar: migrating pod %d: %s -> %s\n", pod, from, dest);
+	k = put_job(c, i, cause) != 0 ||
+	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
+	    append(c, &rec, cause) != 0;
+	if (k)
+		session_log_rollback(c->s, created);
+	if (k || commit(c, created, cause) != 0) {	/* commit rolls back */
+		/* nothing recorded: back where it was, running */
+		sched_release(c->sched, i);
+		readopt(c, i, &old);
+		free(l->pods[pod].gpus);
+		l->pods[pod].gpus = l->from_gpus;
+		l->from_gpus = NULL;
+		l->pods[pod].node = from_node;
+		l->phase = CONSOLE_RUNNING;
+		*status = 4;
+		pinned_release(&neu);
+		goto out;
+	}
+	pinned_release(&neu);
+	pinned_release(&old);
+	free(nl);
+	free(from);
+	free(dest);
+	c->dirty = true;	/* its old cells are free */
+	/* the migrate hook on the pod's new node (settle: once the hooks
+	   still out are back) */
+	return 0;
+out:
+	pinned_release(&old);
+	free(nl);
+	free(from);
+	free(dest);
+	return -1;
+}
+
+/* ---- after a restart: the store's live jobs taken over ---- */
 
 struct recover {
 	struct console	*c;
@@ -1709,9 +1984,10 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 		l->next_status = 0;
 		for (p = 0; p < l->npods; p++)
 			l->pods[p].started = was != CONSOLE_STARTING;
-		if (was == CONSOLE_RESUMING) {
-			/* SIGCONT twice is harmless: resume again (settle) */
-			l->phase = CONSOLE_RESUMING;
+		if (was == CONSOLE_RESUMING || was == CONSOLE_MIGRATING) {
+			/* SIGCONT twice is harmless: resume again (settle);
+			   a migrate hook must be as idempotent as start */
+			l->phase = was;
 			l->sent = false;
 			continue;
 		}

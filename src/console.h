@@ -37,6 +37,14 @@
  *   RESUMING   -> RUNNING    [every resume hook exited 0]
  *   RESUMING   -> STOPPING   [a resume hook failed: stopped, requeued]
  *
+ * Migration (the operator's 'job migrate', a migrate hook):
+ *
+ *   RUNNING   -> MIGRATING [one pod's cells moved to another node: the
+ *                           decision committed, then the migrate hook on
+ *                           the new node]
+ *   MIGRATING -> RUNNING   [the migrate hook exited 0]
+ *   MIGRATING -> STOPPING  [it failed: stopped, requeued]
+ *
  * A suspended job is SUSPENDED in struct job but holds no cells (the
  * preemptor needs them); its pods (node, GPUs) say where it may resume.
  *
@@ -68,7 +76,8 @@
  * they started run on: their nodes own them). Snapshots are the caller's.
  *
  * Invariants:
- *  1. A job holds engine cells exactly while STARTING, RUNNING or RESUMING.
+ *  1. A job holds engine cells exactly while STARTING, RUNNING, RESUMING or
+ *     MIGRATING.
  *  2. Every hook run handed to the queue comes back to exactly one job
  *     (or node), which counts it in hooks_out until then.
  *  3. Job logs are bounded (CONSOLE_LOG_MAX bytes per job, the newest kept)
@@ -103,6 +112,7 @@ enum console_phase {
 	CONSOLE_SUSPENDING,
 	CONSOLE_SUSPENDED,
 	CONSOLE_RESUMING,
+	CONSOLE_MIGRATING,
 };
 
 const char	*console_phase_name(enum console_phase p);
@@ -130,6 +140,17 @@ int		 console_submit(struct console *c, const struct console_submit *sub,
 /* Cancel a job by name (pending or running). */
 int		 console_cancel(struct console *c, const char *name, int *status,
 		    char **cause);
+/*
+ * Move pod `pod` of running job NAME to node (NULL: the first other node,
+ * in the spec's order, with enough free healthy GPUs of its chain): the
+ * engine gives the pod's cells up and pins the new ones (its VC and
+ * sharing safety checked), the decision (a migrate event) is committed,
+ * then the spec's migrate hook runs on the new node with CELLAR_FROM_NODE
+ * and CELLAR_FROM_GPUS; a failing hook stops and requeues the job.
+ * Needs a migrate hook.
+ */
+int		 console_migrate(struct console *c, const char *name, const char *node,
+		    int pod, int *status, char **cause);
 /*
  * One pass of the pipeline at the wall clock. -1 with *cause on a store
  * failure: the console is then halted (invariant 4) and every later tick,

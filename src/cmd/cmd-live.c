@@ -534,3 +534,64 @@ const struct cmd_entry cmd_job_log_entry = {
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = log_exec,
 };
+
+/* ---- job migrate ---- */
+
+static const struct cmd_opt migrate_opts[] = {
+	{ 0, "node", "NODE", "the node to move to (default: the first other node "
+	  "with room)", VALUE_NODE },
+	{ 0, "pod", "P", "the pod to move (default 0)", VALUE_NONE },
+	{ 0, NULL, NULL, NULL, VALUE_NONE }
+};
+
+static int
+migrate_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
+{
+	struct console *c;
+	int status, pod = 0;
+
+	if (args_has(a, "pod") && ((pod = (int)args_strtonum(a, "pod", 0, 1023,
+	    cause)), *cause != NULL))
+		return cmd_usage_error(ctx);
+	if (live_console(ctx, &c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_SPEC);
+	if (console_migrate(c, args_value(a, 0), args_get(a, "node"), pod, &status,
+	    cause) != 0)
+		return status_of(ctx, status);
+	if (console_tick(c, cause) != 0)
+		return status_of(ctx, CMD_EXIT_STORE);
+	if (ctx->out.format == OUT_JSON) {
+		struct json j;
+
+		cmd_json_begin(ctx, &j, "migrate");
+		json_key(&j, "name");
+		json_string(&j, args_value(a, 0));
+		json_key(&j, "pod");
+		json_int(&j, pod);
+		cmd_json_end(ctx, &j);
+	} else
+		strbuf_addf(ctx->o, "migrating %s\n", args_value(a, 0));
+	return 0;
+}
+
+const struct cmd_entry cmd_job_migrate_entry = {
+	.name = "job migrate",
+	.opts = migrate_opts,
+	.min = 1, .max = 1,
+	.arg_kind = VALUE_JOB,
+	.usage = "NAME [--node NODE] [--pod P]",
+	.summary = "move a pod of a running live job to another node",
+	.help =
+	    "Move pod P (default 0) of running job NAME to NODE (default: the "
+	    "first other node, in the spec's order, with enough free healthy "
+	    "GPUs). Its GPUs there are pinned in its VC (the VC and sharing "
+	    "safety still checked), the decision is committed to the state "
+	    "store (a migrate event), then the spec's migrate hook runs on the "
+	    "new node with the pod's new GPUs and CELLAR_FROM_NODE and "
+	    "CELLAR_FROM_GPUS; a failing hook stops and requeues the job. Needs "
+	    "a migrate hook in the spec's backend.",
+	.examples = (const char *const []){ "job migrate train1 --node r0n02", NULL },
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
+	.exec = migrate_exec,
+};

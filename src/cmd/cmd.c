@@ -29,6 +29,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_cancel_entry,
 	&cmd_wait_entry,
 	&cmd_job_log_entry,
+	&cmd_job_migrate_entry,
 	&cmd_queue_entry,
 	&cmd_node_bad_entry,
 	&cmd_node_ok_entry,

@@ -210,6 +210,7 @@ extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_wait_entry;
 extern const struct cmd_entry cmd_job_log_entry;
+extern const struct cmd_entry cmd_job_migrate_entry;
 extern const struct cmd_entry cmd_queue_entry;
 
 /*
