@@ -259,7 +259,7 @@ test_store_commands(void)
 	CHECK_COMP("e", "events export");
 	CHECK_COMP("db ", "check vacuum");
 	CHECK_COMP("run ", "show");
-	CHECK_COMP("job ", "log show");
+	CHECK_COMP("job ", "log migrate show");
 	CHECK_COMP("ru", "run runs");
 	CHECK_COMP("events --", "--filter --follow --for --help --job --kind --limit "
 	    "--no-header --output --run --since --sort --until-run-done --vc");
