@@ -658,21 +658,28 @@ phase_pods(struct console *c, int i, enum spec_hook hook)
 }
 
 /* True when another job is STOPPING or SUSPENDING on one of job i's
-   nodes: its GPUs are not given up yet. */
+   nodes, or MIGRATING away from one: its GPUs are not given up yet. */
 static bool
 blocked(const struct console *c, int i)
 {
 	const struct live *l = &c->live[i];
+	const struct live *o;
 	int k, p, q;
 
 	for (k = 0; k < c->n; k++) {
-		if (k == i || (c->live[k].phase != CONSOLE_STOPPING &&
-		    c->live[k].phase != CONSOLE_SUSPENDING))
+		o = &c->live[k];
+		if (k == i)
 			continue;
-		for (p = 0; p < l->npods; p++)
-			for (q = 0; q < c->live[k].npods; q++)
-				if (l->pods[p].node == c->live[k].pods[q].node)
+		for (p = 0; p < l->npods; p++) {
+			if (o->phase == CONSOLE_MIGRATING && o->from_gpus != NULL &&
+			    l->pods[p].node == o->from_node)
+				return true;
+			if (o->phase != CONSOLE_STOPPING && o->phase != CONSOLE_SUSPENDING)
+				continue;
+			for (q = 0; q < o->npods; q++)
+				if (l->pods[p].node == o->pods[q].node)
 					return true;
+		}
 	}
 	return false;
 }

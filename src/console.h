@@ -49,8 +49,8 @@
  * preemptor needs them); its pods (node, GPUs) say where it may resume.
  *
  * A start waits while another job is STOPPING or SUSPENDING on one of its
- * nodes, so the GPUs are free (or the process stopped) before the next job
- * is given them.
+ * nodes, or MIGRATING away from one, so the GPUs are free (or the process
+ * stopped or gone) before the next job is given them.
  *
  * Health: each node's health hook runs every healthInterval; a node whose
  * hook fails (after retries) is marked bad in the engine and the store

@@ -38,6 +38,23 @@ printf '%s\n' "$OUT" | grep -E ',(start|migrate|complete),j,' | cut -d, -f3 | tr
     grep -qx 'start migrate complete ' && ok migrate-order ||
     not_ok migrate-order "$(printf '%s\n' "$OUT" | grep ',j,')"
 
+# 1b. a start on the node a pod migrates away from waits for the migrate
+# hook (the process may still be there): q's command sees its record
+cat >"$TMP/slowmig.sh" <<'EOF'
+sleep 1
+echo "$CELLAR_JOB moved" >>"$CELLAR_RUNDIR/migrations"
+mkdir -p "$CELLAR_RUNDIR/$CELLAR_NODE" &&
+    ln -sfn "$CELLAR_RUNDIR/$CELLAR_FROM_NODE/$CELLAR_JOB.$CELLAR_POD" \
+    "$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
+EOF
+live_spec "$TMP/slow.yaml" 0.1 "migrate: sh $TMP/slowmig.sh"
+rm -f "$CELLAR_DB" "$TMP/run/migrations"
+run "$CELLAR" --spec "$TMP/slow.yaml" -c "submit s --vc a --gpus 4 -- $trainer 60 0.05; wait s --state running --timeout 30s; job migrate s --node n2; submit q --vc a --gpus 4 -- sh -c 'test -s $TMP/run/migrations && echo after >$TMP/qorder || echo before >$TMP/qorder'; wait --timeout 60s; events -o csv --no-header"
+check_rc blocked-rc 0
+check_out_has blocked-q-on-n1 ",start,q,a,-,n1:[0-3],"
+[ "$(cat "$TMP/qorder" 2>/dev/null)" = after ] && ok blocked-start-waited ||
+    not_ok blocked-start-waited "q started $(cat "$TMP/qorder" 2>&1) the migrate hook ended"
+
 # 2. no --node: the first other node with room
 rm -f "$CELLAR_DB" "$TMP/run/migrations"
 run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit k --vc a --gpus 4 -- $trainer 40 0.05; wait k --state running --timeout 30s; job migrate k; wait k --timeout 60s; events -o csv --no-header"
