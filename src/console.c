@@ -49,9 +49,13 @@ struct live {
 	char			*last_error;
 	char			*waits;		/* SUSPENDED: why the last try to
 						   resume failed, or NULL */
-	int			 mig_pod;	/* MIGRATING: the pod moved, from */
+	int			 mig_pod;	/* a migration: the pod moved, from */
 	int			 from_node;	/* this node and */
 	char			*from_gpus;	/* these GPUs (else NULL) */
+	int			 mig_step;	/* 0: the pod may still run at the
+						   source (its stop hook next or
+						   out), 1: stopped there, the
+						   migrate hook next or out */
 	struct strbuf		 log;
 	bool			 log_dirty;	/* not in the store yet */
 };
@@ -307,6 +311,7 @@ pack_live(const struct job *j, const struct live *l, struct strbuf *sb)
 	pack_i32(sb, l->from_gpus != NULL ? l->mig_pod : -1);
 	pack_i32(sb, l->from_gpus != NULL ? l->from_node : -1);
 	pack_str(sb, l->from_gpus != NULL ? l->from_gpus : "");
+	pack_i32(sb, l->from_gpus != NULL ? l->mig_step : 0);
 	pack_seal(sb, start);
 }
 
@@ -373,11 +378,12 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
 		l->mig_pod = unpack_i32(&u);
 		l->from_node = unpack_i32(&u);
 		v = unpack_str(&u);
+		l->mig_step = unpack_i32(&u);
 		if (v != NULL && v[0] != '\0' && !u.failed && (l->mig_pod < 0 ||
 		    l->mig_pod >= l->npods || l->from_node < 0 ||
-		    l->from_node >= sp->nnodes))
-			unpack_fail(&u, "migration of pod %d from node %d", l->mig_pod,
-			    l->from_node);
+		    l->from_node >= sp->nnodes || l->mig_step < 0 || l->mig_step > 1))
+			unpack_fail(&u, "migration of pod %d from node %d (step %d)",
+			    l->mig_pod, l->from_node, l->mig_step);
 		if (v != NULL && v[0] != '\0')
 			l->from_gpus = v;
 		else
@@ -468,14 +474,18 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	for (i = 0; i < sub->nenv; i++) {
 		const char *eq = strchr(sub->env[i], '=');
 		char *k = eq ? xstrndup(sub->env[i], (size_t)(eq - sub->env[i])) : NULL;
-		bool ok = k != NULL && env_name_valid(k) && strncmp(k, "CELLAR_", 7) != 0 &&
+		/* cellar's own variables are not the job's to set, but
+		   CELLAR_CHECKPOINT is the job's (the process set's suspend
+		   and migration run it) */
+		bool ok = k != NULL && env_name_valid(k) && (strncmp(k, "CELLAR_",
+		    7) != 0 || strcmp(k, "CELLAR_CHECKPOINT") == 0) &&
 		    strcmp(k, "CUDA_VISIBLE_DEVICES") != 0;
 
 		free(k);
 		if (!ok) {
 			*cause = xasprintf("bad environment entry '%s' (NAME=VALUE; "
-			    "NAME of letters, digits and '_', not CELLAR_* or "
-			    "CUDA_VISIBLE_DEVICES)", sub->env[i]);
+			    "NAME of letters, digits and '_', not CELLAR_* (but "
+			    "CELLAR_CHECKPOINT) or CUDA_VISIBLE_DEVICES)", sub->env[i]);
 			return -1;
 		}
 	}
@@ -534,8 +544,14 @@ fail:
 
 /* ---- hooks out ---- */
 
+/*
+ * The environment of job i's hook for pod; at_source: for the pod's old
+ * place during a migration (its stop there), CELLAR_TO_NODE and
+ * CELLAR_TO_GPUS saying where it goes.
+ */
 static void
-env_common(const struct console *c, int i, int pod, struct strvec *env)
+env_common(const struct console *c, int i, int pod, bool at_source,
+    struct strvec *env)
 {
 	const struct job *j = &c->jobs[i];
 	const struct live *l = &c->live[i];
@@ -554,9 +570,11 @@ env_common(const struct console *c, int i, int pod, struct strvec *env)
 	strvec_pushf(env, "CELLAR_POD=%d", pod);
 	strvec_pushf(env, "CELLAR_PODS=%d", l->npods);
 	strvec_pushf(env, "CELLAR_NODES=%s", h);
-	strvec_pushf(env, "CELLAR_NODE=%s", sp->nodes[l->pods[pod].node].name);
-	strvec_pushf(env, "CELLAR_GPUS=%s", l->pods[pod].gpus);
-	strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", l->pods[pod].gpus);
+	strvec_pushf(env, "CELLAR_NODE=%s", sp->nodes[at_source ? l->from_node :
+	    l->pods[pod].node].name);
+	strvec_pushf(env, "CELLAR_GPUS=%s", at_source ? l->from_gpus : l->pods[pod].gpus);
+	strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", at_source ? l->from_gpus :
+	    l->pods[pod].gpus);
 	strvec_pushf(env, "CELLAR_PRIORITY=%d", j->klass == JOB_OPPORTUNISTIC ? -1 :
 	    j->priority);
 	/* the command as quoted words, for `sh -c "$CELLAR_COMMAND"` */
@@ -564,8 +582,15 @@ env_common(const struct console *c, int i, int pod, struct strvec *env)
 	strvec_pushf(env, "CELLAR_COMMAND=%s", cmd.buf);
 	if (sp->backend.rundir != NULL)
 		strvec_pushf(env, "CELLAR_RUNDIR=%s", sp->backend.rundir);
-	/* a migration: where the pod comes from */
-	if (l->phase == CONSOLE_MIGRATING && pod == l->mig_pod && l->from_gpus != NULL) {
+	/* a migration: where the pod goes (its stop at the source: the
+	   process set checkpoints it first), or where it comes from (the
+	   migrate hook). A job stopped mid-migration is stopped plainly
+	   there: a checkpoint that failed must not keep it alive. */
+	if (at_source && l->phase == CONSOLE_MIGRATING) {
+		strvec_pushf(env, "CELLAR_TO_NODE=%s", sp->nodes[l->pods[pod].node].name);
+		strvec_pushf(env, "CELLAR_TO_GPUS=%s", l->pods[pod].gpus);
+	} else if (l->phase == CONSOLE_MIGRATING && pod == l->mig_pod &&
+	    l->from_gpus != NULL) {
 		strvec_pushf(env, "CELLAR_FROM_NODE=%s", sp->nodes[l->from_node].name);
 		strvec_pushf(env, "CELLAR_FROM_GPUS=%s", l->from_gpus);
 	}
@@ -586,9 +611,43 @@ hook_pod(struct console *c, int i, int pod, enum spec_hook hook)
 	r.node = c->live[i].pods[pod].node;
 	r.hook = hook;
 	r.tag = pod;
-	env_common(c, i, pod, &r.env);
+	env_common(c, i, pod, false, &r.env);
 	hookq_submit(c->q, &r);
 	c->live[i].hooks_out++;
+}
+
+/* True while a migrating pod may still run at its source. */
+static bool
+at_source(const struct live *l)
+{
+	return l->from_gpus != NULL && l->mig_step == 0;
+}
+
+/* The stop hook for job i's migrating pod at its source. */
+static void
+hook_source(struct console *c, int i)
+{
+	struct live *l = &c->live[i];
+	struct hook_req r;
+
+	memset(&r, 0, sizeof r);
+	r.job = i;
+	r.node = l->from_node;
+	r.hook = SPEC_HOOK_STOP;
+	r.tag = l->mig_pod;
+	env_common(c, i, l->mig_pod, true, &r.env);
+	hookq_submit(c->q, &r);
+	l->hooks_out++;
+}
+
+/* A migration over (done, or the job stopped): the source forgotten. */
+static void
+mig_clear(struct live *l)
+{
+	free(l->from_gpus);
+	l->from_gpus = NULL;
+	l->from_node = l->mig_pod = -1;
+	l->mig_step = 0;
 }
 
 /* The pods of a job that just got its cells, from the engine. */
@@ -636,6 +695,10 @@ stop_pods(struct console *c, int i, enum job_event after)
 		return;
 	for (p = 0; p < l->npods; p++)
 		hook_pod(c, i, p, SPEC_HOOK_STOP);
+	/* a pod stopped in the middle of its migration may still run at
+	   its source too (stop hooks are idempotent) */
+	if (at_source(l))
+		hook_source(c, i);
 }
 
 /*
@@ -658,7 +721,8 @@ phase_pods(struct console *c, int i, enum spec_hook hook)
 }
 
 /* True when another job is STOPPING or SUSPENDING on one of job i's
-   nodes, or MIGRATING away from one: its GPUs are not given up yet. */
+   nodes, or migrating a pod away from one that may still run there: its
+   GPUs are not given up yet. */
 static bool
 blocked(const struct console *c, int i)
 {
@@ -671,8 +735,7 @@ blocked(const struct console *c, int i)
 		if (k == i)
 			continue;
 		for (p = 0; p < l->npods; p++) {
-			if (o->phase == CONSOLE_MIGRATING && o->from_gpus != NULL &&
-			    l->pods[p].node == o->from_node)
+			if (at_source(o) && l->pods[p].node == o->from_node)
 				return true;
 			if (o->phase != CONSOLE_STOPPING && o->phase != CONSOLE_SUSPENDING)
 				continue;
@@ -1050,6 +1113,16 @@ hook_back(struct console *c, const struct hook_done *d)
 			l->failed = true;
 		}
 		break;
+	case SPEC_HOOK_STOP:
+		if (l->phase != CONSOLE_MIGRATING) {
+			if (d->status != 0) {
+				describe(c, d, why, sizeof why);
+				set_error(l, why);
+			}
+			break;
+		}
+		/* the stop at a migration's source: as a migrate hook */
+		/* FALLTHROUGH */
 	case SPEC_HOOK_SUSPEND:
 	case SPEC_HOOK_RESUME:
 	case SPEC_HOOK_MIGRATE:
@@ -1325,6 +1398,7 @@ settle(struct console *c, int i, double now, char **cause)
 				goto fail;
 		} else
 			l->phase = CONSOLE_DONE;
+		mig_clear(l);	/* its source was stopped with the rest */
 		if (put_job(c, i, cause) != 0)
 			goto fail;
 		if (commit(c, created, cause) != 0)
@@ -1366,29 +1440,53 @@ settle(struct console *c, int i, double now, char **cause)
 		    "resumed");
 		return 0;
 	case CONSOLE_MIGRATING:
+		/* step 0: the stop hook at the source; step 1 (committed
+		   first): the migrate hook on the new node, once nothing else
+		   still holds its GPUs there */
 		if (!l->sent) {
+			if (l->mig_step == 0)
+				hook_source(c, i);
+			else if (blocked(c, i))
+				return 0;
+			else
+				hook_pod(c, i, l->mig_pod, SPEC_HOOK_MIGRATE);
 			l->sent = true;
-			hook_pod(c, i, l->mig_pod, SPEC_HOOK_MIGRATE);
 			return 0;
 		}
-		if (l->failed) {
-			/* the pod is taken to be where it was: stopped there */
-			free(l->pods[l->mig_pod].gpus);
-			l->pods[l->mig_pod].gpus = l->from_gpus;
-			l->pods[l->mig_pod].node = l->from_node;
-			l->from_gpus = NULL;
+		/* a failure: stopped wherever the pod may be (stop_pods: the
+		   source too while step 0), requeued */
+		if (l->failed)
 			return give_up(c, i, l->last_error, now, cause);
-		}
 		if (begin(c, &created, cause) != 0)
 			return -1;
+		if (l->mig_step == 0) {
+			/* a restart must not stop the source again: the
+			   pod's record there may be the new node's by then */
+			l->mig_step = 1;
+			if (put_job(c, i, cause) != 0) {
+				l->mig_step = 0;
+				goto fail;
+			}
+			if (commit(c, created, cause) != 0) {
+				l->mig_step = 0;
+				return -1;
+			}
+			logf_(l, "cellar: pod %d stopped on '%s'\n", l->mig_pod,
+			    c->s->spec->nodes[l->from_node].name);
+			l->sent = false;
+			return settle(c, i, now, cause);
+		}
 		l->phase = CONSOLE_RUNNING;
-		free(l->from_gpus);
-		l->from_gpus = NULL;
 		l->next_status = now + c->s->spec->backend.status_interval;
-		if (put_job(c, i, cause) != 0)
+		if (put_job(c, i, cause) != 0) {
+			l->phase = CONSOLE_MIGRATING;
 			goto fail;
-		if (commit(c, created, cause) != 0)
+		}
+		if (commit(c, created, cause) != 0) {
+			l->phase = CONSOLE_MIGRATING;
 			return -1;
+		}
+		mig_clear(l);
 		logf_(l, "cellar: migrated\n");
 		return 0;
 	case CONSOLE_SUSPENDED:
@@ -1664,43 +1762,23 @@ free_leaves(const struct console *c, int i, int node, int chain,
 	return got == n;
 }
 
-/* Job i on engine placement pl again (a migration undone). */
-static void
-readopt(struct console *c, int i, const struct pinned *pl)
-{
-	struct policy_key key;
-	struct engine_req r;
-	char why[256];
-	int klass;
-
-	job_req(c, i, &r, &klass);
-	c->jobs[i].engine_id = engine_adopt(c->s->engine, &r, pl->chain,
-	    pl->pod_first, c->live[i].npods, pl->leaves, pl->nleaves, why, sizeof why);
-	sched_job_key(c->sched, i, &key, &klass);
-	if (c->jobs[i].engine_id < 0 ||
-	    sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0)
-		logf_(&c->live[i], "cellar: lost its cells undoing a migration: %s\n",
-		    why);
-}
-
 int
 console_migrate(struct console *c, const char *name, const char *node, int pod,
     int *status, char **cause)
 {
 	const struct spec *sp = c->s->spec;
-	int i = console_find(c, name), to = -1, k, n, klass, id, *nl = NULL;
-	struct pinned old, neu;
-	struct policy_key key;
-	struct engine_req r;
+	int i = console_find(c, name), to = -1, k, n, *nl = NULL, *pf = NULL,
+	    *lv = NULL;
+	struct pinned old;
 	struct live *l;
 	struct job *j;
 	struct rec rec;
 	char why[256], *from = NULL, *dest = NULL;
 	bool created;
 	double now = session_now();
-	int from_node;
 
 	*status = 1;
+	memset(&old, 0, sizeof old);
 	if (halted(c, cause)) {
 		*status = 4;
 		return -1;
@@ -1725,81 +1803,60 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 		*cause = xasprintf("unknown node '%s'", node);
 		return -1;
 	}
-	if (to >= 0 && to == l->pods[pod].node) {
-		*cause = xasprintf("pod %d of job '%s' is on node '%s' already", pod,
-		    name, node);
-		return -1;
-	}
 	if (pinned_of(c, i, &old, why, sizeof why) != 0) {
 		*cause = xasprintf("job '%s': %s", name, why);
 		return -1;
 	}
 	n = old.pod_first[pod + 1] - old.pod_first[pod];
 	nl = xcalloc((size_t)n + 1, sizeof *nl);
-	/* the node asked for, or the first other one with room */
-	for (k = to >= 0 ? to : 0; k < sp->nnodes; k++) {
-		if (to < 0 && (k == l->pods[pod].node || node_bad_now(c, k)))
-			continue;
-		if (free_leaves(c, i, k, old.chain, &old, n, nl) &&
-		    !node_bad_now(c, k))
-			break;
-		if (to >= 0) {
-			k = sp->nnodes;
-			break;
-		}
+	/* the node asked for (its own: other GPUs there), or the first
+	   other one with room, or other GPUs of its own */
+	if (to >= 0)
+		k = free_leaves(c, i, to, old.chain, &old, n, nl) &&
+		    !node_bad_now(c, to) ? to : sp->nnodes;
+	else {
+		for (k = 0; k < sp->nnodes; k++)
+			if (k != l->pods[pod].node && !node_bad_now(c, k) &&
+			    free_leaves(c, i, k, old.chain, &old, n, nl))
+				break;
+		if (k >= sp->nnodes && !node_bad_now(c, l->pods[pod].node) &&
+		    free_leaves(c, i, l->pods[pod].node, old.chain, &old, n, nl))
+			k = l->pods[pod].node;
 	}
 	if (k >= sp->nnodes) {
 		*cause = to >= 0 ? xasprintf("node '%s' has no %d free healthy GPUs for "
-		    "pod %d of job '%s'", node, n, pod, name) : xasprintf("no other "
-		    "node has %d free healthy GPUs for pod %d of job '%s'", n, pod, name);
+		    "pod %d of job '%s'", node, n, pod, name) : xasprintf("no node "
+		    "has %d other free healthy GPUs for pod %d of job '%s'", n, pod, name);
 		goto out;
 	}
 	to = k;
 	/* the new placement: the pod's leaves replaced */
-	memset(&neu, 0, sizeof neu);
-	neu.chain = old.chain;
-	neu.nleaves = old.nleaves;
-	neu.pod_first = xcalloc((size_t)l->npods + 1, sizeof *neu.pod_first);
-	neu.leaves = xcalloc((size_t)old.nleaves + 1, sizeof *neu.leaves);
-	memcpy(neu.pod_first, old.pod_first, ((size_t)l->npods + 1) * sizeof *neu.pod_first);
-	memcpy(neu.leaves, old.leaves, (size_t)old.nleaves * sizeof *neu.leaves);
-	memcpy(neu.leaves + old.pod_first[pod], nl, (size_t)n * sizeof *nl);
+	pf = xcalloc((size_t)l->npods + 1, sizeof *pf);
+	lv = xcalloc((size_t)old.nleaves + 1, sizeof *lv);
+	memcpy(pf, old.pod_first, ((size_t)l->npods + 1) * sizeof *pf);
+	memcpy(lv, old.leaves, (size_t)old.nleaves * sizeof *lv);
+	memcpy(lv + old.pod_first[pod], nl, (size_t)n * sizeof *nl);
 	if (begin(c, &created, cause) != 0) {
 		*status = 4;
-		pinned_release(&neu);
 		goto out;
 	}
-	/* the engine moves it: its cells given up, the new ones pinned (the
-	   VC and sharing safety still checked), or the old ones back */
-	sched_release(c->sched, i);
-	job_req(c, i, &r, &klass);
-	id = engine_adopt(c->s->engine, &r, neu.chain, neu.pod_first, l->npods,
-	    neu.leaves, neu.nleaves, why, sizeof why);
-	if (id < 0) {
+	/* one atomic engine call: the job keeps its id, its VC chooses
+	   virtual cells for the new leaves (quota and sharing safety
+	   checked), or nothing changes */
+	if (engine_move(c->s->engine, j->engine_id, pf, l->npods, lv, old.nleaves,
+	    why, sizeof why) != 0) {
 		session_log_rollback(c->s, created);
-		readopt(c, i, &old);
 		*cause = xasprintf("job '%s' cannot move there: %s", name, why);
-		pinned_release(&neu);
-		goto out;
-	}
-	j->engine_id = id;
-	sched_job_key(c->sched, i, &key, &klass);
-	if (sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0) {
-		session_log_rollback(c->s, created);
-		engine_release(c->s->engine, id);
-		readopt(c, i, &old);
-		*cause = xasprintf("job '%s' cannot move there: %s", name, why);
-		pinned_release(&neu);
 		goto out;
 	}
 	from = session_leaf_gpus(sp, old.leaves + old.pod_first[pod], n);
 	dest = session_leaf_gpus(sp, nl, n);
-	from_node = l->pods[pod].node;
 	l->phase = CONSOLE_MIGRATING;
 	l->sent = false;
 	l->failed = false;
 	l->mig_pod = pod;
-	l->from_node = from_node;
+	l->mig_step = 0;
+	l->from_node = l->pods[pod].node;
 	free(l->from_gpus);
 	l->from_gpus = l->pods[pod].gpus;
 	{
@@ -1812,37 +1869,44 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 	l->pods[pod].node = to;
 	rec_set(&rec, now, REC_MIGRATE, j, NULL);
 	snprintf(rec.detail, sizeof rec.detail, "pod %d: %s -> %s", pod, from, dest);
-	logf_(l, "cellar: migrating pod %d: %s -> %s\n", pod, from, dest);
 	k = put_job(c, i, cause) != 0 ||
 	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
 	    append(c, &rec, cause) != 0;
 	if (k)
 		session_log_rollback(c->s, created);
 	if (k || commit(c, created, cause) != 0) {	/* commit rolls back */
-		/* nothing recorded: back where it was, running */
-		sched_release(c->sched, i);
-		readopt(c, i, &old);
+		/* nothing recorded: back where it was, running (its old
+		   leaves were free a moment ago: the move back cannot meet
+		   anything else) */
+		if (engine_move(c->s->engine, j->engine_id, old.pod_first, l->npods,
+		    old.leaves, old.nleaves, why, sizeof why) != 0)
+			logf_(l, "cellar: lost its cells undoing a migration: %s\n", why);
 		free(l->pods[pod].gpus);
 		l->pods[pod].gpus = l->from_gpus;
+		l->pods[pod].node = l->from_node;
 		l->from_gpus = NULL;
-		l->pods[pod].node = from_node;
+		mig_clear(l);
 		l->phase = CONSOLE_RUNNING;
 		*status = 4;
-		pinned_release(&neu);
 		goto out;
 	}
-	pinned_release(&neu);
+	logf_(l, "cellar: migrating pod %d: %s -> %s\n", pod, from, dest);
+	/* its old cells are free in the engine (a start on the source node
+	   waits for the stop there: blocked) */
+	sched_touch_all(c->sched);
+	c->dirty = true;
 	pinned_release(&old);
 	free(nl);
+	free(pf);
+	free(lv);
 	free(from);
 	free(dest);
-	c->dirty = true;	/* its old cells are free */
-	/* the migrate hook on the pod's new node (settle: once the hooks
-	   still out are back) */
 	return 0;
 out:
 	pinned_release(&old);
 	free(nl);
+	free(pf);
+	free(lv);
 	free(from);
 	free(dest);
 	return -1;

@@ -39,12 +39,27 @@
  *
  * Migration (the operator's 'job migrate', a migrate hook):
  *
- *   RUNNING   -> MIGRATING [one pod's cells moved to another node: the
- *                           decision committed, then the migrate hook on
- *                           the new node]
+ *   RUNNING   -> MIGRATING [engine_move: one pod's cells moved (the job
+ *                           keeps its engine id; its VC, quota and sharing
+ *                           safety checked, nothing changed if refused);
+ *                           the decision committed, then step 0: the stop
+ *                           hook for the pod at its source (CELLAR_TO_NODE,
+ *                           CELLAR_TO_GPUS: the process set checkpoints)]
+ *   MIGRATING -> MIGRATING [the stop exited 0: step 1 committed, then the
+ *                           migrate hook on the new node (CELLAR_FROM_NODE,
+ *                           CELLAR_FROM_GPUS), once nothing else still
+ *                           holds its GPUs there]
  *   MIGRATING -> RUNNING   [the migrate hook exited 0]
- *   MIGRATING -> STOPPING  [it failed: stopped, requeued]
+ *   MIGRATING -> STOPPING  [either hook failed, or a node went bad, or a
+ *                           cancel: stopped, requeued (cancel: not)]
  *
+ * While step 0 is not done the pod may still run at its source: a stop
+ * of the job then stops it there too, and a start on the source node
+ * waits. Step 1 is committed before the migrate hook so a restart never
+ * stops the source again (a slurm or kubernetes pod's record is keyed by
+ * job and pod, not node: that stop would hit the new one); both hooks
+ * must be idempotent (a restart runs the current step again).
+
  * A suspended job is SUSPENDED in struct job but holds no cells (the
  * preemptor needs them); its pods (node, GPUs) say where it may resume.
  *
@@ -141,13 +156,11 @@ int		 console_submit(struct console *c, const struct console_submit *sub,
 int		 console_cancel(struct console *c, const char *name, int *status,
 		    char **cause);
 /*
- * Move pod `pod` of running job NAME to node (NULL: the first other node,
- * in the spec's order, with enough free healthy GPUs of its chain): the
- * engine gives the pod's cells up and pins the new ones (its VC and
- * sharing safety checked), the decision (a migrate event) is committed,
- * then the spec's migrate hook runs on the new node with CELLAR_FROM_NODE
- * and CELLAR_FROM_GPUS; a failing hook stops and requeues the job.
- * Needs a migrate hook.
+ * Move pod `pod` of running job NAME to free healthy GPUs of node (its
+ * own: other GPUs there; NULL: the first other node in the spec's order
+ * with room, else other GPUs of its own) with engine_move, commit the
+ * decision (a migrate event), then MIGRATING's two steps (above). Needs
+ * a migrate hook; only guaranteed jobs move (engine_move's rule).
  */
 int		 console_migrate(struct console *c, const char *name, const char *node,
 		    int pod, int *status, char **cause);

@@ -138,6 +138,7 @@ const struct cmd_entry cmd_submit_entry = {
 	    "before anything runs.",
 	.examples = (const char *const []){
 		"submit train1 --vc prod --gpus 2 -- sleep 30",
+		"submit train2 --vc prod --gpus 2 -- sleep 60",
 		"submit bert --vc research --gpus 2 --pods 2 --priority 10 "
 		"--env EPOCHS=3 -- ./train.sh --resume",
 		NULL },
@@ -326,7 +327,8 @@ const struct cmd_entry cmd_wait_entry = {
 	    "failed or cancelled, with its stop hooks finished — or reaches "
 	    "--state: running (its start hooks all succeeded) or a job state "
 	    "such as pending or completed. Fails after --timeout.",
-	.examples = (const char *const []){ "wait train1 --timeout 10m", NULL },
+	.examples = (const char *const []){ "wait train1 --timeout 10m",
+	    "wait train2 --state running", NULL },
 	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = wait_exec,
@@ -538,8 +540,8 @@ const struct cmd_entry cmd_job_log_entry = {
 /* ---- job migrate ---- */
 
 static const struct cmd_opt migrate_opts[] = {
-	{ 0, "node", "NODE", "the node to move to (default: the first other node "
-	  "with room)", VALUE_NODE },
+	{ 0, "node", "NODE", "the node to move to, its own included (default: "
+	  "the first other node with room, else other GPUs of its own)", VALUE_NODE },
 	{ 0, "pod", "P", "the pod to move (default 0)", VALUE_NONE },
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
@@ -563,7 +565,7 @@ migrate_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (ctx->out.format == OUT_JSON) {
 		struct json j;
 
-		cmd_json_begin(ctx, &j, "migrate");
+		cmd_json_begin(ctx, &j, "job-migrate");
 		json_key(&j, "name");
 		json_string(&j, args_value(a, 0));
 		json_key(&j, "pod");
@@ -580,17 +582,22 @@ const struct cmd_entry cmd_job_migrate_entry = {
 	.min = 1, .max = 1,
 	.arg_kind = VALUE_JOB,
 	.usage = "NAME [--node NODE] [--pod P]",
-	.summary = "move a pod of a running live job to another node",
+	.summary = "move a pod of a running live job to other GPUs",
 	.help =
-	    "Move pod P (default 0) of running job NAME to NODE (default: the "
-	    "first other node, in the spec's order, with enough free healthy "
-	    "GPUs). Its GPUs there are pinned in its VC (the VC and sharing "
-	    "safety still checked), the decision is committed to the state "
-	    "store (a migrate event), then the spec's migrate hook runs on the "
-	    "new node with the pod's new GPUs and CELLAR_FROM_NODE and "
-	    "CELLAR_FROM_GPUS; a failing hook stops and requeues the job. Needs "
-	    "a migrate hook in the spec's backend.",
-	.examples = (const char *const []){ "job migrate train1 --node r0n02", NULL },
+	    "Move pod P (default 0) of running job NAME to free healthy GPUs "
+	    "of NODE (its own node: other GPUs there; default: the first other "
+	    "node in the spec's order with room, else other GPUs of its own). "
+	    "The engine moves the job in one step (its VC, quota and sharing "
+	    "safety checked; nothing changes when refused) and the decision "
+	    "is committed to the state store (a migrate event); then the "
+	    "spec's stop hook runs for the pod on its old node with "
+	    "CELLAR_TO_NODE and CELLAR_TO_GPUS, and once it succeeded the "
+	    "migrate hook on the new one with the new GPUs and "
+	    "CELLAR_FROM_NODE and CELLAR_FROM_GPUS (phase migrating). A failing "
+	    "hook stops the job wherever the pod may be and requeues it. "
+	    "Needs a migrate hook in the spec's backend; only guaranteed jobs "
+	    "move.",
+	.examples = (const char *const []){ "job migrate train2 --node box", NULL },
 	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = migrate_exec,

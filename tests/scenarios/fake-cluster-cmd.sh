@@ -5,6 +5,9 @@
 # line per call, and answers like the real one for what the hook sets ask.
 # A submitted job runs for $FAKE_RUNS status looks (default 1), then ends
 # with $FAKE_END (default COMPLETED / Succeeded); $FAKE/ holds the state.
+# A pod remembers its node and GPUs (NODE/GPUS, for get -o jsonpath with
+# spec.nodeName); with FAKE_LINGER=1 a delete --wait=false leaves it
+# listed (terminating) until a waiting delete.
 me=$(basename "$0")
 line=$me
 for a in "$@"; do line="$line [$a]"; done
@@ -39,12 +42,28 @@ kubectl)
 		case $* in
 		*"-o name"*) [ -e "$FAKE/$3.made" ] && ! [ -e "$FAKE/$3.gone" ] &&
 		    echo "pod/$3" || { echo "pods \"$3\" not found" >&2; exit 1; } ;;
+		*spec.nodeName*) [ -e "$FAKE/$3.made" ] && ! [ -e "$FAKE/$3.gone" ] &&
+		    cat "$FAKE/$3.where" ;;
 		*) if looks "$3"; then echo Running
 		   elif [ -e "$FAKE/$3.gone" ]; then :
 		   else echo "${FAKE_END:-Succeeded}"; fi ;;
 		esac ;;
-	"run "*) touch "$FAKE/$2.made" ;;
-	"delete pod") touch "$FAKE/$3.gone" ;;
+	"run "*)	# where it runs: NODE/NVIDIA_VISIBLE_DEVICES
+		node= gpus=
+		for a in "$@"; do
+			case $a in
+			--overrides=*) node=${a#*nodeName\":\"}; node=${node%%\"*} ;;
+			--env=NVIDIA_VISIBLE_DEVICES=*) gpus=${a#--env=NVIDIA_VISIBLE_DEVICES=} ;;
+			esac
+		done
+		echo "$node/$gpus" >"$FAKE/$2.where"
+		rm -f "$FAKE/$2.gone"
+		touch "$FAKE/$2.made" ;;
+	"delete pod")	# FAKE_LINGER: a pod deleted without waiting stays listed
+		case "$* ${FAKE_LINGER:-}" in
+		*--wait=false*" 1") ;;
+		*) touch "$FAKE/$3.gone" ;;
+		esac ;;
 	"get node") echo "${FAKE_READY:-True}" ;;
 	esac ;;
 esac

@@ -55,6 +55,7 @@ release
 node ok
 node bad
 load
+job migrate
 import
 cancel
 alloc"

@@ -124,4 +124,41 @@ hook kubernetes suspend && not_ok k8s-suspend "suspend succeeded" || ok k8s-susp
 hook kubernetes health
 check_calls k8s-health 'kubectl [get] [node] [n1] [-o] [jsonpath={.status.conditions[?(@.type=="Ready")].status}]'
 
+
+# ---- migration: stop on the old node, then migrate on the new one ----
+# slurm: scancel, then sbatch pinned to the new node
+rm -rf "$FAKE"; : >"$FAKE_LOG"
+FAKE_RUNS=100000 run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit m --vc a --gpus 4 -- sleep 1; wait m --state running --timeout 60s; job migrate m --node n2; wait m --state running --timeout 60s; cancel m; wait m --timeout 60s; events -o csv --no-header"
+check_rc slurm-migrate-rc 0
+check_out_has slurm-migrate-event ",migrate,m,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
+got=$(grep -E '^(sbatch|scancel) ' "$FAKE_LOG")
+want="sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
+scancel [4242]
+sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
+scancel [4243]"
+[ "$got" = "$want" ] && ok slurm-migrate-calls || not_ok slurm-migrate-calls "[$got], want [$want]"
+# kubernetes: the old pod deleted (it lingers, terminating), waited for,
+# the new one created on n2 with its GPUs
+rm -rf "$FAKE"; : >"$FAKE_LOG"
+FAKE_LINGER=1 FAKE_RUNS=100000 run env CELLAR_K8S_IMAGE=img:1 "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit m --vc a --gpus 2 -- sleep 1; wait m --state running --timeout 60s; job migrate m --node n2; wait m --state running --timeout 60s; cancel m; wait m --timeout 60s; events -o csv --no-header"
+check_rc k8s-migrate-rc 0
+check_out_has k8s-migrate-event ",migrate,m,a,-,pod 0: n1:[0-1] -> n2:[0-1],"
+got=$(grep -E '^kubectl \[(run|delete)\]|spec.nodeName' "$FAKE_LOG" | sed 's/ \[--labels.*//')
+want="kubectl [run] [cellar-m-0] [--image=img:1] [--restart=Never]
+kubectl [delete] [pod] [cellar-m-0] [--ignore-not-found] [--wait=false]
+kubectl [get] [pod] [cellar-m-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name==\"NVIDIA_VISIBLE_DEVICES\")].value}]
+kubectl [delete] [pod] [cellar-m-0] [--ignore-not-found] [--wait=true] [--timeout=120s]
+kubectl [run] [cellar-m-0] [--image=img:1] [--restart=Never]
+kubectl [delete] [pod] [cellar-m-0] [--ignore-not-found] [--wait=false]"
+[ "$got" = "$want" ] && ok k8s-migrate-calls || not_ok k8s-migrate-calls "[$got], want [$want]"
+grep -q 'kubectl \[run\] \[cellar-m-0\].*nodeName":"n2".*\[--env=NVIDIA_VISIBLE_DEVICES=0,1\]' "$FAKE_LOG" &&
+    ok k8s-migrate-pinned || not_ok k8s-migrate-pinned "$(grep '\[run\]' "$FAKE_LOG")"
+# run again after a restart (the new pod there): left alone
+: >"$FAKE_LOG"
+echo "n2/0,1" >"$FAKE/cellar-m-0.where"; rm -f "$FAKE/cellar-m-0.gone"
+env CELLAR_JOB=m CELLAR_POD=0 CELLAR_NODE=n2 CELLAR_GPUS=0,1 CELLAR_RUNDIR="$TMP/run" \
+    "$top/specs/hooks/kubernetes/migrate" >"$TMP/hook-out" 2>&1
+check_calls k8s-migrate-again 'kubectl [get] [pod] [cellar-m-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name=="NVIDIA_VISIBLE_DEVICES")].value}]'
+grep -q "is on n2 already" "$TMP/hook-out" && ok k8s-migrate-again-says || not_ok k8s-migrate-again-says "$(cat "$TMP/hook-out")"
+
 done_testing

@@ -1,66 +1,94 @@
 #!/bin/sh
-# t0680-live-migrate — the operator's 'job migrate' with a fake migrate
-# hook (it records its environment and links the pod's process-set state
-# into the new node's directory, so the process runs on and status finds
-# it there): the decision is committed (a migrate event) before the hook
-# runs, the hook sees the new node and GPUs and where the pod came from,
-# the job completes run once; the default node is the first other one
-# with room; a failing migrate hook stops and requeues the job; the
-# errors (no hook, no room, same node, not running, unknown node).
+# t0680-live-migrate — the operator's 'job migrate' with the process hook
+# set's own migrate hook: the decision is committed (a migrate event)
+# before any hook runs; the pod is stopped on its old node (the job's
+# CELLAR_CHECKPOINT first, with CELLAR_TO_NODE/CELLAR_TO_GPUS), then the
+# migrate hook starts it on the new GPUs (CELLAR_FROM_NODE/GPUS), where
+# the trainer goes on from its checkpoint: every step once. A start on
+# the old node waits for that stop. Default target, the pod's own node,
+# the refusals. Every failure leaves the job in exactly one place and
+# runs nothing twice: a failing checkpoint (the source stop), a failing
+# migrate hook, the new node turning bad mid-migration, cellar SIGKILLed
+# during either step.
 . tests/scenarios/lib.sh
 CELLAR_DB=$TMP/s.db
 export CELLAR_DB
 . tests/scenarios/lib-live.sh
-cat >"$TMP/migrate.sh" <<'EOF'
-echo "$CELLAR_JOB pod $CELLAR_POD $CELLAR_FROM_NODE:$CELLAR_FROM_GPUS -> $CELLAR_NODE:$CUDA_VISIBLE_DEVICES" >>"$CELLAR_RUNDIR/migrations"
-mkdir -p "$CELLAR_RUNDIR/$CELLAR_NODE" &&
-    ln -sfn "$CELLAR_RUNDIR/$CELLAR_FROM_NODE/$CELLAR_JOB.$CELLAR_POD" \
-    "$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
-EOF
-live_spec "$TMP/mig.yaml" 0.1 "migrate: sh $TMP/migrate.sh"
+hooks=$(pwd)/specs/hooks/process
+live_spec "$TMP/mig.yaml" 0.1
 
-# 1. j (4 GPUs, on n1: the first fit) moved to n2 and completes there
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit j --vc a --gpus 4 -- $trainer 40 0.05; wait j --state running --timeout 30s; job migrate j --node n2; queue -o csv --no-header; wait j --timeout 60s; events -o csv --no-header; job log j; db check"
+pstate() {
+	s=$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	echo "${s:-gone}"
+}
+wait_for() {	# up to 60 s for a shell condition
+	i=0
+	while ! eval "$*" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	eval "$*"
+}
+# the checkpoint: the trainer's last step, where its next run goes on.
+# CKPT_BAD (tests): the target node turns bad first; CKPT_SLEEP: slow.
+cat >"$TMP/ckpt.sh" <<'EOF'
+f=$TRAINER_DIR/$CELLAR_JOB.$CELLAR_POD
+[ -n "$CKPT_BAD" ] && touch "$CELLAR_RUNDIR/$CELLAR_TO_NODE/unhealthy"
+echo "$CELLAR_NODE:$CELLAR_GPUS -> $CELLAR_TO_NODE:$CELLAR_TO_GPUS" >>"$f.ckpts"
+[ -n "$CKPT_SLEEP" ] && sleep "$CKPT_SLEEP"
+sed -n 's/^step //p' "$f.progress" | tail -n 1 >"$f.ckpt.tmp" && mv "$f.ckpt.tmp" "$f.ckpt"
+echo "checkpoint at step $(cat "$f.ckpt")"
+EOF
+ck="--env 'CELLAR_CHECKPOINT=sh $TMP/ckpt.sh'"
+# once NAME.POD N: steps 1 and N of its progress each appear exactly once
+once() {
+	a=$(grep -c '^step 1$' "$TRAINER_DIR/$1.progress" 2>/dev/null)
+	b=$(grep -c "^step $2\$" "$TRAINER_DIR/$1.progress" 2>/dev/null)
+	[ "$a" = 1 ] && [ "$b" = 1 ]
+}
+count() { printf '%s\n' "$OUT" | grep -c "$1"; }
+
+# 1. j (4 GPUs, on n1: the first fit) moved to n2: checkpoint, stop,
+# migrate; it goes on there and completes, every step once
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit j --vc a --gpus 4 $ck -- $trainer 40 0.05; wait j --state running --timeout 30s; job migrate j --node n2; queue -o csv --no-header; wait j --timeout 60s; events -o csv --no-header; job log j; db check"
 check_rc migrate-rc 0
 check_out_has migrate-cmd "migrating j"
 check_out_has migrate-event ",migrate,j,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 check_out_has migrate-queue "a,-,j,R,migrating,0,4,1,n2,-"
 check_out_has migrate-completed "j completed"
-check_out_has migrate-log "cellar: migrated"
+check_out_has migrate-log-checkpoint "checkpoint at step"
+check_out_has migrate-log-stopped "cellar: pod 0 stopped on 'n1'"
+check_out_has migrate-log-migrated "cellar: migrated"
 check_out_has migrate-db-check "no problems"
-[ "$(cat "$TMP/run/migrations" 2>/dev/null)" = "j pod 0 n1:0,1,2,3 -> n2:0,1,2,3" ] &&
-    ok migrate-hook-env || not_ok migrate-hook-env "$(cat "$TMP/run/migrations" 2>&1)"
-runs=$(grep -c '^step 1$' "$TRAINER_DIR/j.0.progress" 2>/dev/null)
-ends=$(grep -c '^step 40$' "$TRAINER_DIR/j.0.progress" 2>/dev/null)
-[ "$runs" = 1 ] && [ "$ends" = 1 ] && ok migrate-ran-once || not_ok migrate-ran-once "runs $runs, ends $ends"
-# the event came before the hook's answer: migrate, then complete
-printf '%s\n' "$OUT" | grep -E ',(start|migrate|complete),j,' | cut -d, -f3 | tr '\n' ' ' |
-    grep -qx 'start migrate complete ' && ok migrate-order ||
+[ "$(cat "$TRAINER_DIR/j.0.ckpts" 2>/dev/null)" = "n1:0,1,2,3 -> n2:0,1,2,3" ] &&
+    ok migrate-to-env || not_ok migrate-to-env "$(cat "$TRAINER_DIR/j.0.ckpts" 2>&1)"
+grep -q "gpus=0,1,2,3 node=n2 nodes=n2 pods=1" "$TRAINER_DIR/j.0.env" 2>/dev/null &&
+    ok migrate-new-node || not_ok migrate-new-node "$(cat "$TRAINER_DIR/j.0.env" 2>&1)"
+once j.0 40 && ok migrate-steps-once || not_ok migrate-steps-once "$(sort "$TRAINER_DIR/j.0.progress" | uniq -c | sort -rn | head -3)"
+# the decision came before the hooks' answers: start, migrate, complete
+printf '%s\n' "$OUT" | grep -E ',(start|migrate|complete|preempt|requeue),j,' | cut -d, -f3 |
+    tr '\n' ' ' | grep -qx 'start migrate complete ' && ok migrate-order ||
     not_ok migrate-order "$(printf '%s\n' "$OUT" | grep ',j,')"
+ls "$TMP/run/n1/j.0/pid" >/dev/null 2>&1 && not_ok migrate-source-clean "n1 still has j's pid" ||
+    ok migrate-source-clean
 
-# 1b. a start on the node a pod migrates away from waits for the migrate
-# hook (the process may still be there): q's command sees its record
-cat >"$TMP/slowmig.sh" <<'EOF'
-sleep 1
-echo "$CELLAR_JOB moved" >>"$CELLAR_RUNDIR/migrations"
-mkdir -p "$CELLAR_RUNDIR/$CELLAR_NODE" &&
-    ln -sfn "$CELLAR_RUNDIR/$CELLAR_FROM_NODE/$CELLAR_JOB.$CELLAR_POD" \
-    "$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
-EOF
-live_spec "$TMP/slow.yaml" 0.1 "migrate: sh $TMP/slowmig.sh"
-rm -f "$CELLAR_DB" "$TMP/run/migrations"
-run "$CELLAR" --spec "$TMP/slow.yaml" -c "submit s --vc a --gpus 4 -- $trainer 60 0.05; wait s --state running --timeout 30s; job migrate s --node n2; submit q --vc a --gpus 4 -- sh -c 'test -s $TMP/run/migrations && echo after >$TMP/qorder || echo before >$TMP/qorder'; wait --timeout 60s; events -o csv --no-header"
+# 1b. a start on the node a pod migrates away from waits for its stop
+# there (a slow checkpoint): q's command sees the checkpoint done
+rm -f "$CELLAR_DB"
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit s --vc a --gpus 4 $ck --env CKPT_SLEEP=1 -- $trainer 60 0.05; wait s --state running --timeout 30s; job migrate s --node n2; submit q --vc a --gpus 4 -- sh -c 'test -s $TRAINER_DIR/s.0.ckpt && echo after >$TMP/qorder || echo before >$TMP/qorder'; wait --timeout 60s; events -o csv --no-header"
 check_rc blocked-rc 0
 check_out_has blocked-q-on-n1 ",start,q,a,-,n1:[0-3],"
 [ "$(cat "$TMP/qorder" 2>/dev/null)" = after ] && ok blocked-start-waited ||
-    not_ok blocked-start-waited "q started $(cat "$TMP/qorder" 2>&1) the migrate hook ended"
+    not_ok blocked-start-waited "q started $(cat "$TMP/qorder" 2>&1) the source stop ended"
 
-# 2. no --node: the first other node with room
-rm -f "$CELLAR_DB" "$TMP/run/migrations"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit k --vc a --gpus 4 -- $trainer 40 0.05; wait k --state running --timeout 30s; job migrate k; wait k --timeout 60s; events -o csv --no-header"
+# 2. no --node: the first other node with room; then the pod's own node
+# (other GPUs there)
+rm -f "$CELLAR_DB"
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit k --vc a --gpus 4 -- $trainer 40 0.05; wait k --state running --timeout 30s; job migrate k; wait k --state running --timeout 30s; submit h --vc a --gpus 2 -- $trainer 40 0.05; wait h --state running --timeout 30s; job migrate h --node n1; wait h --state running --timeout 30s; job migrate h; wait --timeout 60s; events -o csv --no-header"
 check_rc default-rc 0
 check_out_has default-event ",migrate,k,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 check_out_has default-completed "k completed"
+check_out_has own-node-event ",migrate,h,a,-,pod 0: n1:[0-1] -> n1:[2-3],"
+# k holds n2: no other node has room, so h moves on its own node again
+check_out_has own-node-default-event ",migrate,h,a,-,pod 0: n1:[2-3] -> n1:[0-1],"
+check_out_has own-node-completed "h completed"
 
 # 3. refusals: nothing changes
 rm -f "$CELLAR_DB"
@@ -69,9 +97,9 @@ check_rc full-rc 1
 check_err_has full-msg "node 'n2' has no 4 free healthy GPUs for pod 0 of job 'f1'"
 run "$CELLAR" -c "job migrate f1"
 check_rc no-room-rc 1
-check_err_has no-room-msg "no other node has 4 free healthy GPUs for pod 0 of job 'f1'"
+check_err_has no-room-msg "no node has 4 other free healthy GPUs for pod 0 of job 'f1'"
 run "$CELLAR" -c "job migrate f1 --node n1"
-check_err_has same-node-msg "pod 0 of job 'f1' is on node 'n1' already"
+check_err_has own-full-msg "node 'n1' has no 4 free healthy GPUs for pod 0 of job 'f1'"
 run "$CELLAR" -c "job migrate nosuch"
 check_err_has no-job-msg "no job 'nosuch'"
 run "$CELLAR" -c "job migrate f1 --node n9"
@@ -80,11 +108,10 @@ run "$CELLAR" -c "job migrate f1 --pod 3"
 check_err_has no-pod-msg "job 'f1' has no pod 3 (0 to 0)"
 run "$CELLAR" -c "cancel f1; cancel f2; wait --timeout 30s; events -o csv --no-header; db check"
 check_rc refusals-cleanup-rc 0
-n=$(printf '%s\n' "$OUT" | grep -c ',migrate,')
-[ "$n" = 0 ] && ok refusals-no-event || not_ok refusals-no-event "$n migrate events"
+[ "$(count ',migrate,')" = 0 ] && ok refusals-no-event || not_ok refusals-no-event "$(count ',migrate,') migrate events"
 check_out_has refusals-db-check "no problems"
-# the process set has no migrate file: no migrate hook
-live_spec "$TMP/nomig.yaml" 0.1
+# migrate turned off in the spec: refused with a clear error
+live_spec "$TMP/nomig.yaml" 0.1 "migrate: ~"
 rm -f "$CELLAR_DB"
 run "$CELLAR" --spec "$TMP/nomig.yaml" -c "submit m --vc a --gpus 4 -- $trainer 20 0.05; wait m --state running --timeout 30s; job migrate m --node n2"
 check_rc no-hook-rc 1
@@ -92,7 +119,22 @@ check_err_has no-hook-msg "the backend has no 'migrate' hook: job 'm' cannot be 
 run "$CELLAR" -c "wait --timeout 30s"
 check_rc no-hook-cleanup-rc 0
 
-# 4. a migrate hook that fails: stopped, requeued with an event, run again
+# 4. the checkpoint fails (the source's stop hook): the job is stopped
+# there plainly and requeued; it runs again from the start, once more
+rm -f "$CELLAR_DB"
+live_spec "$TMP/r0.yaml" 0.1 "retries: 0"
+run "$CELLAR" --spec "$TMP/r0.yaml" -c "submit c --vc a --gpus 4 --env CELLAR_CHECKPOINT=false -- $trainer 30 0.05; wait c --state running --timeout 30s; job migrate c --node n2; wait c --timeout 60s; events -o csv --no-header; job log c"
+check_rc ckptfail-rc 0
+p0=$(head -n 1 "$TRAINER_DIR/c.0.pid" 2>/dev/null)
+check_out_has ckptfail-event ",preempt,c,a,-,\"stop hook on 'n1' failed with status 1 (1 tries); stopped, requeued\","
+check_out_has ckptfail-log "checkpoint failed: not moved"
+check_out_has ckptfail-completed "c completed"
+[ "$(grep -c '^step 1$' "$TRAINER_DIR/c.0.progress")" = 2 ] && [ "$(grep -c '^step 30$' "$TRAINER_DIR/c.0.progress")" = 1 ] &&
+    ok ckptfail-ran-again-once || not_ok ckptfail-ran-again-once "$(grep -c '^step 1$' "$TRAINER_DIR/c.0.progress") runs"
+[ "$(count ',start,c,')" = 2 ] && ok ckptfail-two-starts || not_ok ckptfail-two-starts "$(count ',start,c,')"
+
+# 5. the migrate hook fails on the new node: stopped there (the source
+# is stopped already), requeued, run again once
 rm -f "$CELLAR_DB"
 live_spec "$TMP/badmig.yaml" 0.1 "migrate: exit 3" "retries: 0"
 run "$CELLAR" --spec "$TMP/badmig.yaml" -c "submit b --vc a --gpus 4 -- $trainer 30 0.05; wait b --state running --timeout 30s; job migrate b --node n2; wait b --timeout 60s; events -o csv --no-header"
@@ -100,7 +142,76 @@ check_rc badmig-rc 0
 check_out_has badmig-event ",preempt,b,a,-,\"migrate hook on 'n2' failed with status 3 (1 tries); stopped, requeued\","
 check_out_has badmig-requeue ",requeue,b,"
 check_out_has badmig-completed "b completed"
-runs=$(grep -c '^step 1$' "$TRAINER_DIR/b.0.progress" 2>/dev/null)
-[ "$runs" = 2 ] && ok badmig-ran-again || not_ok badmig-ran-again "runs $runs"
+[ "$(grep -c '^step 1$' "$TRAINER_DIR/b.0.progress")" = 2 ] && [ "$(grep -c '^step 30$' "$TRAINER_DIR/b.0.progress")" = 1 ] &&
+    ok badmig-ran-again-once || not_ok badmig-ran-again-once "$(grep -c '^step 1$' "$TRAINER_DIR/b.0.progress") runs"
+
+# 6. the new node turns bad while the pod is still being checkpointed on
+# the old one (the checkpoint marks it, then takes 3 s): failed for the
+# node, stopped at the source, requeued, started afresh on n1 (n2 is
+# bad); it never ran on n2
+rm -f "$CELLAR_DB"
+mkdir -p "$TMP/run/n2"
+live_spec "$TMP/health.yaml" 0.1 "healthInterval: 0.2" "retries: 0"
+run "$CELLAR" --spec "$TMP/health.yaml" -c "submit d --vc a --gpus 4 $ck --env CKPT_SLEEP=3 --env CKPT_BAD=1 -- $trainer 40 0.05; wait d --state running --timeout 30s; job migrate d --node n2; wait d --timeout 60s; events -o csv --no-header; job log d; db check"
+rm -f "$TMP/run/n2/unhealthy"
+check_rc badnode-rc 0
+check_out_has badnode-fail ",fail,d,a,-,node 'n2': health hook failed: marked unhealthy"
+check_out_lacks badnode-not-migrated "cellar: migrated"
+printf '%s\n' "$OUT" | grep -E ',(start|migrate|fail|requeue|complete),d,' | cut -d, -f3 |
+    tr '\n' ' ' | grep -qx 'start migrate fail requeue start complete ' && ok badnode-order ||
+    not_ok badnode-order "$(printf '%s\n' "$OUT" | grep ',d,')"
+grep -q "node=n2" "$TRAINER_DIR/d.0.env" && not_ok badnode-never-on-n2 "$(cat "$TRAINER_DIR/d.0.env")" ||
+    ok badnode-never-on-n2
+check_out_has badnode-completed "d completed"
+check_out_has badnode-db-check "no problems"
+printf '%s\n' "$OUT" | grep -E ',start,d,' | tail -n 1 | grep -q 'n1:\[0-3\]' && ok badnode-restarted-on-n1 ||
+    not_ok badnode-restarted-on-n1 "$(printf '%s\n' "$OUT" | grep ',d,')"
+[ "$(grep -c "^step 40\$" "$TRAINER_DIR/d.0.progress")" = 1 ] && ok badnode-ends-once || not_ok badnode-ends-once
+
+# 7. cellar SIGKILLed during the source's stop (a slow checkpoint): the
+# next cellar stops it there again (idempotent), then migrates; every
+# step once, one start and one migrate event
+rm -f "$CELLAR_DB" "$TRAINER_DIR"/e.0.*
+"$CELLAR" --spec "$TMP/mig.yaml" -c "submit e --vc a --gpus 4 $ck --env CKPT_SLEEP=1 -- $trainer 60 0.05; wait e --state running --timeout 30s; job migrate e --node n2; wait e --timeout 60s" >"$TMP/out7" 2>&1 &
+pid=$!
+wait_for '[ -s "$TRAINER_DIR/e.0.ckpts" ]'
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+run "$CELLAR" -c "wait e --timeout 60s; events -o csv --no-header; job log e; db check"
+check_rc kill-stop-rc 0
+check_out_has kill-stop-taken-over "cellar: taken over after a restart (migrating)"
+check_out_has kill-stop-completed "e completed"
+check_out_has kill-stop-db-check "no problems"
+once e.0 60 && ok kill-stop-steps-once || not_ok kill-stop-steps-once "$(sort "$TRAINER_DIR/e.0.progress" | uniq -c | sort -rn | head -3)"
+[ "$(count ',start,e,')" = 1 ] && [ "$(count ',migrate,e,')" = 1 ] && ok kill-stop-events-once ||
+    not_ok kill-stop-events-once "$(printf '%s\n' "$OUT" | grep ',e,')"
+grep -q "node=n2" "$TRAINER_DIR/e.0.env" && ok kill-stop-on-n2 || not_ok kill-stop-on-n2 "$(cat "$TRAINER_DIR/e.0.env")"
+
+# 8. cellar SIGKILLed during the migrate hook (a slow one, which goes on
+# and starts the pod): the next cellar runs it again, which finds the pod
+# running and leaves it alone
+cat >"$TMP/slowmig.sh" <<EOF
+touch "$TMP/mig-started"
+sleep 1
+exec $hooks/migrate
+EOF
+live_spec "$TMP/slow.yaml" 0.1 "migrate: sh $TMP/slowmig.sh"
+rm -f "$CELLAR_DB" "$TRAINER_DIR"/g.0.* "$TMP/mig-started"
+"$CELLAR" --spec "$TMP/slow.yaml" -c "submit g --vc a --gpus 4 $ck -- $trainer 60 0.05; wait g --state running --timeout 30s; job migrate g --node n2; wait g --timeout 60s" >"$TMP/out8" 2>&1 &
+pid=$!
+wait_for '[ -e "$TMP/mig-started" ]'
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+# the orphaned hook goes on and starts the pod on n2
+wait_for 'grep -q node=n2 "$TRAINER_DIR/g.0.env" 2>/dev/null'
+run "$CELLAR" -c "wait g --timeout 60s; events -o csv --no-header; job log g; db check"
+check_rc kill-mig-rc 0
+check_out_has kill-mig-taken-over "cellar: taken over after a restart (migrating)"
+check_out_has kill-mig-already "already running"
+check_out_has kill-mig-completed "g completed"
+check_out_has kill-mig-db-check "no problems"
+once g.0 60 && ok kill-mig-steps-once || not_ok kill-mig-steps-once "$(sort "$TRAINER_DIR/g.0.progress" | uniq -c | sort -rn | head -3)"
+[ "$(count ',start,g,')" = 1 ] && [ "$(count ',migrate,g,')" = 1 ] && ok kill-mig-events-once ||
+    not_ok kill-mig-events-once "$(printf '%s\n' "$OUT" | grep ',g,')"
 
 done_testing
