@@ -56,6 +56,9 @@ struct live {
 						   source (its stop hook next or
 						   out), 1: stopped there, the
 						   migrate hook next or out */
+	int			 mig_ended;	/* step 0's stop found the pod
+						   ended on its own: 1 completed,
+						   2 failed (else 0) */
 	struct strbuf		 log;
 	bool			 log_dirty;	/* not in the store yet */
 };
@@ -1121,6 +1124,18 @@ hook_back(struct console *c, const struct hook_done *d)
 			}
 			break;
 		}
+		/* a pod that ended before its stop at the source says so
+		   (first line): nothing is started on the new node */
+		first_word(d->out ? d->out : "", word, sizeof word);
+		if (d->status == 0 && (strcmp(word, "completed") == 0 ||
+		    strcmp(word, "failed") == 0)) {
+			l->mig_ended = word[0] == 'c' ? 1 : 2;
+			if (l->mig_ended == 2) {
+				snprintf(why, sizeof why, "pod %d on '%s' failed before "
+				    "it moved", pod, c->s->spec->nodes[d->node].name);
+				set_error(l, why);
+			}
+		}
 		/* the stop at a migration's source: as a migrate hook */
 		/* FALLTHROUGH */
 	case SPEC_HOOK_SUSPEND:
@@ -1459,6 +1474,31 @@ settle(struct console *c, int i, double now, char **cause)
 			return give_up(c, i, l->last_error, now, cause);
 		if (begin(c, &created, cause) != 0)
 			return -1;
+		if (l->mig_step == 0 && l->mig_ended != 0) {
+			struct pod *pd = &l->pods[l->mig_pod];
+
+			/* it ended on its own at the source: no move; its
+			   record points there again (status finds its end
+			   there after a restart too), the cells stay where
+			   the engine moved them until the job leaves */
+			free(pd->gpus);
+			pd->gpus = l->from_gpus;
+			pd->node = l->from_node;
+			l->from_gpus = NULL;
+			pd->done = l->mig_ended == 1;
+			l->failed = l->mig_ended == 2;
+			mig_clear(l);
+			l->mig_ended = 0;
+			l->phase = CONSOLE_RUNNING;
+			l->next_status = now;
+			if (put_job(c, i, cause) != 0)
+				goto fail;
+			if (commit(c, created, cause) != 0)
+				return -1;
+			logf_(l, "cellar: pod %d ended on its own before it moved\n",
+			    (int)(pd - l->pods));
+			return settle(c, i, now, cause);
+		}
 		if (l->mig_step == 0) {
 			/* a restart must not stop the source again: the
 			   pod's record there may be the new node's by then */

@@ -325,7 +325,8 @@ const struct cmd_entry cmd_wait_entry = {
 	    "Run the live session (hooks, status polls, the scheduler) until "
 	    "every job named (or every submitted job) is done — completed, "
 	    "failed or cancelled, with its stop hooks finished — or reaches "
-	    "--state: running (its start hooks all succeeded) or a job state "
+	    "--state: running (its start hooks all succeeded; after a job "
+	    "migrate, its migrate hook too) or a job state "
 	    "such as pending or completed. Fails after --timeout.",
 	.examples = (const char *const []){ "wait train1 --timeout 10m",
 	    "wait train2 --state running", NULL },

@@ -9,7 +9,9 @@
 # resumed on the same GPUs); a node whose health hook fails turns bad and its job lands
 # on the other node; a hanging hook times out, is retried and fails the
 # job; SIGKILL mid-run and a restart reconcile (still running, started
-# and counted once); shell metacharacters in a name are refused; and
+# and counted once); shell metacharacters in a name are refused; a pod
+# migrates from n1 to n2 (checkpoint, stop, migrate hook; a failing
+# checkpoint stops and requeues it); and
 # ControlMaster really multiplexes (sshd accepts far fewer connections
 # than hook runs). The dashboard shows the ssh session.
 . tests/scenarios/lib.sh
@@ -190,5 +192,39 @@ for j in ra rb; do
 done
 n=$(printf '%s\n' "$OUT" | grep -c '^r[abq],')
 [ "$n" = 3 ] && ok restart-counted-once || not_ok restart-counted-once "$n job rows"
+
+
+# 9. migration over ssh: the pod's stop on n1 runs its checkpoint (with
+# CELLAR_TO_NODE), then the process set's migrate hook starts it on n2,
+# where it goes on from the checkpoint: every step once
+cat >"$TMP/ckpt.sh" <<'EOF'
+f=$TRAINER_DIR/$CELLAR_JOB.$CELLAR_POD
+echo "$CELLAR_NODE:$CELLAR_GPUS -> $CELLAR_TO_NODE:$CELLAR_TO_GPUS" >>"$f.ckpts"
+sed -n 's/^step //p' "$f.progress" | tail -n 1 >"$f.ckpt.tmp" && mv "$f.ckpt.tmp" "$f.ckpt"
+EOF
+run "$CELLAR" --spec "$TMP/susp.yaml" -c "submit mg --vc a --gpus 4 $TD --env 'CELLAR_CHECKPOINT=sh $TMP/ckpt.sh' -- $trainer 60 0.05; wait mg --state running --timeout 60s; job migrate mg --node n2; wait mg --timeout 120s; events --run last -o csv --no-header; job log mg"
+check_rc ssh-migrate-rc 0
+check_out_has ssh-migrate-event ",migrate,mg,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
+check_out_has ssh-migrate-stopped "cellar: pod 0 stopped on 'n1'"
+check_out_has ssh-migrate-migrated "cellar: migrated"
+check_out_has ssh-migrate-completed "mg completed"
+[ "$(cat "$TRAINER_DIR/mg.0.ckpts" 2>/dev/null)" = "n1:0,1,2,3 -> n2:0,1,2,3" ] &&
+    ok ssh-migrate-checkpoint || not_ok ssh-migrate-checkpoint "$(cat "$TRAINER_DIR/mg.0.ckpts" 2>&1)"
+grep -q "node=n2" "$TRAINER_DIR/mg.0.env" && ok ssh-migrate-on-n2 || not_ok ssh-migrate-on-n2 "$(cat "$TRAINER_DIR/mg.0.env" 2>&1)"
+runs=$(grep -c '^step 1$' "$TRAINER_DIR/mg.0.progress" 2>/dev/null)
+ends=$(grep -c '^step 60$' "$TRAINER_DIR/mg.0.progress" 2>/dev/null)
+[ "$runs" = 1 ] && [ "$ends" = 1 ] && ok ssh-migrate-steps-once ||
+    not_ok ssh-migrate-steps-once "runs $runs, ends $ends"
+# 9b. a failing checkpoint over ssh: stopped on n1, requeued, run again
+# (long enough to outlast the stop's retries: one that ended by then is
+# not moved, t0680 4b)
+run "$CELLAR" --spec "$TMP/susp.yaml" -c "submit mf --vc a --gpus 4 $TD --env CELLAR_CHECKPOINT=false -- $trainer 200 0.05; wait mf --state running --timeout 60s; job migrate mf --node n2; wait mf --timeout 120s; events --run last -o csv --no-header"
+check_rc ssh-migrate-fail-rc 0
+check_out_has ssh-migrate-fail-event ",preempt,mf,a,-,\"stop hook on 'n1' failed with status 1"
+check_out_has ssh-migrate-fail-completed "mf completed"
+runs=$(grep -c '^step 1$' "$TRAINER_DIR/mf.0.progress" 2>/dev/null)
+ends=$(grep -c '^step 200$' "$TRAINER_DIR/mf.0.progress" 2>/dev/null)
+[ "$runs" = 2 ] && [ "$ends" = 1 ] && ok ssh-migrate-fail-ran-again-once ||
+    not_ok ssh-migrate-fail-ran-again-once "runs $runs, ends $ends"
 
 done_testing

@@ -133,6 +133,21 @@ check_out_has ckptfail-completed "c completed"
     ok ckptfail-ran-again-once || not_ok ckptfail-ran-again-once "$(grep -c '^step 1$' "$TRAINER_DIR/c.0.progress") runs"
 [ "$(count ',start,c,')" = 2 ] && ok ckptfail-two-starts || not_ok ckptfail-two-starts "$(count ',start,c,')"
 
+# 4b. the pod ends on its own while its stop is retried (a failing
+# checkpoint, a long backoff): the retry finds it ended ('completed'),
+# nothing is started on n2, the job completes, run once
+rm -f "$CELLAR_DB"
+live_spec "$TMP/r1.yaml" 0.1 "retries: 1" "backoff: 3"
+run "$CELLAR" --spec "$TMP/r1.yaml" -c "submit o --vc a --gpus 4 --env CELLAR_CHECKPOINT=false -- $trainer 10 0.05; wait o --state running --timeout 30s; job migrate o --node n2; wait o --timeout 60s; events -o csv --no-header; job log o; db check"
+check_rc ended-rc 0
+check_out_has ended-log "cellar: pod 0 ended on its own before it moved"
+check_out_has ended-completed "o completed"
+check_out_has ended-db-check "no problems"
+[ "$(count ',requeue,o,')" = 0 ] && [ "$(count ',start,o,')" = 1 ] && ok ended-no-rerun ||
+    not_ok ended-no-rerun "$(printf '%s\n' "$OUT" | grep ',o,')"
+once o.0 10 && ok ended-ran-once || not_ok ended-ran-once "$(cat "$TRAINER_DIR/o.0.progress")"
+[ -e "$TMP/run/n2/o.0" ] && not_ok ended-nothing-on-n2 "n2 has o.0" || ok ended-nothing-on-n2
+
 # 5. the migrate hook fails on the new node: stopped there (the source
 # is stopped already), requeued, run again once
 rm -f "$CELLAR_DB"
