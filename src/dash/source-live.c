@@ -23,6 +23,7 @@ struct live_src {
 	struct session		*s;
 	struct console		*c;
 	struct job		*jobs;
+	const char		**phases;	/* static names, as jobs */
 	int			 njobs;
 	double			 now, epoch;
 	uint64_t		 gen;
@@ -37,6 +38,7 @@ live_src_free(void *self)
 	if (x == NULL)
 		return;
 	free(x->jobs);
+	free(x->phases);
 	free(x);
 }
 
@@ -49,9 +51,13 @@ live_take(struct live_src *x)
 
 	console_snapshot(x->c, &snap);
 	free(x->jobs);
+	free(x->phases);
 	x->jobs = xcalloc((size_t)snap.njobs + 1, sizeof *x->jobs);
-	for (i = 0; i < snap.njobs; i++)
+	x->phases = xcalloc((size_t)snap.njobs + 1, sizeof *x->phases);
+	for (i = 0; i < snap.njobs; i++) {
 		x->jobs[i] = snap.jobs[i].job;
+		x->phases[i] = console_phase_name(snap.jobs[i].phase);
+	}
 	x->njobs = snap.njobs;
 	console_snapshot_release(&snap);
 	x->now = session_now();
@@ -70,6 +76,7 @@ live_src_data(void *self, struct dash_data *d)
 	d->spec = x->s->spec;
 	d->engine = x->s->engine;
 	d->jobs = x->jobs;
+	d->phases = x->phases;
 	d->njobs = x->njobs;
 	d->now = x->now;
 	d->epoch = x->epoch;

@@ -53,6 +53,9 @@ struct dash_data {
 	const struct engine	*engine;	/* cells and VC usage */
 	const struct job	*jobs;		/* indexed by id */
 	int			 njobs;
+	/* a live session: each job's phase in the live loop (console.h's
+	   names: "suspended", "migrating" ...), as jobs; else NULL */
+	const char *const	*phases;
 	double			 now;		/* the source's clock, seconds */
 	double			 epoch;		/* status line's clock shows now - epoch */
 	bool			 can_play;	/* advance(dt) moves virtual time */

@@ -295,6 +295,10 @@ queues_draw_row(const struct dash_model *m, const struct dash_view *v,
 	dash_put(s, 69, y, 8, DR_NORMAL, wait);
 	if (j->state == JOB_PENDING)
 		dash_put(s, 78, y, -1, DR_WARN, job_reason_name(j->reason));
+	else if (m->d.phases != NULL && m->d.phases[r->job] != NULL &&
+	    strcmp(m->d.phases[r->job], "running") != 0)
+		/* a live job between states: suspended, migrating ... */
+		dash_put(s, 78, y, -1, DR_DIM, m->d.phases[r->job]);
 }
 
 static void
