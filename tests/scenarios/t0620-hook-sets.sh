@@ -161,4 +161,27 @@ env CELLAR_JOB=m CELLAR_POD=0 CELLAR_NODE=n2 CELLAR_GPUS=0,1 CELLAR_RUNDIR="$TMP
 check_calls k8s-migrate-again 'kubectl [get] [pod] [cellar-m-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name=="NVIDIA_VISIBLE_DEVICES")].value}]'
 grep -q "is on n2 already" "$TMP/hook-out" && ok k8s-migrate-again-says || not_ok k8s-migrate-again-says "$(cat "$TMP/hook-out")"
 
+# a migration's stop that finds the pod ended on its own says so and
+# cancels nothing (cellar then starts nothing on the new node)
+rm -rf "$FAKE"; mkdir -p "$FAKE" "$TMP/run/slurm"; : >"$FAKE_LOG"
+echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"
+env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+    "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
+check_calls slurm-stop-ended "squeue [-h] [-j] [4300] [-o] [%i]
+sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]"
+[ "$(head -n 1 "$TMP/hook-out")" = completed ] && [ -s "$TMP/run/slurm/c.0" ] && ok slurm-stop-ended-says ||
+    not_ok slurm-stop-ended-says "$(cat "$TMP/hook-out")"
+rm -f "$FAKE/4300.gone"
+env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+    "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
+check_calls slurm-stop-running "squeue [-h] [-j] [4300] [-o] [%i]
+scancel [4300]"
+rm -rf "$FAKE"; mkdir -p "$FAKE"; : >"$FAKE_LOG"
+touch "$FAKE/cellar-c-0.made"
+FAKE_RUNS=0 FAKE_END=Failed env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
+    "$top/specs/hooks/kubernetes/stop" >"$TMP/hook-out" 2>&1
+check_calls k8s-stop-ended "kubectl [get] [pod] [cellar-c-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"
+[ "$(head -n 1 "$TMP/hook-out")" = failed ] && ok k8s-stop-ended-says ||
+    not_ok k8s-stop-ended-says "$(cat "$TMP/hook-out")"
+
 done_testing

@@ -81,10 +81,11 @@ check_out_has blocked-q-on-n1 ",start,q,a,-,n1:[0-3],"
 # 2. no --node: the first other node with room; then the pod's own node
 # (other GPUs there)
 rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit k --vc a --gpus 4 -- $trainer 40 0.05; wait k --state running --timeout 30s; job migrate k; wait k --state running --timeout 30s; submit h --vc a --gpus 2 -- $trainer 40 0.05; wait h --state running --timeout 30s; job migrate h --node n1; wait h --state running --timeout 30s; job migrate h; wait --timeout 60s; events -o csv --no-header"
+# (k runs until cancelled: n2 must stay full for h's second move)
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit k --vc a --gpus 4 -- $trainer 2000 0.05; wait k --state running --timeout 30s; job migrate k; wait k --state running --timeout 30s; submit h --vc a --gpus 2 -- $trainer 40 0.05; wait h --state running --timeout 30s; job migrate h --node n1; wait h --state running --timeout 30s; job migrate h; wait h --timeout 60s; cancel k; wait --timeout 60s; events -o csv --no-header"
 check_rc default-rc 0
 check_out_has default-event ",migrate,k,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
-check_out_has default-completed "k completed"
+check_out_has default-cancelled "k cancelled"
 check_out_has own-node-event ",migrate,h,a,-,pod 0: n1:[0-1] -> n1:[2-3],"
 # k holds n2: no other node has room, so h moves on its own node again
 check_out_has own-node-default-event ",migrate,h,a,-,pod 0: n1:[2-3] -> n1:[0-1],"
