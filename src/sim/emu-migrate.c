@@ -323,9 +323,13 @@ node_use(const struct emu *m, int node, int *leaves, int *used, int *other)
 	}
 }
 
-/* Empty node: move every job on it, or none. */
+/*
+ * Empty node: move every job on it, or none. busy: nodes with a
+ * guaranteed job; freec: their free leaves at the pass's start, an upper
+ * bound of what fit() finds (moves only take leaves), to skip nodes fast.
+ */
 static bool
-empty_node(struct emu *m, int node, const unsigned char *busy)
+empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec)
 {
 	const struct spec_node *sn = &m->s->nodes[node];
 	struct engine_job_info in;
@@ -376,7 +380,7 @@ empty_node(struct emu *m, int node, const unsigned char *busy)
 		engine_job(m->e, m->jobs[p->job].engine_id, &in);
 		bestn = -1;
 		for (t = 0, lv = INT32_MAX; t < m->s->nnodes; t++) {
-			if (t == node || !busy[t])
+			if (t == node || !busy[t] || freec[t] < p->nleaves)
 				continue;
 			if ((n = fit(m, t, in.chain, in.vc, p->nleaves, out)) == 0 || n >= lv ||
 			    (int)emu_locality(m->s, out, p->nleaves) > cur)
@@ -440,7 +444,7 @@ defrag(struct emu *m)
 		}
 	}
 	for (tries = 0; tries < n && tries < MG_TRIES && !done; tries++)
-		done = empty_node(m, order[tries], busy);
+		done = empty_node(m, order[tries], busy, freec);
 	free(busy);
 	free(grouped);
 	free(order);
