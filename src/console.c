@@ -1775,11 +1775,11 @@ out:
 /* ---- migration (the operator's 'job migrate') ---- */
 
 /*
- * n free, healthy GPUs of chain on node, none of them job i's own, into
+ * n free, healthy GPUs of chain on node, none of them own's, into
  * out (the lowest cell indices first: a node's GPUs in address order).
  */
 static bool
-free_leaves(const struct console *c, int i, int node, int chain,
+free_leaves(const struct console *c, int node, int chain,
     const struct pinned *own, int n, int *out)
 {
 	const struct spec *sp = c->s->spec;
@@ -1798,7 +1798,6 @@ free_leaves(const struct console *c, int i, int node, int chain,
 		if (info.used == 0 && info.opp == 0 && info.bad == 0)
 			out[got++] = k;
 	}
-	(void)i;
 	return got == n;
 }
 
@@ -1834,6 +1833,13 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 	}
 	j = &c->jobs[i];
 	l = &c->live[i];
+	if (j->klass == JOB_OPPORTUNISTIC) {
+		/* engine_move's rule: an opportunistic job holds no cells of
+		   its VC to move */
+		*cause = xasprintf("job '%s' is opportunistic: only guaranteed jobs "
+		    "migrate", name);
+		return -1;
+	}
 	if (pod < 0 || pod >= l->npods) {
 		*cause = xasprintf("job '%s' has no pod %d (0 to %d)", name, pod,
 		    l->npods - 1);
@@ -1852,15 +1858,15 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 	/* the node asked for (its own: other GPUs there), or the first
 	   other one with room, or other GPUs of its own */
 	if (to >= 0)
-		k = free_leaves(c, i, to, old.chain, &old, n, nl) &&
+		k = free_leaves(c, to, old.chain, &old, n, nl) &&
 		    !node_bad_now(c, to) ? to : sp->nnodes;
 	else {
 		for (k = 0; k < sp->nnodes; k++)
 			if (k != l->pods[pod].node && !node_bad_now(c, k) &&
-			    free_leaves(c, i, k, old.chain, &old, n, nl))
+			    free_leaves(c, k, old.chain, &old, n, nl))
 				break;
 		if (k >= sp->nnodes && !node_bad_now(c, l->pods[pod].node) &&
-		    free_leaves(c, i, l->pods[pod].node, old.chain, &old, n, nl))
+		    free_leaves(c, l->pods[pod].node, old.chain, &old, n, nl))
 			k = l->pods[pod].node;
 	}
 	if (k >= sp->nnodes) {

@@ -111,6 +111,14 @@ run "$CELLAR" -c "cancel f1; cancel f2; wait --timeout 30s; events -o csv --no-h
 check_rc refusals-cleanup-rc 0
 [ "$(count ',migrate,')" = 0 ] && ok refusals-no-event || not_ok refusals-no-event "$(count ',migrate,') migrate events"
 check_out_has refusals-db-check "no problems"
+# an opportunistic job holds no cells of its VC to move: refused
+rm -f "$CELLAR_DB"
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit op --vc a --gpus 2 --priority -1 -- $trainer 200 0.05; wait op --state running --timeout 30s; job migrate op --node n2"
+check_rc opp-rc 1
+check_err_has opp-msg "job 'op' is opportunistic: only guaranteed jobs migrate"
+run "$CELLAR" -c "queue -o csv --no-header; cancel op; wait --timeout 30s; events -o csv --no-header"
+check_out_has opp-unmoved "a,-,op,R,running,-1,2,1,n1,-"
+[ "$(count ',migrate,')" = 0 ] && ok opp-no-event || not_ok opp-no-event "$(count ',migrate,') migrate events"
 # migrate turned off in the spec: refused with a clear error
 live_spec "$TMP/nomig.yaml" 0.1 "migrate: ~"
 rm -f "$CELLAR_DB"
