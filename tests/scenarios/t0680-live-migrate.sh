@@ -9,7 +9,8 @@
 # the refusals. Every failure leaves the job in exactly one place and
 # runs nothing twice: a failing checkpoint (the source stop), a failing
 # migrate hook, the new node turning bad mid-migration, cellar SIGKILLed
-# during either step.
+# during either step. One pod of a gang moves (after a restart); a
+# cancel mid-migration stops the pod at its source.
 . tests/scenarios/lib.sh
 CELLAR_DB=$TMP/s.db
 export CELLAR_DB
@@ -237,5 +238,41 @@ check_out_has kill-mig-db-check "no problems"
 once g.0 60 && ok kill-mig-steps-once || not_ok kill-mig-steps-once "$(sort "$TRAINER_DIR/g.0.progress" | uniq -c | sort -rn | head -3)"
 [ "$(count ',start,g,')" = 1 ] && [ "$(count ',migrate,g,')" = 1 ] && ok kill-mig-events-once ||
     not_ok kill-mig-events-once "$(printf '%s\n' "$OUT" | grep ',g,')"
+
+# 9. one pod of a gang moves, in a cellar that took the job over after a
+# restart: pod 1 to n2, pod 0 runs on untouched (same process), every
+# step of both once, CELLAR_NODES names both nodes for the moved pod
+rm -f "$CELLAR_DB"
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit gg --vc a --gpus 2 --pods 2 $ck -- $trainer 80 0.05; wait gg --state running --timeout 30s"
+check_rc gang-rc 0
+p0=$(cat "$TRAINER_DIR/gg.0.pid" 2>/dev/null)
+run "$CELLAR" -c "job migrate gg --pod 1 --node n2; wait gg --timeout 60s; events -o csv --no-header; job log gg; db check"
+check_rc gang-migrate-rc 0
+check_out_has gang-start ",start,gg,a,-,n1:[0-3],"
+check_out_has gang-event ",migrate,gg,a,-,pod 1: n1:[2-3] -> n2:[0-1],"
+check_out_has gang-taken-over "cellar: taken over after a restart (running)"
+check_out_has gang-completed "gg completed"
+check_out_has gang-db-check "no problems"
+[ "$(cat "$TRAINER_DIR/gg.0.pid" 2>/dev/null)" = "$p0" ] && ok gang-pod0-untouched ||
+    not_ok gang-pod0-untouched "pid $p0, now $(cat "$TRAINER_DIR/gg.0.pid" 2>&1)"
+grep -q "gpus=0,1 node=n2 nodes=n\[1-2\] pods=2" "$TRAINER_DIR/gg.1.env" && ok gang-pod1-env ||
+    not_ok gang-pod1-env "$(cat "$TRAINER_DIR/gg.1.env" 2>&1)"
+once gg.0 80 && once gg.1 80 && ok gang-steps-once ||
+    not_ok gang-steps-once "$(sort "$TRAINER_DIR"/gg.*.progress | uniq -c | sort -rn | head -3)"
+
+# 10. a cancel while the source's stop runs (a slow checkpoint): the pod
+# is stopped there, nothing starts on n2, the job is cancelled
+rm -f "$CELLAR_DB"
+run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit cx --vc a --gpus 4 $ck --env CKPT_SLEEP=2 -- $trainer 400 0.05; wait cx --state running --timeout 30s; job migrate cx --node n2; cancel cx; wait cx --timeout 60s; events -o csv --no-header; job log cx; db check"
+check_rc cancel-rc 0
+check_out_has cancel-cancelled "cx cancelled"
+check_out_lacks cancel-not-migrated "cellar: migrated"
+check_out_has cancel-db-check "no problems"
+[ "$(count ',requeue,cx,')" = 0 ] && ok cancel-no-requeue || not_ok cancel-no-requeue "$(printf '%s\n' "$OUT" | grep ',cx,')"
+[ -e "$TMP/run/n2/cx.0" ] && not_ok cancel-nothing-on-n2 "n2 has cx.0" || ok cancel-nothing-on-n2
+p=$(cat "$TRAINER_DIR/cx.0.pid" 2>/dev/null)
+[ -n "$p" ] && ! kill -0 "$p" 2>/dev/null && ok cancel-process-gone || not_ok cancel-process-gone "pid $p"
+grep -q '^step 400$' "$TRAINER_DIR/cx.0.progress" && not_ok cancel-stopped-early "it ran to its end" ||
+    ok cancel-stopped-early
 
 done_testing
