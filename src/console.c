@@ -1807,7 +1807,7 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 {
 	const struct spec *sp = c->s->spec;
 	int i = console_find(c, name), to = -1, k, n, *nl = NULL, *pf = NULL,
-	    *lv = NULL;
+	    *lv = NULL, rc = -1;
 	struct pinned old;
 	struct live *l;
 	struct job *j;
@@ -1941,13 +1941,7 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 	   waits for the stop there: blocked) */
 	sched_touch_all(c->sched);
 	c->dirty = true;
-	pinned_release(&old);
-	free(nl);
-	free(pf);
-	free(lv);
-	free(from);
-	free(dest);
-	return 0;
+	rc = 0;
 out:
 	pinned_release(&old);
 	free(nl);
@@ -1955,7 +1949,7 @@ out:
 	free(lv);
 	free(from);
 	free(dest);
-	return -1;
+	return rc;
 }
 
 /* ---- after a restart: the store's live jobs taken over ---- */
