@@ -70,9 +70,14 @@ static const struct fmt_def formats[] = {
 };
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
 
-/* The optional last column of any format: the most GPUs an elastic job
-   may grow to (Gandiva's grow-shrink). */
-static const char gpus_max_col[] = "gpus_max";
+/* Optional columns any format may end with, named by the header, each at
+   most once, in any order: the most GPUs an elastic job may grow to
+   (Gandiva's grow-shrink), and the job's priority and time-slice weight
+   (gandiva's tiers and weighted round robin; priority policies). */
+enum opt_col { O_GPUS_MAX, O_PRIORITY, O_WEIGHT, NOPT };
+static const char *const opt_names[NOPT] = {
+	[O_GPUS_MAX] = "gpus_max", [O_PRIORITY] = "priority", [O_WEIGHT] = "weight",
+};
 
 
 static const char *const format_names[] = {
@@ -424,7 +429,8 @@ struct reader {
 	const struct fmt_def	*fmt;
 	struct strtab		 ids;		/* job_id -> line */
 	char			**cause;
-	bool			 elastic;	/* the header ends with gpus_max */
+	enum opt_col		 opt[NOPT];	/* the header's optional columns */
+	int			 nopt;
 };
 
 /* Set *cause to "name:line:col: " + the message; returns -1. */
@@ -614,35 +620,76 @@ rd_field(struct reader *r, int line, const struct field *f, const struct col_def
 	return 0;
 }
 
+/* A whole number in [lo, hi] in column col. */
+static int
+rd_int(struct reader *r, int line, const struct field *f, const char *col, int lo,
+    int hi, int *out)
+{
+	char pre[96];
+	double v;
+
+	if (f->len == 0)
+		return rd_err(r, line, f->col, "empty %s", col);
+	if (parse_num(f->s, f->len, &v) < 0 || v != floor(v) || v < lo || v > hi) {
+		bufprintf(pre, sizeof pre, "%s must be a whole number from %d to %d, not ",
+		    col, lo, hi);
+		return rd_err_field(r, line, f, pre, "");
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* One optional column's field into j (after the format's columns). */
+static int
+rd_opt(struct reader *r, int line, const struct field *f, enum opt_col o,
+    struct trace_job *j)
+{
+	switch (o) {
+	case O_GPUS_MAX:
+		if (rd_gpus(r, line, f, opt_names[o], &j->gpus_max) < 0)
+			return -1;
+		if (j->gpus_max < j->gpus)
+			return rd_err(r, line, f->col, "gpus_max %d is below "
+			    "the job's %d GPUs", j->gpus_max, j->gpus);
+		return 0;
+	case O_PRIORITY:
+		return rd_int(r, line, f, opt_names[o], 0, TRACE_MAX_PRIORITY,
+		    &j->priority);
+	case O_WEIGHT:
+		return rd_int(r, line, f, opt_names[o], 1, TRACE_MAX_WEIGHT, &j->weight);
+	case NOPT:
+		break;
+	}
+	return 0;
+}
+
 /* One data row [p, e) into j. */
 static int
 rd_row(struct reader *r, int line, const char *p, const char *e, struct trace_job *j)
 {
 	const struct fmt_def *d = r->fmt;
-	struct field f[MAX_COLS + 2];
+	struct field f[MAX_COLS + NOPT + 1];
 	double when = 0;
-	int n, c, want = d->ncols + (r->elastic ? 1 : 0);
+	int n, c, want = d->ncols + r->nopt;
 
-	n = split(p, e, f, MAX_COLS + 2);
+	n = split(p, e, f, MAX_COLS + NOPT + 1);
 	if (n < want)
 		return rd_err(r, line, (int)(e - p) + 1, "missing column '%s': %d of %d "
-		    "columns of a %s row", n < d->ncols ? d->cols[n].name : gpus_max_col,
-		    n, want, d->name);
+		    "columns of a %s row", n < d->ncols ? d->cols[n].name :
+		    opt_names[r->opt[n - d->ncols]], n, want, d->name);
 	if (n > want)
 		return rd_err(r, line, f[want].col, "extra column: %d columns, a %s "
 		    "row has %d", n, d->name, want);
 	j->model = -1;
 	j->gpus_max = 0;
+	j->priority = 0;
+	j->weight = 0;
 	for (c = 0; c < d->ncols; c++)
 		if (rd_field(r, line, &f[c], &d->cols[c], j, &when) < 0)
 			return -1;
-	if (r->elastic) {
-		if (rd_gpus(r, line, &f[d->ncols], gpus_max_col, &j->gpus_max) < 0)
+	for (c = 0; c < r->nopt; c++)
+		if (rd_opt(r, line, &f[d->ncols + c], r->opt[c], j) < 0)
 			return -1;
-		if (j->gpus_max < j->gpus)
-			return rd_err(r, line, f[d->ncols].col, "gpus_max %d is below "
-			    "the job's %d GPUs", j->gpus_max, j->gpus);
-	}
 	if (j->name[0] == '\0')
 		line_name(r, line, j->name);
 	j->submit = when;
@@ -650,22 +697,41 @@ rd_row(struct reader *r, int line, const char *p, const char *e, struct trace_jo
 	return 0;
 }
 
-/* Does [p, e) hold exactly the column names of d, gpus_max after them or not? */
 static bool
-is_header(const struct fmt_def *d, const char *p, const char *e)
+field_is(const struct field *f, const char *name)
 {
-	struct field f[MAX_COLS + 2];
-	int n = split(p, e, f, MAX_COLS + 2), c;
+	return (size_t)f->len == strlen(name) &&
+	    strncasecmp(f->s, name, (size_t)f->len) == 0;
+}
 
-	if (n == d->ncols + 1 && (size_t)f[n - 1].len == strlen(gpus_max_col) &&
-	    strncasecmp(f[n - 1].s, gpus_max_col, (size_t)f[n - 1].len) == 0)
-		n--;
-	if (n != d->ncols)
+/*
+ * Does [p, e) hold exactly the column names of d, then optional columns
+ * (each at most once)? Those go to opt[*nopt] when opt is not NULL.
+ */
+static bool
+is_header(const struct fmt_def *d, const char *p, const char *e, enum opt_col *opt,
+    int *nopt)
+{
+	struct field f[MAX_COLS + NOPT + 1];
+	int n = split(p, e, f, MAX_COLS + NOPT + 1), c, o;
+	unsigned seen = 0;
+
+	if (n < d->ncols || n > d->ncols + NOPT)
 		return false;
-	for (c = 0; c < n; c++)
-		if ((size_t)f[c].len != strlen(d->cols[c].name) ||
-		    strncasecmp(f[c].s, d->cols[c].name, (size_t)f[c].len) != 0)
+	for (c = 0; c < d->ncols; c++)
+		if (!field_is(&f[c], d->cols[c].name))
 			return false;
+	for (; c < n; c++) {
+		for (o = 0; o < NOPT && !field_is(&f[c], opt_names[o]); o++)
+			continue;
+		if (o == NOPT || (seen & (1u << o)) != 0)
+			return false;
+		seen |= 1u << o;
+		if (opt != NULL)
+			opt[c - d->ncols] = (enum opt_col)o;
+	}
+	if (nopt != NULL)
+		*nopt = n - d->ncols;
 	return true;
 }
 
@@ -717,6 +783,9 @@ unknown_header(struct reader *r, int line, const char *p, const char *e)
 			strbuf_addf(&sb, "%s%s", c ? "," : "", formats[i].cols[c].name);
 		strbuf_addc(&sb, '\'');
 	}
+	strbuf_adds(&sb, "; then optionally");
+	for (i = 0; i < NOPT; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : " ", opt_names[i]);
 	strbuf_addc(&sb, ')');
 	if (f.len >= 8 && strncasecmp(p, "duration", 8) == 0 && is_blank_line(p + 8, e))
 		strbuf_adds(&sb, "; a one-column 'duration' file is a service-time sample");
@@ -802,17 +871,6 @@ reader_init(struct reader *r, const char *name, char **cause)
 	r->cause = cause;
 }
 
-/* Does a header line end with gpus_max? */
-static bool
-header_elastic(const char *p, const char *e)
-{
-	struct field f[MAX_COLS + 2];
-	int n = split(p, e, f, MAX_COLS + 2);
-
-	return n > 0 && (size_t)f[n - 1].len == strlen(gpus_max_col) &&
-	    strncasecmp(f[n - 1].s, gpus_max_col, (size_t)f[n - 1].len) == 0;
-}
-
 /* Find the header (first non-blank line) and the format; *pp moves past it. */
 static int
 rd_header(struct reader *r, enum trace_format fmt, const char **pp, const char *end,
@@ -830,12 +888,11 @@ rd_header(struct reader *r, enum trace_format fmt, const char **pp, const char *
 	}
 	if (fmt == TRACE_AUTO) {
 		for (i = 0; i < NFORMATS; i++)
-			if (is_header(&formats[i], ls, le))
+			if (is_header(&formats[i], ls, le, r->opt, &r->nopt))
 				break;
 		if (i == NFORMATS)
 			return unknown_header(r, *line, ls, le);
 		r->fmt = &formats[i];
-		r->elastic = header_elastic(ls, le);
 		*pp = p;
 		return 0;
 	}
@@ -843,9 +900,8 @@ rd_header(struct reader *r, enum trace_format fmt, const char **pp, const char *
 	if (r->fmt == NULL)
 		return rd_err(r, 1, 1, "cannot read a trace of format '%s' from a file",
 		    trace_format_name(fmt));
-	if (is_header(r->fmt, ls, le)) {
+	if (is_header(r->fmt, ls, le, r->opt, &r->nopt)) {
 		*pp = p;
-		r->elastic = header_elastic(ls, le);
 	} else {
 		*pp = ls;	/* headerless: the line is data */
 		(*line)--;
@@ -1499,6 +1555,10 @@ trace_to_jobs(const struct trace *t, const struct spec *s, const char *vcmap, ui
 		job_set_shape(j, pods, size);
 		j->duration = tj->duration;
 		j->model = tj->model >= 0 ? tj->model : model_pick(model_hash(tj->name, seed));
+		if (tj->priority > 0)
+			j->priority = tj->priority;
+		if (tj->weight > 0)
+			j->weight = tj->weight;
 		if (tj->gpus_max > size * pods) {
 			j->elastic_min = size * pods;
 			j->elastic_max = tj->gpus_max;

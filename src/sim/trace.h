@@ -9,9 +9,12 @@
  *   itp       job_id,submission_time,duration,num_gpu   (seconds, sorted)
  *   tiresias  job_id,num_gpu,submit_time,iterations,model_name,duration,interval
  *             (model_name must be in model_table; the synthetic/ traces too)
- * Any format may end with one more column, gpus_max (a header names it):
- * the most GPUs the job may grow to (elastic, Gandiva's grow-shrink;
- * >= num_gpus; equal means not elastic).
+ * Any format may end with optional columns, named by a header, each at most
+ * once and in any order: gpus_max, the most GPUs the job may grow to
+ * (elastic, Gandiva's grow-shrink; >= num_gpus; equal means not elastic);
+ * priority, a whole number 0 to TRACE_MAX_PRIORITY (struct job's priority;
+ * 0 when not given); weight, a whole number 1 to TRACE_MAX_WEIGHT (its
+ * time-slice weight within its priority; 1 when not given).
  * A forced format skips line 1 only when it is that format's header. Fields
  * may be padded with blanks; CRLF line ends and a missing final newline are
  * fine; blank lines carry no job and are ignored. Numbers are decimals
@@ -54,6 +57,8 @@
 #define TRACE_MAX_JOBS	(1 << 25)
 #define TRACE_MAX_GPUS	(1 << 20)
 #define TRACE_MAX_TIME	1e10		/* seconds, ~317 years */
+#define TRACE_MAX_PRIORITY 1000		/* as a submission's priority */
+#define TRACE_MAX_WEIGHT 1000
 
 enum trace_format {
 	TRACE_AUTO = -1,
@@ -71,6 +76,8 @@ struct trace_job {
 	int		 gpus;
 	int		 model;			/* model_table index, -1 if not given */
 	int		 gpus_max;		/* elastic: grows up to this; 0 not given */
+	int		 priority;		/* 0 not given */
+	int		 weight;		/* >= 1; 0 not given (1) */
 	int		 line;			/* in the source file; 0 if synthetic */
 };
 

@@ -191,6 +191,7 @@ test_tiresias_files(void)
 
 #define PH "timestamp,duration,num_gpus,gpu_time,cluster\n"
 #define IT "job_id,submission_time,duration,num_gpu\n"
+#define IT_PW "job_id,submission_time,duration,num_gpu,priority,weight\n"
 #define TI "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
 
 static const struct {
@@ -205,7 +206,28 @@ static const struct {
 	{ "a,b\n1,2\n", TRACE_AUTO, "t.csv:1:1: header 'a,b' is not a trace header "
 	  "(philly 'timestamp,duration,num_gpus,gpu_time,cluster'; itp 'job_id,"
 	  "submission_time,duration,num_gpu'; tiresias 'job_id,num_gpu,submit_time,"
-	  "iterations,model_name,duration,interval')" },
+	  "iterations,model_name,duration,interval'; then optionally gpus_max, "
+	  "priority, weight)" },
+	/* optional columns: each once, only after the format's */
+	{ "job_id,submission_time,duration,num_gpu,weight,weight\na,1,2,3,1,1\n",
+	  TRACE_AUTO, NULL },
+	{ "job_id,submission_time,duration,priority,num_gpu\na,1,2,3,1\n",
+	  TRACE_AUTO, NULL },
+	{ IT_PW "a,1,2,3,1\n", TRACE_AUTO,
+	  "t.csv:2:10: missing column 'weight': 5 of 6 columns of a itp row" },
+	{ IT_PW "a,1,2,3,1001,1\n", TRACE_AUTO,
+	  "t.csv:2:9: priority must be a whole number from 0 to 1000, not '1001'" },
+	{ IT_PW "a,1,2,3,-1,1\n", TRACE_AUTO,
+	  "t.csv:2:9: priority must be a whole number from 0 to 1000, not '-1'" },
+	{ IT_PW "a,1,2,3,1.5,1\n", TRACE_AUTO,
+	  "t.csv:2:9: priority must be a whole number from 0 to 1000, not '1.5'" },
+	{ IT_PW "a,1,2,3,,1\n", TRACE_AUTO, "t.csv:2:9: empty priority" },
+	{ IT_PW "a,1,2,3,2,0\n", TRACE_AUTO,
+	  "t.csv:2:11: weight must be a whole number from 1 to 1000, not '0'" },
+	{ IT_PW "a,1,2,3,2,x\n", TRACE_AUTO,
+	  "t.csv:2:11: weight must be a whole number from 1 to 1000, not 'x'" },
+	{ "job_id,submission_time,duration,num_gpu,weight,gpus_max\na,1,2,3,1,2\n",
+	  TRACE_AUTO, "t.csv:2:11: gpus_max 2 is below the job's 3 GPUs" },
 	/* missing column: the column just past the end of the line */
 	{ PH "2017-10-09 07:01:55,66.0,1\n", TRACE_AUTO,
 	  "t.csv:2:27: missing column 'gpu_time': 3 of 5 columns of a philly row" },
@@ -270,8 +292,14 @@ test_malformed(void)
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int rc = load_str(bad[i].text, bad[i].fmt, &t, &cause);
 		CHECKF(rc < 0 && t.jobs == NULL && t.njobs == 0, "case %zu loaded", i);
-		CHECKF(cause != NULL && strcmp(cause, bad[i].want) == 0,
-		    "case %zu: got '%s', want '%s'", i, cause ? cause : "(null)", bad[i].want);
+		if (bad[i].want == NULL)	/* a header of no format */
+			CHECKF(cause != NULL && strncmp(cause, "t.csv:1:1: header '", 19) == 0 &&
+			    strstr(cause, "' is not a trace header (") != NULL,
+			    "case %zu: got '%s'", i, cause ? cause : "(null)");
+		else
+			CHECKF(cause != NULL && strcmp(cause, bad[i].want) == 0,
+			    "case %zu: got '%s', want '%s'", i, cause ? cause : "(null)",
+			    bad[i].want);
 		free(cause);
 	}
 }
@@ -839,6 +867,54 @@ test_vcmap_philly(void)
 	spec_free(s);
 }
 
+/*
+ * The optional columns in any order and any format, carried into the jobs;
+ * without them every job is priority 0, weight 1.
+ */
+static void
+test_priority_weight(void)
+{
+	static const char with[] =
+	    "job_id,num_gpu,submit_time,iterations,model_name,duration,interval,"
+	    "Weight, priority ,gpus_max\n"
+	    "x,1,0,606,vgg19,164,30,3,7,2\n"
+	    "y,2,5,606,lstm,100,30, 1 ,1000,2\n";
+	static const char without[] =
+	    "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+	    "x,1,0,606,vgg19,164,30\n";
+	struct spec *n2 = spec_fix("specs/tiresias-n2g4.yaml");
+	struct trace t;
+	struct job *jobs;
+	char *cause;
+	int n, skipped, dropped;
+
+	if (n2 == NULL)
+		return;
+	CHECKF(load_str(with, TRACE_AUTO, &t, &cause) == 0, "%s", cause ? cause : "");
+	CHECK_INTEQ(t.njobs, 2);
+	CHECK(t.jobs[0].priority == 7 && t.jobs[0].weight == 3 && t.jobs[0].gpus_max == 2);
+	CHECK(t.jobs[1].priority == 1000 && t.jobs[1].weight == 1 && t.jobs[1].gpus_max == 2);
+	CHECK(trace_to_jobs(&t, n2, NULL, 1, false, &jobs, &n, &skipped, &dropped,
+	    &cause) == 0);
+	CHECK_INTEQ(n, 2);
+	CHECK(jobs[0].priority == 7 && jobs[0].weight == 3 && jobs[0].elastic_max == 2);
+	CHECK(jobs[1].priority == 1000 && jobs[1].weight == 1 && jobs[1].elastic_max == 0);
+	free(jobs);
+	trace_release(&t);
+	/* a forced format takes the same header */
+	CHECKF(load_str(with, TRACE_TIRESIAS, &t, &cause) == 0, "%s", cause ? cause : "");
+	CHECK(t.njobs == 2 && t.jobs[0].priority == 7);
+	trace_release(&t);
+	CHECKF(load_str(without, TRACE_AUTO, &t, &cause) == 0, "%s", cause ? cause : "");
+	CHECK(t.jobs[0].priority == 0 && t.jobs[0].weight == 0);
+	CHECK(trace_to_jobs(&t, n2, NULL, 1, false, &jobs, &n, &skipped, &dropped,
+	    &cause) == 0);
+	CHECK(n == 1 && jobs[0].priority == 0 && jobs[0].weight == 1);
+	free(jobs);
+	trace_release(&t);
+	spec_free(n2);
+}
+
 static void
 test_novc_traces(void)
 {
@@ -1016,6 +1092,7 @@ static const struct test tests[] = {
 	{ "shapes-default", test_shapes_default },
 	{ "vcmap-philly", test_vcmap_philly },
 	{ "novc-traces", test_novc_traces },
+	{ "priority-weight", test_priority_weight },
 	{ "models", test_models },
 	{ "summary", test_summary },
 	{ "tiresias-specs", test_tiresias_specs },
