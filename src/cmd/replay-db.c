@@ -40,12 +40,17 @@ static int
 load_job(void *arg, const struct store_job *sj)
 {
 	struct rdb *d = arg;
-	int id = sj->job.id;
+	int id = sj->job.id, prio, weight;
 	struct engine_placement *p;
 
 	if (id < 0 || id >= d->njobs)
 		return 2;	/* not a job of this trace: refuse below */
+	prio = d->jobs[id].priority;
+	weight = d->jobs[id].weight;
 	d->jobs[id] = sj->job;
+	/* the store's job rows keep neither: the trace's, read again */
+	d->jobs[id].priority = prio;
+	d->jobs[id].weight = weight;
 	if (sj->blob_len > 0) {
 		void *b = xmalloc(sj->blob_len);
 		memcpy(b, sj->blob, sj->blob_len);

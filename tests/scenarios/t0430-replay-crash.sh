@@ -10,7 +10,8 @@
 # must print the very report an uninterrupted run prints, and the store
 # must hold the very jobs, events and series an uninterrupted run stores.
 # make check kills a few dozen times; make check-long (CELLAR_LONG) 60+
-# times for each of three configurations.
+# times for each of three configurations; a small trace with priorities
+# and weights a few times in both.
 . tests/scenarios/lib.sh
 unset CELLAR_DB
 
@@ -120,4 +121,19 @@ else
 	crash_case gandiva 10 14 synth:150 --load 8 --policy gandiva \
 	    --checkpoint-every 16
 fi
+# a trace's priorities and weights survive a resume (the store's job rows
+# do not keep them: the trace is read again)
+cat >"$TMP/one.yaml" <<'YAML'
+physicalCluster:
+  cellTypes:
+    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}
+  physicalCells:
+  - {cellType: NODE, cellAddress: n0}
+virtualClusters:
+  A:
+    virtualCells:
+    - {cellType: NODE, cellNumber: 1}
+YAML
+crash_case gandiva-priority 6 19 tests/fixtures/traces/itp-gandiva-priority.csv \
+    --spec "$TMP/one.yaml" --policy gandiva --checkpoint-every 2
 exit $FAILED
