@@ -37,6 +37,8 @@
 #include "store/store.h"
 
 #define SIM_MAX_RUNS	32
+#define SIM_MAX_HEIGHT	16	/* --max-height: members per GPU slot */
+
 /*
  * Events between a recorded replay's checkpoints without --checkpoint-every.
  * Each checkpoint is a transaction whose fixed part the writer pays again
@@ -70,6 +72,8 @@
 	{ 0, "feedback", "T", "early feedback: time until a job has run T (default 10m)", VALUE_NONE }, \
 	{ 0, "slice", "T", "gandiva: time-slice interval (default 60s)", VALUE_NONE }, \
 	{ 0, "no-pack", NULL, "gandiva: time-slice only, never try packing", VALUE_NONE }, \
+	{ 0, "max-height", "N", "gandiva: at most N jobs time-sliced per GPU (default 2, 1: none)", VALUE_NONE }, \
+	{ 0, "gpu-mem", "GB", "gandiva, antman: GiB of memory per GPU (default 16)", VALUE_NONE }, \
 	{ 0, "suspend-cost", "X", "gandiva: x each model's suspend+resume cost (default 1)", VALUE_NONE }, \
 	{ 0, "migrate-cost", "X", "gandiva: x each model's migration cost (default 1)", VALUE_NONE }, \
 	{ 0, "no-migrate", NULL, "gandiva: no locality or defragmentation migrations", VALUE_NONE }, \
@@ -395,6 +399,15 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		return cmd_usage_error(ctx);
 	}
 	m->ep.pack = !args_has(a, "no-pack");
+	if (args_has(a, "max-height")) {
+		n = args_strtonum(a, "max-height", 1, SIM_MAX_HEIGHT, cause);
+		if (*cause != NULL)
+			return cmd_usage_error(ctx);
+		m->ep.height = (int)n;
+	}
+	if ((v = args_get(a, "gpu-mem")) != NULL &&
+	    parse_fraction(v, "--gpu-mem", 0, 1e6, true, &m->ep.gpu_mem, cause) < 0)
+		return cmd_usage_error(ctx);
 	if ((v = args_get(a, "suspend-cost")) != NULL &&
 	    parse_fraction(v, "--suspend-cost", 0, 1e6, false, &m->ep.suspend_scale, cause) < 0)
 		return cmd_usage_error(ctx);
@@ -748,6 +761,8 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_double(&j, "feedback", m->ep.feedback);
 	json_kv_double(&j, "slice", m->ep.slice);
 	json_kv_bool(&j, "pack", m->ep.pack);
+	json_kv_int(&j, "max_height", m->ep.height);
+	json_kv_double(&j, "gpu_mem", m->ep.gpu_mem);
 	json_kv_double(&j, "suspend_cost", m->ep.suspend_scale);
 	json_kv_double(&j, "migrate_cost", m->ep.migrate_scale);
 	json_kv_bool(&j, "migrate", m->ep.migrate);
