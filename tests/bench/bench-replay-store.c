@@ -26,10 +26,11 @@
  *       load=.. wall=met|missed cpu=met|missed
  *   replay-store philly recover jobs=.. events=.. load_ms=.. restore_ms=..
  *
- * The verdict takes the best and the median of the pairs' wall ratios (a
- * pair run while another process took a core says little about the
- * store) and the median cpu_ratio, with the load average as the pairs
- * began: a met wall target at a high load means more than a missed one.
+ * The verdict prints the best and the median of the pairs' wall ratios
+ * and judges by the median (a pair whose unrecorded side was slowed,
+ * seen at 0.54 s against 0.34 s, makes the best ratio flatter the store;
+ * one run while another process took a core makes it look worse), and
+ * the median cpu_ratio, with the load average as the pairs began.
  * A first unrecorded run, not counted, warms the page cache.
  *
  * Without the trace (CELLAR_TRACES, /work/shared/traces, ../shared/traces)
@@ -360,7 +361,7 @@ main(int argc, char **argv)
 	printf("replay-store verdict wall_best=%.2f wall_median=%.2f "
 	    "cpu_median=%.2f target=%.1f load=%.2f wall=%s cpu=%s\n", ratio[0],
 	    ratio[NPAIRS / 2], cpur[NPAIRS / 2], TARGET, load,
-	    ratio[0] <= TARGET ? "met" : "missed",
+	    ratio[NPAIRS / 2] <= TARGET ? "met" : "missed",
 	    cpur[NPAIRS / 2] <= TARGET ? "met" : "missed");
 	k = recover(trace, db, 61);
 	unlink_db(db);
