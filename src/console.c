@@ -2001,7 +2001,7 @@ recover_job(void *arg, const struct store_job *sj)
 	XGROW(c->live, c->cap, (size_t)c->n + 1);
 	c->jobs = xreallocarray(c->jobs, (size_t)c->n + 1, sizeof *c->jobs);
 	c->jobs[c->n] = sj->job;
-	c->jobs[c->n].priority = prio;	/* the store's row keeps none: the blob does */
+	c->jobs[c->n].priority = prio;	/* the blob's (rows before schema 8 hold 0) */
 	c->live[c->n] = l;
 	c->n++;
 	return 0;

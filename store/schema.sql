@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 7.
+-- store/schema.sql — the cellar state store, schema version 8.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 7 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 8 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -15,7 +15,8 @@
 -- blocks (event_blocks, read through the `events` virtual table); 5, a live
 -- job's log (job_logs); 6, a job row's change number (jobs.chg and an
 -- index on it); 7, the change numbers as one row per transaction
--- (job_changes) instead.
+-- (job_changes) instead; 8, a job's priority and time-slice weight
+-- (jobs.priority, jobs.weight: a trace's columns, kept for a replay).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -128,6 +129,8 @@ CREATE TABLE jobs (
 	opportunistic	INTEGER NOT NULL,
 	engine_id	INTEGER NOT NULL,	-- -1 unless it holds cells
 	emu		BLOB,			-- the emulator's per-job state (opaque)
+	priority	INTEGER NOT NULL DEFAULT 0,	-- struct job's (version 8)
+	weight		INTEGER NOT NULL DEFAULT 1,	-- time-slice weight (version 8)
 	PRIMARY KEY (run, id),
 	UNIQUE (run, name)
 );

@@ -42,16 +42,21 @@ struct dump_table {
 	const char	*order;		/* primary-key order */
 };
 
+/* The jobs' columns up to version 7; a dump of those imports with the
+   newer columns' defaults (priority 0, weight 1). */
+#define JOB_COLS_7 "run, id, name, user, vc, submit, members, gpus, leaf_type, " \
+	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, " \
+	"reason, state_since, first_start, end_time, queued, attained, run_time, " \
+	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, " \
+	"opportunistic, engine_id, emu"
+#define JOB_NCOLS_7 32
+
 static const struct dump_table dump_tables[T_COUNT] = {
 	{ "specs", "id, hash, path, text, created", "id" },
 	{ "spec_vcs", "spec, idx, name, gpus", "spec, idx" },
 	{ "runs", "id, kind, spec, mode, policy, trace, params, seed, state, now, "
 	  "created, updated, user, report, emu, engine", "id" },
-	{ "jobs", "run, id, name, user, vc, submit, members, gpus, leaf_type, class, "
-	  "soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
-	  "state_since, first_start, end_time, queued, attained, run_time, "
-	  "work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	  "opportunistic, engine_id, emu", "run, id" },
+	{ "jobs", JOB_COLS_7 ", priority, weight", "run, id" },
 	{ "placements", "run, job, engine_id, chain, pin, priority, orig_priority, "
 	  "lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus", "run, job" },
 	{ "health", "run, node, bad, since", "run, node" },
@@ -73,7 +78,7 @@ static const char *const dump_select[T_COUNT] = {
 	"soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
 	"state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, emu FROM jobs ORDER BY run, id",
+	"opportunistic, engine_id, emu, priority, weight FROM jobs ORDER BY run, id",
 	"SELECT run, job, engine_id, chain, pin, priority, orig_priority, lazy, "
 	"downgraded, pod_first, leaves, vleaves, nodes, gpus FROM placements "
 	"ORDER BY run, job",
@@ -98,9 +103,10 @@ static const char *const dump_insert[T_COUNT] = {
 	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, "
 	"reason, state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, emu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-	"?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-	"?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+	"opportunistic, engine_id, emu, priority, weight) VALUES (?1, ?2, ?3, ?4, "
+	"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
+	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, "
+	"coalesce(?33, 0), coalesce(?34, 1))",
 	"INSERT INTO placements(run, job, engine_id, chain, pin, priority, "
 	"orig_priority, lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -778,7 +784,7 @@ imp_columns(struct import *im, int t, int *ncols)
 	}
 	while (*want == ' ' || *want == ',')
 		want++;
-	if (*want != '\0')
+	if (*want != '\0' && !(t == T_JOBS && n == JOB_NCOLS_7))
 		return imp_fail(im, "%d columns; this cellar has: %s", n,
 		    dump_tables[t].cols);
 	*ncols = n;
@@ -998,9 +1004,10 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			/* Version 3's dump is version 4's: events were rows
 			   then, and a dump keeps them as records now; 4's
 			   is 5's without job logs; 5's is 6's and 6's is 7's
-			   (change numbers are not dumped). */
-			if (store_v && got >= 3 && got <= 6)
-				got = 7;
+			   (change numbers are not dumped); 7's is 8's
+			   without the jobs' priority and weight. */
+			if (store_v && got >= 3 && got <= 7)
+				got = 8;
 			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",

@@ -288,6 +288,8 @@ job_upsert(struct store *st, int64_t run, const struct job *j, bool with_emu,
 	sqlite3_bind_int(q, 29, j->suspensions);
 	sqlite3_bind_int(q, 30, j->opportunistic);
 	sqlite3_bind_int(q, 31, j->engine_id);
+	sqlite3_bind_int(q, 33, j->priority);	/* 32: the emulator's BLOB */
+	sqlite3_bind_int(q, 34, j->weight);
 	if (store_step_done(st, q, cause) != 0)
 		return -1;
 	chg_note(st, run, j->id);
@@ -536,7 +538,8 @@ job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *s
 	j->model = t != NULL ? model_find(t) : -1;
 	j->elastic_min = sqlite3_column_int(q, 12);
 	j->elastic_max = sqlite3_column_int(q, 13);
-	j->weight = 1;		/* not kept by schema 4: job_init's default */
+	j->priority = sqlite3_column_int(q, 44);
+	j->weight = sqlite3_column_int(q, 45);
 	if ((v = state_parse((const char *)sqlite3_column_text(q, 14))) < 0)
 		goto bad;
 	j->state = (enum job_state)v;

@@ -45,7 +45,8 @@
 	"j.lost_work, j.restarts, j.preemptions, j.suspensions, j.opportunistic, " \
 	"j.engine_id, NULL, j.emu, " \
 	"p.engine_id, p.chain, p.pin, p.priority, p.orig_priority, p.lazy, " \
-	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus"
+	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus, " \
+	"j.priority, j.weight"
 #define JOB_FROM \
 	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
 /*
@@ -80,11 +81,11 @@
 	"members, gpus, leaf_type, class, soft_affinity, duration, model, " \
 	"elastic_min, elastic_max, state, reason, state_since, first_start, " \
 	"end_time, queued, attained, run_time, work_done, ckpt_work, lost_work, " \
-	"restarts, preemptions, suspensions, opportunistic, engine_id" cols \
-	") VALUES " \
+	"restarts, preemptions, suspensions, opportunistic, engine_id, " \
+	"priority, weight" cols ") VALUES " \
 	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " \
-	"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31" \
-	vals ") " \
+	"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, " \
+	"?33, ?34" vals ") " \
 	"ON CONFLICT (run, id) DO UPDATE SET name = excluded.name, " \
 	"user = excluded.user, vc = excluded.vc, submit = excluded.submit, " \
 	"members = excluded.members, gpus = excluded.gpus, " \
@@ -99,8 +100,8 @@
 	"ckpt_work = excluded.ckpt_work, lost_work = excluded.lost_work, " \
 	"restarts = excluded.restarts, preemptions = excluded.preemptions, " \
 	"suspensions = excluded.suspensions, " \
-	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id" \
-	sets
+	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id, " \
+	"priority = excluded.priority, weight = excluded.weight" sets
 
 static const char *const store_sql[SQ_COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
@@ -675,6 +676,11 @@ static const char store_migrate_6_7[] =
     " PRIMARY KEY (run, chg)"
     ") WITHOUT ROWID;";
 
+/* 7 -> 8: a job's priority and weight (rows from before: 0 and 1). */
+static const char store_migrate_7_8[] =
+    "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -683,6 +689,7 @@ const struct store_migration store_migrations[] = {
 	{ 4, store_migrate_4_5, NULL },
 	{ 5, store_migrate_5_6, NULL },
 	{ 6, store_migrate_6_7, NULL },
+	{ 7, store_migrate_7_8, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 

@@ -612,7 +612,7 @@ static const struct table_colspec jobs_columns[] = {
 	{ "VC", "vc", 0, "its virtual cluster" },
 	{ "ST", "state", 0, "state code: PD, R, S, CG, CD, F, CA, PR (help states)" },
 	{ "CLASS", "class", 0, "guaranteed, opportunistic, or downgraded (lazily preempted)" },
-	{ "PRIO", "priority", TABLE_NUM, "priority now: 0 to 1000, -1 opportunistic" },
+	{ "PRIO", "priority", TABLE_NUM, "priority now (the job's own without cells): 0 to 1000, -1 opportunistic" },
 	{ "ORIG", "orig_priority", TABLE_NUM | TABLE_WIDE, "priority as requested" },
 	{ "GPUS", "gpus", TABLE_NUM, "GPUs it holds" },
 	{ "PODS", "pods", TABLE_NUM, "pods" },

@@ -1199,6 +1199,8 @@ job_show_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		    model_table[jb->model].name : NULL);
 		json_kv_int(&j, "elastic_min", jb->elastic_min);
 		json_kv_int(&j, "elastic_max", jb->elastic_max);
+		json_kv_int(&j, "priority", jb->priority);
+		json_kv_int(&j, "weight", jb->weight);
 		json_kv_double(&j, "state_since", jb->state_since);
 		json_kv_double(&j, "first_start", jb->first_start);
 		json_kv_double(&j, "end", jb->end);
@@ -1259,6 +1261,7 @@ job_show_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	    model_table[jb->model].name : "-");
 	if (jb->elastic_min > 0)
 		ROW("elastic", "%d to %d GPUs", jb->elastic_min, jb->elastic_max);
+	ROW("requested", "priority %d, weight %d", jb->priority, jb->weight);
 	ROW("submit", "%s", fmt_t(&sc.run, jb->submit, b1, sizeof b1));
 	ROW("first start", "%s", fmt_t(&sc.run, jb->first_start, b1, sizeof b1));
 	ROW("since", "%s", fmt_t(&sc.run, jb->state_since, b1, sizeof b1));
@@ -1312,6 +1315,14 @@ struct jobs_arg {
 	size_t			 n, cap;
 };
 
+
+/* A job's priority of its own, as a placement gives it (-1 opportunistic). */
+static int
+own_priority(const struct job *jb)
+{
+	return jb->klass == JOB_OPPORTUNISTIC ? -1 : jb->priority;
+}
+
 static int
 jobs_row(void *arg, const struct store_job *sj)
 {
@@ -1352,7 +1363,8 @@ jobs_row(void *arg, const struct store_job *sj)
 		table_cell_int(ja->t, sj->pl.pl.priority);
 		table_cell_int(ja->t, sj->pl.pl.orig_priority);
 	} else {
-		table_cell(ja->t, "-");
+		/* without cells, the job's own (schema 8: kept in its row) */
+		table_cell_int(ja->t, own_priority(jb));
 		table_cell(ja->t, "-");
 	}
 	table_cell_int(ja->t, jb->gpus);
@@ -1387,7 +1399,7 @@ jobs_json_stored(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 		json_kv_bool(j, "downgraded", sj->pl.pl.downgraded);
 		json_kv_bool(j, "lazy", sj->pl.pl.lazy);
 	} else {
-		json_kv_null(j, "priority");
+		json_kv_int(j, "priority", own_priority(jb));
 		json_kv_null(j, "orig_priority");
 		json_kv_bool(j, "downgraded", false);
 		json_kv_null(j, "lazy");
@@ -1856,7 +1868,8 @@ const struct cmd_entry cmd_job_show_entry = {
 	.help =
 	    "Show job NAME as the state store has it (the newest run with that "
 	    "name, or run ID): its request (VC, gang, GPU type, affinity, "
-	    "duration, model), its state as Slurm prints it and why it waits, "
+	    "duration, model, priority and weight), its state as Slurm prints it "
+	    "and why it waits, "
 	    "its times (submit, first start, last change, end on the run's "
 	    "clock) and accounting (time queued and running, GPU-hours of "
 	    "service, progress, restarts, preemptions), and while it holds cells "

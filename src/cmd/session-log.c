@@ -340,6 +340,7 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 	}
 	j.leaf_type = r->leaf_type;
 	j.klass = r->priority < 0 ? JOB_OPPORTUNISTIC : JOB_GUARANTEED;
+	j.priority = r->priority < 0 ? 0 : r->priority;	/* as a submission's */
 	if (job_apply(&j, JOB_EV_START, now, why, sizeof why) != 0)
 		fatal("session_log_alloc: %s", why);
 	j.opportunistic = p->opportunistic;

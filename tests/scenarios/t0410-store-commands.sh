@@ -47,8 +47,8 @@ check_json_field session-status-run db_run 1 '$'
 run "$CELLAR" jobs --run last -o csv --no-header
 check_rc jobs-run-rc 0
 check_out jobs-run 'lz,0,prod,R,downgraded,-1,0,32,4,V100-RACK,r1n[00-03],"r1/r1n00,r1/r1n01,r1/r1n02,r1/r1n03",yes,-
-hi~1,1,prod,CA,guaranteed,-,-,8,1,-,-,-,-,-
-low,2,research,PR,guaranteed,-,-,64,8,-,-,-,-,-
+hi~1,1,prod,CA,guaranteed,10,-,8,1,-,-,-,-,-
+low,2,research,PR,guaranteed,0,-,64,8,-,-,-,-,-
 top,3,research,R,guaranteed,5,5,8,1,V100-RACK,r0n00,r0/r0n00,no,-
 opp,4,dev,R,opportunistic,-1,-1,8,1,V100-RACK,r0n01,r0/r0n01,no,-
 hi,5,prod,R,guaranteed,0,0,1,1,V100-RACK,r1n04,r1/r1n04/0/0/0,no,-'
@@ -58,7 +58,9 @@ hi"
 run "$CELLAR" jobs --run 1 --filter state=PR -o json
 check_json_field jobs-run-json-state jobs.0.state preempted
 check_json_field jobs-run-json-code jobs.0.state_code PR
-check_json_field jobs-run-json-prio jobs.0.priority null
+# holding no cells, its own priority (alloc's default)
+check_json_field jobs-run-json-prio jobs.0.priority 0
+check_json_field jobs-run-json-orig jobs.0.orig_priority null
 check_json_field jobs-run-json-run jobs.0.run 1
 
 run "$CELLAR" history low -o csv --no-header
@@ -254,7 +256,7 @@ run "$CELLAR" --db "$TMP/copy.db" db check
 check_rc import-new-check 0
 # A dump of store version 3 (events were rows then; the dump format is
 # the same): it imports, and its events read back as they were.
-sed 's/"store_version":7,/"store_version":3,/' "$TMP/a.json" >"$TMP/v3.json"
+sed 's/"store_version":8,/"store_version":3,/' "$TMP/a.json" >"$TMP/v3.json"
 grep -q '"store_version":3,' "$TMP/v3.json" && ok v3-dump-made || not_ok v3-dump-made "no version in the dump"
 run "$CELLAR" --db "$TMP/v3.db" import "$TMP/v3.json"
 check_rc import-v3-rc 0

@@ -6,7 +6,8 @@
 # is never suspended and ends at 4200 s, and a (weight 2) ends before b and
 # c; the same rows without the columns give another report: h is
 # suspended and ends later, a does not end first. Bad values are errors
-# naming file, line and column. --max-height and --gpu-mem act, are
+# naming file, line and column. The store keeps both (schema 8; a dump
+# of version 7 imports with 0 and 1). --max-height and --gpu-mem act, are
 # recorded in the run's params and refuse bad values.
 . tests/scenarios/lib.sh
 unset CELLAR_DB
@@ -69,6 +70,37 @@ sed 's/"trace":"[^"]*"//' "$TMP/prio.json" >"$TMP/a"
 sed 's/"trace":"[^"]*"//' "$TMP/out" >"$TMP/b"
 cmp -s "$TMP/a" "$TMP/b" && not_ok reports-differ "the same report without the columns" ||
     ok reports-differ
+
+# the store keeps both (schema 8): job show, jobs --run (h holds no cells
+# at the end: its own priority), job show's JSON
+db=$TMP/prio.db
+run "$CELLAR" --db "$db" job show a
+check_out_has show-requested "requested       priority 0, weight 2"
+run "$CELLAR" --db "$db" job show h -o json
+check_json_field show-json-priority job.priority 5
+check_json_field show-json-weight job.weight 1
+run "$CELLAR" --db "$db" jobs --run 1 -o csv --no-header
+check_out_has jobs-prio-h "h,3,A,CD,guaranteed,5,-,"
+# a dump keeps them; one of version 7 (no such columns) imports with 0 and 1
+run "$CELLAR" --db "$db" export "$TMP/d8.json"
+check_rc export-rc 0
+run "$CELLAR" --db "$TMP/i8.db" import "$TMP/d8.json"
+check_rc import-rc 0
+run "$CELLAR" --db "$TMP/i8.db" job show a
+check_out_has import-keeps "requested       priority 0, weight 2"
+awk '/^"jobs":/ { j = 1; sub(/,"priority","weight"\]/, "]") }
+    /^"placements":/ { j = 0 }
+    j && /^\[/ { sub(/,-?[0-9]+,[0-9]+\]/, "]") }
+    { sub(/"store_version":8,/, "\"store_version\":7,"); print }' \
+    "$TMP/d8.json" >"$TMP/d7.json"
+grep -q '"store_version":7,' "$TMP/d7.json" && ! grep -q '"weight"' "$TMP/d7.json" &&
+    ok v7-dump-made || not_ok v7-dump-made "$(head -c 300 "$TMP/d7.json")"
+run "$CELLAR" --db "$TMP/i7.db" import "$TMP/d7.json"
+check_rc import-v7-rc 0
+run "$CELLAR" --db "$TMP/i7.db" job show a
+check_out_has import-v7-defaults "requested       priority 0, weight 1"
+run "$CELLAR" --db "$TMP/i7.db" db check
+check_rc import-v7-check 0
 
 # bad values: file, line and column
 printf 'job_id,submission_time,duration,num_gpu,priority,weight\na,0,10,1,3,1\nb,0,10,1,1001,1\n' \

@@ -223,10 +223,10 @@ test_not_a_store(void)
 	path = tmp_path("newer.db");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	store_close(st);
-	raw_sql(path, "PRAGMA user_version = 8");
+	raw_sql(path, "PRAGMA user_version = 9");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 8, newer than this "
-	    "cellar (7): upgrade cellar") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 9, newer than this "
+	    "cellar (8): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -339,10 +339,10 @@ test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 7, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ 8, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 8, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ 9, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -361,29 +361,29 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 7 -> 8 with a fake step (SQL and a function). */
+	/* 8 -> 9 with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 8, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, 9, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 8);
+	CHECK_INTEQ(store_user_version(st, &cause), 9);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 9, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, 10, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 8);
+	CHECK_INTEQ(store_user_version(st, &cause), 9);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 10, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, 11, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
@@ -429,8 +429,13 @@ test_migrations(void)
 	store_close(st);
 }
 
-/* Today's jobs as version 5 had them: without change numbers. */
+/* Today's jobs as version 7 had them: without priority and weight. */
+#define V7_JOBS \
+    "ALTER TABLE jobs DROP COLUMN priority;" \
+    "ALTER TABLE jobs DROP COLUMN weight;"
+/* As version 5 had them: without change numbers either. */
 #define V5_JOBS \
+    V7_JOBS \
     "DROP TABLE job_changes;"
 /* As version 6 had them: a change number in each row, and its index. */
 #define V6_JOBS \
@@ -489,7 +494,7 @@ test_migration_6_7(void)
 	    "PRAGMA user_version = 6; PRAGMA application_id = 1130720364;");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 7);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	/* the jobs table of a new database, without the index */
 	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
 	for (i = 0; i < 2; i++) {
@@ -526,6 +531,72 @@ test_migration_6_7(void)
 	CHECK(load_ids(st, 1, &sb) == 0);
 	CHECK_STREQ(sb.buf, "0@1 1@1 2@1 ");
 	strbuf_reset(&sb);
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	strbuf_release(&cols);
+	store_close(st);
+}
+
+/*
+ * A version 7 database (jobs without priority and weight) with a job:
+ * opened for writing it is migrated to 8, its jobs table has a new
+ * database's columns, the old job reads priority 0 and weight 1, a job
+ * written after keeps its own, and db check is clean.
+ */
+static void
+test_migration_7_8(void)
+{
+	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
+	struct store *st = NULL, *fresh = NULL;
+	struct store_job sj;
+	char *cause = NULL;
+	const char *path = tmp_path("v7.db");
+	sqlite3_stmt *q;
+	struct job j;
+	int np = -1, i;
+
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, V7_JOBS
+	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
+	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
+	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u');"
+	    "INSERT INTO jobs VALUES (1, 0, 'a', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'pending', 'None', 2, -1, -1, 1, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, -1, NULL);"
+	    "PRAGMA user_version = 7; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), 8);
+	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
+	for (i = 0; i < 2; i++) {
+		CHECK(sqlite3_prepare_v2((i == 0 ? st : fresh)->db,
+		    "SELECT group_concat(name || ' ' || type || ' ' || pk || ' ' || "
+		    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('jobs')",
+		    -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW);
+		if (i == 0)
+			strbuf_addf(&cols, "%s", (const char *)sqlite3_column_text(q, 0));
+		else
+			CHECK_STREQ(cols.buf, (const char *)sqlite3_column_text(q, 0));
+		sqlite3_finalize(q);
+	}
+	CHECKF(strstr(cols.buf, "emu BLOB 0 ,priority INTEGER 0 0,weight INTEGER 0 1")
+	    != NULL, "%s", cols.buf);
+	store_close(fresh);
+	store_job_init(&sj);
+	CHECK(store_job_find(st, 1, "a", &sj, &cause) == 0);
+	CHECK(sj.job.priority == 0 && sj.job.weight == 1);
+	store_job_release(&sj);
+	job_init(&j, 1, "b", 0, 0);
+	j.priority = 7;
+	j.weight = 3;
+	CHECK(store_job_put(st, 1, &j, &cause) == 0);
+	store_job_init(&sj);
+	CHECK(store_job_find(st, 1, "b", &sj, &cause) == 0);
+	CHECK(sj.job.priority == 7 && sj.job.weight == 3);
+	store_job_release(&sj);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
 	strbuf_release(&sb);
@@ -800,7 +871,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (7), and cannot be migrated here") != NULL &&
+		    "than this cellar (8), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);
@@ -994,6 +1065,7 @@ static const struct test tests[] = {
 	{ "migration-3-4", test_migration_3_4 },
 	{ "migration-4-5", test_migration_4_5 },
 	{ "migration-6-7", test_migration_6_7 },
+	{ "migration-7-8", test_migration_7_8 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
