@@ -48,7 +48,7 @@ load_job(void *arg, const struct store_job *sj)
 	prio = d->jobs[id].priority;
 	weight = d->jobs[id].weight;
 	d->jobs[id] = sj->job;
-	/* the store's job rows keep neither: the trace's, read again */
+	/* the trace's, read again (rows migrated from schema 7 hold 0, 1) */
 	d->jobs[id].priority = prio;
 	d->jobs[id].weight = weight;
 	if (sj->blob_len > 0) {

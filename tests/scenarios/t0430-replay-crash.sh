@@ -121,8 +121,7 @@ else
 	crash_case gandiva 10 14 synth:150 --load 8 --policy gandiva \
 	    --checkpoint-every 16
 fi
-# a trace's priorities and weights survive a resume (the store's job rows
-# do not keep them: the trace is read again)
+# a trace's priorities and weights survive a resume
 cat >"$TMP/one.yaml" <<'YAML'
 physicalCluster:
   cellTypes:
