@@ -59,7 +59,7 @@
 	{ 0, "to", "T", "keep jobs submitted before T", VALUE_NONE }, \
 	{ 0, "sample", "F", "keep each job with probability F (0 < F <= 1)", VALUE_NONE }, \
 	{ 0, "load", "X", "scale the arrival rate by X", VALUE_NONE }, \
-	{ 0, "class", "C", "priority class of every job: guaranteed, opportunistic, auto (default: auto under antman, else guaranteed)", VALUE_NONE }, \
+	{ 0, "class", "C", "priority class of every job without its own (trace column class): guaranteed, opportunistic, auto (default: auto under antman, else guaranteed)", VALUE_NONE }, \
 	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \

@@ -238,7 +238,8 @@ dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **ca
 	if (rc != 0)
 		goto fail;
 	for (i = 0; i < x->njobs; i++)
-		x->jobs[i].klass = JOB_AUTO;
+		if (!x->jobs[i].class_given)
+			x->jobs[i].klass = JOB_AUTO;
 	emu_params_init(&ep);
 	if ((x->m = emu_create(c->spec, c->mode, &x->pol, &ep, x->jobs, x->njobs,
 	    cause)) == NULL)

@@ -97,6 +97,9 @@ struct job {
 	int			 gpus;		/* total, sum of pods x gpus */
 	int			 leaf_type;	/* spec type index, -1 = any */
 	enum job_class		 klass;
+	bool			 class_given;	/* klass is the job's own (a trace's
+						   class column): a run's default
+						   class leaves it */
 	int			 priority;	/* 0..1000 from a submission (policy
 						   'priority'); 0 for traces */
 	int			 weight;	/* time-slice weight within its priority

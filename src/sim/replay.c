@@ -96,7 +96,8 @@ replay_prepare(struct replay *r, const struct spec *s, const struct replay_cfg *
 	    &r->njobs, &r->skipped, &r->dropped, cause) < 0)
 		goto fail;
 	for (i = 0; i < r->njobs; i++) {
-		r->jobs[i].klass = replay_class(c->klass, NULL);
+		if (!r->jobs[i].class_given)
+			r->jobs[i].klass = replay_class(c->klass, NULL);
 		r->jobs[i].soft_affinity = c->soft_affinity;
 	}
 	return 0;
@@ -165,7 +166,8 @@ replay_run_hooked(const struct replay *r, const struct policy *p,
 		    r->jobs, (size_t)r->njobs * sizeof *r->jobs);
 	if (h == NULL || h->resume == NULL)	/* resumed jobs keep theirs */
 		for (int i = 0; i < r->njobs; i++)
-			out->jobs[i].klass = replay_class(r->klass, p->ops);
+			if (!out->jobs[i].class_given)
+				out->jobs[i].klass = replay_class(r->klass, p->ops);
 	if (h != NULL && h->resume != NULL)
 		m = emu_restore(r->s, mode, p, par, out->jobs, r->njobs, h->resume,
 		    cause);

@@ -33,15 +33,17 @@ struct replay_cfg {
 	double			 from, to;	/* window, seconds; to < 0: none */
 	double			 sample;	/* fraction kept: 1 */
 	double			 load;		/* arrival-rate factor: 1 */
-	int			 klass;		/* enum job_class of every job;
-						   -1: the policy's (replay_class) */
+	int			 klass;		/* enum job_class of every job whose
+						   trace gives none; -1: the
+						   policy's (replay_class) */
 	bool			 soft_affinity;	/* every job may relax its pods */
 };
 
 void	replay_cfg_init(struct replay_cfg *c);
 
 /*
- * The class every job of a run gets: klass when >= 0, else the policy's
+ * The class every job of a run gets unless its trace's class column gives
+ * its own (struct job's class_given): klass when >= 0, else the policy's
  * own: auto under a policy with POLICY_OPPSHARE (antman: its
  * auto-classification is the point), guaranteed otherwise.
  */

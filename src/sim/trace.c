@@ -72,11 +72,13 @@ static const struct fmt_def formats[] = {
 
 /* Optional columns any format may end with, named by the header, each at
    most once, in any order: the most GPUs an elastic job may grow to
-   (Gandiva's grow-shrink), and the job's priority and time-slice weight
-   (gandiva's tiers and weighted round robin; priority policies). */
-enum opt_col { O_GPUS_MAX, O_PRIORITY, O_WEIGHT, NOPT };
+   (Gandiva's grow-shrink), the job's priority and time-slice weight
+   (gandiva's tiers and weighted round robin; priority policies), and its
+   own class (AntMan: a user forcing guaranteed or opportunistic). */
+enum opt_col { O_GPUS_MAX, O_PRIORITY, O_WEIGHT, O_CLASS, NOPT };
 static const char *const opt_names[NOPT] = {
 	[O_GPUS_MAX] = "gpus_max", [O_PRIORITY] = "priority", [O_WEIGHT] = "weight",
+	[O_CLASS] = "class",
 };
 
 
@@ -639,6 +641,31 @@ rd_int(struct reader *r, int line, const struct field *f, const char *col, int l
 	return 0;
 }
 
+/* A job class in column class, as --class takes it (any case): 1 + class;
+   an empty field gives none (0), so one trace can force some jobs and leave
+   the rest to --class or the policy's default. */
+static int
+rd_class(struct reader *r, int line, const struct field *f, int *out)
+{
+	char buf[32];
+	int v = -1;
+
+	if (f->len == 0) {	/* none of its own: the run's applies */
+		*out = 0;
+		return 0;
+	}
+	if (f->len < (int)sizeof buf) {
+		memcpy(buf, f->s, f->len);
+		buf[f->len] = '\0';
+		v = job_class_parse(buf);
+	}
+	if (v < 0)
+		return rd_err_field(r, line, f, "class ",
+		    " is not guaranteed, opportunistic or auto");
+	*out = v + 1;
+	return 0;
+}
+
 /* One optional column's field into j (after the format's columns). */
 static int
 rd_opt(struct reader *r, int line, const struct field *f, enum opt_col o,
@@ -657,6 +684,8 @@ rd_opt(struct reader *r, int line, const struct field *f, enum opt_col o,
 		    &j->priority);
 	case O_WEIGHT:
 		return rd_int(r, line, f, opt_names[o], 1, TRACE_MAX_WEIGHT, &j->weight);
+	case O_CLASS:
+		return rd_class(r, line, f, &j->klass);
 	case NOPT:
 		break;
 	}
@@ -684,6 +713,7 @@ rd_row(struct reader *r, int line, const char *p, const char *e, struct trace_jo
 	j->gpus_max = 0;
 	j->priority = 0;
 	j->weight = 0;
+	j->klass = 0;
 	for (c = 0; c < d->ncols; c++)
 		if (rd_field(r, line, &f[c], &d->cols[c], j, &when) < 0)
 			return -1;
@@ -1559,6 +1589,10 @@ trace_to_jobs(const struct trace *t, const struct spec *s, const char *vcmap, ui
 			j->priority = tj->priority;
 		if (tj->weight > 0)
 			j->weight = tj->weight;
+		if (tj->klass > 0) {
+			j->klass = (enum job_class)(tj->klass - 1);
+			j->class_given = true;
+		}
 		if (tj->gpus_max > size * pods) {
 			j->elastic_min = size * pods;
 			j->elastic_max = tj->gpus_max;

@@ -14,7 +14,9 @@
  * (elastic, Gandiva's grow-shrink; >= num_gpus; equal means not elastic);
  * priority, a whole number 0 to TRACE_MAX_PRIORITY (struct job's priority;
  * 0 when not given); weight, a whole number 1 to TRACE_MAX_WEIGHT (its
- * time-slice weight within its priority; 1 when not given).
+ * time-slice weight within its priority; 1 when not given); class, the
+ * job's own class: guaranteed, opportunistic or auto (any case, as
+ * --class; when not given the run's class applies, see replay_class).
  * A forced format skips line 1 only when it is that format's header. Fields
  * may be padded with blanks; CRLF line ends and a missing final newline are
  * fine; blank lines carry no job and are ignored. Numbers are decimals
@@ -78,6 +80,8 @@ struct trace_job {
 	int		 gpus_max;		/* elastic: grows up to this; 0 not given */
 	int		 priority;		/* 0 not given */
 	int		 weight;		/* >= 1; 0 not given (1) */
+	int		 klass;			/* 1 + enum job_class; 0 not given
+						   (zero-filled jobs carry none) */
 	int		 line;			/* in the source file; 0 if synthetic */
 };
 

@@ -11,7 +11,7 @@
 # must hold the very jobs, events and series an uninterrupted run stores.
 # make check kills a few dozen times; make check-long (CELLAR_LONG) 60+
 # times for each of three configurations; a small trace with priorities
-# and weights a few times in both.
+# and weights, and one with classes, a few times in both.
 . tests/scenarios/lib.sh
 unset CELLAR_DB
 
@@ -135,4 +135,8 @@ virtualClusters:
 YAML
 crash_case gandiva-priority 6 19 tests/fixtures/traces/itp-gandiva-priority.csv \
     --spec "$TMP/one.yaml" --policy gandiva --checkpoint-every 2
+# a trace's own classes survive a resume (the job rows keep each job's);
+# the others keep --class
+crash_case antman-class 6 21 tests/fixtures/traces/itp-antman-class.csv \
+    --spec "$TMP/one.yaml" --policy antman --class opportunistic --checkpoint-every 2
 exit $FAILED

@@ -192,6 +192,7 @@ test_tiresias_files(void)
 #define PH "timestamp,duration,num_gpus,gpu_time,cluster\n"
 #define IT "job_id,submission_time,duration,num_gpu\n"
 #define IT_PW "job_id,submission_time,duration,num_gpu,priority,weight\n"
+#define IT_C "job_id,submission_time,duration,num_gpu,priority,class\n"
 #define TI "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
 
 static const struct {
@@ -207,7 +208,7 @@ static const struct {
 	  "(philly 'timestamp,duration,num_gpus,gpu_time,cluster'; itp 'job_id,"
 	  "submission_time,duration,num_gpu'; tiresias 'job_id,num_gpu,submit_time,"
 	  "iterations,model_name,duration,interval'; then optionally gpus_max, "
-	  "priority, weight)" },
+	  "priority, weight, class)" },
 	/* optional columns: each once, only after the format's */
 	{ "job_id,submission_time,duration,num_gpu,weight,weight\na,1,2,3,1,1\n",
 	  TRACE_AUTO, NULL },
@@ -228,6 +229,17 @@ static const struct {
 	  "t.csv:2:11: weight must be a whole number from 1 to 1000, not 'x'" },
 	{ "job_id,submission_time,duration,num_gpu,weight,gpus_max\na,1,2,3,1,2\n",
 	  TRACE_AUTO, "t.csv:2:11: gpus_max 2 is below the job's 3 GPUs" },
+	{ "job_id,submission_time,duration,num_gpu,class,class\na,1,2,3,auto,auto\n",
+	  TRACE_AUTO, NULL },
+	{ "job_id,submission_time,duration,class,num_gpu\na,1,2,auto,3\n",
+	  TRACE_AUTO, NULL },
+	{ IT_C "a,1,2,3,1,best-effort\n", TRACE_AUTO,
+	  "t.csv:2:11: class 'best-effort' is not guaranteed, opportunistic or auto" },
+	{ IT_C "a,1,2,3,1,guaranteed-and-then-some-more-than-thirty-two\n",
+	  TRACE_AUTO, "t.csv:2:11: class 'guaranteed-and-then-some-more-than-th...' "
+	  "is not guaranteed, opportunistic or auto" },
+	{ IT_C "a,1,2,3,1\n", TRACE_AUTO,
+	  "t.csv:2:10: missing column 'class': 5 of 6 columns of a itp row" },
 	/* missing column: the column just past the end of the line */
 	{ PH "2017-10-09 07:01:55,66.0,1\n", TRACE_AUTO,
 	  "t.csv:2:27: missing column 'gpu_time': 3 of 5 columns of a philly row" },
@@ -915,6 +927,58 @@ test_priority_weight(void)
 	spec_free(n2);
 }
 
+/*
+ * The class column: any case, blanks around it, in any place after the
+ * format's columns; a job with an empty field or without the column carries
+ * no class of its own, so a run's --class or policy default applies to it.
+ */
+static void
+test_class_column(void)
+{
+	static const char with[] =
+	    "timestamp,duration,num_gpus,gpu_time,cluster,Class,priority\n"
+	    "2017-10-09 07:00:00,60,1,60,23dbec, Opportunistic ,3\n"
+	    "2017-10-09 07:00:10,60,1,60,23dbec,guaranteed,0\n"
+	    "2017-10-09 07:00:20,60,1,60,23dbec,AUTO,0\n"
+	    "2017-10-09 07:00:30,60,1,60,23dbec,  ,0\n";
+	static const char without[] = IT "a,0,60,1\n";
+	struct spec *s = spec_fix("specs/default.yaml");
+	struct trace t;
+	struct job *jobs;
+	char *cause;
+	int n;
+
+	if (s == NULL)
+		return;
+	CHECKF(load_str(with, TRACE_AUTO, &t, &cause) == 0, "%s", cause ? cause : "");
+	CHECK_INTEQ(t.njobs, 4);
+	CHECK_INTEQ(t.jobs[0].klass, 1 + JOB_OPPORTUNISTIC);
+	CHECK_INTEQ(t.jobs[1].klass, 1 + JOB_GUARANTEED);
+	CHECK_INTEQ(t.jobs[2].klass, 1 + JOB_AUTO);
+	CHECK_INTEQ(t.jobs[3].klass, 0);	/* empty: none of its own */
+	CHECK_INTEQ(t.jobs[0].priority, 3);
+	CHECKF(trace_to_jobs(&t, s, "*=prod", 1, false, &jobs, &n, NULL, NULL, &cause) == 0,
+	    "%s", cause ? cause : "");
+	CHECK_INTEQ(n, 4);
+	CHECK(jobs[0].klass == JOB_OPPORTUNISTIC && jobs[0].class_given);
+	CHECK(jobs[1].klass == JOB_GUARANTEED && jobs[1].class_given);
+	CHECK(jobs[2].klass == JOB_AUTO && jobs[2].class_given);
+	CHECK(jobs[3].klass == JOB_GUARANTEED && !jobs[3].class_given);
+	free(jobs);
+	trace_release(&t);
+	CHECKF(load_str(with, TRACE_PHILLY, &t, &cause) == 0, "%s", cause ? cause : "");
+	CHECK(t.njobs == 4 && t.jobs[0].klass == 1 + JOB_OPPORTUNISTIC);
+	trace_release(&t);
+	CHECKF(load_str(without, TRACE_AUTO, &t, &cause) == 0, "%s", cause ? cause : "");
+	CHECK_INTEQ(t.jobs[0].klass, 0);
+	CHECKF(trace_to_jobs(&t, s, "*=prod", 1, false, &jobs, &n, NULL, NULL, &cause) == 0,
+	    "%s", cause ? cause : "");
+	CHECK(n == 1 && jobs[0].klass == JOB_GUARANTEED && !jobs[0].class_given);
+	free(jobs);
+	trace_release(&t);
+	spec_free(s);
+}
+
 static void
 test_novc_traces(void)
 {
@@ -1093,6 +1157,7 @@ static const struct test tests[] = {
 	{ "vcmap-philly", test_vcmap_philly },
 	{ "novc-traces", test_novc_traces },
 	{ "priority-weight", test_priority_weight },
+	{ "class-column", test_class_column },
 	{ "models", test_models },
 	{ "summary", test_summary },
 	{ "tiresias-specs", test_tiresias_specs },
