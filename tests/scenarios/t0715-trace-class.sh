@@ -31,7 +31,8 @@ classes() {
 	db=$TMP/$name.db
 	run "$CELLAR" --db "$db" replay "$trace" --spec "$TMP/one.yaml" "$@"
 	check_rc "$name-rc" 0
-	cp "$TMP/out" "$TMP/$name.report"
+	# without the lines naming the trace file, to compare runs
+	grep -v -F "$trace" "$TMP/out" >"$TMP/$name.report"
 	got=$("$CELLAR" --db "$db" jobs --run 1 -o csv | awk -F, 'NR > 1 {
 	    printf "%s%s=%s", (NR > 2 ? " " : ""), $1, $5 }')
 	if [ "$got" = "$want" ]; then ok "$name-classes"
@@ -49,7 +50,9 @@ classes fifo-default "a=guaranteed b=guaranteed c=opportunistic d=guaranteed e=a
 classes plain-opp "a=opportunistic b=opportunistic c=opportunistic d=opportunistic e=opportunistic f=opportunistic g=opportunistic" \
     "$TMP/plain.csv" --policy antman --class opportunistic
 # the forced guaranteed jobs change the run, not only the labels
-if cmp -s "$TMP/antman-opp.report" "$TMP/plain-opp.report"; then
+if [ "$(wc -l <"$TMP/plain-opp.report")" -lt 5 ]; then
+	not_ok report-differs "nothing to compare: $(cat "$TMP/plain-opp.report")"
+elif cmp -s "$TMP/antman-opp.report" "$TMP/plain-opp.report"; then
 	not_ok report-differs "the same report with and without the column"
 else
 	ok report-differs
