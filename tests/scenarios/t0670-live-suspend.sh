@@ -21,6 +21,9 @@ pstate() {
 	s=$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
 	echo "${s:-gone}"
 }
+# stopped: T, or D (a shell in vfork(2) whose child was stopped before
+# its exec waits in D until SIGCONT; the suspend hook counts it too)
+stopped() { case $(pstate "$1") in T|D) return 0 ;; esac; return 1; }
 steps() { grep -c '^step' "$TRAINER_DIR/$1.progress" 2>/dev/null || echo 0; }
 # wait_for COND...: up to 60 s (600 x 0.1 s) for a shell condition
 wait_for() {
@@ -37,7 +40,7 @@ wait_for '[ -s "$TRAINER_DIR/high.0.progress" ]' &&
 p0=$(cat "$TRAINER_DIR/low.0.pid" 2>/dev/null)
 p1=$(cat "$TRAINER_DIR/low.1.pid" 2>/dev/null)
 s0=$(pstate "$p0") s1=$(pstate "$p1")
-[ "$s0" = T ] && [ "$s1" = T ] && ok low-stopped-T || not_ok low-stopped-T "states $s0 $s1"
+stopped "$p0" && stopped "$p1" && ok low-stopped-T || not_ok low-stopped-T "states $s0 $s1"
 n1=$(steps low.0)
 sleep 0.6
 n2=$(steps low.0)
@@ -85,18 +88,18 @@ done
 rm -f "$CELLAR_DB"
 "$CELLAR" --spec "$TMP/two.yaml" -c "submit low2 --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 80 0.05; wait low2 --state running --timeout 30s; submit high2 --vc a --gpus 4 --priority 5 -- $trainer 40 0.1; wait --timeout 120s" >"$TMP/out2" 2>&1 &
 pid=$!
-wait_for '[ -s "$TRAINER_DIR/high2.0.progress" ] && [ "$(pstate "$(cat "$TRAINER_DIR/low2.0.pid")")" = T ]'
+wait_for '[ -s "$TRAINER_DIR/high2.0.progress" ] && stopped "$(cat "$TRAINER_DIR/low2.0.pid")"'
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 p0=$(cat "$TRAINER_DIR/low2.0.pid" 2>/dev/null)
-[ "$(pstate "$p0")" = T ] && ok killed-while-suspended ||
+stopped "$p0" && ok killed-while-suspended ||
     not_ok killed-while-suspended "state $(pstate "$p0"): $(cat "$TMP/out2")"
 "$CELLAR" -c "wait low2 --state suspended --timeout 30s; job show low2; wait --timeout 120s; events -o csv --no-header; job log low2; db check" >"$TMP/out3" 2>&1 &
 pid=$!
 sleep 0.5
 # still suspended while high2 trains on
 if [ "$(steps high2.0)" -lt 40 ]; then
-	[ "$(pstate "$p0")" = T ] && ok still-suspended-after-restart ||
+	stopped "$p0" && ok still-suspended-after-restart ||
 	    not_ok still-suspended-after-restart "state $(pstate "$p0")"
 else
 	not_ok still-suspended-after-restart "high2 ended too early to tell"
@@ -151,7 +154,7 @@ rm -f "$CELLAR_DB"
 live_spec "$TMP/health.yaml" 0.1 "healthInterval: 0.2" "retries: 0"
 "$CELLAR" --spec "$TMP/health.yaml" -c "submit low5 --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 400 0.05; wait low5 --state running --timeout 30s; submit high5 --vc a --gpus 4 --priority 5 -- $trainer 400 0.05; wait low5 --state suspended --timeout 30s; wait low5 --state pending --timeout 30s; events -o csv --no-header; job log low5; cancel low5; cancel high5; wait --timeout 30s" >"$TMP/out5" 2>&1 &
 pid=$!
-wait_for '[ -s "$TRAINER_DIR/high5.0.env" ] && [ "$(pstate "$(cat "$TRAINER_DIR/low5.0.pid")")" = T ]'
+wait_for '[ -s "$TRAINER_DIR/high5.0.env" ] && stopped "$(cat "$TRAINER_DIR/low5.0.pid")"'
 hn=$(sed -n 's/.* node=\([^ ]*\) .*/\1/p' "$TRAINER_DIR/high5.0.env")
 other=n1; [ "$hn" = n1 ] && other=n2
 mkdir -p "$TMP/run/$other" && touch "$TMP/run/$other/unhealthy"

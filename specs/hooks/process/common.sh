@@ -7,3 +7,13 @@ dir="$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
 
 # alive PID: the process group still has a member
 alive() { kill -0 "-$1" 2>/dev/null; }
+
+# stopped PGID: the group has a stopped member (T) and none that can run
+# (R, or S: one woken by SIGSTOP stops once it is scheduled). D counts as
+# stopped: a shell waiting in vfork(2) for a child stopped before its
+# exec stays in D until SIGCONT (seen in 2 of 100 stopped groups).
+stopped() {
+	ps -e -o pgid=,stat= | awk -v g="$1" '$1 == g {
+		if ($2 ~ /^[Tt]/) t++; else if ($2 !~ /^[DZ]/) n++ }
+	    END { exit !(t > 0 && n == 0) }'
+}
