@@ -122,21 +122,11 @@ else
 	    --checkpoint-every 16
 fi
 # a trace's priorities and weights survive a resume
-cat >"$TMP/one.yaml" <<'YAML'
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n0}
-virtualClusters:
-  A:
-    virtualCells:
-    - {cellType: NODE, cellNumber: 1}
-YAML
+ONE=tests/fixtures/specs/one-node.yaml
 crash_case gandiva-priority 6 19 tests/fixtures/traces/itp-gandiva-priority.csv \
-    --spec "$TMP/one.yaml" --policy gandiva --checkpoint-every 2
+    --spec "$ONE" --policy gandiva --checkpoint-every 2
 # a trace's own classes survive a resume (the job rows keep each job's);
 # the others keep --class
 crash_case antman-class 6 21 tests/fixtures/traces/itp-antman-class.csv \
-    --spec "$TMP/one.yaml" --policy antman --class opportunistic --checkpoint-every 2
+    --spec "$ONE" --policy antman --class opportunistic --checkpoint-every 2
 exit $FAILED

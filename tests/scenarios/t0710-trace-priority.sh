@@ -13,17 +13,7 @@
 unset CELLAR_DB
 
 PRIO=tests/fixtures/traces/itp-gandiva-priority.csv
-cat >"$TMP/one.yaml" <<'YAML'
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n0}
-virtualClusters:
-  A:
-    virtualCells:
-    - {cellType: NODE, cellNumber: 1}
-YAML
+ONE=tests/fixtures/specs/one-node.yaml
 cut -d, -f1-4 "$PRIO" >"$TMP/plain.csv"
 
 # field NAME JOB: a field of `job show` on $db ("end", "restarts"...)
@@ -36,7 +26,7 @@ lt() {
 }
 
 db=$TMP/prio.db
-run "$CELLAR" --db "$db" replay "$PRIO" --spec "$TMP/one.yaml" --policy gandiva -o json
+run "$CELLAR" --db "$db" replay "$PRIO" --spec "$ONE" --policy gandiva -o json
 check_rc prio-rc 0
 cp "$TMP/out" "$TMP/prio.json"
 end_h=$(field end h) restarts_h=$(field restarts h)
@@ -52,7 +42,7 @@ if lt "$end_a" "$end_b" && lt "$end_a" "$end_c"; then ok weight-2-ends-first
 else not_ok weight-2-ends-first "a $end_a, b $end_b, c $end_c"; fi
 
 db=$TMP/plain.db
-run "$CELLAR" --db "$db" replay "$TMP/plain.csv" --spec "$TMP/one.yaml" --policy gandiva -o json
+run "$CELLAR" --db "$db" replay "$TMP/plain.csv" --spec "$ONE" --policy gandiva -o json
 check_rc plain-rc 0
 end_h=$(field end h) restarts_h=$(field restarts h)
 end_a=$(field end a) end_b=$(field end b)
@@ -105,17 +95,17 @@ check_rc import-v7-check 0
 # bad values: file, line and column
 printf 'job_id,submission_time,duration,num_gpu,priority,weight\na,0,10,1,3,1\nb,0,10,1,1001,1\n' \
     >"$TMP/bad.csv"
-run "$CELLAR" replay "$TMP/bad.csv" --spec "$TMP/one.yaml" --policy gandiva
+run "$CELLAR" replay "$TMP/bad.csv" --spec "$ONE" --policy gandiva
 check_rc bad-priority-rc 1
 check_err_has bad-priority "$TMP/bad.csv:3:10: priority must be a whole number from 0 to 1000, not '1001'"
 printf 'job_id,submission_time,duration,num_gpu,weight\na,0,10,1,0.5\n' >"$TMP/bad.csv"
-run "$CELLAR" replay "$TMP/bad.csv" --spec "$TMP/one.yaml" --policy gandiva
+run "$CELLAR" replay "$TMP/bad.csv" --spec "$ONE" --policy gandiva
 check_rc bad-weight-rc 1
 check_err_has bad-weight "$TMP/bad.csv:2:10: weight must be a whole number from 1 to 1000, not '0.5'"
 
 # --max-height 1: no time-slicing, the jobs wait; recorded in the params
 db=$TMP/h1.db
-run "$CELLAR" --db "$db" replay "$PRIO" --spec "$TMP/one.yaml" --policy gandiva \
+run "$CELLAR" --db "$db" replay "$PRIO" --spec "$ONE" --policy gandiva \
     --max-height 1 --gpu-mem 32 -o json
 check_rc height1-rc 0
 check_json_field height1-no-sliced time_sliced_starts 0
@@ -126,18 +116,18 @@ printf '%s\n' "$OUT" | grep -q '^param\.max_height  *1$' && ok height1-param ||
 printf '%s\n' "$OUT" | grep -q '^param\.gpu_mem  *32$' && ok gpu-mem-param ||
     not_ok gpu-mem-param "$(printf '%s\n' "$OUT" | grep gpu_mem)"
 # the default packs two pairs (above); 1 GiB per GPU holds no pair
-run "$CELLAR" replay "$PRIO" --spec "$TMP/one.yaml" --policy gandiva -o json
+run "$CELLAR" replay "$PRIO" --spec "$ONE" --policy gandiva -o json
 check_json_field default-packs packs 2
-run "$CELLAR" replay "$PRIO" --spec "$TMP/one.yaml" --policy gandiva --gpu-mem 1 -o json
+run "$CELLAR" replay "$PRIO" --spec "$ONE" --policy gandiva --gpu-mem 1 -o json
 check_rc gpu-mem-1-rc 0
 check_json_field gpu-mem-1-no-packs packs 0
 for bad in 0 17 x; do
-	run "$CELLAR" replay "$PRIO" --spec "$TMP/one.yaml" --policy gandiva --max-height "$bad"
+	run "$CELLAR" replay "$PRIO" --spec "$ONE" --policy gandiva --max-height "$bad"
 	check_rc "max-height-$bad-refused" 2
 	check_err_has "max-height-$bad-message" "max-height"
 done
 for bad in 0 -1 x; do
-	run "$CELLAR" replay "$PRIO" --spec "$TMP/one.yaml" --policy gandiva --gpu-mem "$bad"
+	run "$CELLAR" replay "$PRIO" --spec "$ONE" --policy gandiva --gpu-mem "$bad"
 	check_rc "gpu-mem-$bad-refused" 2
 	check_err_has "gpu-mem-$bad-message" "--gpu-mem '$bad' must be a number > 0"
 done

@@ -10,17 +10,7 @@
 unset CELLAR_DB
 
 CLS=tests/fixtures/traces/itp-antman-class.csv
-cat >"$TMP/one.yaml" <<'YAML'
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n0}
-virtualClusters:
-  A:
-    virtualCells:
-    - {cellType: NODE, cellNumber: 1}
-YAML
+ONE=tests/fixtures/specs/one-node.yaml
 cut -d, -f1-4 "$CLS" >"$TMP/plain.csv"
 
 # classes NAME WANT TRACE ARGS...: replay into a fresh store; the jobs'
@@ -29,7 +19,7 @@ classes() {
 	name=$1 want=$2 trace=$3
 	shift 3
 	db=$TMP/$name.db
-	run "$CELLAR" --db "$db" replay "$trace" --spec "$TMP/one.yaml" "$@"
+	run "$CELLAR" --db "$db" replay "$trace" --spec "$ONE" "$@"
 	check_rc "$name-rc" 0
 	# without the lines naming the trace file, to compare runs
 	grep -v -F "$trace" "$TMP/out" >"$TMP/$name.report"
@@ -59,7 +49,7 @@ else
 fi
 printf 'job_id,submission_time,duration,num_gpu,class\na,0,60,1,auto\nb,0,60,1,besteffort\n' \
     >"$TMP/bad.csv"
-run "$CELLAR" replay "$TMP/bad.csv" --spec "$TMP/one.yaml" --policy antman
+run "$CELLAR" replay "$TMP/bad.csv" --spec "$ONE" --policy antman
 check_rc bad-class-rc 1
 check_err_has bad-class-message \
     "bad.csv:3:10: class 'besteffort' is not guaranteed, opportunistic or auto"
