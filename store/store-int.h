@@ -144,6 +144,12 @@ int		 store_chg_flush(struct store *st, char **cause);
 /* The schema text, generated from store/schema.sql by the Makefile. */
 extern const char store_schema_sql[];
 
+/*
+ * The test hooks, counted once per write step (a statement, or a row of
+ * job_rows): SIGKILL at CELLAR_STORE_KILL's step; -1 with *cause at
+ * CELLAR_STORE_FAIL's (once; never on s, the ROLLBACK statement).
+ */
+int		 store_hook_step(struct store *st, sqlite3_stmt *s, char **cause);
 /* A prepared statement, reset and unbound; NULL with *cause on failure. */
 sqlite3_stmt	*store_stmt(struct store *st, enum store_stmt_id id, char **cause);
 /*
@@ -177,6 +183,29 @@ int		 store_heads_read(struct store *st, int64_t run, int64_t **seq,
 /* Write the heads checkpoint of run (seq[0..n), complete up to upto). */
 int		 store_heads_write(struct store *st, int64_t run, const int64_t *seq,
 		    size_t n, int64_t upto, char **cause);
+
+/* ---- job rows (store-jobrows.c) ---- */
+
+/*
+ * What SQ_JOB_UPSERT and SQ_JOB_UPSERT_EMU read through job_rows(?1):
+ * rows[0..n) of run. Owned by the caller; the rows and their jobs must
+ * outlive the statement. hook_cause is the test hooks' failure, if one
+ * fired on a row (the statement then fails).
+ */
+struct store_jobrows {
+	int64_t				 run;
+	const struct store_jobrow	*rows;
+	int				 n;
+	struct store			*st;
+	char				*hook_cause;
+};
+
+/* sqlite3_bind_pointer's type for a struct store_jobrows. */
+#define STORE_JOBROWS_POINTER	"cellar_jobrows"
+/* Register the `job_rows` virtual table on st's connection. */
+int		 store_jobrows_register(struct store *st, char **cause);
+/* "2x4,1x8" from a job's gang, into buf (24 bytes per member suffice). */
+void		 store_members_text(const struct job *j, char *buf, size_t len);
 
 /* ---- the event log (store-events.c) ---- */
 

@@ -51,19 +51,6 @@ reason_parse(const char *s)
 	return -1;
 }
 
-/* "2x4,1x8" from a job's gang. */
-static void
-members_text(const struct job *j, char *buf, size_t len)
-{
-	size_t n = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < j->nmembers && i < ENGINE_MAX_MEMBERS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%dx%d", i ? "," : "",
-		    j->members[i].pods, j->members[i].gpus);
-}
-
 static int
 members_parse(const char *s, struct job *j)
 {
@@ -240,70 +227,48 @@ own_end(struct store *st, bool own, int rc, char **cause)
 	return rc != 0 ? rc : -1;
 }
 
-/* Bind and run an upsert of j; with_emu binds data as the emulator's BLOB. */
+/* Upsert rows[0..n) through job_rows; with_emu writes their blobs too. */
 static int
-job_upsert(struct store *st, int64_t run, const struct job *j, bool with_emu,
-    const void *data, size_t len, char **cause)
+job_rows_put(struct store *st, int64_t run, bool with_emu,
+    const struct store_jobrow *rows, int n, char **cause)
 {
+	struct store_jobrows rs;
 	sqlite3_stmt *q;
-	char members[ENGINE_MAX_MEMBERS * 24];
+	int i, rc;
 
+	if (n <= 0)
+		return 0;
 	if ((q = store_stmt(st, with_emu ? SQ_JOB_UPSERT_EMU : SQ_JOB_UPSERT,
 	    cause)) == NULL)
 		return -1;
-	if (with_emu && data != NULL)
-		sqlite3_bind_blob64(q, 32, data, len, SQLITE_STATIC);
-	else if (with_emu)
-		sqlite3_bind_null(q, 32);
-	members_text(j, members, sizeof members);
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int(q, 2, j->id);
-	sqlite3_bind_text(q, 3, j->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, j->user, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 5, j->vc);
-	sqlite3_bind_double(q, 6, j->submit);
-	sqlite3_bind_text(q, 7, members, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 8, j->gpus);
-	sqlite3_bind_int(q, 9, j->leaf_type);
-	sqlite3_bind_text(q, 10, job_class_name(j->klass), -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, j->soft_affinity);
-	sqlite3_bind_double(q, 12, j->duration);
-	store_bind_text(q, 13, j->model >= 0 && j->model < model_count ?
-	    model_table[j->model].name : NULL);
-	sqlite3_bind_int(q, 14, j->elastic_min);
-	sqlite3_bind_int(q, 15, j->elastic_max);
-	sqlite3_bind_text(q, 16, job_state_name(j->state), -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 17, job_reason_name(j->reason), -1, SQLITE_STATIC);
-	sqlite3_bind_double(q, 18, j->state_since);
-	sqlite3_bind_double(q, 19, j->first_start);
-	sqlite3_bind_double(q, 20, j->end);
-	sqlite3_bind_double(q, 21, j->queued);
-	sqlite3_bind_double(q, 22, j->attained);
-	sqlite3_bind_double(q, 23, j->run_time);
-	sqlite3_bind_double(q, 24, j->work_done);
-	sqlite3_bind_double(q, 25, j->ckpt_work);
-	sqlite3_bind_double(q, 26, j->lost_work);
-	sqlite3_bind_int(q, 27, j->restarts);
-	sqlite3_bind_int(q, 28, j->preemptions);
-	sqlite3_bind_int(q, 29, j->suspensions);
-	sqlite3_bind_int(q, 30, j->opportunistic);
-	sqlite3_bind_int(q, 31, j->engine_id);
-	sqlite3_bind_int(q, 33, j->priority);	/* 32: the emulator's BLOB */
-	sqlite3_bind_int(q, 34, j->weight);
-	if (store_step_done(st, q, cause) != 0)
+	memset(&rs, 0, sizeof rs);
+	rs.run = run;
+	rs.rows = rows;
+	rs.n = n;
+	rs.st = st;
+	sqlite3_bind_pointer(q, 1, &rs, STORE_JOBROWS_POINTER, NULL);
+	rc = store_step_done(st, q, cause);
+	if (rs.hook_cause != NULL) {	/* a test hook's failure, said as such */
+		free(*cause);
+		*cause = rs.hook_cause;
 		return -1;
-	chg_note(st, run, j->id);
+	}
+	if (rc != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		chg_note(st, run, rows[i].job->id);
 	return 0;
 }
 
 int
 store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
 {
+	struct store_jobrow r = { j, NULL, 0 };
 	bool own;
 
 	if (own_begin(st, &own, cause) != 0)
 		return -1;
-	return own_end(st, own, job_upsert(st, run, j, false, NULL, 0, cause),
+	return own_end(st, own, job_rows_put(st, run, false, &r, 1, cause),
 	    cause);
 }
 
@@ -311,11 +276,20 @@ int
 store_job_put_emu(struct store *st, int64_t run, const struct job *j,
     const void *data, size_t len, char **cause)
 {
+	struct store_jobrow r = { j, data, len };
+
+	return store_job_put_many(st, run, &r, 1, cause);
+}
+
+int
+store_job_put_many(struct store *st, int64_t run,
+    const struct store_jobrow *rows, int n, char **cause)
+{
 	bool own;
 
 	if (own_begin(st, &own, cause) != 0)
 		return -1;
-	return own_end(st, own, job_upsert(st, run, j, true, data, len, cause),
+	return own_end(st, own, job_rows_put(st, run, true, rows, n, cause),
 	    cause);
 }
 

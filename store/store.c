@@ -73,19 +73,20 @@
 	" AND (?7 IS NULL OR v.name = ?7)"
 
 /*
- * Insert or update every field of a job; the three arguments add columns,
- * values and updates (the emulator's BLOB for replays).
+ * Insert or update every field of jobs, read from the job_rows virtual
+ * table (store-jobrows.c) over the array bound as ?1; the two arguments
+ * add columns and updates (the emulator's BLOB for replays). "WHERE true"
+ * is SQLite's way to let an INSERT ... SELECT take an upsert clause.
  */
-#define JOB_UPSERT(cols, vals, sets) \
-	"INSERT INTO jobs(run, id, name, user, vc, submit, " \
-	"members, gpus, leaf_type, class, soft_affinity, duration, model, " \
-	"elastic_min, elastic_max, state, reason, state_since, first_start, " \
-	"end_time, queued, attained, run_time, work_done, ckpt_work, lost_work, " \
-	"restarts, preemptions, suspensions, opportunistic, engine_id, " \
-	"priority, weight" cols ") VALUES " \
-	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " \
-	"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, " \
-	"?33, ?34" vals ") " \
+#define JOB_ROW_COLS \
+	"run, id, name, user, vc, submit, members, gpus, leaf_type, class, " \
+	"soft_affinity, duration, model, elastic_min, elastic_max, state, " \
+	"reason, state_since, first_start, end_time, queued, attained, " \
+	"run_time, work_done, ckpt_work, lost_work, restarts, preemptions, " \
+	"suspensions, opportunistic, engine_id, priority, weight"
+#define JOB_UPSERT(cols, sets) \
+	"INSERT INTO jobs(" JOB_ROW_COLS cols ") SELECT " JOB_ROW_COLS cols \
+	" FROM job_rows(?1) WHERE true " \
 	"ON CONFLICT (run, id) DO UPDATE SET name = excluded.name, " \
 	"user = excluded.user, vc = excluded.vc, submit = excluded.submit, " \
 	"members = excluded.members, gpus = excluded.gpus, " \
@@ -140,9 +141,9 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_RUN_ENGINE_GET] = "SELECT engine FROM runs WHERE id = ?1",
 	[SQ_RUN_INTERRUPT] = "UPDATE runs SET state = 'interrupted', updated = ?2 "
 	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
-	[SQ_JOB_UPSERT] = JOB_UPSERT("", "", ""),
+	[SQ_JOB_UPSERT] = JOB_UPSERT("", ""),
 	/* The same with the emulator's state, one statement per job, not two. */
-	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu", ", ?32", ", emu = excluded.emu"),
+	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu", ", emu = excluded.emu"),
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
 	/* A run's newest change number (0: none), by the primary key. */
 	[SQ_CHG_LAST] = "SELECT coalesce(max(chg), 0) FROM job_changes WHERE run = ?1",
@@ -311,10 +312,8 @@ store_stmt(struct store *st, enum store_stmt_id id, char **cause)
 }
 
 int
-store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
+store_hook_step(struct store *st, sqlite3_stmt *s, char **cause)
 {
-	int rc, ret = 0;
-
 	/* The crash tests' hook: die here, in the middle of whatever
 	   transaction this step belongs to, as a kill -9 would. */
 	if (st->kill_at > 0 || st->fail_at != 0)
@@ -325,13 +324,24 @@ store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
 	   it, and the caller rolls its transaction back. A ROLLBACK cannot
 	   fail that way: the next step fails instead. */
 	if (st->fail_at > 0 && st->steps >= st->fail_at &&
-	    s != st->stmt[SQ_ROLLBACK]) {
+	    (s == NULL || s != st->stmt[SQ_ROLLBACK])) {
 		st->fail_at = -st->fail_at;	/* once */
-		sqlite3_reset(s);
-		sqlite3_clear_bindings(s);
 		if (*cause == NULL)
 			*cause = xasprintf("state store '%s': write failed "
 			    "(CELLAR_STORE_FAIL=%lld)", st->path, -st->fail_at);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_step_done(struct store *st, sqlite3_stmt *s, char **cause)
+{
+	int rc, ret = 0;
+
+	if (store_hook_step(st, s, cause) != 0) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
 		return -1;
 	}
 	rc = sqlite3_step(s);
@@ -891,7 +901,8 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, st->busy_ms);
-	if (store_events_register(st, cause) != 0)
+	if (store_events_register(st, cause) != 0 ||
+	    store_jobrows_register(st, cause) != 0)
 		goto fail;
 	/* SQLite opens a file it may not write read-only, without a word. */
 	if (write && sqlite3_db_readonly(st->db, "main") == 1) {

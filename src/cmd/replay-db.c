@@ -183,6 +183,8 @@ struct ckpt {
 	struct ckjob		*jobs;
 	int			 njobs;
 	size_t			 capjobs;
+	struct store_jobrow	*rows;		/* the writer's, over jobs */
+	size_t			 caprows;
 	struct strbuf		 blobs;
 	struct rec		*recs;
 	int			 nrecs;
@@ -242,6 +244,7 @@ ck_free(struct ckpt *ck)
 		return;
 	ck_reset(ck);
 	free(ck->jobs);
+	free(ck->rows);
 	free(ck->recs);
 	free(ck->series);
 	strbuf_release(&ck->blobs);
@@ -310,16 +313,13 @@ ck_pack(struct rdb *d, struct ckpt *ck, struct emu *m, const struct job *jobs)
 	d->nseries = ns;
 }
 
+/* The placement change of one job of the checkpoint, if any. */
 static int
-ck_put_job(struct rdb *d, const struct ckpt *ck, const struct ckjob *cj,
-    char **cause)
+ck_put_placement(struct rdb *d, const struct ckjob *cj, char **cause)
 {
 	char *nodes, *gpus;
 	int rc;
 
-	if (store_job_put_emu(d->st, d->run, &cj->job, ck->blobs.buf + cj->off,
-	    cj->len, cause) != 0)
-		return -1;
 	switch (cj->place) {
 	case CK_KEEP:
 		return 0;
@@ -337,6 +337,26 @@ ck_put_job(struct rdb *d, const struct ckpt *ck, const struct ckjob *cj,
 	return rc;
 }
 
+/* Every job of the checkpoint in one statement, then their placements. */
+static int
+ck_put_jobs(struct rdb *d, struct ckpt *ck, char **cause)
+{
+	int i;
+
+	XGROW(ck->rows, ck->caprows, (size_t)ck->njobs);
+	for (i = 0; i < ck->njobs; i++) {
+		ck->rows[i].job = &ck->jobs[i].job;
+		ck->rows[i].blob = ck->blobs.buf + ck->jobs[i].off;
+		ck->rows[i].len = ck->jobs[i].len;
+	}
+	if (store_job_put_many(d->st, d->run, ck->rows, ck->njobs, cause) != 0)
+		return -1;
+	for (i = 0; i < ck->njobs; i++)
+		if (ck_put_placement(d, &ck->jobs[i], cause) != 0)
+			return -1;
+	return 0;
+}
+
 /* A node's health as the emulator's journal says it changed. */
 static int
 put_health(struct rdb *d, const struct rec *r, char **cause)
@@ -352,15 +372,14 @@ put_health(struct rdb *d, const struct rec *r, char **cause)
 
 /* One checkpoint in one transaction (the writer's side). */
 static int
-ck_write(struct rdb *d, const struct ckpt *ck, char **cause)
+ck_write(struct rdb *d, struct ckpt *ck, char **cause)
 {
 	int i;
 
 	if (store_begin(d->st, cause) != 0)
 		return -1;
-	for (i = 0; i < ck->njobs; i++)
-		if (ck_put_job(d, ck, &ck->jobs[i], cause) != 0)
-			goto fail;
+	if (ck_put_jobs(d, ck, cause) != 0)
+		goto fail;
 	for (i = 0; i < ck->nrecs; i++)
 		if (store_event_append(d->st, d->run, &ck->recs[i], NULL, cause) != 0 ||
 		    put_health(d, &ck->recs[i], cause) != 0)

@@ -908,8 +908,79 @@ test_job_changes(void)
 	store_close(b);
 }
 
+/*
+ * Many jobs in one statement (store_job_put_many, through job_rows): each
+ * reads back as put, a job named twice ends as its last row says, a gang
+ * of ENGINE_MAX_MEMBERS members with the widest numbers round-trips, and
+ * a batch in a transaction of its own rolls back whole.
+ */
+static void
+test_job_many(void)
+{
+	struct store *st = mem_store();
+	struct store_jobrow rows[5];
+	struct store_job sj;
+	struct job j[5];
+	char blob[3][8] = { "aaaaaaa", "bbbbbbb", "ccccccc" }, *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_REPLAY);
+	int i, n = 0;
+
+	for (i = 0; i < 4; i++) {
+		odd_job(&j[i], 10 + i);
+		rows[i].job = &j[i];
+		rows[i].blob = i < 3 ? blob[i] : NULL;
+		rows[i].len = i < 3 ? (size_t)(i + 1) : 0;
+	}
+	j[1].nmembers = ENGINE_MAX_MEMBERS;
+	for (i = 0; i < ENGINE_MAX_MEMBERS; i++) {
+		j[1].members[i].pods = i == 0 ? 2147483647 : i;
+		j[1].members[i].gpus = i == 1 ? -2147483647 - 1 : 1000000 + i;
+	}
+	j[2].state = JOB_RUNNING;
+	j[3] = j[2];			/* job 12 again, later in the batch */
+	j[3].state = JOB_COMPLETED;
+	j[3].restarts = 9;
+	CHECK(store_job_put_many(st, run, rows, 4, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK(store_job_get(st, run, 10, &sj, &cause) == 0);
+	CHECK_STREQ(sj.job.name, "job-10");
+	CHECK(sj.blob_len == 1 && memcmp(sj.blob, "a", 1) == 0);
+	CHECK(same_double(sj.job.duration, j[0].duration));
+	store_job_release(&sj);
+	CHECK(store_job_get(st, run, 11, &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.nmembers, ENGINE_MAX_MEMBERS);
+	for (i = 0; i < ENGINE_MAX_MEMBERS && i < sj.job.nmembers; i++)
+		n += sj.job.members[i].pods == j[1].members[i].pods &&
+		    sj.job.members[i].gpus == j[1].members[i].gpus;
+	CHECK_INTEQ(n, ENGINE_MAX_MEMBERS);
+	CHECK(sj.blob_len == 2 && memcmp(sj.blob, "bb", 2) == 0);
+	store_job_release(&sj);
+	CHECK(store_job_get(st, run, 12, &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.state, JOB_COMPLETED);
+	CHECK_INTEQ(sj.job.restarts, 9);
+	CHECK(sj.blob == NULL && sj.blob_len == 0);	/* the last row's */
+	store_job_release(&sj);
+	/* an empty batch writes nothing and succeeds */
+	CHECK(store_job_put_many(st, run, rows, 0, &cause) == 0);
+	/* a batch whose second row breaks UNIQUE (run, name): nothing of it
+	   stays, and the message names the constraint */
+	odd_job(&j[0], 20);
+	odd_job(&j[1], 21);
+	snprintf(j[1].name, sizeof j[1].name, "job-10");
+	CHECK(store_job_put_many(st, run, rows, 2, &cause) == -1);
+	CHECKF(cause != NULL && strstr(cause, "UNIQUE") != NULL, "%s",
+	    cause != NULL ? cause : "(none)");
+	free(cause);
+	cause = NULL;
+	CHECK(store_job_get(st, run, 20, &sj, &cause) == STORE_NOTFOUND);
+	free(cause);
+	cause = NULL;
+	store_close(st);
+}
+
 static const struct test tests[] = {
 	{ "job-roundtrip", test_job_roundtrip },
+	{ "job-many", test_job_many },
 	{ "placement-blob", test_placement_blob },
 	{ "specs-runs", test_specs_runs },
 	{ "events", test_events },
