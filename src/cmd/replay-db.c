@@ -186,9 +186,7 @@ struct ckpt {
 	struct store_jobrow	*rows;		/* the writer's, over jobs */
 	size_t			 caprows;
 	struct strbuf		 blobs;
-	struct rec		*recs;
-	int			 nrecs;
-	size_t			 caprecs;
+	struct emu_jlog		 log;		/* the journal */
 	struct emu_sample	*series;
 	int			 nseries;
 	size_t			 capseries;
@@ -216,6 +214,7 @@ ck_new(void)
 	struct ckpt *ck = xcalloc(1, sizeof *ck);
 
 	strbuf_init(&ck->blobs);
+	emu_jlog_init(&ck->log);
 	strbuf_init(&ck->run);
 	strbuf_init(&ck->engine);
 	return ck;
@@ -230,7 +229,7 @@ ck_reset(struct ckpt *ck)
 	for (i = 0; i < ck->njobs; i++)
 		if (ck->jobs[i].place == CK_PUT)
 			engine_placement_free_arrays(&ck->jobs[i].pl);
-	ck->njobs = ck->nrecs = ck->nseries = 0;
+	ck->njobs = ck->log.n = ck->nseries = 0;
 	strbuf_reset(&ck->blobs);
 	strbuf_reset(&ck->run);
 	strbuf_reset(&ck->engine);
@@ -245,7 +244,7 @@ ck_free(struct ckpt *ck)
 	ck_reset(ck);
 	free(ck->jobs);
 	free(ck->rows);
-	free(ck->recs);
+	emu_jlog_release(&ck->log);
 	free(ck->series);
 	strbuf_release(&ck->blobs);
 	strbuf_release(&ck->run);
@@ -262,14 +261,12 @@ static void
 ck_pack(struct rdb *d, struct ckpt *ck, struct emu *m, const struct job *jobs)
 {
 	const struct emu_sample *series;
-	const struct rec *journal;
 	const int *dirty;
 	struct engine_placement pl;
 	struct ckjob *cj;
 	bool any = true, *held;
 	int nj, nd, ns, i;
 
-	journal = emu_journal(m, &nj);
 	dirty = emu_dirty(m, &nd);
 	series = emu_series(m, &ns);
 	XGROW(ck->jobs, ck->capjobs, (size_t)nd);
@@ -291,12 +288,10 @@ ck_pack(struct rdb *d, struct ckpt *ck, struct emu *m, const struct job *jobs)
 			*held = false;
 		}
 	}
-	XGROW(ck->recs, ck->caprecs, (size_t)nj);
+	emu_journal_copy(m, &ck->log);
+	nj = ck->log.n;
 	if (nj > 0)
-		memcpy(ck->recs, journal, (size_t)nj * sizeof *journal);
-	ck->nrecs = nj;
-	if (nj > 0)
-		ck->now = journal[nj - 1].t;
+		ck->now = ck->log.v[nj - 1].t;
 	if (ns > d->nseries) {
 		XGROW(ck->series, ck->capseries, (size_t)(ns - d->nseries));
 		memcpy(ck->series, series + d->nseries,
@@ -374,16 +369,19 @@ put_health(struct rdb *d, const struct rec *r, char **cause)
 static int
 ck_write(struct rdb *d, struct ckpt *ck, char **cause)
 {
+	struct rec r;
 	int i;
 
 	if (store_begin(d->st, cause) != 0)
 		return -1;
 	if (ck_put_jobs(d, ck, cause) != 0)
 		goto fail;
-	for (i = 0; i < ck->nrecs; i++)
-		if (store_event_append(d->st, d->run, &ck->recs[i], NULL, cause) != 0 ||
-		    put_health(d, &ck->recs[i], cause) != 0)
+	for (i = 0; i < ck->log.n; i++) {
+		emu_jlog_rec(&ck->log, i, &r);
+		if (store_event_append(d->st, d->run, &r, NULL, cause) != 0 ||
+		    put_health(d, &r, cause) != 0)
 			goto fail;
+	}
 	if (store_run_set_engine(d->st, d->run, ck->engine.buf, ck->engine.len,
 	    cause) != 0)
 		goto fail;

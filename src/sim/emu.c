@@ -1754,6 +1754,63 @@ emu_journal(const struct emu *m, int *n)
 	return c->v;
 }
 
+void
+emu_jlog_init(struct emu_jlog *log)
+{
+	memset(log, 0, sizeof *log);
+	strbuf_init(&log->details);
+}
+
+void
+emu_jlog_release(struct emu_jlog *log)
+{
+	free(log->v);
+	strbuf_release(&log->details);
+	emu_jlog_init(log);
+}
+
+void
+emu_journal_copy(const struct emu *m, struct emu_jlog *log)
+{
+	int i;
+
+	XGROW(log->v, log->cap, (size_t)m->njn + 1);
+	for (i = 0; i < m->njn; i++) {
+		const struct jent *x = &m->jn[i];
+		struct emu_jrec *r = &log->v[i];
+
+		r->t = x->t;
+		r->kind = x->kind;
+		r->job = x->job;
+		r->vc = x->job >= 0 ? m->jobs[x->job].vc : -1;
+		r->cell = jent_cell(x->kind) ? x->arg : -1;
+		r->by = jent_cell(x->kind) ? -1 : x->arg;
+		r->detail = x->detail;
+	}
+	log->n = m->njn;
+	strbuf_reset(&log->details);
+	if (m->jdetail.len > 0)
+		strbuf_add(&log->details, m->jdetail.buf, m->jdetail.len);
+}
+
+void
+emu_jlog_rec(const struct emu_jlog *log, int i, struct rec *r)
+{
+	const struct emu_jrec *x = &log->v[i];
+	const char *d = x->detail >= 0 && (size_t)x->detail < log->details.len ?
+	    log->details.buf + x->detail : "";
+	size_t n = strnlen(d, sizeof r->detail - 1);
+
+	r->t = x->t;
+	r->kind = (enum rec_kind)x->kind;
+	r->job = x->job;
+	r->vc = x->vc;
+	r->cell = x->cell;
+	r->by = x->by;
+	memcpy(r->detail, d, n);	/* cut where emu_journal's bufprintf cuts */
+	r->detail[n] = '\0';
+}
+
 const int *
 emu_dirty(const struct emu *m, int *n)
 {

@@ -95,6 +95,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/strbuf.h"
 #include "engine/engine.h"
 #include "job/job.h"
 #include "job/record.h"
@@ -297,6 +298,30 @@ const struct emu_sample *emu_series(const struct emu *m, int *n);
 const struct rec *emu_journal(const struct emu *m, int *n);
 const int	*emu_dirty(const struct emu *m, int *n);
 void		 emu_drain(struct emu *m);
+
+/*
+ * The same journal copied out compactly, for a writer on another thread:
+ * a struct rec is 152 bytes, mostly an empty detail, and a Philly
+ * replay's 250,000 records would be 38 MB expanded and copied again.
+ * emu_journal_copy replaces what log held (keeping its buffers);
+ * emu_jlog_rec expands record i as emu_journal gives it.
+ */
+struct emu_jrec {
+	double		 t;
+	int		 job, vc, cell, by;
+	int		 detail;	/* offset in details, -1 none */
+	int		 kind;		/* enum rec_kind */
+};
+struct emu_jlog {
+	struct emu_jrec	*v;
+	int		 n;
+	size_t		 cap;
+	struct strbuf	 details;	/* NUL-terminated strings */
+};
+void		 emu_jlog_init(struct emu_jlog *log);
+void		 emu_jlog_release(struct emu_jlog *log);
+void		 emu_journal_copy(const struct emu *m, struct emu_jlog *log);
+void		 emu_jlog_rec(const struct emu_jlog *log, int i, struct rec *r);
 
 /* A job's placement while it holds cells (engine.h); false otherwise. */
 bool		 emu_job_placement(const struct emu *m, int job, struct engine_placement *pl);

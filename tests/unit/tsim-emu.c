@@ -394,6 +394,8 @@ journal_of(const struct spec *s, const char *policy, bool ideal, struct job *job
 	struct emu_params par;
 	struct emu *m;
 	const struct rec *r;
+	struct emu_jlog log;
+	struct rec x;
 	const int *d;
 	char *cause = NULL;
 	int nr, nd, i;
@@ -412,6 +414,20 @@ journal_of(const struct spec *s, const char *policy, bool ideal, struct job *job
 	r = emu_journal(m, &nr);
 	for (i = 0; i < nr && i < max; i++)
 		out[i] = r[i];
+	/* the compact copy expands to the same records */
+	emu_jlog_init(&log);
+	emu_journal_copy(m, &log);
+	CHECK_INTEQ(log.n, nr);
+	for (i = 0; i < nr && i < log.n; i++) {
+		memset(&x, 0x5a, sizeof x);
+		emu_jlog_rec(&log, i, &x);
+		CHECKF(x.t == r[i].t && x.kind == r[i].kind && x.job == r[i].job &&
+		    x.vc == r[i].vc && x.cell == r[i].cell && x.by == r[i].by &&
+		    strcmp(x.detail, r[i].detail) == 0,
+		    "record %d: copy %s job %d '%s', journal %s job %d '%s'", i,
+		    rec_kind_name(x.kind), x.job, x.detail,
+		    rec_kind_name(r[i].kind), r[i].job, r[i].detail);
+	}
 	/* every job changed, once each; a drain empties both */
 	d = emu_dirty(m, &nd);
 	CHECK_INTEQ(nd, n);
@@ -420,6 +436,10 @@ journal_of(const struct spec *s, const char *policy, bool ideal, struct job *job
 	emu_drain(m);
 	CHECK(emu_journal(m, &i) != NULL && i == 0);
 	CHECK(emu_dirty(m, &i) != NULL && i == 0);
+	emu_journal_copy(m, &log);	/* reused: emptied */
+	CHECK_INTEQ(log.n, 0);
+	CHECK_INTEQ((int)log.details.len, 0);
+	emu_jlog_release(&log);
 	emu_free(m);
 	policy_release(&p);
 	return nr;
