@@ -950,6 +950,67 @@ fail:
 	return -1;
 }
 
+int
+store_wal_autocheckpoint(struct store *st, bool on, char **cause)
+{
+	int rc;
+
+	if (st->memory)
+		return 0;
+	/* 1,000 pages: SQLite's default */
+	rc = sqlite3_wal_autocheckpoint(st->db, on ? 1000 : 0);
+	return rc == SQLITE_OK ? 0 : store_fail(st, rc, cause);
+}
+
+int
+store_open_checkpointer(const struct store *st, struct store **out,
+    char **cause)
+{
+	struct store *ck;
+	int rc;
+
+	*out = NULL;
+	if (st->memory)
+		return 0;
+	ck = xcalloc(1, sizeof *ck);
+	ck->path = xstrdup(st->path);
+	ck->write = true;
+	ck->busy_ms = st->busy_ms;
+	ck->heads_every = STORE_HEADS_EVERY;
+	strbuf_init(&ck->ev_buf);
+	rc = sqlite3_open_v2(st->path, &ck->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_extended_result_codes(ck->db, 1);
+		rc = sqlite3_wal_autocheckpoint(ck->db, 0);
+	}
+	/* A connection finds the WAL on its first read; until then a
+	   checkpoint has nothing to do. */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(ck->db, "SELECT count(*) FROM sqlite_schema",
+		    NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		store_fail(ck, rc, cause);
+		store_close(ck);
+		return -1;
+	}
+	*out = ck;
+	return 0;
+}
+
+int
+store_wal_checkpoint(struct store *ck, int *wal, int *done, char **cause)
+{
+	int rc;
+
+	*wal = *done = 0;
+	rc = sqlite3_wal_checkpoint_v2(ck->db, "main",
+	    SQLITE_CHECKPOINT_PASSIVE, wal, done);
+	if ((rc & 0xff) == SQLITE_BUSY)
+		return 0;	/* another checkpoint runs: later */
+	return rc == SQLITE_OK ? 0 : store_fail(ck, rc, cause);
+}
+
 void
 store_close(struct store *st)
 {

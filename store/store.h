@@ -107,6 +107,28 @@ int		 store_open(const char *path, unsigned flags, struct store **out,
 		    char **cause);
 void		 store_close(struct store *st);
 const char	*store_path(const struct store *st);
+
+/*
+ * WAL checkpoints on a thread of their own. A connection copies the WAL
+ * into the database itself when a commit leaves it over 1,000 pages,
+ * with two fsyncs: for a recorded replay, a third of its writer's time.
+ * store_wal_autocheckpoint(st, false) stops st doing so (true: again); a
+ * second connection to the same file (store_open_checkpointer: no schema
+ * work, no test hooks) does it instead with store_wal_checkpoint,
+ * whenever its thread is told to.
+ * That checkpoint is passive: it never waits for and never blocks the
+ * writer or readers, and what it cannot copy yet stays in the WAL, where
+ * readers and a recovery read it; closing the last connection copies the
+ * rest. For a store in memory (no WAL) *out is NULL and there is nothing
+ * to do.
+ */
+int		 store_wal_autocheckpoint(struct store *st, bool on, char **cause);
+int		 store_open_checkpointer(const struct store *st, struct store **out,
+		    char **cause);
+/* *wal: the pages the WAL holds after it, *done: how many of them are
+   in the database (all, unless a reader or another checkpoint held it). */
+int		 store_wal_checkpoint(struct store *ck, int *wal, int *done,
+		    char **cause);
 bool		 store_writable(const struct store *st);
 
 /*

@@ -206,6 +206,15 @@ struct rdb_writer {
 	bool			 stop;
 	char			*error;		/* the first failed write's cause */
 	double			 cpu;		/* its CPU seconds, set as it ends */
+	/* WAL checkpoints, on a thread and a connection of their own (NULL
+	   for a store in memory), asked for after each commit: the writer's
+	   connection does none (store_wal_autocheckpoint). One that fails
+	   leaves its pages in the WAL, where readers and the last close
+	   find them: nothing is lost, so it is not an error of the run. */
+	struct store		*ckst;
+	pthread_t		 ckthread;
+	pthread_cond_t		 ckwork;
+	bool			 ckasked;
 };
 
 static struct ckpt *
@@ -445,6 +454,10 @@ writer_main(void *arg)
 			d->commits++;
 			if (ck->now > d->now)
 				d->now = ck->now;
+			if (w->ckst != NULL) {
+				w->ckasked = true;
+				pthread_cond_signal(&w->ckwork);
+			}
 		}
 		ck_reset(ck);
 		if (w->spare == NULL)
@@ -459,7 +472,81 @@ writer_main(void *arg)
 	return NULL;
 }
 
-/* Start the writer, its signals blocked: the replay's thread takes them. */
+static void *
+checkpointer_main(void *arg)
+{
+	struct rdb_writer *w = arg;
+	char *cause;
+	int wal, done;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->ckasked && !w->stop)
+			pthread_cond_wait(&w->ckwork, &w->lock);
+		if (w->stop)
+			break;		/* the last close copies the rest */
+		w->ckasked = false;
+		pthread_mutex_unlock(&w->lock);
+		cause = NULL;
+		if (store_wal_checkpoint(w->ckst, &wal, &done, &cause) != 0)
+			free(cause);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/*
+ * The checkpointer, if it can be had (a store on disk, a second
+ * connection, a thread); else the writer's connection checkpoints as
+ * SQLite does by default.
+ */
+static void
+checkpointer_start(struct rdb *d)
+{
+	struct rdb_writer *w = d->w;
+	char *cause = NULL;
+
+	if (store_open_checkpointer(d->st, &w->ckst, &cause) != 0 ||
+	    w->ckst == NULL) {
+		free(cause);
+		return;
+	}
+	if (store_wal_autocheckpoint(d->st, false, &cause) != 0 ||
+	    pthread_create(&w->ckthread, NULL, checkpointer_main, w) != 0) {
+		free(cause);
+		cause = NULL;
+		if (store_wal_autocheckpoint(d->st, true, &cause) != 0)
+			free(cause);
+		store_close(w->ckst);
+		w->ckst = NULL;
+	}
+}
+
+/* End the checkpointer (w->stop set or not) and give the WAL back. */
+static void
+checkpointer_stop(struct rdb *d)
+{
+	struct rdb_writer *w = d->w;
+	char *cause = NULL;
+
+	if (w->ckst == NULL)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->ckwork);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->ckthread, NULL);
+	store_close(w->ckst);
+	w->ckst = NULL;
+	if (store_wal_autocheckpoint(d->st, true, &cause) != 0)
+		free(cause);
+}
+
+/*
+ * Start the writer and the checkpointer, their signals blocked: the
+ * replay's thread takes them.
+ */
 static int
 writer_start(struct rdb *d, char **cause)
 {
@@ -470,14 +557,18 @@ writer_start(struct rdb *d, char **cause)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
+	pthread_cond_init(&w->ckwork, NULL);
 	d->w = w;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	checkpointer_start(d);
 	err = pthread_create(&w->thread, NULL, writer_main, d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err != 0) {
 		*cause = xasprintf("cannot start the state store's writer: %s",
 		    strerror(err));
+		checkpointer_stop(d);
+		pthread_cond_destroy(&w->ckwork);
 		pthread_cond_destroy(&w->done);
 		pthread_cond_destroy(&w->work);
 		pthread_mutex_destroy(&w->lock);
@@ -523,6 +614,7 @@ writer_stop(struct rdb *d)
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	checkpointer_stop(d);
 	if (w->error != NULL)
 		d->failed = true;
 	d->writer_cpu = w->cpu;
@@ -533,6 +625,7 @@ writer_stop(struct rdb *d)
 	ck_free(w->next);
 	ck_free(w->spare);
 	free(w->error);
+	pthread_cond_destroy(&w->ckwork);
 	pthread_cond_destroy(&w->done);
 	pthread_cond_destroy(&w->work);
 	pthread_mutex_destroy(&w->lock);

@@ -14,7 +14,9 @@
  * Checkpoints are written by a thread of the rdb's own (replay-db.c), so
  * the store's work overlaps the replay's: rdb_checkpoint hands over a
  * self-contained copy and returns, waiting only while one checkpoint
- * already waits. A failed write is reported by the next rdb_checkpoint
+ * already waits. A third thread, on a connection of its own, copies the
+ * WAL into the database after each commit (store_wal_checkpoint), so the
+ * writer neither copies nor waits for an fsync. A failed write is reported by the next rdb_checkpoint
  * (the same cause, d->failed set) and nothing after it is written; the
  * final checkpoint, rdb_drain, rdb_finish, rdb_abandon and rdb_release
  * wait for everything handed over. Between rdb_open and the end of the

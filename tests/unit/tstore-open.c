@@ -1054,8 +1054,78 @@ test_cleanup(void)
 	free(cmd);
 }
 
+/* rows audit rows of about 3 KB each, in one transaction. */
+static void
+audit_rows(struct store *st, int rows)
+{
+	char line[3000], *cause = NULL;
+	int i;
+
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\0';
+	CHECK(store_begin(st, &cause) == 0);
+	for (i = 0; i < rows; i++)
+		CHECK(store_audit_append(st, 0, line, 0, &cause) == 0);
+	CHECK(store_commit(st, &cause) == 0);
+}
+
+/*
+ * WAL checkpoints on a second connection: with the writer's own turned
+ * off, the database file keeps its size while the WAL takes the commit,
+ * until the checkpointer copies it all; with them on again, the writer's
+ * commit grows the file itself. A store in memory has no checkpointer.
+ */
+static void
+test_wal_checkpointer(void)
+{
+	struct store *st = NULL, *ck = NULL, *ro = NULL;
+	struct stat sb;
+	char *cause = NULL;
+	sqlite3_stmt *q;
+	long long size;
+	int wal = -1, done = -1;
+	const char *path = tmp_path("ckpt.db");
+
+	CHECK(store_open(":memory:", STORE_WRITE, &st, &cause) == 0);
+	CHECK(store_wal_autocheckpoint(st, false, &cause) == 0);
+	CHECK(store_open_checkpointer(st, &ck, &cause) == 0 && ck == NULL);
+	store_close(st);
+
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECK(store_open_checkpointer(st, &ck, &cause) == 0 && ck != NULL);
+	CHECK(store_wal_autocheckpoint(st, false, &cause) == 0);
+	CHECK(stat(path, &sb) == 0);
+	size = (long long)sb.st_size;
+	audit_rows(st, 2000);		/* ~1,500 pages: over SQLite's 1,000 */
+	CHECK(stat(path, &sb) == 0);
+	CHECK_INTEQ((long long)sb.st_size, size);
+	CHECK(store_wal_checkpoint(ck, &wal, &done, &cause) == 0);
+	CHECKF(wal > 1000 && done == wal, "wal %d pages, %d in the database",
+	    wal, done);
+	CHECK(stat(path, &sb) == 0);
+	CHECKF((long long)sb.st_size > size + 1000LL * 4096, "%lld -> %lld bytes",
+	    size, (long long)sb.st_size);
+	size = (long long)sb.st_size;
+	CHECK(store_wal_autocheckpoint(st, true, &cause) == 0);
+	audit_rows(st, 2000);
+	CHECK(stat(path, &sb) == 0);
+	CHECKF((long long)sb.st_size > size + 1000LL * 4096, "%lld -> %lld bytes",
+	    size, (long long)sb.st_size);
+	/* what either copied reads back */
+	CHECK(store_open(path, 0, &ro, &cause) == 0);
+	CHECK(sqlite3_prepare_v2(ro->db, "SELECT count(*) FROM audit", -1, &q,
+	    NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 4000);
+	sqlite3_finalize(q);
+	store_close(ro);
+	store_close(ck);
+	store_close(st);
+	CHECKF(cause == NULL, "%s", cause);
+}
+
 static const struct test tests[] = {
 	{ "default-path", test_default_path },
+	{ "wal-checkpointer", test_wal_checkpointer },
 	{ "modes", test_modes },
 	{ "readonly-missing", test_readonly_missing },
 	{ "memory-wal", test_memory_wal },
