@@ -2,16 +2,17 @@
  * bench-replay-store.c — what recording a replay in the state store costs:
  * the full Philly trace (specs/philly.yaml, las, hived) replayed by the
  * cellar binary next to this benchmark (build/VARIANT/cellar), the whole
- * command timed, without and with --db, alternately, three pairs; each
+ * command timed, without and with --db, alternately, five pairs; each
  * pair prints both wall times and their ratio (the issue's target: 1.5x
  * at most), the store's write steps (counted by the CELLAR_STORE_KILL
  * hook set beyond reach) and the database's size. Ratios are within one
  * pair, so the shared machine's load falls on both sides. Also each
- * side's CPU (user + system, from wait4) and the store's writer thread's
- * own (CELLAR_WRITER_CPU): with a free second core the recorded replay's
- * wall time tends to the larger of its two threads' CPU, so
- * cpu_ratio = max(on_cpu - writer_cpu, writer_cpu) / off_cpu is what the
- * wall ratio would be on an idle machine.
+ * side's CPU (user + system, from wait4) and the store's writer and WAL
+ * checkpointer threads' own (CELLAR_WRITER_CPU): on an idle 2-core
+ * machine the recorded replay's wall time tends to the longest thread's
+ * CPU or half the process's, whichever is more, so
+ * cpu_ratio = max(replay, writer, ckpt, on_cpu / 2) / off_cpu (replay:
+ * on_cpu less the other two) is what the wall ratio would be there.
  *
  * Then recovery: in this process, the same replay is recorded until half
  * its checkpoints are committed and stopped there; a fresh connection
@@ -21,7 +22,7 @@
  * on to the uninterrupted run's report.
  *
  *   replay-store philly pair=K off_s=.. on_s=.. ratio=.. steps=.. db_mb=..
- *       off_cpu=.. on_cpu=.. writer_cpu=.. cpu_ratio=..
+ *       off_cpu=.. on_cpu=.. writer_cpu=.. ckpt_cpu=.. cpu_ratio=..
  *   replay-store verdict wall_best=.. wall_median=.. cpu_median=.. target=1.5
  *       load=.. wall=met|missed cpu=met|missed
  *   replay-store philly recover jobs=.. events=.. load_ms=.. restore_ms=..
@@ -55,7 +56,7 @@
 #include "spec/spec.h"
 #include "store/store.h"
 
-#define NPAIRS	3	/* alternating off/on runs */
+#define NPAIRS	5	/* alternating off/on runs */
 #define TARGET	1.5	/* the issue's: recorded / plain wall time at most */
 
 static void
@@ -125,16 +126,17 @@ run_cellar(const char *cellar, const char *trace, const char *db,
 
 /*
  * The write steps the store hook counted ("N write steps" on stderr) and
- * the writer thread's CPU seconds ("used X s of CPU"; -1 if not said).
+ * the writer's and checkpointer's CPU seconds ("writer thread used X s
+ * of CPU; its checkpointer thread Y s"; -1 if not said).
  */
 static long long
-steps_of(const char *errfile, double *writer_cpu)
+steps_of(const char *errfile, double *writer_cpu, double *ckpt_cpu)
 {
 	char line[4096], *p;
 	long long n = -1;
 	FILE *f = fopen(errfile, "r");
 
-	*writer_cpu = -1;
+	*writer_cpu = *ckpt_cpu = -1;
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof line, f) != NULL) {
@@ -142,6 +144,8 @@ steps_of(const char *errfile, double *writer_cpu)
 			n = strtoll(p + 3, NULL, 10);
 		if ((p = strstr(line, "writer thread used ")) != NULL)
 			*writer_cpu = strtod(p + strlen("writer thread used "), NULL);
+		if ((p = strstr(line, "checkpointer thread ")) != NULL)
+			*ckpt_cpu = strtod(p + strlen("checkpointer thread "), NULL);
 	}
 	fclose(f);
 	return n;
@@ -301,7 +305,7 @@ main(int argc, char **argv)
 {
 	const char *dir = bench_traces_dir();
 	char trace[4096], cellar[4096], tdir[4096], db[4200], errf[4200];
-	double off, on, off_cpu = 0, on_cpu = 0, wcpu, load = -1;
+	double off, on, off_cpu = 0, on_cpu = 0, wcpu, ccpu, load = -1;
 	double ratio[NPAIRS], cpur[NPAIRS], cr, tmp;
 	long long steps = -1;
 	int k, i;
@@ -333,13 +337,14 @@ main(int argc, char **argv)
 			    errf);
 			return 1;
 		}
-		steps = steps_of(errf, &wcpu);
-		cr = fmax(on_cpu - wcpu, wcpu) / off_cpu;
+		steps = steps_of(errf, &wcpu, &ccpu);
+		cr = fmax(fmax(on_cpu - wcpu - fmax(ccpu, 0), wcpu),
+		    fmax(ccpu, on_cpu / 2)) / off_cpu;
 		printf("replay-store philly pair=%d off_s=%.3f on_s=%.3f ratio=%.2f "
 		    "steps=%lld db_mb=%.1f off_cpu=%.3f on_cpu=%.3f writer_cpu=%.3f "
-		    "cpu_ratio=%.2f\n", k, off, on, on / off, steps,
+		    "ckpt_cpu=%.3f cpu_ratio=%.2f\n", k, off, on, on / off, steps,
 		    (double)(file_size(db) + file_size(strcat(strcpy(errf, db), "-wal"))) /
-		    (1024.0 * 1024.0), off_cpu, on_cpu, wcpu, cr);
+		    (1024.0 * 1024.0), off_cpu, on_cpu, wcpu, ccpu, cr);
 		snprintf(errf, sizeof errf, "%s/stderr", tdir);
 		ratio[k - 1] = on / off;
 		cpur[k - 1] = cr;
