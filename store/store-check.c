@@ -103,6 +103,16 @@ row_dup_name(struct check *c, sqlite3_stmt *q)
 	    (long long)sqlite3_column_int64(q, 2));
 }
 
+/* store.h invariant 8: a replay's jobs and only they are traced */
+static void
+row_traced(struct check *c, sqlite3_stmt *q)
+{
+	problem(c, "run %lld: job '%s' is %s, but its run is a %s",
+	    (long long)sqlite3_column_int64(q, 0), text(q, 1),
+	    sqlite3_column_int(q, 2) ? "marked a replay's (traced)" :
+	    "not marked a replay's (traced)", text(q, 3));
+}
+
 static void
 row_pl_state(struct check *c, sqlite3_stmt *q)
 {
@@ -329,6 +339,9 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	}
 	if (check_query(&c, "SELECT run, name, count(*) FROM jobs GROUP BY run, name "
 	    "HAVING count(*) > 1", row_dup_name, cause) != 0 ||
+	    check_query(&c, "SELECT j.run, j.name, j.traced, r.kind FROM jobs j "
+	    "JOIN runs r ON r.id = j.run WHERE j.traced != (r.kind = 'replay')",
+	    row_traced, cause) != 0 ||
 	    check_query(&c, "SELECT j.run, j.name, j.state FROM placements p "
 	    "JOIN jobs j ON j.run = p.run AND j.id = p.job "
 	    "WHERE j.state NOT IN " HOLDING, row_pl_state, cause) != 0 ||

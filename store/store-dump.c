@@ -103,10 +103,11 @@ static const char *const dump_insert[T_COUNT] = {
 	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, "
 	"reason, state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, emu, priority, weight) VALUES (?1, ?2, ?3, ?4, "
-	"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
-	"?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, "
-	"coalesce(?33, 0), coalesce(?34, 1))",
+	"opportunistic, engine_id, emu, priority, weight, traced) VALUES (?1, ?2, "
+	"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+	"?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, "
+	"coalesce(?33, 0), coalesce(?34, 1), "
+	"coalesce((SELECT kind = 'replay' FROM runs WHERE id = ?1), 0))",
 	"INSERT INTO placements(run, job, engine_id, chain, pin, priority, "
 	"orig_priority, lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -1005,9 +1006,11 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			   then, and a dump keeps them as records now; 4's
 			   is 5's without job logs; 5's is 6's and 6's is 7's
 			   (change numbers are not dumped); 7's is 8's
-			   without the jobs' priority and weight. */
-			if (store_v && got >= 3 && got <= 7)
-				got = 8;
+			   without the jobs' priority and weight; 8's is
+			   9's (traced is not dumped: it follows from the
+			   run's kind). */
+			if (store_v && got >= 3 && got <= 8)
+				got = 9;
 			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",

@@ -57,6 +57,7 @@ enum store_stmt_id {
 	SQ_JOB_GET,
 	SQ_JOB_GET_IDS,
 	SQ_JOB_FIND,
+	SQ_JOB_FIND_TRACED,
 	SQ_JOB_LAST_RUN,
 	SQ_JOB_NEXT_ID,
 	SQ_JOB_LOAD,
@@ -196,6 +197,7 @@ struct store_jobrows {
 	int64_t				 run;
 	const struct store_jobrow	*rows;
 	int				 n;
+	bool				 traced;	/* a replay's rows */
 	struct store			*st;
 	char				*hook_cause;
 };

@@ -227,7 +227,10 @@ own_end(struct store *st, bool own, int rc, char **cause)
 	return rc != 0 ? rc : -1;
 }
 
-/* Upsert rows[0..n) through job_rows; with_emu writes their blobs too. */
+/*
+ * Upsert rows[0..n) through job_rows; with_emu writes their blobs too, and
+ * marks them a replay's (traced).
+ */
 static int
 job_rows_put(struct store *st, int64_t run, bool with_emu,
     const struct store_jobrow *rows, int n, char **cause)
@@ -245,6 +248,7 @@ job_rows_put(struct store *st, int64_t run, bool with_emu,
 	rs.run = run;
 	rs.rows = rows;
 	rs.n = n;
+	rs.traced = with_emu;
 	rs.st = st;
 	sqlite3_bind_pointer(q, 1, &rs, STORE_JOBROWS_POINTER, NULL);
 	rc = store_step_done(st, q, cause);
@@ -270,15 +274,6 @@ store_job_put(struct store *st, int64_t run, const struct job *j, char **cause)
 		return -1;
 	return own_end(st, own, job_rows_put(st, run, false, &r, 1, cause),
 	    cause);
-}
-
-int
-store_job_put_emu(struct store *st, int64_t run, const struct job *j,
-    const void *data, size_t len, char **cause)
-{
-	struct store_jobrow r = { j, data, len };
-
-	return store_job_put_many(st, run, &r, 1, cause);
 }
 
 int
@@ -622,13 +617,24 @@ store_job_find(struct store *st, int64_t run, const char *name,
 {
 	sqlite3_stmt *q;
 
-	store_job_init(out);
-	if ((q = store_stmt(st, SQ_JOB_FIND, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
-	return job_one(st, run, q, out, xasprintf("no job '%s' in run %lld", name,
-	    (long long)run), cause);
+	int rc, i;
+
+	/* A session's job by the name index, else a replay's (invariant 8). */
+	for (i = 0; i < 2; i++) {
+		store_job_init(out);
+		if ((q = store_stmt(st, i == 0 ? SQ_JOB_FIND : SQ_JOB_FIND_TRACED,
+		    cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, run);
+		sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+		rc = job_one(st, run, q, out, xasprintf("no job '%s' in run %lld",
+		    name, (long long)run), cause);
+		if (rc != STORE_NOTFOUND || i == 1)
+			return rc;
+		free(*cause);
+		*cause = NULL;
+	}
+	return STORE_NOTFOUND;	/* not reached */
 }
 
 int

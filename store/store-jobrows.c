@@ -41,6 +41,7 @@ enum jr_kind {
 	JR_STATE,
 	JR_REASON,
 	JR_EMU,		/* the row's blob, NULL when none */
+	JR_TRACED,	/* the rowset's traced */
 };
 
 static const struct jr_col {
@@ -82,6 +83,7 @@ static const struct jr_col {
 	{ "priority",		JR_INT,		offsetof(struct job, priority) },
 	{ "weight",		JR_INT,		offsetof(struct job, weight) },
 	{ "emu",		JR_EMU,		0 },
+	{ "traced",		JR_TRACED,	0 },
 };
 #define JR_NCOLS	((int)(sizeof jr_cols / sizeof jr_cols[0]))
 #define JR_ARG		JR_NCOLS	/* the hidden column: the rowset */
@@ -310,6 +312,9 @@ jr_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	case JR_REASON:
 		sqlite3_result_text(ctx, job_reason_name(j->reason), -1,
 		    SQLITE_STATIC);
+		break;
+	case JR_TRACED:
+		sqlite3_result_int(ctx, c->rs->traced);
 		break;
 	case JR_EMU:
 		if (r->blob != NULL)

@@ -143,7 +143,8 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
 	[SQ_JOB_UPSERT] = JOB_UPSERT("", ""),
 	/* The same with the emulator's state, one statement per job, not two. */
-	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu", ", emu = excluded.emu"),
+	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu, traced",
+	    ", emu = excluded.emu, traced = excluded.traced"),
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
 	/* A run's newest change number (0: none), by the primary key. */
 	[SQ_CHG_LAST] = "SELECT coalesce(max(chg), 0) FROM job_changes WHERE run = ?1",
@@ -170,7 +171,11 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, "
 	    "?63, ?64, ?65"
 	    ") ORDER BY j.id",
-	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.name = ?2",
+	/* a session's by jobs_name; then a replay's, reading the run */
+	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0",
+	[SQ_JOB_FIND_TRACED] = "SELECT " JOB_COLS JOB_FROM
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 1",
 	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
 	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",
 	[SQ_JOB_LOAD] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id",
@@ -691,6 +696,64 @@ static const char store_migrate_7_8[] =
     "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE jobs ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;";
 
+/*
+ * 8 -> 9: a replay's jobs leave the unique name index (schema.sql:
+ * jobs.traced, jobs_name). UNIQUE (run, name) was part of the table, so
+ * the table is made again. Foreign keys are on in the migration's
+ * transaction, so the old table is renamed away first (which points the
+ * placements' and logs' references at it), its two children are made
+ * again pointing at the new one, and it goes last, when nothing refers
+ * to it (dropped earlier, its rows' deletion would cascade into theirs).
+ * The jobs of replay runs are marked traced.
+ */
+static const char store_migrate_8_9[] =
+    "ALTER TABLE jobs RENAME TO jobs_v8;"
+    "CREATE TABLE jobs (run INTEGER NOT NULL REFERENCES runs(id) ON "
+    "DELETE CASCADE, id INTEGER NOT NULL, name TEXT NOT NULL, user TEXT "
+    "NOT NULL DEFAULT '', vc INTEGER NOT NULL, submit REAL NOT NULL, "
+    "members TEXT NOT NULL, gpus INTEGER NOT NULL, leaf_type INTEGER NOT "
+    "NULL, class TEXT NOT NULL, soft_affinity INTEGER NOT NULL, duration "
+    "REAL NOT NULL, model TEXT, elastic_min INTEGER NOT NULL, elastic_max "
+    "INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, "
+    "state_since REAL NOT NULL, first_start REAL NOT NULL, end_time REAL "
+    "NOT NULL, queued REAL NOT NULL, attained REAL NOT NULL, run_time "
+    "REAL NOT NULL, work_done REAL NOT NULL, ckpt_work REAL NOT NULL, "
+    "lost_work REAL NOT NULL, restarts INTEGER NOT NULL, preemptions "
+    "INTEGER NOT NULL, suspensions INTEGER NOT NULL, opportunistic "
+    "INTEGER NOT NULL, engine_id INTEGER NOT NULL, emu BLOB, priority "
+    "INTEGER NOT NULL DEFAULT 0, weight INTEGER NOT NULL DEFAULT 1, "
+    "traced INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, id));"
+    "INSERT INTO jobs(run, id, name, user, vc, submit, members, gpus, "
+    "leaf_type, class, soft_affinity, duration, model, elastic_min, "
+    "elastic_max, state, reason, state_since, first_start, end_time, "
+    "queued, attained, run_time, work_done, ckpt_work, lost_work, "
+    "restarts, preemptions, suspensions, opportunistic, engine_id, emu, "
+    "priority, weight, traced) SELECT run, id, name, user, vc, submit, "
+    "members, gpus, leaf_type, class, soft_affinity, duration, model, "
+    "elastic_min, elastic_max, state, reason, state_since, first_start, "
+    "end_time, queued, attained, run_time, work_done, ckpt_work, "
+    "lost_work, restarts, preemptions, suspensions, opportunistic, "
+    "engine_id, emu, priority, weight, (SELECT r.kind = 'replay' FROM "
+    "runs r WHERE r.id = jobs_v8.run) FROM jobs_v8;"
+    "CREATE UNIQUE INDEX jobs_name ON jobs(run, name) WHERE traced = 0;"
+    "ALTER TABLE placements RENAME TO placements_v8;"
+    "CREATE TABLE placements (run INTEGER NOT NULL, job INTEGER NOT NULL, "
+    "engine_id INTEGER NOT NULL, chain INTEGER NOT NULL, pin INTEGER, "
+    "priority INTEGER NOT NULL, orig_priority INTEGER NOT NULL, lazy "
+    "INTEGER NOT NULL, downgraded INTEGER NOT NULL, pod_first BLOB NOT "
+    "NULL, leaves BLOB NOT NULL, vleaves BLOB, nodes TEXT NOT NULL, gpus "
+    "TEXT NOT NULL, PRIMARY KEY (run, job), FOREIGN KEY (run, job) "
+    "REFERENCES jobs(run, id) ON DELETE CASCADE) WITHOUT ROWID;"
+    "INSERT INTO placements SELECT * FROM placements_v8;"
+    "DROP TABLE placements_v8;"
+    "ALTER TABLE job_logs RENAME TO job_logs_v8;"
+    "CREATE TABLE job_logs (run INTEGER NOT NULL, job INTEGER NOT NULL, "
+    "text BLOB NOT NULL, PRIMARY KEY (run, job), FOREIGN KEY (run, job) "
+    "REFERENCES jobs(run, id) ON DELETE CASCADE) WITHOUT ROWID;"
+    "INSERT INTO job_logs SELECT * FROM job_logs_v8;"
+    "DROP TABLE job_logs_v8;"
+    "DROP TABLE jobs_v8;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -700,6 +763,7 @@ const struct store_migration store_migrations[] = {
 	{ 5, store_migrate_5_6, NULL },
 	{ 6, store_migrate_6_7, NULL },
 	{ 7, store_migrate_7_8, NULL },
+	{ 8, store_migrate_8_9, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 

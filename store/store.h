@@ -51,6 +51,9 @@
  *     transaction is one of its own). So a reader that has read every row
  *     of a run up to change number c finds all that changed since in
  *     store_job_load_since(c).
+ *  8. A job's name is unique in its run: a session's by the index
+ *     jobs_name, a replay's (written by store_job_put_many, the rows
+ *     marked traced) by its trace (schema.sql); db check verifies both.
  */
 #ifndef CELLAR_STORE_H
 #define CELLAR_STORE_H
@@ -67,7 +70,7 @@
 #include "spec/spec.h"
 
 /* The schema version this binary creates and reads (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION	8
+#define STORE_SCHEMA_VERSION	9
 /* PRAGMA application_id of a cellar database: "Cell". */
 #define STORE_APPLICATION_ID	0x43656c6c
 
@@ -283,15 +286,11 @@ void		 store_job_release(struct store_job *sj);
 int		 store_job_put(struct store *st, int64_t run, const struct job *j,
 		    char **cause);
 /*
- * The same and the per-job emulator state (NULL, 0 clears) in one
- * statement.
- */
-int		 store_job_put_emu(struct store *st, int64_t run, const struct job *j,
-		    const void *data, size_t len, char **cause);
-/*
- * store_job_put_emu for n jobs in one statement (a job named twice ends
- * as its last row says): what a replay's checkpoint writes for every job
- * that changed. Half the cost per job of a statement each.
+ * n jobs of a replay, each with its emulator state (blob NULL: none), in
+ * one statement (a job named twice ends as its last row says): what a
+ * replay's checkpoint writes for every job that changed. The rows are a
+ * replay's (traced: invariant 8), so their names must be unique in the
+ * run already.
  */
 struct store_jobrow {
 	const struct job	*job;

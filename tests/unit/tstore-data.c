@@ -107,6 +107,16 @@ odd_job(struct job *j, int id)
 	j->engine_id = -1;
 }
 
+/* One job of a replay with its emulator state. */
+static int
+put_emu(struct store *st, int64_t run, const struct job *j, const void *data,
+    size_t len, char **cause)
+{
+	struct store_jobrow r = { j, data, len };
+
+	return store_job_put_many(st, run, &r, 1, cause);
+}
+
 static bool
 same_double(double a, double b)
 {
@@ -249,13 +259,13 @@ test_placement_blob(void)
 	/* Row and BLOB in one upsert: a new job, an update that changes both
 	   (the BLOB of job 1 stays), and a NULL that clears it. */
 	odd_job(&j, 2);
-	CHECK(store_job_put_emu(st, run, &j, blob + 10, 20, &cause) == 0);
+	CHECK(put_emu(st, run, &j, blob + 10, 20, &cause) == 0);
 	CHECK(store_job_get(st, run, 2, &sj, &cause) == 0);
 	CHECK_INTEQ(sj.job.state, j.state);
 	CHECK(sj.blob_len == 20 && memcmp(sj.blob, blob + 10, 20) == 0);
 	store_job_release(&sj);
 	j.state = JOB_COMPLETED;
-	CHECK(store_job_put_emu(st, run, &j, blob, 7, &cause) == 0);
+	CHECK(put_emu(st, run, &j, blob, 7, &cause) == 0);
 	CHECK(store_job_get(st, run, 2, &sj, &cause) == 0);
 	CHECK_INTEQ(sj.job.state, JOB_COMPLETED);
 	CHECK(sj.blob_len == 7 && memcmp(sj.blob, blob, 7) == 0);
@@ -263,7 +273,7 @@ test_placement_blob(void)
 	CHECK(store_job_get(st, run, 1, &sj, &cause) == 0);
 	CHECK(sj.blob_len == sizeof blob && memcmp(sj.blob, blob, sizeof blob) == 0);
 	store_job_release(&sj);
-	CHECK(store_job_put_emu(st, run, &j, NULL, 0, &cause) == 0);
+	CHECK(put_emu(st, run, &j, NULL, 0, &cause) == 0);
 	CHECK(store_job_get(st, run, 2, &sj, &cause) == 0);
 	CHECK(sj.blob == NULL && sj.blob_len == 0);
 	store_job_release(&sj);
@@ -723,10 +733,10 @@ test_dump_roundtrip(void)
 		p = strstr(d3.buf, want);
 		CHECK(p != NULL);
 		if (p != NULL)
-			p[16] = '9';
+			p[16] = '2';	/* before dumps existed */
 	}
 	CHECK(store_import(c, d3.buf, d3.len, true, &n, &cause) == STORE_INVALID);
-	CHECKF(cause != NULL && strstr(cause, "store version 9") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "store version 2") != NULL, "%s", cause);
 	free(cause);
 	strbuf_release(&d1);
 	strbuf_release(&d2);
@@ -889,9 +899,9 @@ test_job_changes(void)
 	CHECK_STREQ(loaded(b, run), "0@0 1@0 2@0 3@0 4@0 ");
 	CHECK(store_job_put(b, run, &j[1], &cause) == 0);
 	CHECK_STREQ(since(b, run, 0), "1@1 ");
-	/* versions 5's and 6's dumps are version 8's (7's lack the jobs'
+	/* versions 5's and 6's dumps are version 9's (7's lack the jobs'
 	   priority and weight: t0410) */
-	p = strstr(d.buf, "\"store_version\":8,");
+	p = strstr(d.buf, "\"store_version\":9,");
 	CHECK(p != NULL);
 	if (p != NULL)
 		p[16] = '5';
@@ -922,8 +932,9 @@ test_job_many(void)
 	struct store_job sj;
 	struct job j[5];
 	char blob[3][8] = { "aaaaaaa", "bbbbbbb", "ccccccc" }, *cause = NULL;
+	struct strbuf probs = STRBUF_INIT;
 	int64_t run = new_run(st, STORE_RUN_REPLAY);
-	int i, n = 0;
+	int i, n = 0, np = -1;
 
 	for (i = 0; i < 4; i++) {
 		odd_job(&j[i], 10 + i);
@@ -962,19 +973,37 @@ test_job_many(void)
 	store_job_release(&sj);
 	/* an empty batch writes nothing and succeeds */
 	CHECK(store_job_put_many(st, run, rows, 0, &cause) == 0);
-	/* a batch whose second row breaks UNIQUE (run, name): nothing of it
-	   stays, and the message names the constraint */
-	odd_job(&j[0], 20);
-	odd_job(&j[1], 21);
-	snprintf(j[1].name, sizeof j[1].name, "job-10");
-	CHECK(store_job_put_many(st, run, rows, 2, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "UNIQUE") != NULL, "%s",
+	/* a replay's jobs are found by name too (not in jobs_name) */
+	CHECK(store_job_find(st, run, "job-12", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.id, 12);
+	store_job_release(&sj);
+	CHECK(store_job_find(st, run, "job-99", &sj, &cause) == STORE_NOTFOUND);
+	CHECKF(cause != NULL && strstr(cause, "no job 'job-99'") != NULL, "%s",
 	    cause != NULL ? cause : "(none)");
 	free(cause);
 	cause = NULL;
-	CHECK(store_job_get(st, run, 20, &sj, &cause) == STORE_NOTFOUND);
+	/* a batch for a run that does not exist: nothing of it stays */
+	odd_job(&j[0], 20);
+	odd_job(&j[1], 21);
+	CHECK(store_job_put_many(st, run + 99, rows, 2, &cause) == -1);
+	CHECKF(cause != NULL && strstr(cause, "FOREIGN KEY") != NULL, "%s",
+	    cause != NULL ? cause : "(none)");
 	free(cause);
 	cause = NULL;
+	CHECK(store_job_get(st, run + 99, 20, &sj, &cause) == STORE_NOTFOUND);
+	free(cause);
+	cause = NULL;
+	/* a replay's names are not held unique by the index but by its
+	   trace: db check finds two alike */
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", probs.buf);
+	snprintf(j[1].name, sizeof j[1].name, "job-10");
+	CHECK(store_job_put_many(st, run, rows + 1, 1, &cause) == 0);
+	strbuf_reset(&probs);
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 1 && strstr(probs.buf, "job name 'job-10' is used by 2 "
+	    "jobs") != NULL, "%d: %s", np, probs.buf);
+	strbuf_release(&probs);
 	store_close(st);
 }
 

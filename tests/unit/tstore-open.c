@@ -223,10 +223,10 @@ test_not_a_store(void)
 	path = tmp_path("newer.db");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	store_close(st);
-	raw_sql(path, "PRAGMA user_version = 9");
+	raw_sql(path, "PRAGMA user_version = 10");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 9, newer than this "
-	    "cellar (8): upgrade cellar") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 10, newer than this "
+	    "cellar (9): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -339,10 +339,12 @@ test_migrations(void)
 {
 	static const struct store_migration fake[] = {
 		{ 0, NULL, NULL },		/* replaced below */
-		{ 8, "ALTER TABLE runs ADD COLUMN note TEXT", fake_fn },
+		{ STORE_SCHEMA_VERSION, "ALTER TABLE runs ADD COLUMN note TEXT",
+		  fake_fn },
 	};
 	static const struct store_migration bad[] = {
-		{ 9, "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
+		{ STORE_SCHEMA_VERSION + 1,
+		  "CREATE TABLE extra(x); ALTER TABLE nosuch ADD COLUMN y", NULL },
 	};
 	struct store_migration steps[2];
 	struct store_event_filter f;
@@ -361,29 +363,29 @@ test_migrations(void)
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_audit_append(st, 0, "x", 0, &cause) == 0);
 
-	/* 8 -> 9 with a fake step (SQL and a function). */
+	/* The next version with a fake step (SQL and a function). */
 	memcpy(steps, fake, sizeof steps);
 	steps[0].sql = store_schema_sql;
 	CHECK(store_exec(st, "INSERT INTO specs VALUES (1, 'h', 'p', 't', 0); "
 	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user) "
 	    "VALUES (1, 'session', 1, 'hived', 'done', 0, 0, 'u')", &cause) == 0);
-	CHECK(store_migrate(st, steps, 2, 9, &cause) == 0);
+	CHECK(store_migrate(st, steps, 2, STORE_SCHEMA_VERSION + 1, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 9);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION + 1);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT note FROM runs", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
 	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, 10, &cause) == -1);
+	CHECK(store_migrate(st, bad, 1, STORE_SCHEMA_VERSION + 2, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
-	CHECK_INTEQ(store_user_version(st, &cause), 9);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION + 1);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT * FROM extra", -1, &q, NULL) != SQLITE_OK);
 	/* No step from here: refused with a message. */
-	CHECK(store_migrate(st, fake, 1, 11, &cause) == -1);
+	CHECK(store_migrate(st, fake, 1, STORE_SCHEMA_VERSION + 3, &cause) == -1);
 	CHECKF(cause != NULL && strstr(cause, "knows no way from there") != NULL, "%s",
 	    cause);
 	free(cause);
@@ -430,7 +432,26 @@ test_migrations(void)
 }
 
 /* Today's jobs as version 7 had them: without priority and weight. */
+/* As version 8 had them: every name in UNIQUE (run, name), nothing traced. */
+#define V8_JOBS \
+    "DROP INDEX jobs_name; DROP TABLE jobs;" \
+    "CREATE TABLE jobs (run INTEGER NOT NULL REFERENCES runs(id) ON " \
+    "DELETE CASCADE, id INTEGER NOT NULL, name TEXT NOT NULL, user TEXT " \
+    "NOT NULL DEFAULT '', vc INTEGER NOT NULL, submit REAL NOT NULL, " \
+    "members TEXT NOT NULL, gpus INTEGER NOT NULL, leaf_type INTEGER " \
+    "NOT NULL, class TEXT NOT NULL, soft_affinity INTEGER NOT NULL, " \
+    "duration REAL NOT NULL, model TEXT, elastic_min INTEGER NOT NULL, " \
+    "elastic_max INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT NOT " \
+    "NULL, state_since REAL NOT NULL, first_start REAL NOT NULL, " \
+    "end_time REAL NOT NULL, queued REAL NOT NULL, attained REAL NOT " \
+    "NULL, run_time REAL NOT NULL, work_done REAL NOT NULL, ckpt_work " \
+    "REAL NOT NULL, lost_work REAL NOT NULL, restarts INTEGER NOT NULL, " \
+    "preemptions INTEGER NOT NULL, suspensions INTEGER NOT NULL, " \
+    "opportunistic INTEGER NOT NULL, engine_id INTEGER NOT NULL, emu " \
+    "BLOB, priority INTEGER NOT NULL DEFAULT 0, weight INTEGER NOT NULL " \
+    "DEFAULT 1, PRIMARY KEY (run, id), UNIQUE (run, name));"
 #define V7_JOBS \
+    V8_JOBS \
     "ALTER TABLE jobs DROP COLUMN priority;" \
     "ALTER TABLE jobs DROP COLUMN weight;"
 /* As version 5 had them: without change numbers either. */
@@ -568,7 +589,7 @@ test_migration_7_8(void)
 	    "PRAGMA user_version = 7; PRAGMA application_id = 1130720364;");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
-	CHECK_INTEQ(store_user_version(st, &cause), 8);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
 	for (i = 0; i < 2; i++) {
 		CHECK(sqlite3_prepare_v2((i == 0 ? st : fresh)->db,
@@ -610,6 +631,105 @@ test_migration_7_8(void)
  * and read back (the newest STORE_LOG_MAX bytes of a longer one), a job
  * without one reads "", and db check is clean.
  */
+/*
+ * A version 8 database (every name in UNIQUE (run, name)) with a session's
+ * job holding cells and with a log, and a replay's two jobs, one holding
+ * cells: migrated to 9, its tables have a new database's columns, the
+ * replay's jobs are traced and the session's not, the placements and the
+ * log are still there (the old table's drop did not cascade), both kinds
+ * are found by name, a session's name is still unique, and db check finds
+ * nothing.
+ */
+static void
+test_migration_8_9(void)
+{
+	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
+	struct store *st = NULL, *fresh = NULL;
+	struct store_job sj;
+	char *cause = NULL, *text = NULL;
+	const char *path = tmp_path("v8.db");
+	sqlite3_stmt *q;
+	size_t len = 0;
+	int np = -1, i;
+
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, V8_JOBS
+	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
+	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
+	    "INSERT INTO runs(id, kind, spec, mode, state, created, updated, user)"
+	    " VALUES (1, 'session', 1, 'hived', 'running', 0, 0, 'u'),"
+	    " (2, 'replay', 1, 'hived', 'running', 0, 0, 'u');"
+	    "INSERT INTO jobs VALUES (1, 0, 'a', 'u', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, -1, NULL, 0, 0, 'running', 'None', 2, 2, -1, 0, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 1),"
+	    " (2, 0, 'x', '', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, 5, NULL, 0, 0, 'running', 'None', 2, 2, -1, 0, 1, 1,"
+	    " 1, 0, 0, 0, 0, 0, 0, 0, x'01', 0, 1),"
+	    " (2, 1, 'y', '', 0, 0, '1x1', 1, -1,"
+	    " 'guaranteed', 0, 5, NULL, 0, 0, 'pending', 'Resources', 2, -1, -1,"
+	    " 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, x'02', 0, 1);"
+	    "INSERT INTO placements VALUES (1, 0, 0, 0, NULL, 0, 0, 0, 0,"
+	    " x'0000000001000000', x'00000000', NULL, 'n0', 'n0:0'),"
+	    " (2, 0, 0, 0, NULL, 0, 0, 0, 0,"
+	    " x'0000000001000000', x'00000000', NULL, 'n0', 'n0:0');"
+	    "INSERT INTO job_logs VALUES (1, 0, 'hello');"
+	    "PRAGMA user_version = 8; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
+	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
+	for (i = 0; i < 4; i++) {
+		CHECK(sqlite3_prepare_v2((i % 2 == 0 ? st : fresh)->db, i < 2 ?
+		    "SELECT group_concat(name || ' ' || type || ' ' || pk || ' ' || "
+		    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('jobs')" :
+		    "SELECT group_concat(name || ' ' || coalesce(sql, ''), ',') FROM "
+		    "(SELECT name, sql FROM sqlite_schema WHERE tbl_name IN "
+		    "('jobs', 'placements', 'job_logs') AND type = 'index' "
+		    "ORDER BY name)", -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW);
+		if (i % 2 == 0) {
+			strbuf_reset(&cols);
+			strbuf_addf(&cols, "%s", (const char *)sqlite3_column_text(q, 0));
+		} else
+			CHECK_STREQ(cols.buf, (const char *)sqlite3_column_text(q, 0));
+		sqlite3_finalize(q);
+	}
+	CHECKF(strstr(cols.buf, "jobs_name CREATE UNIQUE INDEX jobs_name ON "
+	    "jobs(run, name) WHERE traced = 0") != NULL, "%s", cols.buf);
+	store_close(fresh);
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT group_concat(run || '.' || id || "
+	    "'=' || traced, ' ') FROM (SELECT * FROM jobs ORDER BY run, id)", -1,
+	    &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW);
+	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "1.0=0 2.0=1 2.1=1");
+	sqlite3_finalize(q);
+	store_job_init(&sj);
+	CHECK(store_job_find(st, 1, "a", &sj, &cause) == 0);
+	CHECK(sj.placed);
+	store_job_release(&sj);
+	CHECK(store_job_find(st, 2, "x", &sj, &cause) == 0);
+	CHECK(sj.placed && sj.blob_len == 1);
+	store_job_release(&sj);
+	CHECK(store_job_log_get(st, 1, 0, &text, &len, &cause) == 0);
+	CHECK(text != NULL && strcmp(text, "hello") == 0);
+	free(text);
+	CHECK(store_exec(st, "INSERT INTO jobs(run, id, name, vc, submit, members, "
+	    "gpus, leaf_type, class, soft_affinity, duration, elastic_min, "
+	    "elastic_max, state, reason, state_since, first_start, end_time, queued, "
+	    "attained, run_time, work_done, ckpt_work, lost_work, restarts, "
+	    "preemptions, suspensions, opportunistic, engine_id) VALUES (1, 5, 'a', "
+	    "0, 0, '1x1', 1, -1, 'guaranteed', 0, -1, 0, 0, 'pending', 'None', 0, "
+	    "-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1)", &cause) == -1);
+	CHECKF(cause != NULL && strstr(cause, "UNIQUE") != NULL, "%s", cause);
+	free(cause);
+	cause = NULL;
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	strbuf_release(&cols);
+	store_close(st);
+}
+
 static void
 test_migration_4_5(void)
 {
@@ -871,7 +991,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (8), and cannot be migrated here") != NULL &&
+		    "than this cellar (9), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);
@@ -1136,6 +1256,7 @@ static const struct test tests[] = {
 	{ "migration-4-5", test_migration_4_5 },
 	{ "migration-6-7", test_migration_6_7 },
 	{ "migration-7-8", test_migration_7_8 },
+	{ "migration-8-9", test_migration_8_9 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
