@@ -885,8 +885,11 @@ store_open_upgrade(const char *path, unsigned oflags, int version,
 /*
  * Before SQLite initializes (the first open in the process): no memory
  * statistics, which take a global mutex and count on every allocation
- * (5% of a replay's store writer thread). Once: later calls would only be
- * refused.
+ * (5% of a replay's store writer thread); statement journals in memory up
+ * to 32 MB, where SQLite would spill them to a temporary file past 64 KB
+ * (a checkpoint's one INSERT of all its jobs journals every page it
+ * changes that was there before: 10,000 page writes to /var/tmp in a
+ * Philly replay). Once: later calls would only be refused.
  */
 static void
 store_sqlite_config(void)
@@ -896,6 +899,7 @@ store_sqlite_config(void)
 	if (!done) {
 		done = true;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 32 << 20);
 	}
 }
 
