@@ -616,7 +616,6 @@ store_job_find(struct store *st, int64_t run, const char *name,
     struct store_job *out, char **cause)
 {
 	sqlite3_stmt *q;
-
 	int rc, i;
 
 	/* A session's job by the name index, else a replay's (invariant 8). */

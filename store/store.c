@@ -142,7 +142,7 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_RUN_INTERRUPT] = "UPDATE runs SET state = 'interrupted', updated = ?2 "
 	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
 	[SQ_JOB_UPSERT] = JOB_UPSERT("", ""),
-	/* The same with the emulator's state, one statement per job, not two. */
+	/* A replay's: with the emulator's state, and marked traced. */
 	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu, traced",
 	    ", emu = excluded.emu, traced = excluded.traced"),
 	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
