@@ -885,11 +885,16 @@ store_open_upgrade(const char *path, unsigned oflags, int version,
 /*
  * Before SQLite initializes (the first open in the process): no memory
  * statistics, which take a global mutex and count on every allocation
- * (5% of a replay's store writer thread); statement journals in memory up
- * to 32 MB, where SQLite would spill them to a temporary file past 64 KB
- * (a checkpoint's one INSERT of all its jobs journals every page it
+ * (5% of a replay's store writer thread); statement journals always in
+ * memory. SQLite's default spills them to a temporary file past 64 KB,
+ * and a checkpoint's one INSERT of all its jobs journals every page it
  * changes that was there before: 10,000 page writes to /var/tmp in a
- * Philly replay). Once: later calls would only be refused.
+ * Philly replay. A higher spill threshold is no better: it becomes the
+ * size of the journal's first chunk, so every statement that journals
+ * maps and unmaps that much (4,800 munmaps in that replay, each flushing
+ * the other threads' TLBs). In memory the chunks are 1 KB; a statement's
+ * journal holds at most the pages it changes. Once: later calls would
+ * only be refused.
  */
 static void
 store_sqlite_config(void)
@@ -899,7 +904,7 @@ store_sqlite_config(void)
 	if (!done) {
 		done = true;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-		sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 32 << 20);
+		sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, -1);
 	}
 }
 
