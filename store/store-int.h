@@ -206,8 +206,6 @@ struct store_jobrows {
 #define STORE_JOBROWS_POINTER	"cellar_jobrows"
 /* Register the `job_rows` virtual table on st's connection. */
 int		 store_jobrows_register(struct store *st, char **cause);
-/* "2x4,1x8" from a job's gang, into buf (24 bytes per member suffice). */
-void		 store_members_text(const struct job *j, char *buf, size_t len);
 
 /* ---- the event log (store-events.c) ---- */
 

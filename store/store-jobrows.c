@@ -21,11 +21,8 @@
  * statements before.
  */
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "core/xmalloc.h"
 #include "sim/model.h"
 #include "store/store-int.h"
 
@@ -88,8 +85,6 @@ static const struct jr_col {
 #define JR_NCOLS	((int)(sizeof jr_cols / sizeof jr_cols[0]))
 #define JR_ARG		JR_NCOLS	/* the hidden column: the rowset */
 
-#define JR_POINTER	STORE_JOBROWS_POINTER
-
 struct jr_cursor {
 	sqlite3_vtab_cursor	 base;
 	struct store_jobrows	*rs;
@@ -118,8 +113,8 @@ put_int(char *p, int n)
  * "2x4,1x8" from a job's gang, into buf; members that would not fit are
  * left out. By hand: snprintf was a tenth of the cost of writing a job.
  */
-void
-store_members_text(const struct job *j, char *buf, size_t len)
+static void
+members_text(const struct job *j, char *buf, size_t len)
 {
 	char *p = buf, m[32], *e;
 	int i;
@@ -236,7 +231,7 @@ jr_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 
 	(void)idxstr;
 	c->rs = idx == 1 && argc == 1 ?
-	    sqlite3_value_pointer(argv[0], JR_POINTER) : NULL;
+	    sqlite3_value_pointer(argv[0], STORE_JOBROWS_POINTER) : NULL;
 	c->i = 0;
 	return jr_step(c);
 }
@@ -291,7 +286,7 @@ jr_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_text(ctx, p + k->off, -1, SQLITE_STATIC);
 		break;
 	case JR_MEMBERS:
-		store_members_text(j, members, sizeof members);
+		members_text(j, members, sizeof members);
 		sqlite3_result_text(ctx, members, -1, SQLITE_TRANSIENT);
 		break;
 	case JR_CLASS:

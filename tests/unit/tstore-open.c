@@ -464,6 +464,38 @@ test_migrations(void)
     "ALTER TABLE jobs ADD COLUMN chg INTEGER NOT NULL DEFAULT 0;" \
     "CREATE INDEX jobs_chg ON jobs(run, chg);"
 
+/* The jobs table's columns: "name type pk default,...". */
+#define JOB_COLUMNS_SQL \
+    "SELECT group_concat(name || ' ' || type || ' ' || pk || ' ' || " \
+    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('jobs')"
+
+/*
+ * sql's one text value on st, which must be the same on a new store: what
+ * a migration must leave as a new database has it. out gets st's.
+ */
+static void
+same_as_new(struct store *st, const char *sql, struct strbuf *out)
+{
+	struct store *fresh = NULL;
+	sqlite3_stmt *q;
+	char *cause = NULL;
+	int i;
+
+	strbuf_reset(out);
+	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
+	for (i = 0; i < 2; i++) {
+		CHECK(sqlite3_prepare_v2((i == 0 ? st : fresh)->db, sql, -1, &q,
+		    NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW);
+		if (i == 0)
+			strbuf_addf(out, "%s", (const char *)sqlite3_column_text(q, 0));
+		else
+			CHECK_STREQ(out->buf, (const char *)sqlite3_column_text(q, 0));
+		sqlite3_finalize(q);
+	}
+	store_close(fresh);
+}
+
 /* A full load's "ID@CHG ". */
 static int
 load_ids(struct store *st, int64_t run, struct strbuf *sb)
@@ -490,12 +522,12 @@ static void
 test_migration_6_7(void)
 {
 	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
-	struct store *st = NULL, *fresh = NULL;
+	struct store *st = NULL;
 	char *cause = NULL;
 	const char *path = tmp_path("v6.db");
 	sqlite3_stmt *q;
 	struct job j;
-	int np = -1, i;
+	int np = -1;
 
 	raw_sql(path, store_schema_sql);
 	raw_sql(path, V6_JOBS
@@ -517,21 +549,10 @@ test_migration_6_7(void)
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
 	/* the jobs table of a new database, without the index */
-	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
-	for (i = 0; i < 2; i++) {
-		CHECK(sqlite3_prepare_v2((i == 0 ? st : fresh)->db,
-		    "SELECT group_concat(name || ' ' || type || ' ' || pk, ',') "
-		    "FROM pragma_table_info('jobs')", -1, &q, NULL) == SQLITE_OK);
-		CHECK(sqlite3_step(q) == SQLITE_ROW);
-		if (i == 0)
-			strbuf_addf(&cols, "%s", (const char *)sqlite3_column_text(q, 0));
-		else
-			CHECK_STREQ(cols.buf, (const char *)sqlite3_column_text(q, 0));
-		sqlite3_finalize(q);
-	}
+	same_as_new(st, "SELECT group_concat(name || ' ' || type || ' ' || pk, ',') "
+	    "FROM pragma_table_info('jobs')", &cols);
 	CHECK(strstr(cols.buf, "chg") == NULL);
 	CHECK(strstr(cols.buf, "engine_id INTEGER 0,emu BLOB 0") != NULL);
-	store_close(fresh);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master WHERE "
 	    "name = 'jobs_chg'", -1, &q, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(q) == SQLITE_ROW);
@@ -569,13 +590,12 @@ static void
 test_migration_7_8(void)
 {
 	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
-	struct store *st = NULL, *fresh = NULL;
+	struct store *st = NULL;
 	struct store_job sj;
 	char *cause = NULL;
 	const char *path = tmp_path("v7.db");
-	sqlite3_stmt *q;
 	struct job j;
-	int np = -1, i;
+	int np = -1;
 
 	raw_sql(path, store_schema_sql);
 	raw_sql(path, V7_JOBS
@@ -590,22 +610,9 @@ test_migration_7_8(void)
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
-	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
-	for (i = 0; i < 2; i++) {
-		CHECK(sqlite3_prepare_v2((i == 0 ? st : fresh)->db,
-		    "SELECT group_concat(name || ' ' || type || ' ' || pk || ' ' || "
-		    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('jobs')",
-		    -1, &q, NULL) == SQLITE_OK);
-		CHECK(sqlite3_step(q) == SQLITE_ROW);
-		if (i == 0)
-			strbuf_addf(&cols, "%s", (const char *)sqlite3_column_text(q, 0));
-		else
-			CHECK_STREQ(cols.buf, (const char *)sqlite3_column_text(q, 0));
-		sqlite3_finalize(q);
-	}
+	same_as_new(st, JOB_COLUMNS_SQL, &cols);
 	CHECKF(strstr(cols.buf, "emu BLOB 0 ,priority INTEGER 0 0,weight INTEGER 0 1")
 	    != NULL, "%s", cols.buf);
-	store_close(fresh);
 	store_job_init(&sj);
 	CHECK(store_job_find(st, 1, "a", &sj, &cause) == 0);
 	CHECK(sj.job.priority == 0 && sj.job.weight == 1);
@@ -626,12 +633,6 @@ test_migration_7_8(void)
 }
 
 /*
- * A version 4 database (today's schema without job_logs) with a live job:
- * opened for writing it is migrated to 5, the job's log can be written
- * and read back (the newest STORE_LOG_MAX bytes of a longer one), a job
- * without one reads "", and db check is clean.
- */
-/*
  * A version 8 database (every name in UNIQUE (run, name)) with a session's
  * job holding cells and with a log, and a replay's two jobs, one holding
  * cells: migrated to 9, its tables have a new database's columns, the
@@ -644,13 +645,13 @@ static void
 test_migration_8_9(void)
 {
 	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
-	struct store *st = NULL, *fresh = NULL;
+	struct store *st = NULL;
 	struct store_job sj;
 	char *cause = NULL, *text = NULL;
 	const char *path = tmp_path("v8.db");
 	sqlite3_stmt *q;
 	size_t len = 0;
-	int np = -1, i;
+	int np = -1;
 
 	raw_sql(path, store_schema_sql);
 	raw_sql(path, V8_JOBS
@@ -677,26 +678,13 @@ test_migration_8_9(void)
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
-	CHECK(store_open(":memory:", STORE_WRITE, &fresh, &cause) == 0);
-	for (i = 0; i < 4; i++) {
-		CHECK(sqlite3_prepare_v2((i % 2 == 0 ? st : fresh)->db, i < 2 ?
-		    "SELECT group_concat(name || ' ' || type || ' ' || pk || ' ' || "
-		    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('jobs')" :
-		    "SELECT group_concat(name || ' ' || coalesce(sql, ''), ',') FROM "
-		    "(SELECT name, sql FROM sqlite_schema WHERE tbl_name IN "
-		    "('jobs', 'placements', 'job_logs') AND type = 'index' "
-		    "ORDER BY name)", -1, &q, NULL) == SQLITE_OK);
-		CHECK(sqlite3_step(q) == SQLITE_ROW);
-		if (i % 2 == 0) {
-			strbuf_reset(&cols);
-			strbuf_addf(&cols, "%s", (const char *)sqlite3_column_text(q, 0));
-		} else
-			CHECK_STREQ(cols.buf, (const char *)sqlite3_column_text(q, 0));
-		sqlite3_finalize(q);
-	}
+	same_as_new(st, JOB_COLUMNS_SQL, &cols);
+	same_as_new(st, "SELECT group_concat(name || ' ' || coalesce(sql, ''), ',') "
+	    "FROM (SELECT name, sql FROM sqlite_schema WHERE tbl_name IN "
+	    "('jobs', 'placements', 'job_logs') AND type = 'index' ORDER BY name)",
+	    &cols);
 	CHECKF(strstr(cols.buf, "jobs_name CREATE UNIQUE INDEX jobs_name ON "
 	    "jobs(run, name) WHERE traced = 0") != NULL, "%s", cols.buf);
-	store_close(fresh);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT group_concat(run || '.' || id || "
 	    "'=' || traced, ' ') FROM (SELECT * FROM jobs ORDER BY run, id)", -1,
 	    &q, NULL) == SQLITE_OK);
@@ -730,6 +718,12 @@ test_migration_8_9(void)
 	store_close(st);
 }
 
+/*
+ * A version 4 database (today's schema without job_logs) with a live job:
+ * opened for writing it is migrated to 5, the job's log can be written
+ * and read back (the newest STORE_LOG_MAX bytes of a longer one), a job
+ * without one reads "", and db check is clean.
+ */
 static void
 test_migration_4_5(void)
 {
