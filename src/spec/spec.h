@@ -206,6 +206,31 @@ struct spec_backend {
 	struct spec_ssh_target	*nodes;		/* per spec node index, or NULL */
 };
 
+/*
+ * The `access:` section (cellar's own): who may do what through a cellar
+ * server (cellar serve). A rule names users and groups by name; the
+ * server matches a caller's uid and groups (SO_PEERCRED, getgrouplist)
+ * against them. Admins may do everything; a VC's rule lets its users and
+ * groups submit to the VC and cancel their own jobs there. Root and the
+ * server's own uid are always admins. Without the section only they may
+ * change anything; anyone who can open the socket may read.
+ */
+struct spec_access_rule {
+	char		**users;	/* user names, or NULL */
+	int		  nusers;
+	char		**groups;	/* group names, or NULL */
+	int		  ngroups;
+};
+
+struct spec_access {
+	bool			 given;		/* the spec has an access: section */
+	struct spec_access_rule	 admins;
+	struct spec_access_rule	*vcs;		/* per VC index (nvcs); NULL when
+						   !given */
+	char			*socket_group;	/* socketGroup: the server's
+						   socket's group, or NULL */
+};
+
 struct spec {
 	char			*path;		/* as given to spec_load, or a label */
 	char			*text;		/* the source text, NUL-terminated */
@@ -226,6 +251,7 @@ struct spec {
 	int			 npins;
 
 	struct spec_backend	 backend;	/* type EMULATOR when absent */
+	struct spec_access	 access;	/* given false when absent */
 
 	long long		 gpus;		/* leaf cells in the whole cluster */
 	char			*arena;		/* backing store of cell addresses */
