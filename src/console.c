@@ -91,6 +91,8 @@ struct console {
 	char			*halted;	/* why the loop stopped (a store
 						   failure), or NULL */
 	struct strbuf		 notes;		/* what a restart could not take over */
+	void			(*say)(void *arg, const char *line);
+	void			*say_arg;	/* console_set_log */
 };
 
 static int	recover(struct console *c, struct strbuf *notes, char **cause);
@@ -123,6 +125,17 @@ console_get(struct session *s, struct console **out, char **cause)
 	if (s->console != NULL) {
 		*out = s->console;
 		return 0;
+	}
+	/* one driver per store: only its server runs hooks */
+	if (!s->serving) {
+		char *db = session_db_path(s, cause);
+
+		free(*cause);
+		*cause = xasprintf("no cellar server is running for '%s': start "
+		    "one with 'cellar serve' (or 'systemctl start cellar')",
+		    db != NULL ? db : "the state store");
+		free(db);
+		return -2;
 	}
 	if ((b = backend_create(s->spec, cause)) == NULL)
 		return -1;
@@ -429,7 +442,26 @@ put_job(struct console *c, int i, char **cause)
 static int
 append(struct console *c, const struct rec *r, char **cause)
 {
-	return store_event_append(c->s->store, c->s->run, r, NULL, cause) == 0 ? 0 : -1;
+	if (store_event_append(c->s->store, c->s->run, r, NULL, cause) != 0)
+		return -1;
+	if (c->say != NULL) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *name = "-";
+		int i;
+
+		for (i = c->n - 1; i >= 0; i--)
+			if (c->jobs[i].id == r->job) {
+				name = c->jobs[i].name;
+				break;
+			}
+		strbuf_addf(&sb, "%s %s vc=%s", rec_kind_name(r->kind), name,
+		    r->vc >= 0 ? c->s->spec->vcs[r->vc].name : "-");
+		if (r->detail[0] != '\0')
+			strbuf_addf(&sb, " %s", r->detail);
+		c->say(c->say_arg, sb.buf);
+		strbuf_release(&sb);
+	}
+	return 0;
 }
 
 /* ---- submit and cancel ---- */
@@ -508,7 +540,8 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	strbuf_init(&l->log);
 	job_init(j, id, sub->name, sub->vc, now);
 	job_set_shape(j, sub->pods, sub->gpus);
-	snprintf(j->user, sizeof j->user, "%s", store_user());
+	snprintf(j->user, sizeof j->user, "%s", s->caller != NULL ? s->caller :
+	    store_user());
 	j->priority = sub->priority < 0 ? 0 : sub->priority;
 	j->klass = sub->priority < 0 ? JOB_OPPORTUNISTIC : JOB_GUARANTEED;
 	l->phase = CONSOLE_QUEUED;
@@ -2284,6 +2317,30 @@ console_tick(struct console *c, char **cause)
 	return -1;
 }
 
+void
+console_set_log(struct console *c, void (*say)(void *arg, const char *line),
+    void *arg)
+{
+	c->say = say;
+	c->say_arg = arg;
+}
+
+int
+console_pollfds(const struct console *c, struct pollfd *fds, int max)
+{
+	return hookq_pollfds(c->q, fds, max);
+}
+
+int
+console_timeout(const struct console *c, int ms)
+{
+	double next = hookq_next(c->q, session_now());
+
+	if (next >= 0 && next * 1000 < ms)
+		ms = (int)(next * 1000);
+	return ms;
+}
+
 int
 console_wait(struct console *c, int ms, int fd, char **cause)
 {
@@ -2349,6 +2406,12 @@ console_queue(const struct console *c, int *order, int *pos)
 	}
 	free(rows);
 	return n;
+}
+
+const struct job *
+console_job(const struct console *c, int i)
+{
+	return &c->jobs[i];
 }
 
 int

@@ -116,6 +116,7 @@
 
 struct session;
 struct console;
+struct pollfd;
 
 enum console_phase {
 	CONSOLE_QUEUED,
@@ -144,8 +145,17 @@ struct console_submit {
 	int		 nenv;
 };
 
-/* The session's console, made on first use (its spec needs a backend). */
+/* The session's console, made on first use (its spec needs a backend).
+   0; -1 with *cause; -2 with *cause when this process is not the
+   store's server (s->serving): no other process runs hooks. */
 int		 console_get(struct session *s, struct console **out, char **cause);
+/* Call say with one line for each decision recorded (an event). */
+void		 console_set_log(struct console *c,
+		    void (*say)(void *arg, const char *line), void *arg);
+/* The hooks' fds to poll (at most max), and ms cut to the next hook's
+   due time (a retry, a timeout): what a server's poll(2) adds. */
+int		 console_pollfds(const struct console *c, struct pollfd *fds, int max);
+int		 console_timeout(const struct console *c, int ms);
 void		 console_free(struct console *c);
 
 /* Submit a job (committed to the store). 0, or -1 with *cause; *status
@@ -213,6 +223,8 @@ void		 console_snapshot_release(struct console_snapshot *snap);
 int		 console_queue(const struct console *c, int *order, int *pos);
 /* A job's index by name (the newest of that name), or -1. */
 int		 console_find(const struct console *c, const char *name);
+/* Job i (as console_find gives it), read-only. */
+const struct job *console_job(const struct console *c, int i);
 /* The captured hook output of job i (bounded). */
 const char	*console_log(const struct console *c, int i);
 /* The stored log of a job of this session's run the console does not

@@ -48,7 +48,9 @@
 static const struct cmd_opt global_opts[] = {
 	{ 0, "spec", "FILE", "start with this spec instead of the embedded default", VALUE_SPEC },
 	{ 0, "mode", "MODE", "sharing mode: hived (default), quota or private", VALUE_MODE },
-	{ 0, "db", "PATH", "state store (not used yet; also CELLAR_DB)", VALUE_FILE },
+	{ 0, "db", "PATH", "state store (also CELLAR_DB)", VALUE_FILE },
+	{ 0, "socket", "PATH", "the store's server's socket (default: beside the "
+	  "store; also CELLAR_SOCKET)", VALUE_FILE },
 	{ 'o', "output", "FORMAT", "default output format: table, json, name or csv", VALUE_FORMAT },
 	{ 0, "no-header", NULL, "omit header rows of table and csv output", VALUE_NONE },
 	{ 0, "no-color", NULL, "no colour, even on a terminal (also NO_COLOR)", VALUE_NONE },
@@ -89,28 +91,16 @@ add_printable(struct strbuf *sb, const char *s)
 			strbuf_addc(sb, *s);
 }
 
-/* Print "cellar: [where]message" and, for usage errors, what to do. */
-static void
-say(const char *where, const char *cause, const struct cmd_entry *usage, bool hint)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addf(&sb, "cellar: %s", where);
-	add_printable(&sb, cause);
-	strbuf_addc(&sb, '\n');
-	if (usage != NULL)
-		cmd_usage(&sb, usage);
-	else if (hint)
-		strbuf_adds(&sb, "run 'help' for the list of commands\n");
-	fputs(sb.buf, stderr);
-	strbuf_release(&sb);
-}
-
 /* An input error (NUL byte, bad UTF-8, open quote): the line, not a command. */
 static void
 report_input(const char *where, const char *cause)
 {
-	say(where, cause, NULL, false);
+	struct cmd_result res = { .status = CMD_EXIT_FAIL, .cause = (char *)cause };
+	struct strbuf sb = STRBUF_INIT;
+
+	cmd_failure(&sb, where, &res);
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
 }
 
 /* A failed command; a usage error shows the usage line, or the help hint
@@ -118,12 +108,11 @@ report_input(const char *where, const char *cause)
 static void
 report(const char *where, const struct cmd_result *res)
 {
-	bool usage = res->status == CMD_EXIT_USAGE;
+	struct strbuf sb = STRBUF_INIT;
 
-	if (res->reported)
-		return;		/* the command showed it already (watch) */
-	say(where, res->cause ? res->cause : "failed", usage ? res->entry : NULL,
-	    usage && res->entry == NULL);
+	cmd_failure(&sb, where, res);
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
 }
 
 static void
@@ -360,6 +349,13 @@ start_live(struct runner *r)
 
 	if (r->sess.spec == NULL || r->sess.spec->backend.type == SPEC_BACKEND_EMULATOR)
 		return;
+	if (session_remote(&r->sess, &cause) == 1) {
+		fprintf(stderr, "cellar: attached to the cellar server (pid %ld)\n",
+		    r->sess.remote_pid);
+		return;
+	}
+	free(cause);
+	cause = NULL;
 	if (console_get(&r->sess, &c, &cause) != 0) {
 		fprintf(stderr, "cellar: %s\n", cause);
 		free(cause);
@@ -486,6 +482,11 @@ apply_globals(struct runner *r, const struct args *a, char **cause)
 	    *v == '\0')
 		v = NULL;
 	session_set_db(&r->sess, v);
+	if ((v = args_get(a, "socket")) == NULL && (v = getenv("CELLAR_SOCKET")) != NULL &&
+	    *v == '\0')
+		v = NULL;
+	free(r->sess.socket_path);
+	r->sess.socket_path = v != NULL ? xstrdup(v) : NULL;
 	r->sess.out.header = !args_has(a, "no-header");
 	r->sess.out.color = want_color(a);
 	r->sess.quiet = args_has(a, "quiet");
@@ -517,6 +518,27 @@ load_spec(struct runner *r, const char *path)
 	struct session_reconf rc;
 	char *cause = NULL;
 	int status = CMD_EXIT_SPEC;
+
+	/* a server owns the store's run: the spec is this process's only,
+	   for what runs here (replay, dash --once); the server's is changed
+	   with load */
+	if (session_remote(&r->sess, &cause) == 1) {
+		if (session_load(&r->sess, path, r->sess.mode, &diags, NULL,
+		    &cause) != 0) {
+			fputs(diags.buf, stderr);
+			fprintf(stderr, "cellar: %s\n", cause);
+			free(cause);
+			strbuf_release(&diags);
+			r->status = CMD_EXIT_SPEC;
+			return -1;
+		}
+		if (!r->sess.quiet)
+			fputs(diags.buf, stderr);
+		strbuf_release(&diags);
+		return 0;
+	}
+	free(cause);
+	cause = NULL;
 
 	if (session_reconfigure(&r->sess, path, r->sess.mode,
 	    SESSION_RECONF_IF_CHANGED, &diags, &rc, &status, &cause) != 0) {
@@ -571,6 +593,7 @@ main(int argc, char **argv)
 	    .report = fe_report, .sleep = fe_sleep, .interrupted = fe_interrupted,
 	    .progress = fe_progress, .dashboard = fe_dashboard, .arg = &r };
 	r.sess.fe = &r.fe;
+	r.sess.stop = &interrupted;
 
 	a = args_parse(tables, 0, -1, ARGS_STOP_AT_POSITIONAL, argc - 1, argv + 1, &cause);
 	if (a == NULL)

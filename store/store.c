@@ -1830,12 +1830,19 @@ int
 store_audit_append(struct store *st, int64_t run, const char *cmdline, int status,
     char **cause)
 {
+	return store_audit_append_as(st, run, NULL, cmdline, status, cause);
+}
+
+int
+store_audit_append_as(struct store *st, int64_t run, const char *user,
+    const char *cmdline, int status, char **cause)
+{
 	sqlite3_stmt *q;
 
 	if ((q = store_stmt(st, SQ_AUDIT_INSERT, cause)) == NULL)
 		return -1;
 	sqlite3_bind_double(q, 1, store_wall_now());
-	sqlite3_bind_text(q, 2, store_user(), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, user != NULL ? user : store_user(), -1, SQLITE_STATIC);
 	store_bind_int_or_null(q, 3, run, run <= 0);
 	sqlite3_bind_text(q, 4, cmdline, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 5, status);

@@ -427,6 +427,9 @@ struct store_audit {
 /* Append an audit row now, as store_user(); run 0: none. */
 int		 store_audit_append(struct store *st, int64_t run, const char *cmdline,
 		    int status, char **cause);
+/* The same on behalf of user (a server's caller; NULL: store_user()). */
+int		 store_audit_append_as(struct store *st, int64_t run, const char *user,
+		    const char *cmdline, int status, char **cause);
 int		 store_audit_list(struct store *st,
 		    int (*fn)(void *arg, const struct store_audit *a), void *arg,
 		    char **cause);

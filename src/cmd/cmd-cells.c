@@ -721,7 +721,7 @@ const struct cmd_entry cmd_status_entry = {
 	    "and how many GPUs guaranteed and opportunistic jobs use and how "
 	    "many are bad, each as a percentage of the cluster's GPUs.",
 	.examples = (const char *const []){ "status", NULL },
-	.flags = CMD_NEEDS_ENGINE,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = status_exec,
 };
@@ -758,7 +758,7 @@ const struct cmd_entry cmd_cells_entry = {
 		"cells --depth 3 --filter state=free --filter level=3",
 		NULL },
 	.columns = cells_columns,
-	.flags = CMD_NEEDS_ENGINE,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
 	.formats = OUT_ALL,
 	.exec = cells_exec,
 };
@@ -784,7 +784,7 @@ const struct cmd_entry cmd_vcs_entry = {
 		"vcs --filter 'free>0' -o name",
 		NULL },
 	.columns = vcs_columns,
-	.flags = CMD_NEEDS_ENGINE,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
 	.formats = OUT_ALL,
 	.exec = vcs_exec,
 };
@@ -806,7 +806,7 @@ const struct cmd_entry cmd_node_bad_entry = {
 		"node bad r0n03",
 		"node bad r1n[00-01] -o name",
 		NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_SERVER,
 	.formats = OUT_ALL,
 	.exec = node_bad_exec,
 };
@@ -820,7 +820,7 @@ const struct cmd_entry cmd_node_ok_entry = {
 	.summary = "mark nodes healthy again",
 	.help = "Mark each NODE (or hostlist) healthy again.",
 	.examples = (const char *const []){ "node ok r0n03", NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_SERVER,
 	.formats = OUT_ALL,
 	.exec = node_ok_exec,
 };

@@ -22,15 +22,18 @@ status_of(struct cmd_ctx *ctx, int status)
 }
 
 /* The session's console; when it was just made from a recovered run,
-   what it could not take over goes to stderr. */
+   what it could not take over goes to stderr. -1 with ctx->status set. */
 static int
 live_console(struct cmd_ctx *ctx, struct console **c, char **cause)
 {
 	bool fresh = ctx->sess->console == NULL;
 	const char *notes;
+	int rc;
 
-	if (console_get(ctx->sess, c, cause) != 0)
+	if ((rc = console_get(ctx->sess, c, cause)) != 0) {
+		ctx->status = rc == -2 ? CMD_EXIT_NOSERVER : CMD_EXIT_SPEC;
 		return -1;
+	}
 	if (fresh && (notes = console_notes(*c)) != NULL)
 		strbuf_adds(ctx->err, notes);
 	return 0;
@@ -92,7 +95,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	sub.nenv = (int)env.n;
 	if (live_console(ctx, &c, cause) != 0) {
 		strvec_release(&env);
-		return status_of(ctx, CMD_EXIT_SPEC);
+		return -1;
 	}
 	rc = console_submit(c, &sub, &status, cause);
 	strvec_release(&env);
@@ -142,7 +145,7 @@ const struct cmd_entry cmd_submit_entry = {
 		"submit bert --vc research --gpus 2 --pods 2 --priority 10 "
 		"--env EPOCHS=3 -- ./train.sh --resume",
 		NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = submit_exec,
 };
@@ -156,7 +159,7 @@ cancel_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	int status;
 
 	if (live_console(ctx, &c, cause) != 0)
-		return status_of(ctx, CMD_EXIT_SPEC);
+		return -1;
 	if (console_cancel(c, args_value(a, 0), &status, cause) != 0)
 		return status_of(ctx, status);
 	if (console_tick(c, cause) != 0)
@@ -184,7 +187,7 @@ const struct cmd_entry cmd_cancel_entry = {
 	    "and the stop hook runs on each of its pods' nodes (wait shows when "
 	    "they are done).",
 	.examples = (const char *const []){ "cancel train1", NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = cancel_exec,
 };
@@ -277,13 +280,14 @@ wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		}
 	}
 	if (live_console(ctx, &c, cause) != 0)
-		return status_of(ctx, CMD_EXIT_SPEC);
+		return -1;
 	for (k = 0; k < args_count(a); k++)
 		if (console_find(c, args_value(a, k)) < 0) {
 			*cause = xasprintf("no job '%s'", args_value(a, k));
 			return -1;
 		}
-	start = session_now();
+	/* a server runs a wait again until done: its clock is the request's */
+	start = ctx->sess->request_at > 0 ? ctx->sess->request_at : session_now();
 	for (;;) {
 		if (console_tick(c, cause) != 0)
 			return status_of(ctx, CMD_EXIT_STORE);
@@ -305,6 +309,10 @@ wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		console_snapshot_release(&snap);
 		if (session_now() - start >= timeout) {
 			*cause = xasprintf("timed out waiting for %s", want);
+			return -1;
+		}
+		if (ctx->sess->serving) {
+			ctx->again = true;	/* the server's loop goes on */
 			return -1;
 		}
 		if (fe != NULL && fe->interrupted(fe))
@@ -330,7 +338,7 @@ const struct cmd_entry cmd_wait_entry = {
 	    "such as pending or completed. Fails after --timeout.",
 	.examples = (const char *const []){ "wait train1 --timeout 10m",
 	    "wait train2 --state running", NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = wait_exec,
 };
@@ -347,6 +355,7 @@ static const struct table_colspec queue_columns[] = {
 	{ "POS", "pos", TABLE_NUM, "place in the VC's queue (1 is tried first), "
 	  "- for a job that holds cells" },
 	{ "JOB", "job", TABLE_NAME, "the job's name" },
+	{ "USER", "user", 0, "who submitted it (the server's caller)" },
 	{ "ST", "state", 0, "state code: PD, R, CG ... (help states)" },
 	{ "PHASE", "phase", 0, "queued, starting, running, stopping, suspending, suspended or resuming" },
 	{ "PRIO", "priority", TABLE_NUM, "0 to 1000, -1 opportunistic" },
@@ -381,6 +390,7 @@ queue_json_one(struct cmd_ctx *ctx, struct json *j, long i, void *arg)
 	else
 		json_kv_null(j, "pos");
 	json_kv_string(j, "job", cj->job.name);
+	json_kv_string(j, "user", cj->job.user);
 	json_kv_string(j, "state", job_state_name(cj->job.state));
 	json_kv_string(j, "state_code", job_state_code(cj->job.state));
 	json_kv_string(j, "phase", console_phase_name(cj->phase));
@@ -412,7 +422,7 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		return -1;
 	}
 	if (live_console(ctx, &c, cause) != 0)
-		return status_of(ctx, CMD_EXIT_SPEC);
+		return -1;
 	/* a tick first: hooks that finished are counted, a pass has run */
 	if (console_tick(c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_STORE);
@@ -436,6 +446,7 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		else
 			table_cell(t, "-");
 		table_cell(t, "%s", cj->job.name);
+		table_cell(t, "%s", cj->job.user[0] != '\0' ? cj->job.user : "-");
 		table_cell_role(t, queued ? ROLE_NONE : ROLE_BUSY, "%s",
 		    job_state_code(cj->job.state));
 		table_cell(t, "%s", console_phase_name(cj->phase));
@@ -482,7 +493,7 @@ const struct cmd_entry cmd_queue_entry = {
 	    "arrival), numbered in POS, with the reason each one waits.",
 	.examples = (const char *const []){ "queue", "queue --vc prod -o json",
 		NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
 	.formats = OUT_ALL,
 	.columns = queue_columns,
 	.exec = queue_exec,
@@ -499,7 +510,7 @@ log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	int i;
 
 	if (live_console(ctx, &c, cause) != 0)
-		return status_of(ctx, CMD_EXIT_SPEC);
+		return -1;
 	/* a job the console no longer holds (finished before a restart):
 	   its log from the store */
 	if ((i = console_find(c, args_value(a, 0))) < 0 &&
@@ -533,7 +544,7 @@ const struct cmd_entry cmd_job_log_entry = {
 	    "newest 64 KiB, kept in the state store: it outlives a restart of "
 	    "cellar and the job.",
 	.examples = (const char *const []){ "job log train1", NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_LIVE,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = log_exec,
 };
@@ -557,7 +568,7 @@ migrate_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	    cause)), *cause != NULL))
 		return cmd_usage_error(ctx);
 	if (live_console(ctx, &c, cause) != 0)
-		return status_of(ctx, CMD_EXIT_SPEC);
+		return -1;
 	if (console_migrate(c, args_value(a, 0), args_get(a, "node"), pod, &status,
 	    cause) != 0)
 		return status_of(ctx, status);
@@ -599,7 +610,7 @@ const struct cmd_entry cmd_job_migrate_entry = {
 	    "Needs a migrate hook in the spec's backend; only guaranteed jobs "
 	    "move.",
 	.examples = (const char *const []){ "job migrate train2 --node box", NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = migrate_exec,
 };

@@ -443,7 +443,7 @@ const struct cmd_entry cmd_load_entry = {
 		"load --mode quota",
 		"load --default",
 		NULL },
-	.flags = CMD_MUTATES,
+	.flags = CMD_MUTATES | CMD_SERVER,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = load_exec,
 };

@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "cmd/cmdline.h"
 #include "core/xmalloc.h"
+#include "ipc/ipc.h"
 #include "store/store.h"
 
 /* Every command, in the order `help` lists them. */
@@ -25,6 +29,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_alloc_entry,
 	&cmd_place_entry,
 	&cmd_release_entry,
+	&cmd_serve_entry,
 	&cmd_submit_entry,
 	&cmd_cancel_entry,
 	&cmd_wait_entry,
@@ -64,6 +69,11 @@ const struct cmd_exit_info cmd_exit_table[] = {
 	{ CMD_EXIT_STORE, "state store error: the store cannot be opened, read "
 	  "or written (locked, damaged, not a cellar store, a newer schema, disk "
 	  "full)" },
+	{ CMD_EXIT_NOSERVER, "no cellar server: a live command (submit, cancel, "
+	  "wait, queue, job log, job migrate) and no server runs for the store, "
+	  "or the server went away before it answered" },
+	{ CMD_EXIT_DENIED, "refused by the spec's access rules (the server "
+	  "names the rule)" },
 	{ CMD_EXIT_INTR, "interrupted (SIGINT)" },
 	{ 0, NULL }
 };
@@ -467,7 +477,8 @@ cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res
 		cmdline_quote(&line, argv[i]);
 	}
 	if (session_store(s, true, &st, &cause) != 0 ||
-	    store_audit_append(st, s->run, line.buf, res->status, &cause) != 0) {
+	    store_audit_append_as(st, s->run, s->caller, line.buf, res->status,
+	    &cause) != 0) {
 		if (res->status == CMD_EXIT_OK) {
 			res->status = CMD_EXIT_STORE;
 			res->cause = cause;
@@ -478,6 +489,118 @@ cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res
 	}
 	free(cause);
 	strbuf_release(&line);
+}
+
+/* ---- forwarding to the store's server (ipc.h) ---- */
+
+/* A file argument means the client's file: send it absolute. */
+static void
+quote_value(struct strbuf *line, enum cmd_value kind, const char *v)
+{
+	char cwd[4096];
+
+	strbuf_addc(line, ' ');
+	if ((kind == VALUE_FILE || kind == VALUE_SPEC) && v[0] != '/' &&
+	    strcmp(v, "-") != 0 && getcwd(cwd, sizeof cwd) != NULL) {
+		char *abs = xasprintf("%s/%s", cwd, v);
+
+		cmdline_quote(line, abs);
+		free(abs);
+	} else
+		cmdline_quote(line, v);
+}
+
+static enum cmd_value
+opt_kind(const struct cmd_opt *const *tables, const char *name)
+{
+	const struct cmd_opt *o;
+
+	for (; *tables != NULL; tables++)
+		for (o = *tables; o->name != NULL; o++)
+			if (strcmp(o->name, name) == 0)
+				return o->kind;
+	return VALUE_NONE;
+}
+
+/*
+ * The request line for words the dispatcher parsed: the command's name,
+ * this session's output defaults, its options, then "--" and the
+ * positionals, file names made absolute (the server's cwd is not ours).
+ */
+static void
+forward_line(const struct session *s, const struct cmd_entry *e,
+    const struct cmd_opt *const *tables, const struct args *a, struct strbuf *line)
+{
+	const char *v;
+	size_t i;
+	int k;
+
+	strbuf_adds(line, e->name);
+	if (s->out.format != OUT_TABLE)
+		strbuf_addf(line, " -o %s", out_format_name(s->out.format));
+	if (!s->out.header)
+		strbuf_adds(line, " --no-header");
+	for (i = 0; i < args_nopts(a); i++) {
+		strbuf_adds(line, " --");
+		strbuf_adds(line, args_opt_name(a, i));
+		if ((v = args_opt_value(a, i)) != NULL)
+			quote_value(line, opt_kind(tables, args_opt_name(a, i)), v);
+	}
+	if (args_count(a) > 0)
+		strbuf_adds(line, " --");
+	for (k = 0; k < args_count(a); k++)
+		quote_value(line, e->arg_kind, args_value(a, k));
+}
+
+/* Send the command to the server; its reply is this command's outcome. */
+static int
+cmd_forward(struct session *s, const struct cmd_entry *e,
+    const struct cmd_opt *const *tables, const struct args *a,
+    struct strbuf *out, struct strbuf *err, struct cmd_result *res)
+{
+	struct strbuf line = STRBUF_INIT;
+	char *cause = NULL;
+	int status = 0;
+
+	forward_line(s, e, tables, a, &line);
+	res->reported = true;	/* the server wrote its own message */
+	if (ipc_request(s->remote_fd, line.buf, out, err, &status, s->stop,
+	    &cause) == 0)
+		res->status = status;
+	else if (cause == NULL)
+		res->status = CMD_EXIT_INTR;
+	else {
+		session_remote_close(s);
+		res->reported = false;
+		res->status = CMD_EXIT_NOSERVER;
+		res->cause = xasprintf("%s (pid %ld): '%s' may or may not have "
+		    "run; look with 'queue'", cause, s->remote_pid, e->name);
+		free(cause);
+	}
+	strbuf_release(&line);
+	return res->status;
+}
+
+void
+cmd_failure(struct strbuf *sb, const char *where, const struct cmd_result *res)
+{
+	bool usage = res->status == CMD_EXIT_USAGE;
+	const char *p;
+
+	if (res->reported)
+		return;
+	strbuf_addf(sb, "cellar: %s", where);
+	/* messages echo what the user typed: keep control bytes off terminals */
+	for (p = res->cause != NULL ? res->cause : "failed"; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			strbuf_addf(sb, "\\x%02x", (unsigned char)*p);
+		else
+			strbuf_addc(sb, *p);
+	strbuf_addc(sb, '\n');
+	if (usage && res->entry != NULL)
+		cmd_usage(sb, res->entry);
+	else if (usage)
+		strbuf_adds(sb, "run 'help' for the list of commands\n");
 }
 
 int
@@ -555,6 +678,23 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	if (cmd_output_opts(&ctx, a, &cause) != 0 || cmd_check_format(&ctx, e, &cause) != 0 ||
 	    cmd_list_opts_parse(&ctx, e, a, &cause) != 0)
 		goto usage;
+	/* a client: the store's server runs it, if one runs */
+	if ((e->flags & CMD_SERVER) && !s->serving) {
+		if ((rc = session_remote(s, &cause)) < 0) {
+			res->status = CMD_EXIT_NOSERVER;
+			res->cause = cause;
+			goto out;
+		}
+		if (rc == 1) {
+			cmd_forward(s, e, tables, a, out, err, res);
+			goto out;
+		}
+	}
+	if (s->authorize != NULL && s->authorize(s, e, a, &cause) != 0) {
+		res->status = CMD_EXIT_DENIED;
+		res->cause = cause;
+		goto out;
+	}
 	if ((e->flags & CMD_MUTATES) && s->read_only) {
 		res->status = CMD_EXIT_FAIL;
 		res->cause = xasprintf("command '%s' changes the cluster; "
@@ -574,6 +714,12 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	}
 	ctx.status = CMD_EXIT_FAIL;
 	if (e->exec(&ctx, a, &cause) != 0) {
+		if (ctx.again) {
+			/* not done yet: the server runs it again later */
+			free(cause);
+			res->again = true;
+			goto out;
+		}
 		res->status = ctx.status != CMD_EXIT_OK ? ctx.status : CMD_EXIT_FAIL;
 		res->reported = ctx.reported;
 		res->cause = cause ? cause : xasprintf("command '%s' failed", e->name);

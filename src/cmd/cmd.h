@@ -61,6 +61,8 @@ enum cmd_exit {
 	CMD_EXIT_USAGE = 2,	/* bad command line */
 	CMD_EXIT_SPEC = 3,	/* spec or configuration error */
 	CMD_EXIT_STORE = 4,	/* state store error */
+	CMD_EXIT_NOSERVER = 5,	/* a live command, and no server runs */
+	CMD_EXIT_DENIED = 6,	/* the spec's access rules refuse it */
 	CMD_EXIT_INTR = 130,	/* interrupted */
 };
 
@@ -79,6 +81,8 @@ extern const struct cmd_exit_info cmd_exit_table[];
 /* About real jobs run by the spec's backend hooks (it may start, stop or
    poll processes): the fuzzer skips it; its examples run on specs/local.yaml. */
 #define CMD_LIVE	 0x10
+/* Runs in the store's server when one runs (a client forwards it). */
+#define CMD_SERVER	 0x20
 
 /* The JSON schema version of every document; see cellar(1). */
 #define CMD_SCHEMA_VERSION	1
@@ -97,6 +101,8 @@ struct cmd_ctx {
 	bool			 reported;	/* exec showed its failure itself */
 	bool			 unaudited;	/* exec: write no audit row (an
 						   import restoring an exact copy) */
+	bool			 again;		/* exec (in a server): not done
+						   yet, run me again later (wait) */
 };
 
 struct cmd_entry {
@@ -123,6 +129,7 @@ struct cmd_result {
 	const struct cmd_entry	*entry;		/* the command, once found */
 	enum out_format		 format;	/* the output format it used */
 	bool			 reported;	/* already shown; print nothing */
+	bool			 again;		/* a server's request to run again */
 };
 
 /* Every command, NULL-terminated, in the order help lists them. */
@@ -150,6 +157,12 @@ bool		 cmd_family_match(const char *word, char *buf, size_t len);
 int		 cmd_dispatch(struct session *s, int argc, char *const *argv,
 		    struct strbuf *out, struct strbuf *err, struct cmd_result *res);
 void		 cmd_result_release(struct cmd_result *res);
+
+/* A failed command as every face shows it: "cellar: WHERE CAUSE" (control
+   bytes escaped), then the usage line or the help hint for a usage
+   error; nothing when res->reported. */
+void		 cmd_failure(struct strbuf *sb, const char *where,
+		    const struct cmd_result *res);
 
 /* "usage: alloc NAME --vc VC ..." plus a newline. */
 void		 cmd_usage(struct strbuf *sb, const struct cmd_entry *e);
@@ -206,6 +219,7 @@ extern const struct cmd_entry cmd_db_check_entry;
 extern const struct cmd_entry cmd_db_vacuum_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_serve_entry;
 extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_wait_entry;

@@ -11,8 +11,10 @@
 
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/xmalloc.h"
+#include "ipc/ipc.h"
 #include "store/store.h"
 
 void
@@ -33,6 +35,17 @@ session_init(struct session *s)
 	s->resume_run = 0;
 	s->fe = NULL;
 	s->console = NULL;
+	s->socket_path = NULL;
+	s->serving = false;
+	s->remote_fd = -1;
+	s->remote_state = 0;
+	s->remote_pid = 0;
+	s->stop = NULL;
+	s->caller = NULL;
+	s->caller_uid = 0;
+	s->request_at = 0;
+	s->authorize = NULL;
+	s->authorize_arg = NULL;
 }
 
 /* Drop the spec and its engine, as before any load. */
@@ -54,14 +67,19 @@ session_release(struct session *s)
 {
 	session_store_close(s);
 	session_unload(s);
+	session_remote_close(s);
 	free(s->db_path);
 	s->db_path = NULL;
+	free(s->socket_path);
+	s->socket_path = NULL;
 }
 
 void
 session_set_db(struct session *s, const char *path)
 {
 	session_store_close(s);
+	session_remote_close(s);
+	s->remote_state = 0;
 	free(s->db_path);
 	s->db_path = path != NULL ? xstrdup(path) : NULL;
 }
@@ -108,6 +126,63 @@ session_store(struct session *s, bool write, struct store **out, char **cause)
 	if (rc == 0)
 		*out = s->store;
 	return rc;
+}
+
+char *
+session_socket_path(const struct session *s, char **cause)
+{
+	char *db, *p;
+
+	if (s->socket_path != NULL)
+		return ipc_socket_path(NULL, s->socket_path, cause);
+	if ((db = session_db_path(s, cause)) == NULL)
+		return NULL;
+	p = ipc_socket_path(db, NULL, cause);
+	free(db);
+	return p;
+}
+
+void
+session_remote_close(struct session *s)
+{
+	if (s->remote_fd >= 0)
+		close(s->remote_fd);
+	s->remote_fd = -1;
+	if (s->remote_state == 1)
+		s->remote_state = 0;
+}
+
+int
+session_remote(struct session *s, char **cause)
+{
+	char *sock, *db, *lock = NULL;
+	int rc;
+
+	if (s->serving || s->remote_state < 0)
+		return 0;
+	if (s->remote_state == 1)
+		return 1;
+	/* a store in memory is private to this process: no server */
+	if (s->socket_path == NULL && s->db_path != NULL &&
+	    store_is_memory(s->db_path)) {
+		s->remote_state = -1;
+		return 0;
+	}
+	if ((sock = session_socket_path(s, cause)) == NULL)
+		return -1;
+	if ((db = session_db_path(s, cause)) != NULL && !store_is_memory(db))
+		lock = ipc_lock_path(db);
+	free(db);
+	*cause = NULL;
+	rc = ipc_connect(sock, lock, &s->remote_fd, cause);
+	if (rc == 0) {
+		s->remote_state = 1;
+		s->remote_pid = lock != NULL ? (long)ipc_lock_holder(lock) : 0;
+	} else if (rc == 1)
+		s->remote_state = -1;
+	free(sock);
+	free(lock);
+	return rc == 0 ? 1 : rc == 1 ? 0 : -1;
 }
 
 double

@@ -17,8 +17,16 @@
  * (engine_restore_job) and its bad nodes (session_log_recover); the next
  * write goes on in that run.
  *
- * Ownership: a session owns its spec, engine, spec path, store path and
- * open store; session_release frees them (engine before spec, since the
+ * Server and clients (src/serve.c, src/ipc/ipc.h): only the store's
+ * server (serving) runs hooks; in any other process a command flagged
+ * CMD_SERVER goes to the server when one runs for the store (remote,
+ * connected on first use), and a live command without a server is
+ * refused (console_get). In the server, caller names who sent the
+ * request being run (the audit's user, a submitted job's owner) and
+ * authorize, when set, may refuse a parsed command before it runs.
+ *
+ * Ownership: a session owns its spec, engine, spec path, store path,
+ * socket path, server connection and open store; session_release frees them (engine before spec, since the
  * engine points into the spec). The front end is borrowed: it outlives the
  * session's use.
  *
@@ -49,6 +57,8 @@ struct store;
 
 struct frontend;
 struct console;
+struct cmd_entry;
+struct args;
 
 struct session {
 	char			*spec_path;	/* as given, or SESSION_DEFAULT_SPEC */
@@ -64,6 +74,27 @@ struct session {
 	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
 	struct console		*console;	/* live jobs (src/console.h), or NULL */
+
+	char			*socket_path;	/* --socket / CELLAR_SOCKET, or NULL:
+						   beside the store */
+	bool			 serving;	/* this process is the store's
+						   server: it alone runs hooks */
+	int			 remote_fd;	/* connected to the store's server,
+						   or -1 */
+	int			 remote_state;	/* 0: not looked yet; 1: connected;
+						   -1: no server */
+	long			 remote_pid;	/* the server's pid when connected */
+	volatile const int	*stop;		/* a client's interrupt flag */
+	const char		*caller;	/* serving: the request's user, or
+						   NULL (this process's user) */
+	unsigned		 caller_uid;
+	double			 request_at;	/* serving: when the request came
+						   (wait's clock), or 0: now */
+	/* serving: refuse a parsed command (0, or -1 with *cause) */
+	int			(*authorize)(struct session *s,
+				    const struct cmd_entry *e,
+				    const struct args *a, char **cause);
+	void			*authorize_arg;
 };
 
 void	session_init(struct session *s);
@@ -81,6 +112,16 @@ char	*session_db_path(const struct session *s, char **cause);
  */
 int	session_store(struct session *s, bool write, struct store **out,
 	    char **cause);
+/*
+ * The store's server, as a client sees it: 1 connected (remote_fd), 0 no
+ * server runs for the store, -1 with *cause (the socket cannot be
+ * trusted, or no socket path). Looks once; a lost connection looks again.
+ */
+int	session_remote(struct session *s, char **cause);
+void	session_remote_close(struct session *s);
+/* The server's socket for this session's store (malloc'ed), or NULL. */
+char	*session_socket_path(const struct session *s, char **cause);
+
 /* Close the store (forgetting the session's run). */
 void	session_store_close(struct session *s);
 /* Unix seconds now: the clock of session runs. */

@@ -31,6 +31,7 @@ XDG_RUNTIME_DIR=$(mktemp -d /tmp/crt.XXXXXX)
 export XDG_RUNTIME_DIR
 
 sshd_stop() {
+	serve_stop	# lib-live.sh's server first: it runs the ssh hooks
 	for s in "$XDG_RUNTIME_DIR"/cellar-ssh/*; do
 		[ -S "$s" ] && ssh -o ControlPath="$s" -O exit x >/dev/null 2>&1
 	done

@@ -5,13 +5,15 @@
 # really end) and the lower
 # one is requeued and finishes later; a hanging hook times out, is retried
 # and fails the job with a clear event; names and environment entries
-# with shell metacharacters are refused at submission.
+# with shell metacharacters are refused at submission. A cellar server
+# (cellar serve) runs each case's cluster; the commands are its clients.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 live_spec "$TMP/two.yaml" 0.2
 
 # 1. a gang of 2 pods x 4 GPUs across both nodes runs and completes
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit g --vc a --gpus 4 --pods 2 -- $trainer 5 0.05; wait g --timeout 60s; events --run last -o csv --no-header"
+serve_start "$TMP/two.yaml"
+run "$CELLAR" -c "submit g --vc a --gpus 4 --pods 2 -- $trainer 5 0.05; wait g --timeout 60s; events --run last -o csv --no-header"
 check_rc gang-rc 0
 check_out_has gang-completed "g completed"
 check_out_has gang-start-both-nodes "n1:[0-3] n2:[0-3]"
@@ -27,7 +29,8 @@ grep -q "gpus=0,1,2,3 node=n1 nodes=n\[1-2\] pods=2" "$TRAINER_DIR/g.0.env" &&
 # run is killed before its end, it is requeued and runs again, to the end
 # (t0670 has the suspending set)
 live_spec "$TMP/nosusp.yaml" 0.2 "suspend: ~" "resume: ~"
-run "$CELLAR" --spec "$TMP/nosusp.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 40 0.05; wait low --state running --timeout 30s; submit high --vc a --gpus 4 --priority 5 -- $trainer 3 0.05; wait high --timeout 60s; wait low --timeout 60s; events --run last -o csv --no-header; job log low"
+serve_start "$TMP/nosusp.yaml"
+run "$CELLAR" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 -- $trainer 40 0.05; wait low --state running --timeout 30s; submit high --vc a --gpus 4 --priority 5 -- $trainer 3 0.05; wait high --timeout 60s; wait low --timeout 60s; events --run last -o csv --no-header; job log low"
 check_rc preempt-rc 0
 check_out_has preempt-high-done "high completed"
 check_out_has preempt-low-done "low completed"
@@ -42,7 +45,8 @@ ends=$(grep -c '^step 40$' "$TRAINER_DIR/low.0.progress" 2>/dev/null)
 # 3. a start hook that hangs: killed at the timeout, retried once, then
 # the job fails with an event that says so
 live_spec "$TMP/hang.yaml" 0.2 "start: sleep 100" "timeout: 0.3" "retries: 1" "backoff: 0.1"
-run "$CELLAR" --spec "$TMP/hang.yaml" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 30s; events --run last -o csv --no-header; job log h"
+serve_start "$TMP/hang.yaml"
+run "$CELLAR" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 30s; events --run last -o csv --no-header; job log h"
 check_rc hang-rc 0
 check_out_has hang-failed "h failed"
 check_out_has hang-event "start hook on 'n1' timed out after 0.3 s (2 tries)"
@@ -51,32 +55,34 @@ if pgrep -f "sleep 100" >/dev/null 2>&1 && ! pgrep -f "sleep 100" | xargs -r ps 
 else ok hang-killed; fi
 
 # 4. names and environment entries that could reach a shell are refused
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit 'a;touch $TMP/pwned' --vc a -- true"
+serve_start "$TMP/two.yaml"
+run "$CELLAR" -c "submit 'a;touch $TMP/pwned' --vc a -- true"
 check_rc bad-name-rc 1
 check_err_has bad-name-msg "bad job name 'a;touch"
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit '\$(touch $TMP/pwned)' --vc a -- true"
+run "$CELLAR" -c "submit '\$(touch $TMP/pwned)' --vc a -- true"
 check_rc bad-name2-rc 1
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit ok1 --vc a --env 'A;B=1' -- true"
+run "$CELLAR" -c "submit ok1 --vc a --env 'A;B=1' -- true"
 check_rc bad-env-rc 1
 check_err_has bad-env-msg "bad environment entry 'A;B=1'"
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit ok2 --vc a --env CELLAR_JOB=x -- true"
+run "$CELLAR" -c "submit ok2 --vc a --env CELLAR_JOB=x -- true"
 check_rc reserved-env-rc 1
 [ ! -e "$TMP/pwned" ] && ok nothing-ran || not_ok nothing-ran "$TMP/pwned exists"
 
 # 5. a command with metacharacters reaches the job as words, unexpanded
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit w --vc a --env 'MSG=it'\''s \$HOME' -- sh -c 'printf \"%s|%s\\n\" \"\$1\" \"\$MSG\" >$TMP/words' x 'a b;\$(id)'; wait w --timeout 30s"
+run "$CELLAR" -c "submit w --vc a --env 'MSG=it'\''s \$HOME' -- sh -c 'printf \"%s|%s\\n\" \"\$1\" \"\$MSG\" >$TMP/words' x 'a b;\$(id)'; wait w --timeout 30s"
 check_rc words-rc 0
 [ "$(cat "$TMP/words" 2>/dev/null)" = "a b;\$(id)|it's \$HOME" ] && ok words-verbatim ||
     not_ok words-verbatim "got '$(cat "$TMP/words" 2>&1)'"
 
 # 6. queue: the job holding cells first, then the queued ones in the
 # priority policy's order (higher first, then arrival), numbered
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit big --vc a --gpus 4 --pods 2 -- $trainer 40 0.05; wait big --state running --timeout 30s; submit q1 --vc a --gpus 4 --priority 0 -- true; submit q2 --vc a --gpus 4 --priority 0 -- true; submit q3 --vc a --gpus 4 --priority 0 -- true; queue -o csv --no-header; queue --vc a -o json; cancel big; wait --timeout 60s"
+run "$CELLAR" -c "submit big --vc a --gpus 4 --pods 2 -- $trainer 40 0.05; wait big --state running --timeout 30s; submit q1 --vc a --gpus 4 --priority 0 -- true; submit q2 --vc a --gpus 4 --priority 0 -- true; submit q3 --vc a --gpus 4 --priority 0 -- true; queue -o csv --no-header; queue --vc a -o json; cancel big; wait --timeout 60s"
 check_rc queue-rc 0
-want="a,-,big,R,running,0,8,2,n[1-2],-
-a,1,q1,PD,queued,0,4,1,-,VCFull
-a,2,q2,PD,queued,0,4,1,-,Priority
-a,3,q3,PD,queued,0,4,1,-,Priority"
+me=$(id -un)
+want="a,-,big,$me,R,running,0,8,2,n[1-2],-
+a,1,q1,$me,PD,queued,0,4,1,-,VCFull
+a,2,q2,$me,PD,queued,0,4,1,-,Priority
+a,3,q3,$me,PD,queued,0,4,1,-,Priority"
 got=$(printf '%s\n' "$OUT" | grep '^a,')
 [ "$got" = "$want" ] && ok queue-order || not_ok queue-order "got [$got]"
 line=$(printf '%s\n' "$OUT" | grep -n '"kind":"queue"' | cut -d: -f1)
@@ -85,7 +91,7 @@ check_json_field queue-json-first-null jobs.0.pos null "$line"
 check_json_field queue-json-job jobs.3.job q3 "$line"
 # a higher priority goes to the head of the queue (big's 10 keeps it
 # from being preempted)
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit big --vc a --gpus 4 --pods 2 --priority 10 -- $trainer 40 0.05; wait big --state running --timeout 30s; submit p1 --vc a --gpus 4 --priority 1 -- true; submit p9 --vc a --gpus 4 --priority 9 -- true; submit p5 --vc a --gpus 4 --priority 5 -- true; queue -o csv --no-header; cancel big; wait --timeout 60s"
+run "$CELLAR" -c "submit big --vc a --gpus 4 --pods 2 --priority 10 -- $trainer 40 0.05; wait big --state running --timeout 30s; submit p1 --vc a --gpus 4 --priority 1 -- true; submit p9 --vc a --gpus 4 --priority 9 -- true; submit p5 --vc a --gpus 4 --priority 5 -- true; queue -o csv --no-header; cancel big; wait --timeout 60s"
 check_rc queue-prio-rc 0
 got=$(printf '%s\n' "$OUT" | grep '^a,' | cut -d, -f2,3 | tr '\n' ' ')
 [ "$got" = "-,big 1,p9 2,p5 3,p1 " ] && ok queue-priority-order ||

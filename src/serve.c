@@ -1,0 +1,724 @@
+/*
+ * serve.c — the cellar server (serve.h): the driver lock, the socket, the
+ * clients, access control, and the loop that ties them to the console.
+ *
+ *   poll(listen socket, clients, hooks) -> accept, read requests, run them
+ *   -> console_tick -> parked waits run again -> replies written
+ */
+#define _GNU_SOURCE	/* accept4 */
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/cmdline.h"
+#include "cmd/session-reconf.h"
+#include "cmd/session.h"
+#include "console.h"
+#include "core/strvec.h"
+#include "core/xmalloc.h"
+#include "ipc/ipc.h"
+#include "serve.h"
+#include "store/store.h"
+
+#define MAX_GROUPS	256
+
+struct client {
+	int		 fd;
+	uid_t		 uid;
+	gid_t		 gids[MAX_GROUPS];
+	int		 ngids;
+	char		 user[64];
+	struct strbuf	 in;		/* read, not yet a whole line */
+	struct strbuf	 out;		/* reply bytes not yet written */
+	size_t		 off;		/* of out, written */
+	struct strvec	 parked;	/* a wait to run again, or empty */
+	double		 at;		/* when the parked request came */
+	bool		 eof;		/* the peer sends no more */
+	bool		 closing;	/* close once out is written */
+};
+
+struct server {
+	struct session	 *s;
+	struct ipc_lock	  lock;
+	int		  lfd;
+	char		 *sock;
+	char		 *db;
+	struct client	**c;
+	int		  n;
+	size_t		  cap;
+	uid_t		  self;
+	struct pollfd	 *pfd;
+	size_t		  pcap;
+	struct client	 *cur;		/* whose request runs now */
+};
+
+static volatile sig_atomic_t serve_stop, serve_hup;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	serve_stop = 1;
+}
+
+static void
+on_hup(int sig)
+{
+	(void)sig;
+	serve_hup = 1;
+}
+
+/* One line to stderr: journald (or a terminal) adds nothing but a newline. */
+static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+slog(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	char *p;
+
+	strbuf_adds(&sb, "cellar serve: ");
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	/* one record per line: a message's own newlines would split it */
+	for (p = sb.buf; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	while (sb.len > 0 && sb.buf[sb.len - 1] == ' ')
+		strbuf_setlen(&sb, sb.len - 1);
+	strbuf_addc(&sb, '\n');
+	fputs(sb.buf, stderr);
+	fflush(stderr);
+	strbuf_release(&sb);
+}
+
+static void
+say_decision(void *arg, const char *line)
+{
+	(void)arg;
+	slog("%s", line);
+}
+
+/* ---- access (cellar-spec(5), ACCESS) ---- */
+
+static bool
+rule_has(const struct spec_access_rule *r, const struct client *cl)
+{
+	struct group *gr;
+	int i, k;
+
+	for (i = 0; i < r->nusers; i++)
+		if (strcmp(r->users[i], cl->user) == 0)
+			return true;
+	for (i = 0; i < r->ngroups; i++) {
+		if ((gr = getgrnam(r->groups[i])) == NULL)
+			continue;
+		for (k = 0; k < cl->ngids; k++)
+			if (cl->gids[k] == gr->gr_gid)
+				return true;
+	}
+	return false;
+}
+
+static bool
+is_admin(const struct server *sv, const struct client *cl)
+{
+	const struct spec_access *acc = &sv->s->spec->access;
+
+	return cl->uid == 0 || cl->uid == sv->self ||
+	    (acc->given && rule_has(&acc->admins, cl));
+}
+
+static bool
+vc_member(const struct server *sv, const struct client *cl, int vc)
+{
+	const struct spec_access *acc = &sv->s->spec->access;
+
+	return acc->given && vc >= 0 && vc < sv->s->spec->nvcs &&
+	    rule_has(&acc->vcs[vc], cl);
+}
+
+/* submit: the caller is one of the VC's users or groups. */
+static int
+may_submit(struct server *sv, struct client *cl, const struct args *a, char **cause)
+{
+	const char *vc = args_get(a, "vc");
+	int v;
+
+	/* an unknown VC or none: the command says so itself */
+	if (vc == NULL || (v = spec_find_vc(sv->s->spec, vc)) < 0 ||
+	    vc_member(sv, cl, v))
+		return 0;
+	*cause = xasprintf("user '%s' may not submit to vc '%s': "
+	    "access.virtualClusters.%s names neither the user nor a group of "
+	    "theirs", cl->user, vc, vc);
+	return -1;
+}
+
+/* cancel: the caller's own job, in a VC they belong to. */
+static int
+may_cancel(struct server *sv, struct client *cl, const struct args *a, char **cause)
+{
+	const char *name = args_value(a, 0);
+	const struct job *j;
+	struct console *c;
+	int i;
+
+	if (console_get(sv->s, &c, cause) != 0) {
+		free(*cause);
+		*cause = NULL;
+		return 0;	/* cancel itself reports it */
+	}
+	if ((i = console_find(c, name)) < 0)
+		return 0;	/* no such job: cancel says so */
+	j = console_job(c, i);
+	if (strcmp(j->user, cl->user) == 0 && vc_member(sv, cl, j->vc))
+		return 0;
+	if (strcmp(j->user, cl->user) != 0)
+		*cause = xasprintf("job '%s' belongs to '%s': only its owner or an "
+		    "admin (access.admins) may cancel it", name, j->user);
+	else
+		*cause = xasprintf("user '%s' is no longer in vc '%s' "
+		    "(access.virtualClusters.%s): only an admin may cancel job '%s'",
+		    cl->user, sv->s->spec->vcs[j->vc].name,
+		    sv->s->spec->vcs[j->vc].name, name);
+	return -1;
+}
+
+/* What a non-admin may change; every other change is the admins'. */
+static const struct {
+	const struct cmd_entry	*e;
+	int			(*check)(struct server *, struct client *,
+				    const struct args *, char **);
+} access_table[] = {
+	{ &cmd_submit_entry, may_submit },
+	{ &cmd_cancel_entry, may_cancel },
+};
+
+static int
+authorize(struct session *s, const struct cmd_entry *e, const struct args *a,
+    char **cause)
+{
+	struct server *sv = s->authorize_arg;
+	struct client *cl = sv->cur;
+	size_t i;
+
+	/* reading is open to whoever may open the socket */
+	if (cl == NULL || !(e->flags & CMD_MUTATES) || is_admin(sv, cl))
+		return 0;
+	for (i = 0; i < sizeof access_table / sizeof access_table[0]; i++)
+		if (access_table[i].e == e)
+			return access_table[i].check(sv, cl, a, cause);
+	*cause = xasprintf("'%s' is for admins: user '%s' is not root, the "
+	    "server's user or in access.admins", e->name, cl->user);
+	return -1;
+}
+
+/* ---- clients ---- */
+
+static void
+client_free(struct client *cl)
+{
+	close(cl->fd);
+	strbuf_release(&cl->in);
+	strbuf_release(&cl->out);
+	strvec_release(&cl->parked);
+	free(cl);
+}
+
+static void
+client_new(struct server *sv, int fd)
+{
+	struct client *cl;
+	struct passwd *pw;
+	gid_t gid;
+	pid_t pid;
+
+	cl = xcalloc(1, sizeof *cl);
+	cl->fd = fd;
+	strbuf_init(&cl->in);
+	strbuf_init(&cl->out);
+	strvec_init(&cl->parked);
+	if (ipc_peer(fd, &cl->uid, &gid, &pid) != 0) {
+		client_free(cl);
+		return;
+	}
+	cl->gids[0] = gid;
+	cl->ngids = 1;
+	if ((pw = getpwuid(cl->uid)) != NULL) {
+		snprintf(cl->user, sizeof cl->user, "%s", pw->pw_name);
+		cl->ngids = MAX_GROUPS;
+		if (getgrouplist(pw->pw_name, gid, cl->gids, &cl->ngids) < 0)
+			cl->ngids = 1;
+	} else
+		snprintf(cl->user, sizeof cl->user, "uid%ld", (long)cl->uid);
+	if ((size_t)sv->n >= SERVE_MAX_CLIENTS) {
+		/* refuse with a reply, not a hang */
+		ipc_reply_text(&cl->out, 'e', "cellar: too many connections to the "
+		    "cellar server\n", 45);
+		ipc_reply_end(&cl->out, CMD_EXIT_FAIL);
+		(void)!write(fd, cl->out.buf, cl->out.len);
+		client_free(cl);
+		return;
+	}
+	XGROW(sv->c, sv->cap, (size_t)sv->n + 1);
+	sv->c[sv->n++] = cl;
+}
+
+/* Run one request's words as cl; false when it was parked (a wait). */
+static bool
+run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
+    double at)
+{
+	struct session *s = sv->s;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
+	struct cmd_result res;
+	int i;
+
+	s->caller = cl->user;
+	s->caller_uid = (unsigned)cl->uid;
+	s->request_at = at;
+	sv->cur = cl;
+	cmd_dispatch(s, argc, argv, &out, &err, &res);
+	sv->cur = NULL;
+	s->caller = NULL;
+	s->request_at = 0;
+	if (res.again) {
+		if (cl->parked.n == 0)
+			for (i = 0; i < argc; i++)
+				strvec_push(&cl->parked, argv[i]);
+		cl->at = at;
+		cmd_result_release(&res);
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return false;
+	}
+	if (res.status != 0)
+		cmd_failure(&err, "", &res);
+	ipc_reply_text(&cl->out, 'o', out.buf != NULL ? out.buf : "", out.len);
+	ipc_reply_text(&cl->out, 'e', err.buf != NULL ? err.buf : "", err.len);
+	ipc_reply_end(&cl->out, res.status);
+	/* the log: every change accepted or refused, by whom */
+	if (res.entry != NULL && ((res.entry->flags & CMD_MUTATES) ||
+	    res.status == CMD_EXIT_DENIED)) {
+		for (i = 0; i < argc; i++) {
+			if (i > 0)
+				strbuf_addc(&line, ' ');
+			cmdline_quote(&line, argv[i]);
+		}
+		slog("%s %s: %s (exit %d%s%s)", res.status == CMD_EXIT_DENIED ?
+		    "refused" : "request", cl->user, line.buf, res.status,
+		    res.cause != NULL ? ": " : "", res.cause != NULL ? res.cause : "");
+	}
+	strvec_release(&cl->parked);
+	strvec_init(&cl->parked);
+	cmd_result_release(&res);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&line);
+	return true;
+}
+
+/* A protocol error: say it, then close once it is written. */
+static void
+client_error(struct client *cl, int status, const char *msg)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "cellar: %s\n", msg);
+	ipc_reply_text(&cl->out, 'e', sb.buf, sb.len);
+	ipc_reply_end(&cl->out, status);
+	strbuf_release(&sb);
+}
+
+/* The whole lines in cl->in, one request each, until one is parked. */
+static void
+client_lines(struct server *sv, struct client *cl)
+{
+	struct cmdline cmd;
+	char *nl, *cause = NULL;
+	size_t len;
+
+	while (cl->parked.n == 0 && !cl->closing &&
+	    (nl = memchr(cl->in.buf, '\n', cl->in.len)) != NULL) {
+		len = (size_t)(nl - cl->in.buf);
+		if (len > 0 && cl->in.buf[len - 1] == '\r')
+			len--;		/* a telnet-style client */
+		cmdline_init(&cmd);
+		if (cmdline_parsen(cl->in.buf, len, &cmd, NULL, &cause) != 0) {
+			client_error(cl, CMD_EXIT_USAGE, cause);
+			free(cause);
+			cause = NULL;
+		} else if (cmd.n > 1)
+			client_error(cl, CMD_EXIT_USAGE, "one command per request "
+			    "line (no ';')");
+		else if (cmd.n == 0)
+			ipc_reply_end(&cl->out, 0);
+		else
+			run_request(sv, cl, (int)cmd.cmds[0].n, cmd.cmds[0].v,
+			    session_now());
+		cmdline_release(&cmd);
+		len = (size_t)(nl - cl->in.buf) + 1;
+		memmove(cl->in.buf, cl->in.buf + len, cl->in.len - len);
+		strbuf_setlen(&cl->in, cl->in.len - len);
+	}
+	if (cl->in.len > IPC_LINE_MAX && !cl->closing) {
+		client_error(cl, CMD_EXIT_USAGE, "request line too long (at most "
+		    "65536 bytes)");
+		cl->closing = true;
+		strbuf_reset(&cl->in);
+	}
+}
+
+/* Read what cl sent; false: drop it. */
+static bool
+client_read(struct server *sv, struct client *cl)
+{
+	char buf[16384];
+	ssize_t n;
+
+	for (;;) {
+		n = read(cl->fd, buf, sizeof buf);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (n == 0) {
+			cl->eof = true;
+			return true;
+		}
+		/* bounded: past a line's worth unanswered, stop reading */
+		strbuf_add(&cl->in, buf, (size_t)n);
+		client_lines(sv, cl);
+		if (cl->in.len > IPC_LINE_MAX || cl->closing || cl->parked.n > 0)
+			return true;
+	}
+}
+
+/* Write what is pending; false: drop it. */
+static bool
+client_write(struct client *cl)
+{
+	ssize_t n;
+
+	while (cl->off < cl->out.len) {
+		n = send(cl->fd, cl->out.buf + cl->off, cl->out.len - cl->off,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		cl->off += (size_t)n;
+	}
+	strbuf_reset(&cl->out);
+	cl->off = 0;
+	return !cl->closing;
+}
+
+/* ---- the loop ---- */
+
+static void
+accept_all(struct server *sv)
+{
+	int fd;
+
+	while ((fd = accept4(sv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+		client_new(sv, fd);
+}
+
+static void
+drop(struct server *sv, int k)
+{
+	client_free(sv->c[k]);
+	sv->c[k] = sv->c[--sv->n];
+}
+
+/* The console, made again after a load replaced the engine. */
+static int
+console_up(struct server *sv, char **cause)
+{
+	struct console *c;
+	const char *notes;
+	bool fresh = sv->s->console == NULL;
+
+	if (console_get(sv->s, &c, cause) != 0)
+		return -1;
+	if (fresh) {
+		console_set_log(c, say_decision, sv);
+		if ((notes = console_notes(c)) != NULL)
+			slog("%s", notes);
+	}
+	return 0;
+}
+
+static void
+reload(struct server *sv)
+{
+	char *argv[] = { (char *)"load", sv->s->spec_path, NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct cmd_result res;
+
+	slog("SIGHUP: reloading '%s'", sv->s->spec_path);
+	if (cmd_dispatch(sv->s, 2, argv, &out, &err, &res) != 0)
+		cmd_failure(&err, "", &res);
+	if (out.len > 0)
+		slog("%s", out.buf);
+	if (err.len > 0)
+		slog("%s", err.buf);
+	cmd_result_release(&res);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void
+serve_loop(struct server *sv)
+{
+	struct client *cl;
+	char *cause = NULL;
+	bool halted = false;
+	int k, np, ms;
+
+	while (!serve_stop) {
+		if (serve_hup) {
+			serve_hup = 0;
+			reload(sv);
+		}
+		if (console_up(sv, &cause) != 0) {
+			slog("%s", cause);
+			free(cause);
+			cause = NULL;
+		}
+		XGROW(sv->pfd, sv->pcap, (size_t)sv->n + 1 + 64);
+		np = 0;
+		sv->pfd[np++] = (struct pollfd){ .fd = sv->lfd, .events = POLLIN };
+		for (k = 0; k < sv->n; k++) {
+			cl = sv->c[k];
+			sv->pfd[np].fd = cl->fd;
+			sv->pfd[np].events = 0;
+			if (!cl->eof && !cl->closing && cl->parked.n == 0 &&
+			    cl->in.len <= IPC_LINE_MAX)
+				sv->pfd[np].events |= POLLIN;
+			if (cl->out.len > cl->off)
+				sv->pfd[np].events |= POLLOUT;
+			sv->pfd[np++].revents = 0;
+		}
+		ms = 200;
+		if (sv->s->console != NULL) {
+			np += console_pollfds(sv->s->console, sv->pfd + np, 64);
+			ms = console_timeout(sv->s->console, ms);
+		}
+		if (poll(sv->pfd, (nfds_t)np, ms) < 0 && errno != EINTR) {
+			slog("poll: %s", strerror(errno));
+			break;
+		}
+		if (sv->pfd[0].revents & POLLIN)
+			accept_all(sv);
+		/* clients in the order they came: requests keep their order */
+		for (k = 0; k < sv->n && k + 1 < np; k++) {
+			short re = sv->pfd[k + 1].revents;
+
+			cl = sv->c[k];
+			if (sv->pfd[k + 1].fd != cl->fd)
+				continue;	/* a client accepted just now */
+			if ((re & (POLLIN | POLLHUP | POLLERR)) && !cl->eof &&
+			    !client_read(sv, cl))
+				cl->closing = true, strbuf_reset(&cl->out);
+			/* gone for good while a wait was parked: drop it */
+			if ((re & (POLLHUP | POLLERR)) && cl->parked.n > 0)
+				cl->closing = true, strbuf_reset(&cl->out);
+		}
+		if (sv->s->console != NULL && console_tick(sv->s->console, &cause) != 0) {
+			if (!halted)
+				slog("halted: %s", cause);
+			halted = true;
+			free(cause);
+			cause = NULL;
+		}
+		for (k = 0; k < sv->n; k++) {
+			cl = sv->c[k];
+			if (cl->parked.n > 0 && !cl->closing &&
+			    run_request(sv, cl, (int)cl->parked.n, cl->parked.v, cl->at))
+				client_lines(sv, cl);	/* what came behind it */
+			else if (cl->parked.n == 0 && !cl->closing)
+				client_lines(sv, cl);
+		}
+		for (k = sv->n - 1; k >= 0; k--) {
+			cl = sv->c[k];
+			if (cl->out.len > cl->off && !client_write(cl)) {
+				drop(sv, k);
+				continue;
+			}
+			if (cl->out.len - cl->off > SERVE_MAX_BACKLOG ||
+			    (cl->closing && cl->out.len == cl->off) ||
+			    (cl->eof && cl->parked.n == 0 && cl->out.len == cl->off &&
+			    memchr(cl->in.buf, '\n', cl->in.len) == NULL))
+				drop(sv, k);
+		}
+	}
+}
+
+/* ---- start and stop ---- */
+
+/* As many fds as the hard limit allows: a client is one. */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* The spec: --spec (reconfiguring the store's run onto it), else the
+   store's running session run, else the default; it needs a backend. */
+static int
+serve_spec(struct session *s, const char *path, char **cause)
+{
+	struct strbuf diags = STRBUF_INIT;
+	struct session_reconf rc;
+	int status = CMD_EXIT_SPEC, r;
+
+	memset(&rc, 0, sizeof rc);
+	if (path != NULL)
+		r = session_reconfigure(s, path, s->mode, SESSION_RECONF_IF_CHANGED,
+		    &diags, &rc, &status, cause);
+	else if ((r = session_ensure(s, &diags, cause)) == -2)
+		status = CMD_EXIT_STORE;
+	if (r == 0 && path != NULL)
+		session_reconf_report(&rc, &diags);
+	session_reconf_release(&rc);
+	if (diags.len > 0)
+		slog("%s", diags.buf);
+	strbuf_release(&diags);
+	if (r != 0)
+		return status;
+	if (s->spec->backend.type == SPEC_BACKEND_EMULATOR) {
+		*cause = xasprintf("spec '%s' has no backend: section: there is "
+		    "nothing to serve (see cellar-spec(5), BACKEND)", s->spec_path);
+		return CMD_EXIT_SPEC;
+	}
+	return 0;
+}
+
+static gid_t
+socket_gid(const struct session *s, char **cause)
+{
+	const char *g = s->spec->access.socket_group;
+	struct group *gr;
+
+	if (g == NULL)
+		return (gid_t)-1;
+	if ((gr = getgrnam(g)) == NULL) {
+		*cause = xasprintf("access.socketGroup: no group '%s'", g);
+		return (gid_t)-2;
+	}
+	return gr->gr_gid;
+}
+
+int
+serve_run(struct session *s, const struct serve_opts *o, char **cause)
+{
+	const struct frontend *fe = s->fe;
+	struct server sv;
+	struct sigaction sa;
+	struct store *st;
+	char *lockp;
+	pid_t holder;
+	gid_t gid;
+	int rc, status;
+
+	memset(&sv, 0, sizeof sv);
+	sv.s = s;
+	sv.lfd = -1;
+	sv.self = geteuid();
+	serve_stop = serve_hup = 0;
+	if (o->db != NULL)
+		session_set_db(s, o->db);
+	if (o->socket != NULL) {
+		free(s->socket_path);
+		s->socket_path = xstrdup(o->socket);
+	}
+	if ((sv.db = session_db_path(s, cause)) == NULL)
+		return CMD_EXIT_STORE;
+	if (store_is_memory(sv.db)) {
+		free(sv.db);
+		*cause = xstrdup("a server needs a store file (--db PATH or "
+		    "CELLAR_DB), not ':memory:': the cluster's state must outlive it");
+		return CMD_EXIT_STORE;
+	}
+	/* the store's directory first: the lock lives beside it */
+	if (session_store(s, true, &st, cause) != 0) {
+		free(sv.db);
+		return CMD_EXIT_STORE;
+	}
+	lockp = ipc_lock_path(sv.db);
+	rc = ipc_lock(&sv.lock, lockp, &holder, cause);
+	free(lockp);
+	if (rc != 0) {
+		if (rc == 1)
+			*cause = xasprintf("a cellar server (pid %ld) already drives "
+			    "'%s'", (long)holder, sv.db);
+		free(sv.db);
+		return rc == 1 ? CMD_EXIT_FAIL : CMD_EXIT_STORE;
+	}
+	s->serving = true;	/* invariant 1: from here on we may drive */
+	s->remote_state = -1;
+	status = serve_spec(s, o->spec, cause);
+	if (status == 0 && (sv.sock = session_socket_path(s, cause)) == NULL)
+		status = CMD_EXIT_USAGE;
+	if (status == 0 && (gid = socket_gid(s, cause)) == (gid_t)-2)
+		status = CMD_EXIT_SPEC;
+	if (status == 0 && (sv.lfd = ipc_listen(sv.sock, gid, cause)) < 0)
+		status = CMD_EXIT_FAIL;
+	if (status != 0)
+		goto out;
+
+	raise_nofile();
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;	/* no SA_RESTART: poll returns EINTR */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	s->authorize = authorize;
+	s->authorize_arg = &sv;
+	s->fe = NULL;	/* requests get no terminal: watch and dash are refused */
+
+	slog("pid %ld serving '%s' (spec '%s', backend %s) on '%s'",
+	    (long)getpid(), sv.db, s->spec_path,
+	    s->spec->backend.type == SPEC_BACKEND_SSH ? "ssh" : "local", sv.sock);
+	serve_loop(&sv);
+	slog("stopping (%s)", serve_stop ? "signal" : "error");
+	unlink(sv.sock);
+out:
+	while (sv.n > 0)
+		drop(&sv, sv.n - 1);
+	free(sv.c);
+	free(sv.pfd);
+	if (sv.lfd >= 0)
+		close(sv.lfd);
+	/* hooks in flight are killed with the console; jobs run on */
+	console_free(s->console);
+	s->console = NULL;
+	s->authorize = NULL;
+	s->fe = fe;
+	s->serving = false;
+	ipc_unlock(&sv.lock);
+	free(sv.sock);
+	free(sv.db);
+	return status;
+}
