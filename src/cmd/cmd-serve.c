@@ -26,8 +26,16 @@ serve_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	    args_get(a, "socket") };
 	int status;
 
-	if ((status = serve_run(ctx->sess, &o, cause)) == 0)
+	if ((status = serve_run(ctx->sess, &o, cause)) == 0) {
+		if (ctx->out.format == OUT_JSON) {
+			struct json j;
+
+			cmd_json_begin(ctx, &j, "serve");
+			json_kv_string(&j, "stopped", "signal");
+			cmd_json_end(ctx, &j);
+		}
 		return 0;
+	}
 	ctx->status = status;
 	return -1;
 }
@@ -56,6 +64,6 @@ const struct cmd_entry cmd_serve_entry = {
 		"serve --spec specs/local.yaml --db /var/lib/cellar/cellar.db",
 		NULL },
 	.flags = CMD_FRONTEND | CMD_LIVE,
-	.formats = OUT_TEXT,
+	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = serve_exec,
 };

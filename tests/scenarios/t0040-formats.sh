@@ -22,9 +22,10 @@ n=$(num "$(json_get commands.#)")
 i=0
 while [ "$i" -lt "$n" ]; do
 	name=$(json_get "commands.$i.name")
-	if [ "$name" = watch ]; then
+	if [ "$name" = watch ] || [ "$name" = serve ]; then
 		# watch writes the documents of the command it runs and needs
-		# a terminal or --count; t0130 covers it.
+		# a terminal or --count; t0130 covers it. serve runs until a
+		# signal: t0690 covers it.
 		i=$((i + 1))
 		continue
 	fi
@@ -50,9 +51,15 @@ done
 run "$CELLAR" -o json -f "$TMP/script"
 check_rc json-examples-rc 0
 default_out=$OUT
-# the process hooks keep their state under $HOME/.cellar/run
-run env HOME="$TMP" "$CELLAR" --spec specs/local.yaml -o json -f "$TMP/script-live"
+# the live examples go to a server on specs/local.yaml (the process hooks
+# keep their state under its $HOME/.cellar/run)
+. tests/scenarios/lib-live.sh
+SERVE_ENV="HOME=$TMP"
+serve_start specs/local.yaml
+run env HOME="$TMP" "$CELLAR" -o json -f "$TMP/script-live"
 check_rc json-live-examples-rc 0
+serve_stop
+CELLAR_DB=:memory:
 [ -s "$TMP/script-live" ] || not_ok json-live-examples "no examples of live commands"
 OUT="$default_out
 $OUT"

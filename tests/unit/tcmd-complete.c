@@ -114,8 +114,8 @@ test_command_names(void)
 {
 	CHECK_COMP("", "alloc anomaly apropos cancel cells compare dash db events "
 	    "export help history import job jobs load node place queue release replay "
-	    "run runs spec status submit vcs wait watch");
-	CHECK_COMP("s", "spec status submit");
+	    "run runs serve spec status submit vcs wait watch");
+	CHECK_COMP("s", "serve spec status submit");
 	CHECK_REPL("s", "s");
 	CHECK_COMP("sta", "status");
 	CHECK_REPL("sta", "status ");
@@ -242,7 +242,7 @@ test_help_and_watch(void)
 	CHECK_COMP("help node bad ", "");
 	CHECK_COMP("watch ", "alloc anomaly apropos cancel cells compare dash db "
 	    "events export help history import job jobs load node place queue release "
-	    "replay run runs spec status submit vcs wait watch");
+	    "replay run runs serve spec status submit vcs wait watch");
 	CHECK_COMP("watch -n 5 jo", "job jobs");
 	CHECK_COMP("watch --c", "--count");
 	CHECK_COMP("watch jobs --v", "--vc");

@@ -118,7 +118,7 @@ test_lookup(void)
 		{ { "spec", "check", NULL }, "spec check", 2, NULL },
 		{ { "sp", "c", NULL }, "spec check", 2, NULL },
 		{ { "n", "o", NULL }, "node ok", 2, NULL },
-		{ { "s", NULL }, NULL, 0, "ambiguous command 's': spec, status, submit" },
+		{ { "s", NULL }, NULL, 0, "ambiguous command 's': spec, status, serve, submit" },
 		{ { "nope", NULL }, NULL, 0, "unknown command 'nope'" },
 		{ { "", NULL }, NULL, 0, "unknown command ''" },
 		{ { "node", NULL }, NULL, 0, "command 'node' needs a subcommand: bad, ok" },
