@@ -16,6 +16,8 @@
  *   7. duplicate addresses (sorting, never pairwise over a whole level)
  *   8. virtualClusters: cell type paths, cell numbers, pinned cells
  *   9. feasibility of the assignment, level by level (HiveD's check)
+ *  10. cellar's own sections: backend (after the nodes it names), access
+ *      (after the VCs it names)
  *
  * Nothing a spec file contains may abort the program: sizes are bounded
  * (SPEC_MAX_CELLS, SPEC_MAX_LEVELS) before anything is allocated from them.
@@ -1927,11 +1929,203 @@ backend_free(struct spec_backend *b, int nnodes)
 	free(b->nodes);
 }
 
+/* ---- access: cellar's own section ------------------------------------- */
+
+/* Bytes in a user or group name, at most (useradd's limit on Linux,
+   utmp's UT_NAMESIZE). */
+#define ACCESS_NAME_MAX	32
+
+/*
+ * A user or group name from POSIX's portable set: letters, digits, '.',
+ * '_' and '-', not starting with '-', 1 to ACCESS_NAME_MAX bytes. Any
+ * other form is refused rather than matched, so whatever the server looks
+ * up, logs or prints from here needs no quoting.
+ */
+static bool
+access_name_valid(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '-')
+		return false;
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= ACCESS_NAME_MAX ||
+		    !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || strchr("._-", s[i]) != NULL))
+			return false;
+	return i > 0;
+}
+
+/*
+ * `users:` or `groups:` of a rule (what is "user" or "group"): a sequence
+ * of names, copied into *names. Null is nobody; a bad name is an error at
+ * its item; a name listed again is a warning and kept once.
+ */
+static void
+parse_names(struct loader *L, int seq, const char *ctx, const char *what,
+    char ***names, int *n)
+{
+	struct strmap seen;
+	size_t cap = 0;
+	int i, it, first;
+
+	if (kind(L, seq) == YDOC_NULL)
+		return;
+	if (kind(L, seq) == YDOC_SCALAR) {
+		err(L, seq, "'%ss' in %s must be a list of names, not a scalar "
+		    "(write '%ss: [%s]')", what, ctx, what, str(L, seq));
+		return;
+	}
+	if (kind(L, seq) != YDOC_SEQ) {
+		err(L, seq, "'%ss' in %s must be a list of names, not %s", what,
+		    ctx, kind_name(L, seq));
+		return;
+	}
+	strmap_init(&seen);
+	for (i = 0; i < L->doc.nodes[seq].n; i++) {
+		it = ydoc_item(&L->doc, seq, i);
+		if (kind(L, it) != YDOC_SCALAR) {
+			err(L, it, "a %s in '%ss' in %s must be a name, not %s", what,
+			    what, ctx, kind_name(L, it));
+			continue;
+		}
+		if (!access_name_valid(str(L, it))) {
+			err(L, it, "bad %s name '%s' in %s (letters, digits, '.', '_', "
+			    "'-', not starting with '-', at most %d bytes)", what,
+			    str(L, it), ctx, ACCESS_NAME_MAX);
+			continue;
+		}
+		if ((first = strmap_put(&seen, str(L, it), it)) >= 0) {
+			diag_node(L, SPEC_WARNING, it, "%s '%s' is listed twice in "
+			    "%s (first at line %d)", what, str(L, it), ctx,
+			    L->doc.nodes[first].line);
+			continue;
+		}
+		XGROW(*names, cap, (size_t)*n + 1);
+		(*names)[(*n)++] = xstrdup(str(L, it));
+	}
+	strmap_release(&seen);
+}
+
+/* One rule, `{users: [...], groups: [...]}`; null is nobody. */
+static void
+parse_rule(struct loader *L, int map, const char *ctx, struct spec_access_rule *r)
+{
+	static const char *const names[] = { "users", "groups" };
+	int key[2], val[2];
+
+	if (kind(L, map) == YDOC_NULL)
+		return;
+	if (kind(L, map) != YDOC_MAP) {
+		err(L, map, "%s must be a mapping with 'users' and 'groups', not %s",
+		    ctx, kind_name(L, map));
+		return;
+	}
+	get_fields(L, map, ctx, names, 2, NULL, key, val);
+	if (key[0] >= 0)
+		parse_names(L, val[0], ctx, "user", &r->users, &r->nusers);
+	if (key[1] >= 0)
+		parse_names(L, val[1], ctx, "group", &r->groups, &r->ngroups);
+}
+
+/*
+ * The access: section, read after virtualClusters (its VC names are the
+ * spec's). Once it is there, given is true and vcs has a rule per VC,
+ * empty for a VC it does not name (spec.h invariant 9).
+ */
+static void
+parse_access(struct loader *L, int map)
+{
+	enum { K_ADMINS, K_SOCKET, K_VCS };
+	static const char *const names[] = { "admins", "socketGroup",
+	    "virtualClusters" };
+	struct spec_access *a = &L->s->access;
+	struct strmap seen;
+	int key[3], val[3], i, k, v, first;
+	char ctx[300];
+
+	a->given = true;
+	a->vcs = xcalloc((size_t)L->s->nvcs + 1, sizeof *a->vcs);
+	if (kind(L, map) == YDOC_NULL)
+		return;
+	if (kind(L, map) != YDOC_MAP) {
+		err(L, map, "'access' must be a mapping, not %s", kind_name(L, map));
+		return;
+	}
+	get_fields(L, map, "'access'", names, 3, NULL, key, val);
+	if (key[K_ADMINS] >= 0)
+		parse_rule(L, val[K_ADMINS], "'access.admins'", &a->admins);
+	if (key[K_SOCKET] >= 0 && kind(L, val[K_SOCKET]) != YDOC_NULL) {
+		if (kind(L, val[K_SOCKET]) != YDOC_SCALAR)
+			err(L, val[K_SOCKET], "'socketGroup' in 'access' must be a "
+			    "group name, not %s", kind_name(L, val[K_SOCKET]));
+		else if (!access_name_valid(str(L, val[K_SOCKET])))
+			err(L, val[K_SOCKET], "bad group name '%s' in 'access."
+			    "socketGroup' (letters, digits, '.', '_', '-', not "
+			    "starting with '-', at most %d bytes)",
+			    str(L, val[K_SOCKET]), ACCESS_NAME_MAX);
+		else
+			a->socket_group = xstrdup(str(L, val[K_SOCKET]));
+	}
+	if (key[K_VCS] < 0 || kind(L, val[K_VCS]) == YDOC_NULL)
+		return;
+	if (kind(L, val[K_VCS]) != YDOC_MAP) {
+		err(L, val[K_VCS], "'virtualClusters' in 'access' must be a mapping "
+		    "of virtual cluster names, not %s", kind_name(L, val[K_VCS]));
+		return;
+	}
+	strmap_init(&seen);
+	for (i = 0; i < L->doc.nodes[val[K_VCS]].n; i++) {
+		k = ydoc_key(&L->doc, val[K_VCS], i);
+		if (kind(L, k) != YDOC_SCALAR && kind(L, k) != YDOC_NULL)
+			continue;	/* reported by the parser */
+		if ((v = strmap_get(&L->vcs, str(L, k))) < 0) {
+			err(L, k, "unknown virtual cluster '%s' in "
+			    "'access.virtualClusters'", str(L, k));
+			continue;
+		}
+		if ((first = strmap_put(&seen, str(L, k), k)) >= 0) {
+			err(L, k, "virtual cluster '%s' is listed twice in "
+			    "'access.virtualClusters' (first at line %d)", str(L, k),
+			    L->doc.nodes[first].line);
+			continue;
+		}
+		snprintf(ctx, sizeof ctx, "'access.virtualClusters.%s'", str(L, k));
+		parse_rule(L, ydoc_val(&L->doc, val[K_VCS], i), ctx, &a->vcs[v]);
+	}
+	strmap_release(&seen);
+}
+
+static void
+rule_free(struct spec_access_rule *r)
+{
+	int i;
+
+	for (i = 0; i < r->nusers; i++)
+		free(r->users[i]);
+	free(r->users);
+	for (i = 0; i < r->ngroups; i++)
+		free(r->groups[i]);
+	free(r->groups);
+}
+
+static void
+access_free(struct spec_access *a, int nvcs)
+{
+	int i;
+
+	rule_free(&a->admins);
+	for (i = 0; a->vcs != NULL && i < nvcs; i++)
+		rule_free(&a->vcs[i]);
+	free(a->vcs);
+	free(a->socket_group);
+}
+
 static void
 load_doc(struct loader *L)
 {
 	static const char *const names[] = { "physicalCluster", "virtualClusters",
-	    "backend" };
+	    "backend", "access" };
 	static const char k8s[] = "only used by hived's kubernetes scheduler";
 	static const struct ignored_key ign[] = {
 		{ "kubeApiServerAddress", k8s },
@@ -1944,7 +2138,7 @@ load_doc(struct loader *L)
 		{ NULL, NULL },
 	};
 	struct spec *s = L->s;
-	int root = L->doc.root, key[3], val[3], p;
+	int root = L->doc.root, key[4], val[4], p;
 
 	if (kind(L, root) == YDOC_NULL) {
 		spec_diag_add(L->d, SPEC_WARNING, L->file, 1, 1, "empty spec: no "
@@ -1956,7 +2150,7 @@ load_doc(struct loader *L)
 		    "'virtualClusters', not %s", kind_name(L, root));
 		return;
 	}
-	get_fields(L, root, "the spec", names, 3, ign, key, val);
+	get_fields(L, root, "the spec", names, 4, ign, key, val);
 	L->pc_key = key[0];
 	if (key[0] < 0)
 		err(L, root, "missing 'physicalCluster'");
@@ -1980,6 +2174,8 @@ load_doc(struct loader *L)
 		check_feasible(L);
 	if (key[2] >= 0)
 		parse_backend(L, val[2]);
+	if (key[3] >= 0)
+		parse_access(L, val[3]);
 }
 
 struct spec *
@@ -2121,6 +2317,7 @@ spec_free(struct spec *s)
 	free(s->pins);
 	free(s->arena);
 	backend_free(&s->backend, s->nnodes);
+	access_free(&s->access, s->nvcs);
 	if (s->node_map != NULL) {
 		strmap_release(s->node_map);
 		free(s->node_map);

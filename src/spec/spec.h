@@ -36,6 +36,11 @@
  *  8. Every cell has an address (cells[].addr, never NULL, in the arena);
  *     siblings have distinct addresses, so a path of addresses from a
  *     top-level cell names one cell of a chain.
+ *  9. access.vcs has nvcs rules (by VC index) when access.given and is
+ *     NULL otherwise (admins then empty, socket_group NULL). Every name
+ *     in access (users, groups, socket_group) is 1 to 32 bytes of
+ *     letters, digits, '.', '_' and '-', not starting with '-', and a
+ *     name appears at most once in its list.
  *
  * An empty document (HiveD's all-defaults config, e.g. only comments) or an
  * empty physicalCells loads as a spec without cells, with a warning.

@@ -44,6 +44,12 @@ check_bad child-number child-number.yaml 6:24
 check_bad unknown-type unknown-type.yaml 11:15
 check_bad infeasible infeasible.yaml 16:7
 check_bad unknown-pin unknown-pin.yaml 14:21
+check_bad access-vc access-vc.yaml 14:5
+
+# cellar's own access: section (cellar serve's rules) checks like the rest.
+run "$CELLAR" spec check tests/fixtures/specs/access.yaml
+check_rc access-rc 0
+check_out_has access-valid "spec 'tests/fixtures/specs/access.yaml' is valid"
 
 run "$CELLAR" spec check /nonexistent/spec.yaml
 check_rc missing-rc 3

@@ -79,9 +79,53 @@ cmp_str_ptr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* spec.h invariant 9's name: [A-Za-z0-9._-], 1 to 32 bytes, no leading '-'. */
+static inline bool
+access_name_ok(const char *n)
+{
+	size_t len = strlen(n);
+
+	return len >= 1 && len <= 32 && n[0] != '-' &&
+	    strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") == len;
+}
+
+/* Invariant 9 over one rule's two lists: valid names, none twice. */
+static inline int
+check_name_list(char *const *names, int n)
+{
+	int bad = 0, i, j;
+
+	if (n == 0 && names != NULL) {
+		bad++;
+		CHECK(n > 0 || names == NULL);
+	}
+	for (i = 0; i < n; i++) {
+		if (!access_name_ok(names[i])) {
+			bad++;
+			CHECKF(access_name_ok(names[i]), "name '%s'", names[i]);
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(names[i], names[j]) == 0) {
+				bad++;
+				CHECKF(strcmp(names[i], names[j]) != 0,
+				    "'%s' twice", names[i]);
+			}
+	}
+	return bad;
+}
+
+static inline int
+check_access_rule(const struct spec_access_rule *r)
+{
+	return check_name_list(r->users, r->nusers) +
+	    check_name_list(r->groups, r->ngroups);
+}
+
 /*
  * Every numbered invariant of spec.h, over every type, cell, chain, node,
- * VC and pin. Returns the number of violations (each also fails a CHECK).
+ * VC, pin and access rule. Returns the number of violations (each also
+ * fails a CHECK).
  */
 static inline int
 check_spec_invariants(const struct spec *s)
@@ -226,6 +270,17 @@ check_spec_invariants(const struct spec *s)
 		for (j = 0; j < s->vcs[v].npins; j++)
 			INV(s->pins[s->vcs[v].pins[j]].vc == v);
 	}
+	/* 9. access: a rule per VC when given; valid names, once per list */
+	if (!s->access.given)
+		INV(s->access.vcs == NULL && s->access.admins.nusers == 0 &&
+		    s->access.admins.ngroups == 0 && s->access.socket_group == NULL);
+	else
+		INV(s->access.vcs != NULL);
+	bad += check_access_rule(&s->access.admins);
+	for (v = 0; s->access.vcs != NULL && v < s->nvcs; v++)
+		bad += check_access_rule(&s->access.vcs[v]);
+	if (s->access.socket_group != NULL)
+		INV(access_name_ok(s->access.socket_group));
 #undef INV
 	return bad;
 }
