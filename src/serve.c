@@ -22,6 +22,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
+#include "cmd/session-log.h"
 #include "cmd/session-reconf.h"
 #include "cmd/session.h"
 #include "console.h"
@@ -588,6 +589,7 @@ serve_spec(struct session *s, const char *path, char **cause)
 	struct strbuf diags = STRBUF_INIT;
 	struct session_reconf rc;
 	int status = CMD_EXIT_SPEC, r;
+	bool created;
 
 	memset(&rc, 0, sizeof rc);
 	if (path != NULL)
@@ -608,6 +610,10 @@ serve_spec(struct session *s, const char *path, char **cause)
 		    "nothing to serve (see cellar-spec(5), BACKEND)", s->spec_path);
 		return CMD_EXIT_SPEC;
 	}
+	/* the run, now: a server restarted without --spec finds its spec */
+	if (session_log_begin(s, &created, cause) != 0 ||
+	    session_log_commit(s, created, cause) != 0)
+		return CMD_EXIT_STORE;
 	return 0;
 }
 

@@ -19,6 +19,22 @@
 
 /* ---- local ---- */
 
+/*
+ * A hook must not outlive the cellar that ran it: a server killed with
+ * SIGKILL while a stop hook waits would leave it running beside the next
+ * server's hooks for the same pod (a late 'rm pid' of the old stop once
+ * made a restarted job look absent, and it ran twice). The queue holds
+ * the hook's stdin open while the run lasts (hold_stdin); a watchdog in
+ * the hook's process group reads it and kills the group at end-of-file,
+ * which comes only when cellar dies first. A hook that ends by itself
+ * stops the watchdog; what it started in a session of its own (the
+ * process set's job) lives on.
+ */
+static const char local_watch[] =
+    "exec 3<&0; /bin/sh -c \"$1\" </dev/null 3<&- & p=$!; "
+    "{ cat <&3 >/dev/null 2>&1; kill -KILL 0; } >/dev/null 2>&1 & w=$!; "
+    "exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s";
+
 static void
 local_command(const struct backend *b, int node, const char *cmd,
     const struct strvec *env, struct strvec *argv, struct strvec *envp)
@@ -29,6 +45,8 @@ local_command(const struct backend *b, int node, const char *cmd,
 	(void)node;
 	strvec_push(argv, "/bin/sh");
 	strvec_push(argv, "-c");
+	strvec_push(argv, local_watch);
+	strvec_push(argv, "sh");
 	strvec_push(argv, cmd);
 	for (i = 0; i < env->n; i++)
 		strvec_push(envp, env->v[i]);
@@ -37,6 +55,7 @@ local_command(const struct backend *b, int node, const char *cmd,
 const struct backend_ops backend_local = {
 	.name = "local",
 	.command = local_command,
+	.hold_stdin = true,
 };
 
 /* ---- ssh ---- */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session-log.h"
 #include "cmd/session-reconf.h"
 #include "core/xmalloc.h"
 
@@ -313,6 +314,17 @@ load_json_item(struct json *j, const struct session_reconf_item *it)
 	json_object_end(j);
 }
 
+/* A session run with no job yet, recording the session's spec. */
+static int
+keep_spec(struct session *sess, char **cause)
+{
+	bool created;
+
+	if (session_log_begin(sess, &created, cause) != 0)
+		return -1;
+	return session_log_commit(sess, created, cause);
+}
+
 static int
 load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
@@ -350,6 +362,13 @@ load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	strbuf_release(&diags);
 	if (v != 0) {
 		ctx->status = status;
+		return -1;
+	}
+	/* no run yet: begin one on this spec, so that the next cellar (a
+	   one-shot status, a server) finds the spec loaded, not the default */
+	if (sess->run == 0 && rc.run == 0 && keep_spec(sess, cause) != 0) {
+		session_reconf_release(&rc);
+		ctx->status = CMD_EXIT_STORE;
 		return -1;
 	}
 	s = sess->spec;
