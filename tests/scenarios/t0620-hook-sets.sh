@@ -7,7 +7,12 @@
 # until it completes; a cancelled job is stopped through scancel / kubectl
 # delete; suspend, resume and health run by hand with a job's environment
 # (cellar's own health polls call sinfo and kubectl too: filtered out).
+# A cellar server (cellar serve) runs each case's cluster, so the fake
+# commands' knobs (FAKE_RUNS, FAKE_END, FAKE_LINGER) and CELLAR_K8S_IMAGE
+# reach the hooks through the server's environment (SERVE_ENV); the
+# commands are its client's.
 . tests/scenarios/lib.sh
+. tests/scenarios/lib-live.sh
 top=$(pwd)
 mkdir -p "$TMP/bin"
 for c in sbatch squeue sacct scancel scontrol sinfo kubectl; do
@@ -44,10 +49,20 @@ check_calls() {
 # the calls of one tool only, in order (pods start in parallel: per-pod
 # order is checked by sorting)
 only() { grep "^$1 " "$FAKE_LOG" | sort; }
+# live SPEC ENV SCRIPT: a server on SPEC (a store of its own) with ENV in
+# its environment, SCRIPT run by a client (run: $OUT, $ERR, $RC); the
+# server is stopped before the calls are read, so that its health polls
+# add none after the client is done
+live() {
+	SERVE_ENV=$2
+	serve_start "$1"
+	run "$CELLAR" -c "$3"
+	serve_stop
+}
 
 # ---- slurm ----
 spec "$TMP/slurm.yaml" slurm
-run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit g --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait g --timeout 60s"
+live "$TMP/slurm.yaml" "" "submit g --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait g --timeout 60s"
 check_rc slurm-gang-rc 0
 check_out_has slurm-gang-completed "g completed"
 got=$(only sbatch)
@@ -67,14 +82,14 @@ sacct [-n] [-X] [-P] [-j] [4243] [-o] [State]"
 
 # a job that runs until cancelled, then a failing one
 rm -rf "$FAKE"
-FAKE_RUNS=100000 run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit c --vc a --gpus 4 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
+live "$TMP/slurm.yaml" FAKE_RUNS=100000 "submit c --vc a --gpus 4 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
 check_rc slurm-cancel-rc 0
 check_out_has slurm-cancelled "c cancelled"
 got=$(only scancel)
 [ "$got" = "scancel [4242]" ] && ok slurm-scancel || not_ok slurm-scancel "[$got]"
 : >"$FAKE_LOG"
 rm -rf "$FAKE"
-FAKE_END=FAILED run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit f --vc a --gpus 4 -- false; wait f --timeout 60s"
+live "$TMP/slurm.yaml" FAKE_END=FAILED "submit f --vc a --gpus 4 -- false; wait f --timeout 60s"
 check_out_has slurm-failed "f failed"
 : >"$FAKE_LOG"
 
@@ -97,7 +112,7 @@ FAKE_SINFO='drain*' hook slurm health && not_ok slurm-drained "health passed a d
 # ---- kubernetes ----
 rm -rf "$FAKE"
 spec "$TMP/k8s.yaml" kubernetes
-run env CELLAR_K8S_IMAGE=img:1 "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit G_1 --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait G_1 --timeout 60s"
+live "$TMP/k8s.yaml" CELLAR_K8S_IMAGE=img:1 "submit G_1 --vc a --gpus 4 --pods 2 -- train.sh --lr '0.1 x'; wait G_1 --timeout 60s"
 check_rc k8s-gang-rc 0
 check_out_has k8s-gang-completed "G_1 completed"
 got=$(only kubectl | grep '\[run\]')
@@ -109,7 +124,7 @@ want="2 kubectl [get] [pod] [cellar-g-1-0] [--ignore-not-found] [-o] [jsonpath={
 [ "$got" = "$want" ] && ok k8s-status || not_ok k8s-status "[$got], want [$want]"
 : >"$FAKE_LOG"
 rm -rf "$FAKE"
-FAKE_RUNS=100000 run "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit c --vc a --gpus 4 --env K8S_IMAGE=own:2 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
+live "$TMP/k8s.yaml" FAKE_RUNS=100000 "submit c --vc a --gpus 4 --env K8S_IMAGE=own:2 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
 check_out_has k8s-cancelled "c cancelled"
 only kubectl | grep -q '\[run\] \[cellar-c-0\] \[--image=own:2\]' && ok k8s-job-image ||
     not_ok k8s-job-image "$(only kubectl | grep '\[run\]')"
@@ -117,7 +132,7 @@ got=$(only kubectl | grep delete)
 [ "$got" = "kubectl [delete] [pod] [cellar-c-0] [--ignore-not-found] [--wait=false]" ] &&
     ok k8s-delete || not_ok k8s-delete "[$got]"
 : >"$FAKE_LOG"
-run "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit noimg --vc a --gpus 4 -- true; wait noimg --timeout 60s; job log noimg"
+live "$TMP/k8s.yaml" "" "submit noimg --vc a --gpus 4 -- true; wait noimg --timeout 60s; job log noimg"
 check_out_has k8s-no-image "no image: set K8S_IMAGE"
 : >"$FAKE_LOG"
 hook kubernetes suspend && not_ok k8s-suspend "suspend succeeded" || ok k8s-suspend
@@ -128,7 +143,7 @@ check_calls k8s-health 'kubectl [get] [node] [n1] [-o] [jsonpath={.status.condit
 # ---- migration: stop on the old node, then migrate on the new one ----
 # slurm: scancel, then sbatch pinned to the new node
 rm -rf "$FAKE"; : >"$FAKE_LOG"
-FAKE_RUNS=100000 run "$CELLAR" --spec "$TMP/slurm.yaml" -c "submit m --vc a --gpus 4 -- sleep 1; wait m --state running --timeout 60s; job migrate m --node n2; wait m --state running --timeout 60s; cancel m; wait m --timeout 60s; events -o csv --no-header"
+live "$TMP/slurm.yaml" FAKE_RUNS=100000 "submit m --vc a --gpus 4 -- sleep 1; wait m --state running --timeout 60s; job migrate m --node n2; wait m --state running --timeout 60s; cancel m; wait m --timeout 60s; events -o csv --no-header"
 check_rc slurm-migrate-rc 0
 check_out_has slurm-migrate-event ",migrate,m,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 got=$(grep -E '^(sbatch|scancel) ' "$FAKE_LOG")
@@ -140,7 +155,7 @@ scancel [4243]"
 # kubernetes: the old pod deleted (it lingers, terminating), waited for,
 # the new one created on n2 with its GPUs
 rm -rf "$FAKE"; : >"$FAKE_LOG"
-FAKE_LINGER=1 FAKE_RUNS=100000 run env CELLAR_K8S_IMAGE=img:1 "$CELLAR" --spec "$TMP/k8s.yaml" -c "submit m --vc a --gpus 2 -- sleep 1; wait m --state running --timeout 60s; job migrate m --node n2; wait m --state running --timeout 60s; cancel m; wait m --timeout 60s; events -o csv --no-header"
+live "$TMP/k8s.yaml" "FAKE_LINGER=1 FAKE_RUNS=100000 CELLAR_K8S_IMAGE=img:1" "submit m --vc a --gpus 2 -- sleep 1; wait m --state running --timeout 60s; job migrate m --node n2; wait m --state running --timeout 60s; cancel m; wait m --timeout 60s; events -o csv --no-header"
 check_rc k8s-migrate-rc 0
 check_out_has k8s-migrate-event ",migrate,m,a,-,pod 0: n1:[0-1] -> n2:[0-1],"
 got=$(grep -E '^kubectl \[(run|delete)\]|spec.nodeName' "$FAKE_LOG" | sed 's/ \[--labels.*//')
