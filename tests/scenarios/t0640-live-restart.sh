@@ -1,31 +1,47 @@
 #!/bin/sh
-# t0640-live-restart — cellar killed with SIGKILL while real jobs run:
-# the next cellar recovers the session's run from the store, asks every
-# pod (status) about the jobs the store says are starting or running, and
-# takes them over: the jobs that were running are still running, each
-# started once and counted once; a queued job is still queued and runs
-# after them; nothing is lost.
+# t0640-live-restart — the cellar server (cellar serve: the one process
+# that runs hooks for the store) killed with SIGKILL while real jobs run:
+# the next server on the same store recovers the session's run from the
+# store, asks every pod (status) about the jobs the store says are
+# starting or running, and takes them over: the jobs that were running
+# are still running, each started once and counted once; a queued job is
+# still queued and runs after them; nothing is lost. A client waiting on
+# the killed server is told it went away.
 . tests/scenarios/lib.sh
-CELLAR_DB=$TMP/s.db
-export CELLAR_DB
 . tests/scenarios/lib-live.sh
 live_spec "$TMP/two.yaml" 0.1
-# a and b fill both nodes; q waits for them. The first cellar waits for
-# everything and is killed once a and b are training.
-"$CELLAR" --spec "$TMP/two.yaml" -c "submit a --vc a --gpus 4 -- $trainer 40 0.05; submit b --vc a --gpus 4 -- $trainer 40 0.05; submit q --vc a --gpus 4 -- $trainer 2 0.05; wait --timeout 120s" >"$TMP/out1" 2>&1 &
+# a and b fill both nodes; q waits for them. A client waits for
+# everything; the server is killed once a and b are training.
+serve_start "$TMP/two.yaml"
+"$CELLAR" -c "submit a --vc a --gpus 4 -- $trainer 40 0.05; submit b --vc a --gpus 4 -- $trainer 40 0.05; submit q --vc a --gpus 4 -- $trainer 2 0.05; wait --timeout 120s" >"$TMP/out1" 2>&1 &
 pid=$!
+# the client's wait is in when q's submit is answered and the client is
+# blocked in poll(2) for the next reply (where /proc has no wchan, the
+# answer alone is the sign)
+waiting() {
+	grep -q '^submitted q$' "$TMP/out1" || return 1
+	w=$(cat "/proc/$pid/wchan" 2>/dev/null)
+	case $w in *poll*|''|0) return 0 ;; esac
+	return 1
+}
 i=0
-while { [ ! -s "$TRAINER_DIR/a.0.progress" ] || [ ! -s "$TRAINER_DIR/b.0.progress" ]; } &&
-    [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
+while { [ ! -s "$TRAINER_DIR/a.0.progress" ] || [ ! -s "$TRAINER_DIR/b.0.progress" ] ||
+    ! waiting; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+serve_kill
 [ -s "$TRAINER_DIR/a.0.progress" ] && [ -s "$TRAINER_DIR/b.0.progress" ] &&
-    ok killed-while-training || not_ok killed-while-training "$(cat "$TMP/out1")"
+    ok killed-while-training || not_ok killed-while-training "$(cat "$TMP/out1" "$SERVE_LOG")"
+# the waiting client outlives the server: its wait ends, unanswered
+wait "$pid"
+rc=$?
+[ "$rc" = 5 ] && grep -q "cellar server closed the connection before it answered" "$TMP/out1" &&
+    ok client-told || not_ok client-told "exit $rc: $(cat "$TMP/out1")"
 ends=$(grep -c '^step 40$' "$TRAINER_DIR/a.0.progress" "$TRAINER_DIR/b.0.progress" |
     grep -c ':1$')
 [ "$ends" -lt 2 ] && ok killed-mid-run || not_ok killed-mid-run "both had finished"
 
-# the next cellar (no --spec: the store's running run comes back)
+# the next server (no --spec: the store's running run comes back), and a
+# client of it
+serve_again
 run "$CELLAR" -c "wait --timeout 120s; events -o csv --no-header; jobs --run last -o csv --no-header; job log a; job log b; db check"
 check_rc restart-rc 0
 check_out_has a-completed "a completed"
