@@ -219,7 +219,7 @@ halted(const struct console *c, char **cause)
 	if (c->halted == NULL)
 		return false;
 	*cause = xasprintf("the live session is halted after a store failure (%s); "
-	    "restart cellar", c->halted);
+	    "restart the cellar server", c->halted);
 	return true;
 }
 

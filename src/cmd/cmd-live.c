@@ -82,6 +82,10 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		*cause = xstrdup("missing the job's command (after '--')");
 		return cmd_usage_error(ctx);
 	}
+	/* the console first: without a server the local spec is not the
+	   cluster's, and its VCs say nothing */
+	if (live_console(ctx, &c, cause) != 0)
+		return -1;
 	if ((sub.vc = spec_find_vc(s->spec, vc)) < 0) {
 		*cause = xasprintf("unknown vc '%s'", vc);
 		return -1;
@@ -93,10 +97,6 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	sub.argc = args_count(a) - 1;
 	sub.env = env.v;
 	sub.nenv = (int)env.n;
-	if (live_console(ctx, &c, cause) != 0) {
-		strvec_release(&env);
-		return -1;
-	}
 	rc = console_submit(c, &sub, &status, cause);
 	strvec_release(&env);
 	if (rc != 0)
@@ -417,12 +417,12 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct json j;
 	int *order, *pos, n, k, vc = -1;
 
+	if (live_console(ctx, &c, cause) != 0)
+		return -1;
 	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
 		*cause = xasprintf("unknown vc '%s'", vcname);
 		return -1;
 	}
-	if (live_console(ctx, &c, cause) != 0)
-		return -1;
 	/* a tick first: hooks that finished are counted, a pass has run */
 	if (console_tick(c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_STORE);

@@ -540,15 +540,20 @@ forward_line(const struct session *s, const struct cmd_entry *e,
 		strbuf_addf(line, " -o %s", out_format_name(s->out.format));
 	if (!s->out.header)
 		strbuf_adds(line, " --no-header");
+	/* the first positional first, as typed (a job's name): the log reads
+	   'submit NAME --vc VC -- COMMAND', not 'submit ... -- NAME COMMAND' */
+	k = 0;
+	if (args_count(a) > 0 && args_value(a, 0)[0] != '-')
+		quote_value(line, e->arg_kind, args_value(a, k++));
 	for (i = 0; i < args_nopts(a); i++) {
 		strbuf_adds(line, " --");
 		strbuf_adds(line, args_opt_name(a, i));
 		if ((v = args_opt_value(a, i)) != NULL)
 			quote_value(line, opt_kind(tables, args_opt_name(a, i)), v);
 	}
-	if (args_count(a) > 0)
+	if (k < args_count(a))
 		strbuf_adds(line, " --");
-	for (k = 0; k < args_count(a); k++)
+	for (; k < args_count(a); k++)
 		quote_value(line, e->arg_kind, args_value(a, k));
 }
 

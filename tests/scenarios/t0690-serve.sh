@@ -41,6 +41,9 @@ check_rc no-server-rc 5
 check_err_has no-server-msg "no cellar server is running for '$TMP/none.db': start one with 'cellar serve'"
 run "$CELLAR" --spec "$TMP/two.yaml" queue
 check_rc no-server-queue-rc 5
+# the local (default) spec knows nothing of the cluster's VCs: still 5
+run "$CELLAR" submit x --vc a -- true
+check_rc no-server-before-vc-rc 5
 run "$CELLAR" help exit-status
 check_out_has no-server-exit-doc "no cellar server"
 
@@ -66,7 +69,7 @@ check_out unattended-queue-empty ""
 grep -q '^cellar serve: start w5 vc=a ' "$SERVE_LOG" && ok log-decision ||
     not_ok log-decision "$(cat "$SERVE_LOG")"
 me=$(id -un)
-grep -q "^cellar serve: request $me: submit .* w1 " "$SERVE_LOG" && ok log-request ||
+grep -q "^cellar serve: request $me: submit w1 --vc a --gpus 4 -- " "$SERVE_LOG" && ok log-request ||
     not_ok log-request "$(cat "$SERVE_LOG")"
 
 # 3. files: the socket 0600 beside the store, the lock holding our pid
@@ -200,7 +203,7 @@ printf '%s\n' "$OUT" | awk -F, '$3 == "submit" { print $4 }' >"$TMP/stored"
 [ "$(sort "$TMP/stored" | uniq -d | wc -l)" = 0 ] &&
     [ "$(wc -l <"$TMP/stored")" = 2000 ] && ok clients-stored-once ||
     not_ok clients-stored-once "$(wc -l <"$TMP/stored") submits, $(sort "$TMP/stored" | uniq -d | head -3)"
-sed -n "s/^cellar serve: request [^:]*: submit .* -- \(c[0-9]*-[0-9]*\) true (exit 0)$/\1/p" \
+sed -n "s/^cellar serve: request [^:]*: submit \(c[0-9]*-[0-9]*\) --vc a .* (exit 0)$/\1/p" \
     "$SERVE_LOG" >"$TMP/accepted"
 cmp -s "$TMP/accepted" "$TMP/stored" && ok clients-order ||
     not_ok clients-order "server order differs from the store's: $(diff "$TMP/accepted" "$TMP/stored" | head -4)"
@@ -281,11 +284,11 @@ check_out_has access-read-ok "roots,root,"
 run "$CELLAR" -o csv --no-header queue
 check_out_lacks access-refused-changed-nothing "theirs"
 run "$CELLAR" export -
-printf '%s\n' "$OUT" | grep -q "\"$u\",[0-9]*,\"submit --vc a --gpus 1 -- mine true\"" &&
+printf '%s\n' "$OUT" | grep -q "\"$u\",[0-9]*,\"submit mine --vc a --gpus 1 -- true\"" &&
     ok access-audit-user || not_ok access-audit-user "no audit row by $u: $(printf '%s' "$OUT" | grep -o '"audit".\{0,300\}')"
 run "$CELLAR" cancel roots
 check_rc access-admin-cancel 0
-grep -q "^cellar serve: refused $u: submit .*theirs" "$SERVE_LOG" && ok access-refusal-logged ||
+grep -q "^cellar serve: refused $u: submit theirs --vc b " "$SERVE_LOG" && ok access-refusal-logged ||
     not_ok access-refusal-logged "$(grep refused "$SERVE_LOG")"
 
 done_testing
