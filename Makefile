@@ -8,7 +8,7 @@
 #   make run        build and start the console on the embedded default
 #   make check-man  the man pages against the command table, and their examples
 #   make fuzz       libFuzzer on the command grammar (clang), FUZZ_TIME seconds
-#   make install    the binary and both man pages under DESTDIR/PREFIX
+#   make install    the binary, both man pages and the systemd unit under DESTDIR/PREFIX
 #
 # Missing Debian -dev packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -99,6 +99,7 @@ FUZZ_FLAGS ?=
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 INSTALL ?= install
 INSTALL_BIN ?= build/rel/cellar
@@ -157,10 +158,13 @@ install: all
 
 # What install copies; INSTALL_BIN names the binary (tests install theirs).
 install-files:
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(UNITDIR)
 	$(INSTALL) -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/cellar
 	$(INSTALL) -m 644 man/cellar.1 $(DESTDIR)$(MANDIR)/man1/cellar.1
 	$(INSTALL) -m 644 man/cellar-spec.5 $(DESTDIR)$(MANDIR)/man5/cellar-spec.5
+	sed 's|@BINDIR@|$(BINDIR)|' specs/systemd/cellar.service >$(DESTDIR)$(UNITDIR)/cellar.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/cellar.service
 
 variant-all: $(B)/cellar
 variant-tests: $(B)/cellar $(TEST_BIN) $(FUZZ_DRIVER) $(HELPER_BIN)

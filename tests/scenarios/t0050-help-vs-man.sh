@@ -220,18 +220,27 @@ while [ "$i" -lt "$n" ]; do
 	i=$((i + 1))
 done
 [ -s "$TMP/script-live" ] || not_ok live-examples "no examples of live commands"
-# A watch without --count runs until interrupted: not in a script.
+# A watch without --count runs until interrupted, a serve until a signal:
+# not in a script (t0130 and t0690 run them).
 awk '!/^watch / || /--count/' "$TMP/script" >"$TMP/script-all"
 mv "$TMP/script-all" "$TMP/script"
+grep -v '^serve' "$TMP/script-live" >"$TMP/script-all"
+mv "$TMP/script-all" "$TMP/script-live"
+# the live examples are clients of a server on specs/local.yaml, whose
+# process hooks keep their state under its $HOME/.cellar/run
+. tests/scenarios/lib-live.sh
+SERVE_ENV="HOME=$TMP"
 sed -n '/^\.Ss JSON output/,/^\.S[hs] /p' "$man" |
     sed -n 's/^\.It Li //p' | tr -d ',' | tr ' ' '\n' >"$TMP/man-kinds"
 grep -v -- ' -o ' "$TMP/script" >"$TMP/script-json"
 grep -v -- ' -o ' "$TMP/script-live" >"$TMP/script-live-json"
 run "$CELLAR" -o json -f "$TMP/script-json"
 default_out=$OUT
-# the process hooks keep their state under $HOME/.cellar/run
-run env HOME="$TMP" "$CELLAR" --spec specs/local.yaml -o json -f "$TMP/script-live-json"
+serve_start specs/local.yaml
+run "$CELLAR" -o json -f "$TMP/script-live-json"
 [ "$RC" -eq 0 ] || not_ok live-examples-json "exit $RC: $ERR"
+serve_stop
+CELLAR_DB=:memory:
 OUT="$default_out
 $OUT"
 bad=
@@ -251,8 +260,8 @@ if [ "$RC" -eq 0 ]; then ok examples-run
 else not_ok examples-run "exit $RC: $ERR"; fi
 # (a store of their own: the default one now holds the run above, on a
 # spec with other VCs, which --spec would have to reconfigure)
-run env HOME="$TMP" CELLAR_DB="$TMP/live.db" "$CELLAR" --spec specs/local.yaml -q \
-    -f "$TMP/script-live"
+serve_start specs/local.yaml
+run "$CELLAR" -q -f "$TMP/script-live"
 if [ "$RC" -eq 0 ]; then ok live-examples-run
 else not_ok live-examples-run "exit $RC: $ERR"; fi
 

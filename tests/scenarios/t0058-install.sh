@@ -27,6 +27,17 @@ if command -v mandoc >/dev/null 2>&1; then
 	run mandoc -Tascii "$root/opt/cellar/share/man/man5/cellar-spec.5"
 	check_out_has man5-renders "CELLAR-SPEC(5)"
 fi
+# The systemd unit, its binary's path filled in, restarted on failure
+unit=$root/opt/cellar/lib/systemd/system/cellar.service
+grep -qx 'ExecStart=/opt/cellar/bin/cellar serve --spec /etc/cellar/cluster.yaml --db /var/lib/cellar/cellar.db' \
+    "$unit" 2>/dev/null && ok unit-execstart || not_ok unit-execstart "$(grep ExecStart "$unit" 2>&1)"
+grep -qx 'Restart=on-failure' "$unit" && ok unit-restart || not_ok unit-restart "no Restart=on-failure"
+[ "$(mode "$unit")" = "-rw-r--r--" ] && ok unit-mode || not_ok unit-mode "$(mode "$unit")"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	run systemd-analyze verify --man=no "$unit"
+	printf '%s\n' "$ERR" | grep -v 'cellar: No such file\|not executable\|is not executable' |
+	    grep -q . && not_ok unit-verify "$ERR" || ok unit-verify
+fi
 # Nothing lands outside DESTDIR: only opt/ was created.
 [ "$(ls "$root")" = opt ] && ok only-destdir || not_ok only-destdir "$(ls "$root")"
 
