@@ -14,17 +14,24 @@
  *     read-only unless admin mode is on (the view asks for confirmation
  *     first; view.h invariant 2).
  *  3. Commands on the ':' line read the cluster on screen (the source's
- *     spec and engine lent to the session for the command), not the
- *     session's own engine.
+ *     spec and engine lent to the session for the command, unless it
+ *     changes state), not the session's own engine; a command the server
+ *     runs (CMD_SERVER) reads the server's.
  *  4. A command that changes state runs only on a source that is a live
- *     session (dash_data.writable); on the emulator or a followed store it
- *     is refused with a message, after the confirmation.
+ *     cluster whose server answers (dash_data.writable): cmd_dispatch sends
+ *     it to the server (CMD_SERVER). On the emulator, a followed store or a
+ *     live spec without a server it is refused with a message, after the
+ *     confirmation.
  *  5. --once output is ASCII unless --unicode; the terminal draws UTF-8 when
  *     the face says the terminal can, unless --ascii.
- *  6. On a spec with a backend (local, ssh) the dashboard shows the
- *     session's live jobs (dash/source-live.c: the console's snapshot, the
- *     session's engine and store), and ':' commands act on that session;
- *     --policy, --trace, --load and --at's play are the emulator's.
+ *  6. On a spec with a backend (local, ssh) the dashboard is a client of
+ *     the store's server (dash/source-live.c: the store it writes, read
+ *     only, and its word on phases and pending reasons), and ':' commands
+ *     go to that server; this process runs no hook, so closing the
+ *     dashboard touches no job. Without a server it shows what the store
+ *     holds (or the spec, empty) and its status line says "no cellar
+ *     server is running for STORE" (console_get is never called). --policy,
+ *     --trace, --load and --at's play are the emulator's.
  *  7. --follow shows the newest run of the --db store another process
  *     writes (dash/source-store.c), read-only: ':' commands that change
  *     state are refused (rule 4). No --db, or a store without a run, is an
@@ -32,7 +39,7 @@
  *     stops), with --once it is an error. The emulator's options are
  *     refused with it.
  *  8. The detail view shows a job's history from the store when the source
- *     has one (a followed store, a live session).
+ *     has one (a followed store, a live cluster).
  */
 #include <math.h>
 #include <stdio.h>
@@ -138,13 +145,22 @@ dash_run_line(void *arg, const char *line, bool admin, struct strbuf *out)
 	size_t i;
 	int status = 0;
 
-	/* rule 4: a source that is not a live session cannot be changed */
+	/* rule 4: only a live cluster's server changes it */
+	if (mut && !env->m->d.writable && env->m->d.server != NULL) {
+		strbuf_adds(out, "error: no cellar server runs for this store (start "
+		    "one with 'cellar serve'): only it changes the cluster\n");
+		return CMD_EXIT_NOSERVER;
+	}
 	if (mut && !env->m->d.writable) {
 		strbuf_addf(out, "error: the cluster on screen is the %s's: it changes "
 		    "only by its workload (commands that change state act on a live "
-		    "session)\n", env->m->d.backend);
+		    "cluster, through its server)\n", env->m->d.backend);
 		return CMD_EXIT_FAIL;
 	}
+	/* a live view: a server that started since the session last looked
+	   is looked for again (session_remote remembers "none") */
+	if (env->m->d.server != NULL && s->remote_state < 0)
+		s->remote_state = 0;
 	cmdline_init(&cl);
 	if (cmdline_parse(line, &cl, NULL, &cause) != 0) {
 		strbuf_addf(out, "error: %s\n", cause);
@@ -154,11 +170,12 @@ dash_run_line(void *arg, const char *line, bool admin, struct strbuf *out)
 	s->read_only = !admin;
 	s->out.color = false;	/* the pane shows text, not escape sequences */
 	/*
-	 * Rule 3: commands read the cluster on screen. Only read-only commands
-	 * get here with a source that is not writable, so the borrowed engine
-	 * is only read (place plans without binding).
+	 * Rule 3: commands read the cluster on screen. The borrowed engine is
+	 * only read (place plans without binding): only commands that change
+	 * nothing get it, and on a live view those that change state go to
+	 * the server with the session's own.
 	 */
-	if (!env->m->d.writable && env->m->d.engine != NULL) {
+	if ((!env->m->d.writable || !mut) && env->m->d.engine != NULL) {
 		s->spec = (struct spec *)env->m->d.spec;
 		s->engine = (struct engine *)env->m->d.engine;
 		s->read_only = true;
@@ -226,7 +243,7 @@ dash_complete(void *arg, char *line, size_t len, struct strbuf *choices)
 	size_t n = strlen(line), i;
 
 	/* names (jobs, nodes, VCs) of the cluster on screen (rule 3) */
-	if (!de->m->d.writable && de->m->d.engine != NULL) {
+	if (de->m->d.engine != NULL) {
 		view.spec = (struct spec *)de->m->d.spec;
 		view.engine = (struct engine *)de->m->d.engine;
 	}
@@ -278,6 +295,8 @@ frame_json(struct cmd_ctx *ctx, const struct dash_model *m, const struct dash_sc
 	json_kv_string(&j, "policy", m->d.policy);
 	if (m->d.follow != NULL)
 		json_kv_string(&j, "follow", m->d.follow);
+	if (m->d.server != NULL)
+		json_kv_string(&j, "server", m->d.server);
 	json_kv_double(&j, "util", m->util);
 	json_kv_double(&j, "frag", m->frag);
 	json_kv_int(&j, "running", m->running);
@@ -417,7 +436,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		at = 0;
 		rc = -1;
 	} else {
-		/* rule 6: a spec with a backend shows its live session */
+		/* rule 6: a spec with a backend shows its server's cluster */
 		live = sess->spec->backend.type != SPEC_BACKEND_EMULATOR;
 		if ((live ? dash_source_live(&src, sess, cause) :
 		    dash_source_emu(&src, &cfg, cause)) != 0) {
@@ -426,7 +445,8 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		}
 	}
 	dash_model_init(&m, &src);
-	/* a live source reads its events and ticks once before the first frame */
+	/* a live source reads its events and asks its server once before the
+	   first frame */
 	if ((at > 0 || live) && dash_model_advance(&m, at, cause) != 0)
 		goto out;
 	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0)
@@ -473,9 +493,14 @@ const struct cmd_entry cmd_dash_entry = {
 	    "[--unicode | --ascii] [--no-mouse] [--no-color]",
 	.summary = "the dashboard: cells, VC usage, queues, events",
 	.help =
-	    "Open the dashboard. On a spec with a backend (local, ssh) it shows "
-	    "the session's real jobs, refreshed from its console, and ':' "
-	    "commands (submit, cancel...) act on that session in admin mode. "
+	    "Open the dashboard. On a spec with a backend (local, ssh) it is a "
+	    "client of the store's server (cellar serve): it shows the real "
+	    "jobs the server runs, read from the store it writes at each "
+	    "refresh, with their live phases and pending reasons from the "
+	    "server, and ':' commands (submit, cancel...) go to the server in "
+	    "admin mode; it runs no hook itself, so closing it stops no job. "
+	    "With no server it shows what the store holds, read-only, and the "
+	    "status line says 'no cellar server is running for STORE'. "
 	    "Otherwise it shows the emulated cluster of the session's spec, "
 	    "playing a workload: by default the demo (a sample of the public "
 	    "Philly trace, its four busiest VCs mapped to the default spec's "
@@ -514,7 +539,7 @@ const struct cmd_entry cmd_dash_entry = {
 	    "(the last view stays; it tries again). On a terminal a store not "
 	    "there yet is waited for; --once prints one frame of the store's "
 	    "state. Enter on a job shows its history from the store (also on a "
-	    "live session).",
+	    "live cluster).",
 	.examples = (const char *const []){
 		"dash --once --size 100x30",
 		"dash --once --at 6h --panel queues",

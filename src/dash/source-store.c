@@ -31,6 +31,13 @@
  * (the writer crashed mid-way, the file went away) leaves the last view on
  * screen with the problem in the status text, and the next poll tries
  * again, reopening the file.
+ *
+ * A live view (source-live.c) follows its server's store through this
+ * source and lays over it what the server alone knows (dash_store_live):
+ * the live phases, kept beside the jobs by id, and queued jobs' pending
+ * reasons, written into the jobs read (a later read of the job replaces
+ * it with the stored one until the server speaks again; when it stops
+ * speaking, the next poll rereads everything).
  */
 #include <math.h>
 #include <stdio.h>
@@ -85,6 +92,13 @@ struct store_src {
 	uint64_t		 gen;
 	char			*status;	/* "following PATH: run N ..." */
 	char			*problem;	/* the last read failure, or NULL */
+
+	/* a live server's word (dash_store_live): each job's phase, by id
+	   (borrowed), or NULL until it spoke */
+	const char		**phase;
+	int			 nphase;
+	size_t			 phase_cap;
+	bool			 live;		/* the last call named jobs */
 
 	/* a read in progress: every job by id (a full read), or the jobs
 	   changed since chg in id order (a delta: nj[i] is job nj_id[i]) */
@@ -659,6 +673,8 @@ store_src_data(void *self, struct dash_data *d)
 	d->nvc_map = x->nvc_map;
 	d->cell_map = x->cell_map;
 	d->ncell_map = x->ncell_map;
+	/* jobs read since the server last spoke have no phase yet */
+	d->phases = x->phase != NULL && x->nphase >= x->njobs ? x->phase : NULL;
 }
 
 static void
@@ -739,6 +755,7 @@ store_src_free(void *self)
 	free(x->nr);
 	free(x->vc_map);
 	free(x->cell_map);
+	free(x->phase);
 	strbuf_release(&x->health);
 	strbuf_release(&x->nhealth);
 	free(x);
@@ -801,6 +818,62 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 fail:
 	store_src_free(x);
 	return rc > 0 ? rc : -1;
+}
+
+const char *
+dash_store_problem(const struct dash_source *src)
+{
+	if (src->ops != &store_src_ops)
+		return NULL;
+	return ((const struct store_src *)src->self)->problem;
+}
+
+static int
+live_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dash_live_job *)a)->name,
+	    ((const struct dash_live_job *)b)->name);
+}
+
+void
+dash_store_live(struct dash_source *src, struct dash_live_job *lj, int n)
+{
+	struct store_src *x = src->self;
+	struct dash_live_job key, *hit;
+	struct job *j;
+	int i;
+
+	if (src->ops != &store_src_ops)
+		return;
+	if (lj == NULL) {
+		if (x->live)
+			x->force = true;	/* the store's reasons again */
+		x->live = false;
+		free(x->phase);
+		x->phase = NULL;
+		x->nphase = 0;
+		x->phase_cap = 0;
+		return;
+	}
+	qsort(lj, (size_t)n, sizeof *lj, live_cmp);
+	XGROW(x->phase, x->phase_cap, (size_t)x->njobs + 1);
+	x->nphase = x->njobs;
+	for (i = 0; i < x->njobs; i++) {
+		j = &x->jobs[i];
+		x->phase[i] = NULL;
+		if (job_is_final(j) && j->state != JOB_FAILED)
+			continue;	/* done: not in a server's queue */
+		key.name = j->name;
+		if ((hit = bsearch(&key, lj, (size_t)n, sizeof *lj, live_cmp)) == NULL)
+			continue;
+		x->phase[i] = hit->phase;
+		if (hit->queued && j->state == JOB_PENDING && j->reason != hit->reason) {
+			j->reason = hit->reason;
+			mark_changed(x, i);
+		}
+	}
+	x->live = true;
+	x->gen++;
 }
 
 struct ev_arg {

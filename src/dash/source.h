@@ -2,8 +2,9 @@
  * source.h — where the dashboard's data comes from, behind one small ops
  * table: the emulator in this process (source-emu.c), a store that
  * another cellar process writes (source-store.c, dash --follow) and a live
- * session (source-live.c). Panels and the model only ever see struct dash_data and the
- * records a source hands out, so they never care which source it is.
+ * cluster as a client of its server sees it (source-live.c). Panels and
+ * the model only ever see struct dash_data and the records a source hands
+ * out, so they never care which source it is.
  *
  * Ownership: a struct dash_source owns its state (self); dash_source_free
  * releases it. Everything struct dash_data points to belongs to the source
@@ -47,6 +48,10 @@ struct dash_data {
 	/* a followed store: "following PATH: run N (kind, state)" and any
 	   problem reading it, for the status line; else NULL */
 	const char		*follow;
+	/* a live spec: its store's server, "cellar server pid N", or "no
+	   cellar server is running for STORE" (and any problem reading the
+	   store), for the status line; else NULL */
+	const char		*server;
 	const char		*spec_name;	/* as the session names it */
 	const char		*policy;	/* policy name, or "-" */
 	const struct spec	*spec;
@@ -60,7 +65,8 @@ struct dash_data {
 	double			 epoch;		/* status line's clock shows now - epoch */
 	bool			 can_play;	/* advance(dt) moves virtual time */
 	bool			 done;		/* nothing more will happen */
-	/* ':' commands that change state may act on it (a live session) */
+	/* ':' commands that change state may act on it: a live spec whose
+	   server runs (cmd_dispatch sends them there) */
 	bool			 writable;
 	uint64_t		 gen;		/* invariant 1 */
 	uint64_t		 spec_gen;	/* invariant 5 */
@@ -136,14 +142,17 @@ void	dash_emu_cfg_init(struct dash_emu_cfg *c);
 int	dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c,
 	    char **cause);
 
-/* ---- a live session (source-live.c) ---- */
+/* ---- a live cluster, as a client of its server (source-live.c) ---- */
 
 struct session;
 /*
- * The session's live console (console.h: real jobs on its spec's backend):
- * jobs from its read-only snapshot, cells from the session's engine, events
- * from the session's store. advance ticks the console (hooks, scheduling)
- * and reads what it wrote; writable: ':' commands act on the session. The
+ * The live cluster of the session's store, which its server (cellar
+ * serve) runs: the store followed read-only as dash_source_store does,
+ * the server asked at each advance for what only it knows (each live
+ * job's phase, a queued job's pending reason), never a hook run here.
+ * Without a server (or before the store has a run: the session's spec,
+ * empty) it shows what the store holds, and dash_data.server says so;
+ * writable while a server answers. Never fails on what it reads. The
  * session must outlive the source.
  */
 int	dash_source_live(struct dash_source *src, struct session *s, char **cause);
@@ -159,6 +168,30 @@ int	dash_source_live(struct dash_source *src, struct session *s, char **cause);
  * next advance tries again.
  */
 int	dash_source_store(struct dash_source *src, const char *path, char **cause);
+
+/* A live job as its server tells it (source-live.c). */
+struct dash_live_job {
+	const char	*name;
+	const char	*phase;		/* "running", "suspended" ..., or NULL */
+	bool		 queued;	/* waiting: reason says why */
+	enum job_reason	 reason;
+};
+
+/*
+ * What a followed session's server says of its live jobs that the store
+ * does not hold: each one's phase in the live loop (dash_data.phases)
+ * and a queued job's pending reason (the scheduler sets it at each pass;
+ * the store has it only as of the job's last decision). lj (n of them,
+ * sorted here by name; the strings borrowed until the next call or
+ * advance) stands until the next call: a job it names shows that phase
+ * and, while the store has it pending, that reason; the others show what
+ * the store holds. lj NULL: no server speaks; the next advance reads the
+ * store's reasons again. Changed jobs are reported (invariant 4). Only
+ * for a store source; call it after each advance.
+ */
+void	dash_store_live(struct dash_source *src, struct dash_live_job *lj, int n);
+/* The store source's last read problem, or NULL. */
+const char *dash_store_problem(const struct dash_source *src);
 
 /* The events of run after *seq, oldest first, each passed to fn (may be
    NULL); *seq follows them. limit > 0 keeps only the newest limit. With

@@ -940,7 +940,7 @@ dash_keys_help(struct strbuf *out)
  * never cut mid-word. The program name and the clock stay.
  */
 enum { SF_NAME, SF_SPEC, SF_MODE, SF_POLICY, SF_BACKEND, SF_TIME, SF_PLAY,
-	SF_UTIL, SF_FRAG, SF_JOBS, SF_FOLLOW, SF_N };
+	SF_UTIL, SF_FRAG, SF_JOBS, SF_FOLLOW, SF_SERVER, SF_N };
 
 static const struct {
 	const char	*sep;	/* before the field */
@@ -958,7 +958,11 @@ static const struct {
 	[SF_JOBS] = { "  ", 6 },
 	/* what a follower follows goes last, after utilization */
 	[SF_FOLLOW] = { "  ", 1 },
+	/* a live view's server: first to go while it answers (nothing to
+	   act on), the last when none runs (commands cannot change state) */
+	[SF_SERVER] = { "  ", 1 },
 };
+#define SF_SERVER_UP_DROP	10
 
 /* Columns a string takes (UTF-8 continuation bytes take none). */
 static int
@@ -988,7 +992,7 @@ draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_s
 	char t[32], f[SF_N][256];
 	const char *base;
 	bool on[SF_N];
-	int i, x = 0, worst;
+	int i, x = 0, worst, drop[SF_N];
 
 	dash_format_dur(m->d.now - m->d.epoch, t, sizeof t);
 	snprintf(f[SF_NAME], sizeof f[0], "cellar");
@@ -1010,15 +1014,21 @@ draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_s
 		snprintf(f[SF_FOLLOW], sizeof f[0], "%s", m->d.follow);
 		f[SF_BACKEND][0] = '\0';	/* "store" says less than that */
 	}
-	for (i = 0; i < SF_N; i++)
+	f[SF_SERVER][0] = '\0';
+	if (m->d.server != NULL)
+		snprintf(f[SF_SERVER], sizeof f[0], "%s", m->d.server);
+	for (i = 0; i < SF_N; i++) {
 		on[i] = true;
+		drop[i] = status_fields[i].drop;
+	}
+	if (m->d.writable)
+		drop[SF_SERVER] = SF_SERVER_UP_DROP;
 	if (status_width(f, on) > s->w && (base = strrchr(m->d.spec_name, '/')) != NULL &&
 	    base[1] != '\0')
 		snprintf(f[SF_SPEC], sizeof f[0], "%s", base + 1);
 	while (status_width(f, on) > s->w) {
 		for (i = 0, worst = -1; i < SF_N; i++)
-			if (on[i] && status_fields[i].drop > 0 &&
-			    (worst < 0 || status_fields[i].drop > status_fields[worst].drop))
+			if (on[i] && drop[i] > 0 && (worst < 0 || drop[i] > drop[worst]))
 				worst = i;
 		if (worst < 0)
 			break;	/* what stays is cut by the screen's edge */

@@ -891,8 +891,62 @@ test_status_line(void)
 	spec_free(spec);
 }
 
+/*
+ * A live view's server field (dash_data.server): while the server answers
+ * (writable) it is the first field to go; "no cellar server is running"
+ * is the last, kept whole where the backend, figures and policy are not.
+ */
+static void
+test_status_server(void)
+{
+	static const char *const none =
+	    "no cellar server is running for /var/lib/cellar/cellar.db";
+	struct dash_emu_cfg c;
+	struct dash_source src;
+	struct dash_model m;
+	struct spec *spec = default_spec();
+	char *cause = NULL, line[512], full[512];
+	static const int widths[] = { 400, 120, 100, 80 };
+	size_t i;
+
+	dash_emu_cfg_init(&c);
+	c.spec = spec;
+	c.spec_name = "live.yaml";
+	CHECK(dash_source_emu(&src, &c, &cause) == 0);
+	dash_model_init(&m, &src);
+	CHECK(dash_model_advance(&m, 3600, &cause) == 0);
+	/* the view draws m.d as the model last read it */
+	m.d.server = "cellar server pid 4242";
+	m.d.writable = true;
+	status_at(&m, 400, line, sizeof line);
+	CHECKF(strstr(line, "  cellar server pid 4242") != NULL &&
+	    strstr(line, "emulator") != NULL, "wide, served: '%.200s'", line);
+	/* as wide as the line without it: it goes, nothing else does */
+	m.d.server = NULL;
+	status_at(&m, 400, full, sizeof full);
+	m.d.server = "cellar server pid 4242";
+	status_at(&m, (int)strlen(full), line, sizeof line);
+	CHECKF(strcmp(line, full) == 0, "served at %zu: '%.200s', not '%.200s'",
+	    strlen(full), line, full);
+	m.d.server = none;
+	m.d.writable = false;
+	for (i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		status_at(&m, widths[i], line, sizeof line);
+		CHECKF((int)strlen(line) <= widths[i] && strstr(line, none) != NULL &&
+		    strncmp(line, "cellar  ", 8) == 0 && strstr(line, "t=1h") != NULL,
+		    "%d, no server: '%.200s'", widths[i], line);
+	}
+	status_at(&m, 100, line, sizeof line);
+	CHECKF(strstr(line, "emulator") == NULL && strstr(line, "policy") == NULL,
+	    "100, no server: the rest went first: '%.200s'", line);
+	dash_model_release(&m);
+	dash_source_free(&src);
+	spec_free(spec);
+}
+
 static const struct test tests[] = {
 	{ "status-line", test_status_line },
+	{ "status-server", test_status_server },
 	{ "delta-emu", test_delta_emu },
 	{ "delta-hand", test_delta_hand },
 	{ "mouse", test_mouse },
