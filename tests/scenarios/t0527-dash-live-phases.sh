@@ -1,18 +1,23 @@
 #!/bin/sh
-# t0527-dash-live-phases.sh — the dashboard's queues on a live session, on
+# t0527-dash-live-phases.sh — the dashboard's queues on a live cluster, on
 # a terminal (tmux), show a job's live phase beside its state: a job
 # suspended by a higher priority one reads S and "suspended", a job whose
 # pod is being migrated (a slow migrate hook) R and "migrating", and both
-# go back to plain rows (resumed, migrated) by the refreshes alone.
+# go back to plain rows (resumed, migrated) by the refreshes alone. A
+# cellar server runs the cluster; the dashboard is its client (the phases
+# are the server's word, asked at each refresh; the ':' commands go to it).
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 . tests/scenarios/lib-tmux.sh
+# both libraries set an EXIT trap: stop the server and tmux's
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; live_cleanup' EXIT
 cat >"$TMP/slowmig.sh" <<EOF2
 sleep 4
 exec $(pwd)/specs/hooks/process/migrate
 EOF2
 live_spec "$TMP/two.yaml" 0.2 "migrate: sh $TMP/slowmig.sh"
-db=$TMP/live.db
+serve_start "$TMP/two.yaml"
+db=$CELLAR_DB
 
 # poll (a cap on looks) for a screen line matching an ERE
 expect_re() {
@@ -56,6 +61,11 @@ expect_re low-resumed d ' low  *R  *4 prio 1 .* [0-9]s *$'
 type_keys d q
 wait_exit d
 [ "$RC" = 0 ] && ok quit-status || not_ok quit-status "exit $RC: $(screen d)"
+# quitting stopped neither: the server still runs both
+run "$CELLAR" queue -o csv --no-header
+printf '%s\n' "$OUT" | grep -q '^a,-,low,[^,]*,R,running,' &&
+    printf '%s\n' "$OUT" | grep -q '^a,-,m,[^,]*,R,running,' && ok quit-kept ||
+    not_ok quit-kept "$OUT"
 run "$CELLAR" --db "$db" --spec "$TMP/two.yaml" -c "events --run last -o csv --no-header; cancel low; cancel m; wait --timeout 60s"
 check_out_has store-suspend "suspend,low"
 check_out_has store-migrate "migrate,m,a,-,pod 0: n2:[0-1] -> n2:[2-3]"
