@@ -1221,11 +1221,19 @@ store_rollback(struct store *st)
 {
 	sqlite3_stmt *s;
 	char *cause = NULL;
+	int i;
 
 	if (!st->txn)
 		return;
 	st->txn = false;
-	store_heads_reset(st);
+	/* only heads this transaction wrote are wrong now: an empty one (a
+	   scheduler pass that decided nothing) must not cost a reload of
+	   the run's event tail at the next event */
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		if (st->heads[i].dirty) {
+			store_heads_reset(st);
+			break;
+		}
 	store_events_reset(st);
 	store_chg_reset(st);
 	/* SQLite may have rolled back already (disk full, I/O error). */

@@ -28,12 +28,13 @@
  * the hook's process group reads it and kills the group at end-of-file,
  * which comes only when cellar dies first. A hook that ends by itself
  * stops the watchdog; what it started in a session of its own (the
- * process set's job) lives on.
+ * process set's job) lives on. The watchdog reads with the shell's own
+ * read, so stopping it leaves no orphan behind.
  */
 static const char local_watch[] =
     "exec 3<&0; /bin/sh -c \"$1\" </dev/null 3<&- & p=$!; "
-    "{ cat <&3 >/dev/null 2>&1; kill -KILL 0; } >/dev/null 2>&1 & w=$!; "
-    "exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s";
+    "{ while read -r _ <&3; do :; done; kill -KILL 0; } >/dev/null 2>&1 & "
+    "w=$!; exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; wait $w; exit $s";
 
 static void
 local_command(const struct backend *b, int node, const char *cmd,

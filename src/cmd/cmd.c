@@ -683,6 +683,12 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	if (cmd_output_opts(&ctx, a, &cause) != 0 || cmd_check_format(&ctx, e, &cause) != 0 ||
 	    cmd_list_opts_parse(&ctx, e, a, &cause) != 0)
 		goto usage;
+	if ((e->flags & CMD_MUTATES) && s->read_only) {
+		res->status = CMD_EXIT_FAIL;
+		res->cause = xasprintf("command '%s' changes the cluster; "
+		    "the session is read-only", e->name);
+		goto out;
+	}
 	/* a client: the store's server runs it, if one runs */
 	if ((e->flags & CMD_SERVER) && !s->serving) {
 		if ((rc = session_remote(s, &cause)) < 0) {
@@ -698,12 +704,6 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	if (s->authorize != NULL && s->authorize(s, e, a, &cause) != 0) {
 		res->status = CMD_EXIT_DENIED;
 		res->cause = cause;
-		goto out;
-	}
-	if ((e->flags & CMD_MUTATES) && s->read_only) {
-		res->status = CMD_EXIT_FAIL;
-		res->cause = xasprintf("command '%s' changes the cluster; "
-		    "the session is read-only", e->name);
 		goto out;
 	}
 	if ((e->flags & CMD_FRONTEND) && s->fe == NULL) {
