@@ -1,6 +1,7 @@
 /*
  * hookq.c — the hook runner (see backend.h): children started with
- * fork/execvp in their own process group, their merged stdout/stderr read
+ * posix_spawnp in their own process group (no fork: a server's page
+ * tables are not copied for each hook, nor its heap faulted in again), their merged stdout/stderr read
  * through a non-blocking pipe, reaped with waitpid(WNOHANG), killed at the
  * timeout, retried after a doubling backoff. Nothing here blocks except
  * hookq_wait, which polls for at most the time it is given.
@@ -11,12 +12,14 @@
  *      ^                  |  \--(exit != 0, timeout; tries left)--> WAITING
  *      |                  \----(exit != 0, timeout; last try)----> done
  */
+#define _GNU_SOURCE	/* posix_spawn_file_actions_addclosefrom_np */
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,6 +110,67 @@ hookq_pending(const struct hookq *q)
 	return q->n;
 }
 
+extern char **environ;
+
+/*
+ * Start argv in a process group of its own, stdin from in (-1:
+ * /dev/null), stdout and stderr to out, no other descriptor, signals at
+ * their defaults, this environment with envp's entries over it. 0 with
+ * *pid, or -1 with errno.
+ */
+static int
+spawn(const struct strvec *argv, const struct strvec *envp, int in, int out,
+    pid_t *pid)
+{
+	static const int deflt[] = { SIGINT, SIGPIPE, SIGTERM, SIGHUP, SIGQUIT };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	struct strvec env = STRVEC_INIT;
+	sigset_t set;
+	size_t i, k, len;
+	int rc;
+
+	/* the environment: ours, then the hook's entries replacing ours */
+	for (i = 0; environ[i] != NULL; i++) {
+		for (k = 0; k < envp->n; k++) {
+			len = strcspn(envp->v[k], "=");
+			if (strncmp(environ[i], envp->v[k], len) == 0 &&
+			    environ[i][len] == '=')
+				break;
+		}
+		if (k == envp->n)
+			strvec_push(&env, environ[i]);
+	}
+	for (k = 0; k < envp->n; k++)
+		strvec_push(&env, envp->v[k]);
+	posix_spawn_file_actions_init(&fa);
+	if (in >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in, 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	posix_spawn_file_actions_adddup2(&fa, out, 2);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	posix_spawnattr_init(&at);
+	sigemptyset(&set);
+	posix_spawnattr_setsigmask(&at, &set);
+	for (i = 0; i < sizeof deflt / sizeof deflt[0]; i++)
+		sigaddset(&set, deflt[i]);
+	posix_spawnattr_setsigdefault(&at, &set);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+	    POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	rc = posix_spawnp(pid, argv->v[0], &fa, &at, argv->v, env.v);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	strvec_release(&env);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
 /* Start r's child; on failure it counts as an attempt that exited 127. */
 static void
 start(struct hookq *q, struct run *r, double now)
@@ -114,7 +178,7 @@ start(struct hookq *q, struct run *r, double now)
 	const struct spec_backend *sb = &q->b->spec->backend;
 	struct strvec argv = STRVEC_INIT, envp = STRVEC_INIT;
 	const char *cmd = sb->hooks[r->req.hook];
-	int p[2], in[2] = { -1, -1 }, i, fd;
+	int p[2], in[2] = { -1, -1 };
 	pid_t pid;
 
 	r->attempts++;
@@ -146,9 +210,9 @@ start(struct hookq *q, struct run *r, double now)
 		r->status = 127;
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		strbuf_addf(&r->out, "cannot fork: %s\n", strerror(errno));
+	if (spawn(&argv, &envp, in[0], p[1], &pid) != 0) {
+		strbuf_addf(&r->out, "cannot start '%s': %s\n", argv.v[0],
+		    strerror(errno));
 		close(p[0]);
 		close(p[1]);
 		if (in[0] >= 0) {
@@ -159,28 +223,6 @@ start(struct hookq *q, struct run *r, double now)
 		r->status = 127;
 		goto out;
 	}
-	if (pid == 0) {
-		/* the child: own process group (killed as one), output to the
-		   pipe, nothing else inherited */
-		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		if (in[0] >= 0)
-			dup2(in[0], 0);
-		else if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
-			dup2(fd, 0);
-			close(fd);
-		}
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		for (fd = 3; fd < 1024; fd++)
-			close(fd);
-		for (i = 0; (size_t)i < envp.n; i++)
-			putenv(envp.v[i]);
-		execvp(argv.v[0], argv.v);
-		_exit(127);
-	}
-	setpgid(pid, pid);	/* also here: no race with an early kill */
 	close(p[1]);
 	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
