@@ -569,7 +569,7 @@ cmd_forward(struct session *s, const struct cmd_entry *e,
 
 	forward_line(s, e, tables, a, &line);
 	res->reported = true;	/* the server wrote its own message */
-	if (ipc_request(s->remote_fd, line.buf, out, err, &status, s->stop,
+	if (ipc_request(s->remote_fd, line.buf, out, err, &status, s->stop, 0,
 	    &cause) == 0)
 		res->status = status;
 	else if (cause == NULL)

@@ -264,7 +264,7 @@ ask_server(struct live_src *x)
 
 	if (x->fd < 0)
 		return false;
-	if (ipc_request(x->fd, "queue -o json", &out, &err, &status, NULL,
+	if (ipc_request(x->fd, "queue -o json", &out, &err, &status, NULL, 2000,
 	    &cause) != 0) {
 		/* gone (or it answered something else): looked for again */
 		free(cause);

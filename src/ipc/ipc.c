@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/xmalloc.h"
@@ -315,8 +316,9 @@ reply_line(const char *l, size_t len, struct strbuf *out, struct strbuf *err,
 
 int
 ipc_request(int fd, const char *line, struct strbuf *out, struct strbuf *err,
-    int *status, volatile const int *stop, char **cause)
+    int *status, volatile const int *stop, int timeout_ms, char **cause)
 {
+	struct timespec t0, t;
 	struct strbuf in = STRBUF_INIT, req = STRBUF_INIT;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	size_t start = 0, i;
@@ -325,6 +327,7 @@ ipc_request(int fd, const char *line, struct strbuf *out, struct strbuf *err,
 	int rc = -1, r;
 
 	*cause = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	strbuf_adds(&req, line);
 	strbuf_addc(&req, '\n');
 	if (write_all(fd, req.buf, req.len) != 0) {
@@ -334,6 +337,13 @@ ipc_request(int fd, const char *line, struct strbuf *out, struct strbuf *err,
 	for (;;) {
 		if (stop != NULL && *stop)
 			goto out;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (timeout_ms > 0 && (t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= timeout_ms) {
+			*cause = xasprintf("the cellar server did not answer within "
+			    "%d ms", timeout_ms);
+			goto out;
+		}
 		if (poll(&p, 1, 200) < 0 && errno != EINTR) {
 			*cause = xasprintf("poll: %s", strerror(errno));
 			goto out;

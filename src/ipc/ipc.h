@@ -102,10 +102,12 @@ void	 ipc_reply_end(struct strbuf *sb, int status);
  * reply, its output to out and err. 0 with *status; -1 with *cause when
  * the server went away or answered something else. *stop (may be NULL)
  * is polled: when it turns true the request is abandoned (-1, *cause
- * NULL).
+ * NULL). timeout_ms > 0: give up (-1, *cause says so) when no reply has
+ * come by then (a dashboard's refresh); 0: wait as long as it takes (a
+ * wait is answered when its jobs get there).
  */
 int	 ipc_request(int fd, const char *line, struct strbuf *out,
 	    struct strbuf *err, int *status, volatile const int *stop,
-	    char **cause);
+	    int timeout_ms, char **cause);
 
 #endif
