@@ -225,7 +225,9 @@ ipc_connect(const char *path, const char *lock, int *fd, char **cause)
 		int e = errno;
 
 		close(s);
-		if (e == ENOENT || e == ECONNREFUSED)
+		/* nothing there (ENOTDIR: not even its directory): the
+		   command goes on here and finds out what is wrong itself */
+		if (e == ENOENT || e == ECONNREFUSED || e == ENOTDIR)
 			return 1;
 		*cause = xasprintf("cannot connect to '%s': %s", path, strerror(e));
 		return -1;
