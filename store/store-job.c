@@ -618,7 +618,11 @@ store_job_find(struct store *st, int64_t run, const char *name,
 	sqlite3_stmt *q;
 	int rc, i;
 
-	/* A session's job by the name index, else a replay's (invariant 8). */
+	/*
+	 * A session's job by the name index, else a replay's (invariant 8):
+	 * the second statement reads the run's rows only in a replay's run,
+	 * so a name a session's run lacks costs two probes, not a scan.
+	 */
 	for (i = 0; i < 2; i++) {
 		store_job_init(out);
 		if ((q = store_stmt(st, i == 0 ? SQ_JOB_FIND : SQ_JOB_FIND_TRACED,

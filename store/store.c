@@ -171,11 +171,20 @@ static const char *const store_sql[SQ_COUNT] = {
 	    "?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, "
 	    "?63, ?64, ?65"
 	    ") ORDER BY j.id",
-	/* a session's by jobs_name; then a replay's, reading the run */
+	/*
+	 * A session's by jobs_name; then a replay's, reading the run's rows,
+	 * but only in a run of kind replay (store.h invariant 8): runs is
+	 * the outer loop (CROSS JOIN keeps it there), so for a session's run
+	 * the kind test ends the statement after one rowid probe. Without it
+	 * every name new to a session's run (each alloc's) read all of the
+	 * run's rows.
+	 */
 	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM
 	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0",
-	[SQ_JOB_FIND_TRACED] = "SELECT " JOB_COLS JOB_FROM
-	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 1",
+	[SQ_JOB_FIND_TRACED] = "SELECT " JOB_COLS " FROM runs r CROSS JOIN jobs j"
+	    " LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
+	    " WHERE r.id = ?1 AND r.kind = 'replay' AND j.run = ?1"
+	    " AND j.name = ?2 AND j.traced = 1",
 	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
 	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",
 	[SQ_JOB_LOAD] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id",

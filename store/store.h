@@ -319,7 +319,11 @@ int		 store_placement_put(struct store *st, int64_t run, int job,
 int		 store_placement_delete(struct store *st, int64_t run, int job,
 		    char **cause);
 
-/* One job by id or by name. */
+/*
+ * One job by id or by name. By name in a session's run: index probes,
+ * however many jobs it holds, also for a name it lacks; in a replay's run
+ * its rows are read (their names are not in jobs_name: invariant 8).
+ */
 int		 store_job_get(struct store *st, int64_t run, int id,
 		    struct store_job *out, char **cause);
 int		 store_job_find(struct store *st, int64_t run, const char *name,

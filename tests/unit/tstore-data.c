@@ -1007,9 +1007,75 @@ test_job_many(void)
 	store_close(st);
 }
 
+/*
+ * A lookup by name costs a few index probes in a session's run however
+ * many jobs it holds, also for a name it does not hold (what every alloc
+ * asks): the second statement, for a replay's names, reads a run's rows
+ * only when the run is a replay. Counted in SQLite's VM steps, which
+ * grew with the run's rows before (5 per row: 10,012 here).
+ */
+static void
+test_job_find_cost(void)
+{
+	struct store *st = mem_store();
+	struct store_jobrow rows[64];
+	struct store_job sj;
+	struct job j[64];
+	sqlite3_stmt *q[2];
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION), replay;
+	int i, k, n = 0, steps[2];
+
+	CHECK(store_begin(st, &cause) == 0);
+	for (i = 0; i < 2000; i++) {
+		odd_job(&j[0], i);
+		n += store_job_put(st, run, &j[0], &cause) == 0;
+	}
+	CHECK_INTEQ(n, 2000);
+	CHECK(store_commit(st, &cause) == 0);
+	q[0] = store_stmt(st, SQ_JOB_FIND, &cause);
+	q[1] = store_stmt(st, SQ_JOB_FIND_TRACED, &cause);
+	CHECK(q[0] != NULL && q[1] != NULL);
+	for (k = 0; k < 2; k++) {
+		const char *name = k == 0 ? "job-1234" : "job-2000";
+
+		for (i = 0; i < 2; i++)
+			sqlite3_stmt_status(q[i], SQLITE_STMTSTATUS_VM_STEP, 1);
+		if (k == 0) {
+			CHECK(store_job_find(st, run, name, &sj, &cause) == 0);
+			CHECK_INTEQ(sj.job.id, 1234);
+			store_job_release(&sj);
+		} else {
+			CHECK(store_job_find(st, run, name, &sj, &cause) == STORE_NOTFOUND);
+			free(cause);
+			cause = NULL;
+		}
+		for (i = 0; i < 2; i++)
+			steps[i] = sqlite3_stmt_status(q[i], SQLITE_STMTSTATUS_VM_STEP, 0);
+		CHECKF(steps[0] < 200 && steps[1] < 50, "'%s': %d and %d VM steps",
+		    name, steps[0], steps[1]);
+	}
+	/* a replay's run: its names are found by reading its rows */
+	replay = new_run(st, STORE_RUN_REPLAY);
+	for (i = 0; i < 64; i++) {
+		odd_job(&j[i], i);
+		rows[i].job = &j[i];
+		rows[i].blob = NULL;
+		rows[i].len = 0;
+	}
+	CHECK(store_job_put_many(st, replay, rows, 64, &cause) == 0);
+	CHECK(store_job_find(st, replay, "job-63", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.id, 63);
+	store_job_release(&sj);
+	CHECK(store_job_find(st, replay, "job-64", &sj, &cause) == STORE_NOTFOUND);
+	free(cause);
+	store_close(st);
+}
+
 static const struct test tests[] = {
 	{ "job-roundtrip", test_job_roundtrip },
 	{ "job-many", test_job_many },
+	{ "job-find-cost", test_job_find_cost },
 	{ "placement-blob", test_placement_blob },
 	{ "specs-runs", test_specs_runs },
 	{ "events", test_events },
