@@ -117,29 +117,40 @@ session_leaf_gpus(const struct spec *s, const int *leaves, int n)
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * Job `job` runs where engine job engine_id does. The "NODE:ADDRS ..."
+ * text goes to *gpus when gpus is not NULL (the caller frees it; NULL if
+ * the engine job holds nothing or the write failed), for a start event to
+ * say where without working it out again.
+ */
 static int
-put_placement(struct session *s, int job, int engine_id, int pin, char **cause)
+put_placement(struct session *s, int job, int engine_id, char **gpus,
+    char **cause)
 {
 	struct engine_placement pl;
-	char *nodes, *gpus;
+	char *nodes, *g;
 	int rc;
 
+	if (gpus != NULL)
+		*gpus = NULL;
 	/* everything engine_restore_job needs to re-create it after a crash */
 	if (!engine_job_placement(s->engine, engine_id, &pl))
 		return 0;
-	(void)pin;
 	nodes = session_leaf_nodes(s->spec, pl.leaves, pl.nleaves);
-	gpus = session_leaf_gpus(s->spec, pl.leaves, pl.nleaves);
-	rc = store_placement_put(s->store, s->run, job, &pl, nodes, gpus, cause);
+	g = session_leaf_gpus(s->spec, pl.leaves, pl.nleaves);
+	rc = store_placement_put(s->store, s->run, job, &pl, nodes, g, cause);
 	free(nodes);
-	free(gpus);
+	if (gpus != NULL && rc == 0)
+		*gpus = g;
+	else
+		free(g);
 	return rc == 0 ? 0 : -1;
 }
 
 int
 session_log_placement(struct session *s, int job, int engine_id, char **cause)
 {
-	return put_placement(s, job, engine_id, -1, cause);
+	return put_placement(s, job, engine_id, NULL, cause);
 }
 
 static int
@@ -325,7 +336,7 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 	struct job j;
 	struct rec rec;
 	double now = session_now();
-	char why[128], *nodes;
+	char why[128], *gpus;
 	int id, i, rc;
 
 	if (store_job_next_id(s->store, s->run, &id, cause) != 0)
@@ -346,17 +357,18 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 	j.opportunistic = p->opportunistic;
 	j.engine_id = p->job;
 	if (store_job_put(s->store, s->run, &j, cause) != 0 ||
-	    put_placement(s, id, p->job, r->pin, cause) != 0)
+	    put_placement(s, id, p->job, &gpus, cause) != 0)
 		return -1;
 	rec_init(&rec, now, REC_SUBMIT, id, r->vc);
-	if (append(s, &rec, cause) != 0)
+	if (append(s, &rec, cause) != 0) {
+		free(gpus);
 		return -1;
-	rec_init(&rec, now, REC_START, id, r->vc);
-	if (engine_job(s->engine, p->job, &info)) {
-		nodes = session_leaf_gpus(s->spec, info.leaves, info.nleaves);
-		rec_detail(&rec, nodes);
-		free(nodes);
 	}
+	/* The start says where, as the placement's row does. */
+	rec_init(&rec, now, REC_START, id, r->vc);
+	if (gpus != NULL)
+		rec_detail(&rec, gpus);
+	free(gpus);
 	if (append(s, &rec, cause) != 0)
 		return -1;
 	for (i = 0; i < p->nvictims; i++) {
@@ -368,8 +380,8 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 		    engine_job(s->engine, p->victims[i].job, &info)) {
 			victim.job.opportunistic = true;
 			rc = store_job_put(s->store, s->run, &victim.job, cause) != 0 ||
-			    put_placement(s, victim.job.id, p->victims[i].job,
-			    victim.placed ? victim.pl.pl.pin : -1, cause) != 0;
+			    put_placement(s, victim.job.id, p->victims[i].job, NULL,
+			    cause) != 0;
 			rec_init(&rec, now, REC_DOWNGRADE, victim.job.id, victim.job.vc);
 			rec_detail(&rec, "runs on as opportunistic (lazy preemption)");
 		} else {
