@@ -458,26 +458,20 @@ cmd_check_format(const struct cmd_ctx *ctx, const struct cmd_entry *e, char **ca
  * a command that had succeeded (status 4).
  */
 static void
-cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res,
+cmd_audit(struct session *s, const char *line, struct cmd_result *res,
     struct strbuf *err)
 {
-	struct strbuf line = STRBUF_INIT;
 	struct store *st;
 	char *cause = NULL;
-	int i;
 
-	/* A store that just failed would fail again: the error says enough. */
-	if (s->store == NULL || res->status == CMD_EXIT_STORE)
+	/* its first commit carried it (session_log_commit), or a store that
+	   just failed would fail again: the error says enough */
+	if (s->audited || s->store == NULL || res->status == CMD_EXIT_STORE)
 		return;
 	if (store_in_txn(s->store))
-		fatal("command '%s' left a store transaction open", argv[0]);
-	for (i = 0; i < argc; i++) {
-		if (i > 0)
-			strbuf_addc(&line, ' ');
-		cmdline_quote(&line, argv[i]);
-	}
+		fatal("command '%s' left a store transaction open", line);
 	if (session_store(s, true, &st, &cause) != 0 ||
-	    store_audit_append_as(st, s->run, s->caller, line.buf, res->status,
+	    store_audit_append_as(st, s->run, s->caller, line, res->status,
 	    &cause) != 0) {
 		if (res->status == CMD_EXIT_OK) {
 			res->status = CMD_EXIT_STORE;
@@ -488,7 +482,6 @@ cmd_audit(struct session *s, int argc, char *const *argv, struct cmd_result *res
 			    cause);
 	}
 	free(cause);
-	strbuf_release(&line);
 }
 
 /* ---- forwarding to the store's server (ipc.h) ---- */
@@ -614,10 +607,11 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 {
 	const struct cmd_opt *tables[4];
 	const struct cmd_entry *e;
+	struct strbuf line = STRBUF_INIT;
 	struct cmd_ctx ctx;
 	struct args *a = NULL;
 	char *cause = NULL;
-	int nwords = 0, rc;
+	int nwords = 0, rc, i;
 
 	memset(res, 0, sizeof *res);
 	if (argc == 0)
@@ -718,6 +712,15 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		goto out;
 	}
 	ctx.status = CMD_EXIT_FAIL;
+	if (e->flags & CMD_MUTATES) {
+		for (i = 0; i < argc; i++) {
+			if (i > 0)
+				strbuf_addc(&line, ' ');
+			cmdline_quote(&line, argv[i]);
+		}
+		s->audit_line = line.buf;
+		s->audited = false;
+	}
 	if (e->exec(&ctx, a, &cause) != 0) {
 		if (ctx.again) {
 			/* not done yet: the server runs it again later */
@@ -731,7 +734,11 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	} else
 		free(cause);
 	if ((e->flags & CMD_MUTATES) && !ctx.unaudited)
-		cmd_audit(s, argc, argv, res, err);
+		cmd_audit(s, line.buf, res, err);
+	if (e->flags & CMD_MUTATES) {
+		s->audit_line = NULL;
+		s->audited = false;
+	}
 	goto out;
 
 usage:
@@ -741,5 +748,6 @@ out:
 	res->format = ctx.out.format;
 	table_query_free(ctx.query);
 	args_free(a);
+	strbuf_release(&line);
 	return res->status;
 }

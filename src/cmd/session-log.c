@@ -256,12 +256,21 @@ session_log_engine(struct session *s, const struct engine *e, char **cause)
 int
 session_log_commit(struct session *s, bool run_created, char **cause)
 {
+	/* the command's audit row commits with its first change, or
+	   neither does: a change is never left without its row, nor a
+	   committed change reported as a failure of the audit */
+	bool audit = s->audit_line != NULL && !s->audited;
+
 	if (session_log_engine(s, s->engine, cause) != 0 ||
 	    store_run_touch(s->store, s->run, session_now(), cause) != 0 ||
+	    (audit && store_audit_append_as(s->store, s->run, s->caller,
+	    s->audit_line, 0, cause) != 0) ||
 	    store_commit(s->store, cause) != 0) {
 		session_log_rollback(s, run_created);
 		return -1;
 	}
+	if (audit)
+		s->audited = true;
 	return 0;
 }
 

@@ -44,6 +44,8 @@ session_init(struct session *s)
 	s->caller = NULL;
 	s->caller_uid = 0;
 	s->request_at = 0;
+	s->audit_line = NULL;
+	s->audited = false;
 	s->authorize = NULL;
 	s->authorize_arg = NULL;
 }

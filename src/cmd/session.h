@@ -88,6 +88,9 @@ struct session {
 	const char		*caller;	/* serving: the request's user, or
 						   NULL (this process's user) */
 	unsigned		 caller_uid;
+	const char		*audit_line;	/* the running command's audit line
+						   (CMD_MUTATES), or NULL */
+	bool			 audited;	/* its row went into a commit */
 	double			 request_at;	/* serving: when the request came
 						   (wait's clock), or 0: now */
 	/* serving: refuse a parsed command (0, or -1 with *cause) */

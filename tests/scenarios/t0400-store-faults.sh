@@ -179,6 +179,32 @@ else
 	ok full-new-nothing
 fi
 
+# A command's audit row commits with its change, or neither does: every
+# write step of an alloc fails in turn, and an exit 4 leaves no job and no
+# row (the row once came in a second transaction: a failure there turned
+# a committed, running alloc into exit 4, and a retry made a second job).
+"$CELLAR" --db "$TMP/au.db" alloc seed --vc dev --gpus 1 >/dev/null 2>&1
+n=1 bad= hits=0
+while [ "$n" -le 30 ]; do
+	rm -f "$TMP"/au2.db*
+	cp "$TMP/au.db" "$TMP/au2.db"
+	CELLAR_STORE_FAIL=$n "$CELLAR" --db "$TMP/au2.db" alloc j1 --vc prod --gpus 1 \
+	    >/dev/null 2>&1
+	rc=$?
+	jobs=$("$CELLAR" --db "$TMP/au2.db" -o csv --no-header jobs 2>&1 | grep -c '^j1,')
+	rows=$("$CELLAR" --db "$TMP/au2.db" export - 2>/dev/null |
+	    grep -c '"alloc j1 --vc prod --gpus 1",0')
+	case $rc in
+	0) [ "$jobs" = 1 ] && [ "$rows" = 1 ] || bad="$bad [$n: exit 0, $jobs jobs, $rows rows]" ;;
+	4) hits=$((hits + 1))
+	   [ "$jobs" = 0 ] && [ "$rows" = 0 ] || bad="$bad [$n: exit 4, $jobs jobs, $rows rows]" ;;
+	*) bad="$bad [$n: exit $rc]" ;;
+	esac
+	n=$((n + 1))
+done
+[ -z "$bad" ] && [ "$hits" -gt 0 ] && ok audit-with-change ||
+    not_ok audit-with-change "$hits failures injected;$bad"
+
 # The base store was never touched by any of this, and is sound.
 run "$CELLAR" --db "$base" db check
 check_rc base-check 0
