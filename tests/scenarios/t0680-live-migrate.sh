@@ -8,12 +8,12 @@
 # the old node waits for that stop. Default target, the pod's own node,
 # the refusals. Every failure leaves the job in exactly one place and
 # runs nothing twice: a failing checkpoint (the source stop), a failing
-# migrate hook, the new node turning bad mid-migration, cellar SIGKILLed
-# during either step. One pod of a gang moves (after a restart); a
-# cancel mid-migration stops the pod at its source.
+# migrate hook, the new node turning bad mid-migration, the cellar server
+# SIGKILLed during either step. One pod of a gang moves (after a
+# restart); a cancel mid-migration stops the pod at its source. A cellar
+# server (cellar serve, lib-live.sh) runs each case's cluster on a store
+# of its own; the commands are its clients.
 . tests/scenarios/lib.sh
-CELLAR_DB=$TMP/s.db
-export CELLAR_DB
 . tests/scenarios/lib-live.sh
 hooks=$(pwd)/specs/hooks/process
 live_spec "$TMP/mig.yaml" 0.1
@@ -59,11 +59,12 @@ rerun() {
 
 # 1. j (4 GPUs, on n1: the first fit) moved to n2: checkpoint, stop,
 # migrate; it goes on there and completes, every step once
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit j --vc a --gpus 4 $ck -- $trainer 40 0.05; wait j --state running --timeout 30s; job migrate j --node n2; queue -o csv --no-header; wait j --timeout 60s; events -o csv --no-header; job log j; db check"
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit j --vc a --gpus 4 $ck -- $trainer 40 0.05; wait j --state running --timeout 30s; job migrate j --node n2; queue -o csv --no-header; wait j --timeout 60s; events -o csv --no-header; job log j; db check"
 check_rc migrate-rc 0
 check_out_has migrate-cmd "migrating j"
 check_out_has migrate-event ",migrate,j,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
-check_out_has migrate-queue "a,-,j,R,migrating,0,4,1,n2,-"
+check_out_has migrate-queue "a,-,j,$(id -un),R,migrating,0,4,1,n2,-"
 check_out_has migrate-completed "j completed"
 check_out_has migrate-log-checkpoint "checkpoint at step"
 check_out_has migrate-log-stopped "cellar: pod 0 stopped on 'n1'"
@@ -83,8 +84,8 @@ ls "$TMP/run/n1/j.0/pid" >/dev/null 2>&1 && not_ok migrate-source-clean "n1 stil
 
 # 1b. a start on the node a pod migrates away from waits for its stop
 # there (a slow checkpoint): q's command sees the checkpoint done
-rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit s --vc a --gpus 4 $ck --env CKPT_SLEEP=1 -- $trainer 60 0.05; wait s --state running --timeout 30s; job migrate s --node n2; submit q --vc a --gpus 4 -- sh -c 'test -s $TRAINER_DIR/s.0.ckpt && echo after >$TMP/qorder || echo before >$TMP/qorder'; wait --timeout 60s; events -o csv --no-header"
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit s --vc a --gpus 4 $ck --env CKPT_SLEEP=1 -- $trainer 60 0.05; wait s --state running --timeout 30s; job migrate s --node n2; submit q --vc a --gpus 4 -- sh -c 'test -s $TRAINER_DIR/s.0.ckpt && echo after >$TMP/qorder || echo before >$TMP/qorder'; wait --timeout 60s; events -o csv --no-header"
 check_rc blocked-rc 0
 check_out_has blocked-q-on-n1 ",start,q,a,-,n1:[0-3],"
 [ "$(cat "$TMP/qorder" 2>/dev/null)" = after ] && ok blocked-start-waited ||
@@ -92,9 +93,9 @@ check_out_has blocked-q-on-n1 ",start,q,a,-,n1:[0-3],"
 
 # 2. no --node: the first other node with room; then the pod's own node
 # (other GPUs there)
-rm -f "$CELLAR_DB"
 # (k runs until cancelled: n2 must stay full for h's second move)
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit k --vc a --gpus 4 -- $trainer 2000 0.05; wait k --state running --timeout 30s; job migrate k; wait k --state running --timeout 30s; submit h --vc a --gpus 2 -- $trainer 40 0.05; wait h --state running --timeout 30s; job migrate h --node n1; wait h --state running --timeout 30s; job migrate h; wait h --timeout 60s; cancel k; wait --timeout 60s; events -o csv --no-header"
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit k --vc a --gpus 4 -- $trainer 2000 0.05; wait k --state running --timeout 30s; job migrate k; wait k --state running --timeout 30s; submit h --vc a --gpus 2 -- $trainer 40 0.05; wait h --state running --timeout 30s; job migrate h --node n1; wait h --state running --timeout 30s; job migrate h; wait h --timeout 60s; cancel k; wait --timeout 60s; events -o csv --no-header"
 check_rc default-rc 0
 check_out_has default-event ",migrate,k,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 check_out_has default-cancelled "k cancelled"
@@ -104,8 +105,8 @@ check_out_has own-node-default-event ",migrate,h,a,-,pod 0: n1:[2-3] -> n1:[0-1]
 check_out_has own-node-completed "h completed"
 
 # 3. refusals: nothing changes
-rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit f1 --vc a --gpus 4 -- $trainer 200 0.05; submit f2 --vc a --gpus 4 -- $trainer 200 0.05; wait f1 f2 --state running --timeout 30s; job migrate f1 --node n2"
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit f1 --vc a --gpus 4 -- $trainer 200 0.05; submit f2 --vc a --gpus 4 -- $trainer 200 0.05; wait f1 f2 --state running --timeout 30s; job migrate f1 --node n2"
 check_rc full-rc 1
 check_err_has full-msg "node 'n2' has no 4 free healthy GPUs for pod 0 of job 'f1'"
 run "$CELLAR" -c "job migrate f1"
@@ -124,17 +125,17 @@ check_rc refusals-cleanup-rc 0
 [ "$(count ',migrate,')" = 0 ] && ok refusals-no-event || not_ok refusals-no-event "$(count ',migrate,') migrate events"
 check_out_has refusals-db-check "no problems"
 # an opportunistic job holds no cells of its VC to move: refused
-rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit op --vc a --gpus 2 --priority -1 -- $trainer 200 0.05; wait op --state running --timeout 30s; job migrate op --node n2"
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit op --vc a --gpus 2 --priority -1 -- $trainer 200 0.05; wait op --state running --timeout 30s; job migrate op --node n2"
 check_rc opp-rc 1
 check_err_has opp-msg "job 'op' is opportunistic: only guaranteed jobs migrate"
 run "$CELLAR" -c "queue -o csv --no-header; cancel op; wait --timeout 30s; events -o csv --no-header"
-check_out_has opp-unmoved "a,-,op,R,running,-1,2,1,n1,-"
+check_out_has opp-unmoved "a,-,op,$(id -un),R,running,-1,2,1,n1,-"
 [ "$(count ',migrate,')" = 0 ] && ok opp-no-event || not_ok opp-no-event "$(count ',migrate,') migrate events"
 # migrate turned off in the spec: refused with a clear error
 live_spec "$TMP/nomig.yaml" 0.1 "migrate: ~"
-rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/nomig.yaml" -c "submit m --vc a --gpus 4 -- $trainer 20 0.05; wait m --state running --timeout 30s; job migrate m --node n2"
+serve_start "$TMP/nomig.yaml"
+run "$CELLAR" -c "submit m --vc a --gpus 4 -- $trainer 20 0.05; wait m --state running --timeout 30s; job migrate m --node n2"
 check_rc no-hook-rc 1
 check_err_has no-hook-msg "the backend has no 'migrate' hook: job 'm' cannot be migrated"
 run "$CELLAR" -c "wait --timeout 30s"
@@ -142,9 +143,9 @@ check_rc no-hook-cleanup-rc 0
 
 # 4. the checkpoint fails (the source's stop hook): the job is stopped
 # there plainly and requeued; it runs again from the start, once more
-rm -f "$CELLAR_DB"
 live_spec "$TMP/r0.yaml" 0.1 "retries: 0"
-run "$CELLAR" --spec "$TMP/r0.yaml" -c "submit c --vc a --gpus 4 --env CELLAR_CHECKPOINT=false -- $trainer 30 0.05; wait c --state running --timeout 30s; job migrate c --node n2; wait c --timeout 60s; events -o csv --no-header; job log c"
+serve_start "$TMP/r0.yaml"
+run "$CELLAR" -c "submit c --vc a --gpus 4 --env CELLAR_CHECKPOINT=false -- $trainer 30 0.05; wait c --state running --timeout 30s; job migrate c --node n2; wait c --timeout 60s; events -o csv --no-header; job log c"
 check_rc ckptfail-rc 0
 p0=$(head -n 1 "$TRAINER_DIR/c.0.pid" 2>/dev/null)
 check_out_has ckptfail-event ",preempt,c,a,-,\"stop hook on 'n1' failed with status 1 (1 tries); stopped, requeued\","
@@ -157,9 +158,9 @@ rerun c.0 30 && ok ckptfail-ran-again-once ||
 # 4b. the pod ends on its own while its stop is retried (a failing
 # checkpoint, a long backoff): the retry finds it ended ('completed'),
 # nothing is started on n2, the job completes, run once
-rm -f "$CELLAR_DB"
 live_spec "$TMP/r1.yaml" 0.1 "retries: 1" "backoff: 3"
-run "$CELLAR" --spec "$TMP/r1.yaml" -c "submit o --vc a --gpus 4 --env CELLAR_CHECKPOINT=false -- $trainer 10 0.05; wait o --state running --timeout 30s; job migrate o --node n2; wait o --timeout 60s; events -o csv --no-header; job log o; db check"
+serve_start "$TMP/r1.yaml"
+run "$CELLAR" -c "submit o --vc a --gpus 4 --env CELLAR_CHECKPOINT=false -- $trainer 10 0.05; wait o --state running --timeout 30s; job migrate o --node n2; wait o --timeout 60s; events -o csv --no-header; job log o; db check"
 check_rc ended-rc 0
 check_out_has ended-log "cellar: pod 0 ended on its own before it moved"
 check_out_has ended-completed "o completed"
@@ -171,9 +172,9 @@ once o.0 10 && ok ended-ran-once || not_ok ended-ran-once "$(cat "$TRAINER_DIR/o
 
 # 5. the migrate hook fails on the new node: stopped there (the source
 # is stopped already), requeued, run again once
-rm -f "$CELLAR_DB"
 live_spec "$TMP/badmig.yaml" 0.1 "migrate: exit 3" "retries: 0"
-run "$CELLAR" --spec "$TMP/badmig.yaml" -c "submit b --vc a --gpus 4 -- $trainer 30 0.05; wait b --state running --timeout 30s; job migrate b --node n2; wait b --timeout 60s; events -o csv --no-header"
+serve_start "$TMP/badmig.yaml"
+run "$CELLAR" -c "submit b --vc a --gpus 4 -- $trainer 30 0.05; wait b --state running --timeout 30s; job migrate b --node n2; wait b --timeout 60s; events -o csv --no-header"
 check_rc badmig-rc 0
 check_out_has badmig-event ",preempt,b,a,-,\"migrate hook on 'n2' failed with status 3 (1 tries); stopped, requeued\","
 check_out_has badmig-requeue ",requeue,b,"
@@ -186,10 +187,10 @@ rerun b.0 30 && ok badmig-ran-again-once ||
 # the old one (the checkpoint marks it, then takes 3 s): failed for the
 # node, stopped at the source, requeued, started afresh on n1 (n2 is
 # bad); it never ran on n2
-rm -f "$CELLAR_DB"
 mkdir -p "$TMP/run/n2"
 live_spec "$TMP/health.yaml" 0.1 "healthInterval: 0.2" "retries: 0"
-run "$CELLAR" --spec "$TMP/health.yaml" -c "submit d --vc a --gpus 4 $ck --env CKPT_SLEEP=3 --env CKPT_BAD=1 -- $trainer 40 0.05; wait d --state running --timeout 30s; job migrate d --node n2; wait d --timeout 60s; events -o csv --no-header; job log d; db check"
+serve_start "$TMP/health.yaml"
+run "$CELLAR" -c "submit d --vc a --gpus 4 $ck --env CKPT_SLEEP=3 --env CKPT_BAD=1 -- $trainer 40 0.05; wait d --state running --timeout 30s; job migrate d --node n2; wait d --timeout 60s; events -o csv --no-header; job log d; db check"
 rm -f "$TMP/run/n2/unhealthy"
 check_rc badnode-rc 0
 check_out_has badnode-fail ",fail,d,a,-,node 'n2': health hook failed: marked unhealthy"
@@ -205,15 +206,23 @@ printf '%s\n' "$OUT" | grep -E ',start,d,' | tail -n 1 | grep -q 'n1:\[0-3\]' &&
     not_ok badnode-restarted-on-n1 "$(printf '%s\n' "$OUT" | grep ',d,')"
 [ "$(grep -c "^step 40\$" "$TRAINER_DIR/d.0.progress")" = 1 ] && ok badnode-ends-once || not_ok badnode-ends-once
 
-# 7. cellar SIGKILLed during the source's stop (a slow checkpoint): the
-# next cellar stops it there again (idempotent), then migrates; every
-# step once, one start and one migrate event
-rm -f "$CELLAR_DB" "$TRAINER_DIR"/e.0.*
-"$CELLAR" --spec "$TMP/mig.yaml" -c "submit e --vc a --gpus 4 $ck --env CKPT_SLEEP=1 -- $trainer 60 0.05; wait e --state running --timeout 30s; job migrate e --node n2; wait e --timeout 60s" >"$TMP/out7" 2>&1 &
+# 7. the cellar server (the one process that runs hooks: what was "cellar
+# SIGKILLed" before the server) SIGKILLed during the source's stop (a
+# slow checkpoint): its client fails (exit 5: the server went away); the
+# next server on the same store (no --spec) stops it there again
+# (idempotent), then migrates; every step once, one start and one
+# migrate event
+rm -f "$TRAINER_DIR"/e.0.*
+serve_start "$TMP/mig.yaml"
+"$CELLAR" -c "submit e --vc a --gpus 4 $ck --env CKPT_SLEEP=1 -- $trainer 60 0.05; wait e --state running --timeout 30s; job migrate e --node n2; wait e --timeout 60s" >"$TMP/out7" 2>&1 &
 pid=$!
 wait_for '[ -s "$TRAINER_DIR/e.0.ckpts" ]'
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
+serve_kill
+wait "$pid"
+rc=$?
+[ $rc = 5 ] && ok kill-stop-client-server-gone ||
+    not_ok kill-stop-client-server-gone "the client's exit $rc, want 5: $(cat "$TMP/out7")"
+serve_again
 run "$CELLAR" -c "wait e --timeout 60s; events -o csv --no-header; job log e; db check"
 check_rc kill-stop-rc 0
 check_out_has kill-stop-taken-over "cellar: taken over after a restart (migrating)"
@@ -224,23 +233,33 @@ once e.0 60 && ok kill-stop-steps-once || not_ok kill-stop-steps-once "$(sort "$
     not_ok kill-stop-events-once "$(printf '%s\n' "$OUT" | grep ',e,')"
 grep -q "node=n2" "$TRAINER_DIR/e.0.env" && ok kill-stop-on-n2 || not_ok kill-stop-on-n2 "$(cat "$TRAINER_DIR/e.0.env")"
 
-# 8. cellar SIGKILLed during the migrate hook (a slow one, which goes on
-# and starts the pod): the next cellar runs it again, which finds the pod
-# running and leaves it alone
+# 8. the cellar server SIGKILLed during the migrate hook: its client
+# fails (exit 5); the next server on the same store runs the hook again,
+# which finds the pod running and leaves it alone. (A hook now dies with
+# the server that ran it, so the hook here is slow after its work, not
+# before it: it has started the pod on n2, which lives on in a session
+# of its own, and is still running when the server is killed; only its
+# first run waits.)
 cat >"$TMP/slowmig.sh" <<EOF
+$hooks/migrate || exit
+[ -e "$TMP/mig-started" ] && exit 0
 touch "$TMP/mig-started"
-sleep 1
-exec $hooks/migrate
+sleep 20
 EOF
 live_spec "$TMP/slow.yaml" 0.1 "migrate: sh $TMP/slowmig.sh"
-rm -f "$CELLAR_DB" "$TRAINER_DIR"/g.0.* "$TMP/mig-started"
-"$CELLAR" --spec "$TMP/slow.yaml" -c "submit g --vc a --gpus 4 $ck -- $trainer 60 0.05; wait g --state running --timeout 30s; job migrate g --node n2; wait g --timeout 60s" >"$TMP/out8" 2>&1 &
+rm -f "$TRAINER_DIR"/g.0.* "$TMP/mig-started"
+serve_start "$TMP/slow.yaml"
+"$CELLAR" -c "submit g --vc a --gpus 4 $ck -- $trainer 60 0.05; wait g --state running --timeout 30s; job migrate g --node n2; wait g --timeout 60s" >"$TMP/out8" 2>&1 &
 pid=$!
 wait_for '[ -e "$TMP/mig-started" ]'
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-# the orphaned hook goes on and starts the pod on n2
+serve_kill
+wait "$pid"
+rc=$?
+[ $rc = 5 ] && ok kill-mig-client-server-gone ||
+    not_ok kill-mig-client-server-gone "the client's exit $rc, want 5: $(cat "$TMP/out8")"
+# the pod the killed hook started goes on on n2
 wait_for 'grep -q node=n2 "$TRAINER_DIR/g.0.env" 2>/dev/null'
+serve_again
 run "$CELLAR" -c "wait g --timeout 60s; events -o csv --no-header; job log g; db check"
 check_rc kill-mig-rc 0
 check_out_has kill-mig-taken-over "cellar: taken over after a restart (migrating)"
@@ -251,13 +270,16 @@ once g.0 60 && ok kill-mig-steps-once || not_ok kill-mig-steps-once "$(sort "$TR
 [ "$(count ',start,g,')" = 1 ] && [ "$(count ',migrate,g,')" = 1 ] && ok kill-mig-events-once ||
     not_ok kill-mig-events-once "$(printf '%s\n' "$OUT" | grep ',g,')"
 
-# 9. one pod of a gang moves, in a cellar that took the job over after a
-# restart: pod 1 to n2, pod 0 runs on untouched (same process), every
-# step of both once, CELLAR_NODES names both nodes for the moved pod
-rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit gg --vc a --gpus 2 --pods 2 $ck -- $trainer 80 0.05; wait gg --state running --timeout 30s"
+# 9. one pod of a gang moves, in a cellar server that took the job over
+# after a restart (the first server stopped with SIGTERM, as the first
+# cellar used to exit; the next one on the same store, no --spec): pod 1
+# to n2, pod 0 runs on untouched (same process), every step of both
+# once, CELLAR_NODES names both nodes for the moved pod
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit gg --vc a --gpus 2 --pods 2 $ck -- $trainer 80 0.05; wait gg --state running --timeout 30s"
 check_rc gang-rc 0
 p0=$(cat "$TRAINER_DIR/gg.0.pid" 2>/dev/null)
+serve_again
 run "$CELLAR" -c "job migrate gg --pod 1 --node n2; wait gg --timeout 60s; events -o csv --no-header; job log gg; db check"
 check_rc gang-migrate-rc 0
 check_out_has gang-start ",start,gg,a,-,n1:[0-3],"
@@ -274,8 +296,8 @@ once gg.0 80 && once gg.1 80 && ok gang-steps-once ||
 
 # 10. a cancel while the source's stop runs (a slow checkpoint): the pod
 # is stopped there, nothing starts on n2, the job is cancelled
-rm -f "$CELLAR_DB"
-run "$CELLAR" --spec "$TMP/mig.yaml" -c "submit cx --vc a --gpus 4 $ck --env CKPT_SLEEP=2 -- $trainer 400 0.05; wait cx --state running --timeout 30s; job migrate cx --node n2; cancel cx; wait cx --timeout 60s; events -o csv --no-header; job log cx; db check"
+serve_start "$TMP/mig.yaml"
+run "$CELLAR" -c "submit cx --vc a --gpus 4 $ck --env CKPT_SLEEP=2 -- $trainer 400 0.05; wait cx --state running --timeout 30s; job migrate cx --node n2; cancel cx; wait cx --timeout 60s; events -o csv --no-header; job log cx; db check"
 check_rc cancel-rc 0
 check_out_has cancel-cancelled "cx cancelled"
 check_out_lacks cancel-not-migrated "cellar: migrated"
