@@ -8,23 +8,33 @@
 # its pid while the higher job runs; with one it is stopped, state T, and
 # resumed on the same GPUs); a node whose health hook fails turns bad and its job lands
 # on the other node; a hanging hook times out, is retried and fails the
-# job; SIGKILL mid-run and a restart reconcile (still running, started
-# and counted once); shell metacharacters in a name are refused; a pod
-# migrates from n1 to n2 (checkpoint, stop, migrate hook; a failing
-# checkpoint stops and requeues it); and
-# ControlMaster really multiplexes (sshd accepts far fewer connections
-# than hook runs). The dashboard shows the ssh session.
+# job; SIGKILL of the cellar server mid-run and a new server on the store
+# reconcile (still running, started and counted once); shell
+# metacharacters in a name are refused; a pod migrates from n1 to n2
+# (checkpoint, stop, migrate hook; a failing checkpoint stops and requeues
+# it); and ControlMaster really multiplexes (sshd accepts far fewer
+# connections than hook runs; a second server opens none). The dashboard
+# shows the ssh session. A cellar server (cellar serve, lib-live.sh) runs
+# the ssh hooks; every other cellar here is its client.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 . tests/scenarios/lib-sshd.sh
 sshd_start
 TD="--env TRAINER_DIR=$TRAINER_DIR"
+# wait_for COND...: up to 60 s (600 x 0.1 s) for a shell condition
+wait_for() {
+	i=0
+	while ! eval "$*" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	eval "$*"
+}
+steps() { grep -c '^step' "$TRAINER_DIR/$1.progress" 2>/dev/null || echo 0; }
 
 # 1. a gang of 2 pods x 4 GPUs across two of the eight nodes
 ssh_spec "$TMP/eight.yaml" 0.1 8
 c0=$(sshd_connections)
 s0=$(grep -c 'Starting session: command' "$SSHD_LOG")
-run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit g --vc a --gpus 4 --pods 2 $TD -- $trainer 100 0.05; wait g --timeout 120s; events --run last -o csv --no-header; job log g"
+serve_start "$TMP/eight.yaml"
+run "$CELLAR" -c "submit g --vc a --gpus 4 --pods 2 $TD -- $trainer 100 0.05; wait g --timeout 120s; events --run last -o csv --no-header; job log g"
 check_rc gang-rc 0
 check_out_has gang-completed "g completed"
 check_out_has gang-two-nodes "n1:[0-3] n2:[0-3]"
@@ -40,7 +50,9 @@ grep -q "Starting session: command for .* from 127.0.0.1 port [0-9]* id" "$SSHD_
 
 # the dashboard on the ssh session: the backend in the status line and
 # the JSON, the running job in the queues and on its node in the map
-run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit dj --vc a --gpus 4 $TD -- $trainer 400 0.05; wait dj --state running --timeout 60s; dash --once --size 120x20 --panel queues; dash --once --size 120x14 --map; dash --once -o json; cancel dj"
+# (the dashboard of a client: the server runs the session)
+serve_start "$TMP/eight.yaml"
+run "$CELLAR" -c "submit dj --vc a --gpus 4 $TD -- $trainer 400 0.05; wait dj --state running --timeout 60s; dash --once --size 120x20 --panel queues; dash --once --size 120x14 --map; dash --once -o json; cancel dj"
 check_rc dash-ssh-rc 0
 check_out_has dash-ssh-status "  ssh  t="
 check_out_has dash-ssh-json '"backend":"ssh"'
@@ -62,21 +74,25 @@ echo "# t0650: at most $most hook runs over one connection"
 [ "$conns" -ge 1 ] && [ "$conns" -le 16 ] && [ "$sess" -gt "$conns" ] &&
     [ "${most:-0}" -ge 3 ] && ok multiplexed ||
     not_ok multiplexed "$conns connections for $sess hook runs, at most $most on one"
-# the masters persist: a second cellar opens no connection at all
+# the masters persist: a second cellar server (a new process, a new
+# store) opens no connection at all
 c1=$(sshd_connections)
-run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit g2 --vc a --gpus 4 $TD -- $trainer 2 0.05; wait g2 --timeout 60s"
+serve_start "$TMP/eight.yaml"
+run "$CELLAR" -c "submit g2 --vc a --gpus 4 $TD -- $trainer 2 0.05; wait g2 --timeout 60s"
 check_rc reuse-rc 0
 [ "$(sshd_connections)" = "$c1" ] && ok masters-reused ||
     not_ok masters-reused "$(($(sshd_connections) - c1)) new connections"
 
 # 3. command words and environment cross the remote shell unexpanded
-run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit w --vc a --env 'MSG=it'\''s \$HOME' -- sh -c 'printf \"%s|%s\\n\" \"\$1\" \"\$MSG\" >$TMP/words' x 'a b;\$(id)'; wait w --timeout 60s"
+serve_start "$TMP/eight.yaml"
+run "$CELLAR" -c "submit w --vc a --env 'MSG=it'\''s \$HOME' -- sh -c 'printf \"%s|%s\\n\" \"\$1\" \"\$MSG\" >$TMP/words' x 'a b;\$(id)'; wait w --timeout 60s"
 check_rc words-rc 0
 [ "$(cat "$TMP/words" 2>/dev/null)" = "a b;\$(id)|it's \$HOME" ] && ok words-verbatim ||
     not_ok words-verbatim "got '$(cat "$TMP/words" 2>&1)'"
 
 # 4. a name with shell metacharacters is refused before anything runs
-run "$CELLAR" --spec "$TMP/eight.yaml" -c "submit 'x;touch $TMP/pwned' --vc a -- true"
+# (by the server of 3)
+run "$CELLAR" -c "submit 'x;touch $TMP/pwned' --vc a -- true"
 check_rc bad-name-rc 1
 check_err_has bad-name-msg "bad job name 'x;touch"
 [ ! -e "$TMP/pwned" ] && ok bad-name-nothing-ran || not_ok bad-name-nothing-ran "$TMP/pwned exists"
@@ -91,7 +107,8 @@ s=\$(ps -o stat= -p "\$p" 2>/dev/null)
 case \$s in ""|Z*) echo gone ;; *) echo "alive \$s" ;; esac >$TMP/lowpid
 exec $trainer 3 0.05
 EOF
-run "$CELLAR" --spec "$TMP/two.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 $TD -- $trainer 100 0.05; wait low --state running --timeout 60s; submit high --vc a --gpus 4 --priority 5 $TD -- sh $TMP/gone.sh; wait high --timeout 60s; wait low --timeout 120s; events --run last -o csv --no-header"
+serve_start "$TMP/two.yaml"
+run "$CELLAR" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 $TD -- $trainer 100 0.05; wait low --state running --timeout 60s; submit high --vc a --gpus 4 --priority 5 $TD -- sh $TMP/gone.sh; wait high --timeout 60s; wait low --timeout 120s; events --run last -o csv --no-header"
 check_rc preempt-rc 0
 check_out_has preempt-event "preempt,low,a,high"
 check_out_has preempt-requeue "requeue,low"
@@ -114,7 +131,8 @@ p=\$(cat $TRAINER_DIR/low.0.pid)
 echo "\$(ps -o stat= -p "\$p" 2>/dev/null | cut -c1) \$CELLAR_NODE:\$CUDA_VISIBLE_DEVICES" >$TMP/lowpid
 exec $trainer 3 0.05
 EOF
-run "$CELLAR" --spec "$TMP/susp.yaml" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 $TD -- $trainer 100 0.05; wait low --state running --timeout 60s; submit high --vc a --gpus 4 --priority 5 $TD -- sh $TMP/stopped.sh; wait high --timeout 60s; wait low --timeout 120s; events --run last -o csv --no-header"
+serve_start "$TMP/susp.yaml"
+run "$CELLAR" -c "submit low --vc a --gpus 4 --pods 2 --priority 1 $TD -- $trainer 100 0.05; wait low --state running --timeout 60s; submit high --vc a --gpus 4 --priority 5 $TD -- sh $TMP/stopped.sh; wait high --timeout 60s; wait low --timeout 120s; events --run last -o csv --no-header"
 check_rc suspend-rc 0
 check_out_has suspend-event ",suspend,low,a,high,n1:[0-3] n2:[0-3],"
 check_out_has suspend-resume-event ",resume,low,a,-,n1:[0-3] n2:[0-3],"
@@ -136,7 +154,8 @@ n=$(printf '%s\n' "$OUT" | grep -c ',\(preempt\|requeue\),low,')
 # node turns bad, j is stopped, requeued and lands on n2
 ssh_spec "$TMP/health.yaml" 0.1 2 "healthInterval: 0.2" "retries: 1" "backoff: 0.1"
 first="[ -e $TMP/once ] || { touch $TMP/once; touch $TMP/run/\$CELLAR_NODE/unhealthy; }; exec $trainer 30 0.05"
-run "$CELLAR" --spec "$TMP/health.yaml" -c "submit j --vc a --gpus 4 $TD -- sh -c '$first'; wait j --timeout 120s; events --run last -o csv --no-header"
+serve_start "$TMP/health.yaml"
+run "$CELLAR" -c "submit j --vc a --gpus 4 $TD -- sh -c '$first'; wait j --timeout 120s; events --run last -o csv --no-header"
 check_rc health-rc 0
 check_out_has health-node-bad "node-bad,-,-,-,n1"
 check_out_has health-j-failed "fail,j,a,-,node 'n1': health hook failed: marked unhealthy"
@@ -147,35 +166,47 @@ rm -f "$TMP"/run/*/unhealthy
 
 # 7. a start hook that hangs on the node: the ssh client is killed at the
 # timeout, retried once, and the job fails with an event that says so
-ssh_spec "$TMP/hang.yaml" 0.1 2 "start: sleep 97" "timeout: 1" "retries: 1" "backoff: 0.1"
-run "$CELLAR" --spec "$TMP/hang.yaml" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 60s; events --run last -o csv --no-header"
+# (the sleep's argument is this script's own, 97.PID seconds: another
+# copy of this test running on the machine has hooks of its own)
+hang="sleep 97.$$"
+ssh_spec "$TMP/hang.yaml" 0.1 2 "start: $hang" "timeout: 1" "retries: 1" "backoff: 0.1"
+serve_start "$TMP/hang.yaml"
+run "$CELLAR" -c "submit h --vc a --gpus 4 -- true; wait h --timeout 60s; events --run last -o csv --no-header"
 check_rc hang-rc 0
 check_out_has hang-failed "h failed"
 check_out_has hang-event "start hook on 'n1' timed out after 1 s (2 tries)"
-# the hook itself did not outlive its killed ssh client on the node
-sleep 0.5
-if pgrep -f "sleep 97" >/dev/null; then
-	not_ok hang-remote-killed "a 'sleep 97' survives: $(pgrep -af 'sleep 97' | tr '\n' ' ')"
+# the hook itself did not outlive its killed ssh client on the node (the
+# watchdog there kills it once the client's stdin ends: waited for)
+wait_for '! pgrep -f "$hang" >/dev/null'
+if pgrep -f "$hang" >/dev/null; then
+	not_ok hang-remote-killed "a '$hang' survives: $(pgrep -af "$hang" | tr '\n' ' ')"
 else ok hang-remote-killed; fi
 
-# 8. SIGKILL while two jobs train and one waits; the next cellar (same
-# store, no --spec) asks the nodes and takes the jobs over
-CELLAR_DB=$TMP/s.db
-export CELLAR_DB
-"$CELLAR" --spec "$TMP/two.yaml" -c "submit ra --vc a --gpus 4 $TD -- $trainer 60 0.05; submit rb --vc a --gpus 4 $TD -- $trainer 60 0.05; submit rq --vc a --gpus 4 $TD -- $trainer 2 0.05; wait --timeout 120s" >"$TMP/out1" 2>&1 &
+# 8. SIGKILL of the cellar server (the one process that runs the hooks:
+# what was "cellar SIGKILLed" before the server) while two jobs train and
+# one waits: its client's wait fails (exit 5, the server went away); the
+# next server (same store, no --spec) asks the nodes and takes the jobs
+# over
+serve_start "$TMP/two.yaml"
+"$CELLAR" -c "submit ra --vc a --gpus 4 $TD -- $trainer 60 0.05; submit rb --vc a --gpus 4 $TD -- $trainer 60 0.05; submit rq --vc a --gpus 4 $TD -- $trainer 2 0.05; wait --timeout 120s" >"$TMP/out1" 2>&1 &
 pid=$!
-i=0
-while { [ ! -s "$TRAINER_DIR/ra.0.progress" ] || [ ! -s "$TRAINER_DIR/rb.0.progress" ]; } &&
-    [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
+wait_for '[ -s "$TRAINER_DIR/ra.0.progress" ] && [ -s "$TRAINER_DIR/rb.0.progress" ]'
+serve_kill
+wait "$pid"
+rc=$?
 [ -s "$TRAINER_DIR/ra.0.progress" ] && [ -s "$TRAINER_DIR/rb.0.progress" ] &&
     ok restart-killed-while-training || not_ok restart-killed-while-training "$(cat "$TMP/out1")"
-# the trainers go on without cellar: ssh started them on the node
-sleep 0.3
+[ $rc = 5 ] && ok restart-client-server-gone ||
+    not_ok restart-client-server-gone "the client's exit $rc, want 5: $(cat "$TMP/out1")"
+# the trainers go on without the server: ssh started them on the node;
+# ra takes 3 more steps after the kill, and its process is still there
+n=$(steps ra.0)
+wait_for '[ "$(steps ra.0)" -ge $((n + 3)) ] || [ "$(steps ra.0)" -ge 60 ]'
 ra_pid=$(cat "$TRAINER_DIR/ra.0.pid" 2>/dev/null)
-[ -n "$ra_pid" ] && kill -0 "$ra_pid" 2>/dev/null && ok restart-job-outlives-cellar ||
-    not_ok restart-job-outlives-cellar "ra's trainer (pid $ra_pid) is gone"
+[ "$(steps ra.0)" -ge $((n + 3)) ] && [ "$(steps ra.0)" -lt 60 ] &&
+    [ -n "$ra_pid" ] && kill -0 "$ra_pid" 2>/dev/null && ok restart-job-outlives-cellar ||
+    not_ok restart-job-outlives-cellar "ra's trainer (pid $ra_pid): steps $n then $(steps ra.0)"
+serve_again
 run "$CELLAR" -c "wait --timeout 120s; events -o csv --no-header; jobs --run last -o csv --no-header; job log ra; job log rb; db check"
 check_rc restart-rc 0
 n=$(printf '%s\n' "$OUT" | grep -c 'cellar: taken over after a restart (\(starting\|running\))')
@@ -203,7 +234,8 @@ f=$TRAINER_DIR/$CELLAR_JOB.$CELLAR_POD
 echo "$CELLAR_NODE:$CELLAR_GPUS -> $CELLAR_TO_NODE:$CELLAR_TO_GPUS" >>"$f.ckpts"
 sed -n 's/^step //p' "$f.progress" | tail -n 1 >"$f.ckpt.tmp" && mv "$f.ckpt.tmp" "$f.ckpt"
 EOF
-run "$CELLAR" --spec "$TMP/susp.yaml" -c "submit mg --vc a --gpus 4 $TD --env 'CELLAR_CHECKPOINT=sh $TMP/ckpt.sh' -- $trainer 60 0.05; wait mg --state running --timeout 60s; job migrate mg --node n2; wait mg --timeout 120s; events --run last -o csv --no-header; job log mg"
+serve_start "$TMP/susp.yaml"
+run "$CELLAR" -c "submit mg --vc a --gpus 4 $TD --env 'CELLAR_CHECKPOINT=sh $TMP/ckpt.sh' -- $trainer 60 0.05; wait mg --state running --timeout 60s; job migrate mg --node n2; wait mg --timeout 120s; events --run last -o csv --no-header; job log mg"
 check_rc ssh-migrate-rc 0
 check_out_has ssh-migrate-event ",migrate,mg,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 check_out_has ssh-migrate-stopped "cellar: pod 0 stopped on 'n1'"
@@ -219,7 +251,8 @@ ends=$(grep -c '^step 60$' "$TRAINER_DIR/mg.0.progress" 2>/dev/null)
 # 9b. a failing checkpoint over ssh: stopped on n1, requeued, run again
 # (long enough to outlast the stop's retries: one that ended by then is
 # not moved, t0680 4b)
-run "$CELLAR" --spec "$TMP/susp.yaml" -c "submit mf --vc a --gpus 4 $TD --env CELLAR_CHECKPOINT=false -- $trainer 200 0.05; wait mf --state running --timeout 60s; job migrate mf --node n2; wait mf --timeout 120s; events --run last -o csv --no-header"
+serve_start "$TMP/susp.yaml"
+run "$CELLAR" -c "submit mf --vc a --gpus 4 $TD --env CELLAR_CHECKPOINT=false -- $trainer 200 0.05; wait mf --state running --timeout 60s; job migrate mf --node n2; wait mf --timeout 120s; events --run last -o csv --no-header"
 check_rc ssh-migrate-fail-rc 0
 check_out_has ssh-migrate-fail-event ",preempt,mf,a,-,\"stop hook on 'n1' failed with status 1"
 check_out_has ssh-migrate-fail-completed "mf completed"
