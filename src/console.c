@@ -1082,6 +1082,36 @@ first_word(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A hook's answer: the first word of the first line that starts with one
+ * of words (NULL-terminated), else the first word of the output. Hooks
+ * run through a login shell or ssh, whose own noise (a profile's
+ * complaint, ssh's "ControlSocket ... already exists") may come before
+ * the answer on the same output: one such line made a running pod look
+ * gone (t0650 under load).
+ */
+static const char *
+answer_word(const char *s, const char *const *words, char *buf, size_t len)
+{
+	const char *p;
+	size_t k;
+
+	for (p = s; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
+		/* first_word would skip a blank line into the next one */
+		if (p[strspn(p, " \t\r")] == '\n')
+			continue;
+		first_word(p, buf, len);
+		for (k = 0; words[k] != NULL; k++)
+			if (strcmp(buf, words[k]) == 0)
+				return buf;
+	}
+	return first_word(s, buf, len);
+}
+
+static const char *const status_words[] = { "running", "completed", "failed",
+	"absent", "suspended", NULL };
+static const char *const ended_words[] = { "completed", "failed", NULL };
+
 static void
 describe(const struct console *c, const struct hook_done *d, char *buf, size_t len)
 {
@@ -1121,7 +1151,7 @@ hook_back(struct console *c, const struct hook_done *d)
 		}
 		break;
 	case SPEC_HOOK_STATUS:
-		first_word(d->out ? d->out : "", word, sizeof word);
+		answer_word(d->out ? d->out : "", status_words, word, sizeof word);
 		if (l->recovered && !l->pods[pod].checked && d->status == 0) {
 			l->pods[pod].checked = true;
 			/* taken over after a restart: a pod the node knows
@@ -1158,8 +1188,8 @@ hook_back(struct console *c, const struct hook_done *d)
 			break;
 		}
 		/* a pod that ended before its stop at the source says so
-		   (first line): nothing is started on the new node */
-		first_word(d->out ? d->out : "", word, sizeof word);
+		   (its answer line): nothing is started on the new node */
+		answer_word(d->out ? d->out : "", ended_words, word, sizeof word);
 		if (d->status == 0 && (strcmp(word, "completed") == 0 ||
 		    strcmp(word, "failed") == 0)) {
 			l->mig_ended = word[0] == 'c' ? 1 : 2;

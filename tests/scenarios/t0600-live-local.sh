@@ -97,4 +97,15 @@ got=$(printf '%s\n' "$OUT" | grep '^a,' | cut -d, -f2,3 | tr '\n' ' ')
 [ "$got" = "-,big 1,p9 2,p5 3,p1 " ] && ok queue-priority-order ||
     not_ok queue-priority-order "got [$got]"
 
+# 7. a status hook whose shell complains first (a login profile, ssh's
+# own warnings share the output): the answer line still counts, the job
+# runs to its end instead of looking gone
+printf '%s\n' "echo 'rm: cannot remove x: No such file or directory' >&2" \
+    "exec $(pwd)/specs/hooks/process/status" >"$TMP/noisy-status"
+live_spec "$TMP/noisy.yaml" 0.1 "status: sh $TMP/noisy-status"
+serve_start "$TMP/noisy.yaml"
+run "$CELLAR" -c "submit noisy --vc a --gpus 4 -- $trainer 10 0.05; wait noisy --timeout 60s"
+check_rc noisy-status-rc 0
+check_out_has noisy-status-completed "noisy completed"
+
 done_testing
