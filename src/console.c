@@ -93,6 +93,9 @@ struct console {
 	struct strbuf		 notes;		/* what a restart could not take over */
 	void			(*say)(void *arg, const char *line);
 	void			*say_arg;	/* console_set_log */
+	int			*alive;		/* invariant 5: the jobs not retired */
+	int			 nalive;
+	size_t			 alive_cap;
 };
 
 static int	recover(struct console *c, struct strbuf *notes, char **cause);
@@ -199,6 +202,7 @@ console_free(struct console *c)
 	free(c->acts);
 	free(c->done);
 	free(c->halted);
+	free(c->alive);
 	strbuf_release(&c->notes);
 	for (i = 0; i < c->s->spec->nnodes; i++)
 		free(c->health[i].why);
@@ -233,6 +237,36 @@ int
 console_busy(const struct console *c)
 {
 	return hookq_pending(c->q);
+}
+
+/* ---- the jobs not retired (invariant 5) ---- */
+
+static void
+alive_add(struct console *c, int i)
+{
+	XGROW(c->alive, c->alive_cap, (size_t)c->nalive + 1);
+	c->alive[c->nalive++] = i;
+}
+
+/* Done, its hooks back and its log stored: nothing will touch it again
+   but a reader (job log, wait on a finished job). */
+static bool
+retired(const struct console *c, int i)
+{
+	const struct live *l = &c->live[i];
+
+	return l->phase == CONSOLE_DONE && l->hooks_out == 0 && !l->log_dirty;
+}
+
+static void
+alive_prune(struct console *c)
+{
+	int k, m = 0;
+
+	for (k = 0; k < c->nalive; k++)
+		if (!retired(c, c->alive[k]))
+			c->alive[m++] = c->alive[k];
+	c->nalive = m;
 }
 
 /* ---- the job's log ---- */
@@ -449,9 +483,9 @@ append(struct console *c, const struct rec *r, char **cause)
 		const char *name = "-";
 		int i;
 
-		for (i = c->n - 1; i >= 0; i--)
-			if (c->jobs[i].id == r->job) {
-				name = c->jobs[i].name;
+		for (i = c->nalive - 1; i >= 0; i--)
+			if (c->jobs[c->alive[i]].id == r->job) {
+				name = c->jobs[c->alive[i]].name;
 				break;
 			}
 		strbuf_addf(&sb, "%s %s vc=%s", rec_kind_name(r->kind), name,
@@ -471,9 +505,9 @@ name_taken(const struct console *c, const char *name)
 {
 	int i;
 
-	for (i = 0; i < c->n; i++)
-		if (c->live[i].phase != CONSOLE_DONE &&
-		    strcmp(c->jobs[i].name, name) == 0)
+	for (i = 0; i < c->nalive; i++)
+		if (c->live[c->alive[i]].phase != CONSOLE_DONE &&
+		    strcmp(c->jobs[c->alive[i]].name, name) == 0)
 			return true;
 	return engine_job_find(c->s->engine, name) >= 0;
 }
@@ -569,6 +603,7 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	}
 	sched_grow(c->sched, c->jobs, c->n);
 	sched_submit(c->sched, c->n - 1, now);
+	alive_add(c, c->n - 1);
 	c->dirty = true;
 	l->log_dirty = false;
 	return 0;
@@ -764,9 +799,10 @@ blocked(const struct console *c, int i)
 {
 	const struct live *l = &c->live[i];
 	const struct live *o;
-	int k, p, q;
+	int a, k, p, q;
 
-	for (k = 0; k < c->n; k++) {
+	for (a = 0; a < c->nalive; a++) {
+		k = c->alive[a];
 		o = &c->live[k];
 		if (k == i)
 			continue;
@@ -1759,12 +1795,13 @@ resume_pass(struct console *c, double now, char **cause)
 	char why[256];
 	int rc = 0, nact = 0;
 
-	order = xcalloc((size_t)c->n + 1, sizeof *order);
-	act = xcalloc((size_t)c->n + 1, sizeof *act);
-	for (i = 0; i < c->n; i++) {
+	order = xcalloc((size_t)c->nalive + 1, sizeof *order);
+	act = xcalloc((size_t)c->nalive + 1, sizeof *act);
+	for (k = 0; k < c->nalive; k++) {
 		struct policy_key ki, km;
 		int klass;
 
+		i = c->alive[k];
 		/* (a status poll still out is fine: the resume hooks wait
 		   for it, phase_pods) */
 		if (c->live[i].phase != CONSOLE_SUSPENDED || c->live[i].failed)
@@ -2067,6 +2104,7 @@ recover_job(void *arg, const struct store_job *sj)
 	c->jobs[c->n].priority = prio;	/* the blob's (rows before schema 8 hold 0) */
 	c->live[c->n] = l;
 	c->n++;
+	alive_add(c, c->n - 1);
 	return 0;
 }
 
@@ -2183,23 +2221,23 @@ static int
 flush_logs(struct console *c, char **cause)
 {
 	bool created;
-	int i;
+	int k;
 
-	for (i = 0; i < c->n && !c->live[i].log_dirty; i++)
+	for (k = 0; k < c->nalive && !c->live[c->alive[k]].log_dirty; k++)
 		;
-	if (i == c->n)
+	if (k == c->nalive)
 		return 0;
 	if (begin(c, &created, cause) != 0)
 		return -1;
-	for (; i < c->n; i++)
-		if (put_log(c, i, cause) != 0) {
+	for (; k < c->nalive; k++)
+		if (put_log(c, c->alive[k], cause) != 0) {
 			session_log_rollback(c->s, created);
 			return -1;
 		}
 	if (commit(c, created, cause) != 0)
 		return -1;
-	for (i = 0; i < c->n; i++)
-		c->live[i].log_dirty = false;
+	for (k = 0; k < c->nalive; k++)
+		c->live[c->alive[k]].log_dirty = false;
 	return 0;
 }
 
@@ -2208,8 +2246,9 @@ tick(struct console *c, char **cause)
 {
 	double now = session_now();
 	bool created;
-	int i, k, p, nout;
+	int ai, i, k, p, nout;
 
+	alive_prune(c);
 	/* 1. hooks that finished */
 	c->ndone = 0;
 	hookq_service(c->q, now, &c->done, &c->ndone);
@@ -2224,8 +2263,8 @@ tick(struct console *c, char **cause)
 	for (i = 0; i < c->s->spec->nnodes; i++)
 		if (node_settle(c, i, now, cause) != 0)
 			return -1;
-	for (i = 0; i < c->n; i++)
-		if (settle(c, i, now, cause) != 0)
+	for (ai = 0; ai < c->nalive; ai++)
+		if (settle(c, c->alive[ai], now, cause) != 0)
 			return -1;
 	/* 3. suspended jobs back on their own cells first, then the policy's
 	   pass; the store is locked before the engine acts */
@@ -2271,8 +2310,8 @@ tick(struct console *c, char **cause)
 	}
 	c->dirty = false;
 	/* 4. hooks out: starts no longer blocked, status polls */
-	for (i = 0; i < c->n; i++) {
-		struct live *l = &c->live[i];
+	for (ai = 0; ai < c->nalive; ai++) {
+		struct live *l = &c->live[i = c->alive[ai]];
 
 		if (l->phase == CONSOLE_STARTING && !l->launched && !blocked(c, i)) {
 			l->launched = true;
@@ -2409,11 +2448,12 @@ qrow_cmp(const void *a, const void *b)
 int
 console_queue(const struct console *c, int *order, int *pos)
 {
-	struct qrow *rows = xcalloc((size_t)c->n + 1, sizeof *rows);
-	int i, n = 0, klass, vc = -1, at = 0;
+	struct qrow *rows = xcalloc((size_t)c->nalive + 1, sizeof *rows);
+	int i, k, n = 0, klass, vc = -1, at = 0;
 
-	for (i = 0; i < c->n; i++) {
-		pos[i] = 0;
+	memset(pos, 0, (size_t)c->n * sizeof *pos);
+	for (k = 0; k < c->nalive; k++) {
+		i = c->alive[k];
 		if (c->live[i].phase == CONSOLE_DONE)
 			continue;
 		rows[n].job = i;

@@ -103,6 +103,10 @@
  *  4. No hook is started for a decision the store does not hold: a store
  *     failure after a scheduler pass acted on the engine halts the console
  *     (the engine and the jobs stay ahead of the store until a restart).
+ *  5. The loops of a tick, a submit and the queue visit only the jobs not
+ *     retired (alive, in submission order): a job is retired once DONE
+ *     with no hook out and its log stored, and never comes back, so a
+ *     server's cost per request follows its live jobs, not its history.
  */
 #ifndef CELLAR_CONSOLE_H
 #define CELLAR_CONSOLE_H
