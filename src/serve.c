@@ -396,7 +396,12 @@ client_read(struct server *sv, struct client *cl)
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR;
 		if (n == 0) {
+			/* a last request without its newline is a request */
 			cl->eof = true;
+			if (cl->in.len > 0 && cl->in.buf[cl->in.len - 1] != '\n') {
+				strbuf_addc(&cl->in, '\n');
+				client_lines(sv, cl);
+			}
 			return true;
 		}
 		/* bounded: past a line's worth unanswered, stop reading */

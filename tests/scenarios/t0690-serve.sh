@@ -97,6 +97,10 @@ bad=$(printf '%s\n' "$OUT" | grep -v '^[oe] ' | grep -v '^exit [0-9]*$')
 printf '%s\n' "$OUT" | grep -n '^exit' | cut -d' ' -f2 | tr '\n' ' ' >"$TMP/codes"
 [ "$(cat "$TMP/codes")" = "0 2 2 0 0 " ] && ok proto-codes ||
     not_ok proto-codes "got $(cat "$TMP/codes")"
+# a last request without its newline, then end-of-file: still answered
+run sh -c "printf 'vcs -o name' | '$PEER' '$CELLAR_DB.sock' send"
+check_out proto-last-line-unterminated "o a
+exit 0"
 
 # 6. garbage cannot crash or stall it: random bytes, a 10 MB line, a
 # half-closed connection, 1,000 idle connections
