@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <errno.h>
 #include <unistd.h>
 
 #include "cmd/cmdline.h"

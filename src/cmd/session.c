@@ -157,7 +157,7 @@ session_remote_close(struct session *s)
 int
 session_remote(struct session *s, char **cause)
 {
-	char *sock, *db, *lock = NULL;
+	char *sock, *db, *lock = NULL, *why = NULL;
 	int rc;
 
 	if (s->serving || s->remote_state < 0)
@@ -172,10 +172,12 @@ session_remote(struct session *s, char **cause)
 	}
 	if ((sock = session_socket_path(s, cause)) == NULL)
 		return -1;
-	if ((db = session_db_path(s, cause)) != NULL && !store_is_memory(db))
+	/* the lock beside the store vouches for the socket (a socket named
+	   by hand for a store in memory has none) */
+	if ((db = session_db_path(s, &why)) != NULL && !store_is_memory(db))
 		lock = ipc_lock_path(db);
 	free(db);
-	*cause = NULL;
+	free(why);
 	rc = ipc_connect(sock, lock, &s->remote_fd, cause);
 	if (rc == 0) {
 		s->remote_state = 1;

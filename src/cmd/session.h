@@ -26,9 +26,9 @@
  * authorize, when set, may refuse a parsed command before it runs.
  *
  * Ownership: a session owns its spec, engine, spec path, store path,
- * socket path, server connection and open store; session_release frees them (engine before spec, since the
- * engine points into the spec). The front end is borrowed: it outlives the
- * session's use.
+ * socket path, server connection and open store; session_release frees
+ * them (engine before spec, since the engine points into the spec). The
+ * front end is borrowed: it outlives the session's use.
  *
  * Invariants:
  *  1. spec, engine and spec_path are all NULL (nothing loaded yet) or all
