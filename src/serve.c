@@ -62,6 +62,10 @@ struct server {
 	struct pollfd	 *pfd;
 	size_t		  pcap;
 	struct client	 *cur;		/* whose request runs now */
+	struct store	 *ck;		/* checkpoints the WAL (for wst), or NULL */
+	struct store	 *wst;		/* the store whose own checkpoints are off */
+	int		  busy;		/* rounds with requests since the last
+					   checkpoint */
 };
 
 static volatile sig_atomic_t serve_stop, serve_hup;
@@ -432,6 +436,52 @@ client_write(struct client *cl)
 
 /* ---- the loop ---- */
 
+/*
+ * WAL checkpoints off the requests' path: the session's store copies no
+ * WAL into the database at its commits (a commit past 1,000 pages did,
+ * with two fsyncs, inside whichever request it was); a connection of our
+ * own does it, passively, when a round of the loop had no request, or
+ * after SERVE_BUSY_ROUNDS rounds that all had one (a steady load). A
+ * failing checkpoint leaves its pages in the WAL (readers and a restart
+ * read them there) and is said once.
+ */
+#define SERVE_BUSY_ROUNDS	2000
+
+static void
+checkpoint(struct server *sv, bool idle)
+{
+	struct store *st = sv->s->store;
+	char *cause = NULL;
+	int wal, done;
+
+	if (st == NULL)
+		return;
+	if (st != sv->wst) {
+		/* a new connection (a load reopened it): ours anew */
+		store_close(sv->ck);
+		sv->ck = NULL;
+		sv->wst = NULL;
+		if (store_wal_autocheckpoint(st, false, &cause) != 0 ||
+		    store_open_checkpointer(st, &sv->ck, &cause) != 0) {
+			slog("WAL checkpoints stay with the commits: %s", cause);
+			free(cause);
+			store_wal_autocheckpoint(st, true, &cause);
+			free(cause);
+			sv->wst = st;	/* not again for this connection */
+			return;
+		}
+		sv->wst = st;
+	}
+	if (sv->ck == NULL || (!idle && ++sv->busy < SERVE_BUSY_ROUNDS))
+		return;
+	sv->busy = 0;
+	/* what a reader holds stays in the WAL: the next round gets it */
+	if (store_wal_checkpoint(sv->ck, &wal, &done, &cause) != 0) {
+		slog("WAL checkpoint: %s", cause);
+		free(cause);
+	}
+}
+
 static void
 accept_all(struct server *sv)
 {
@@ -522,10 +572,11 @@ serve_loop(struct server *sv)
 			np += console_pollfds(sv->s->console, sv->pfd + np, 64);
 			ms = console_timeout(sv->s->console, ms);
 		}
-		if (poll(sv->pfd, (nfds_t)np, ms) < 0 && errno != EINTR) {
+		if ((k = poll(sv->pfd, (nfds_t)np, ms)) < 0 && errno != EINTR) {
 			slog("poll: %s", strerror(errno));
 			break;
 		}
+		checkpoint(sv, k == 0);
 		if (sv->pfd[0].revents & POLLIN)
 			accept_all(sv);
 		/* clients in the order they came: requests keep their order */
@@ -725,6 +776,13 @@ out:
 	/* hooks in flight are killed with the console; jobs run on */
 	console_free(s->console);
 	s->console = NULL;
+	store_close(sv.ck);
+	if (sv.wst != NULL && sv.wst == s->store) {
+		char *why = NULL;
+
+		store_wal_autocheckpoint(s->store, true, &why);
+		free(why);
+	}
 	s->authorize = NULL;
 	s->fe = fe;
 	s->serving = false;
