@@ -328,9 +328,10 @@ const struct cmd_entry cmd_wait_entry = {
 	.min = 0, .max = -1,
 	.arg_kind = VALUE_JOB,
 	.usage = "[NAME...] [--state STATE] [--timeout DURATION]",
-	.summary = "run the live loop until jobs reach a state",
+	.summary = "wait until live jobs reach a state",
 	.help =
-	    "Run the live session (hooks, status polls, the scheduler) until "
+	    "Wait while the store's server runs the live cluster (hooks, status "
+	    "polls, the scheduler) until "
 	    "every job named (or every submitted job) is done — completed, "
 	    "failed or cancelled, with its stop hooks finished — or reaches "
 	    "--state: running (its start hooks all succeeded; after a job "
