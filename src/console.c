@@ -131,9 +131,9 @@ console_get(struct session *s, struct console **out, char **cause)
 	}
 	/* one driver per store: only its server runs hooks */
 	if (!s->serving) {
-		char *db = session_db_path(s, cause);
+		char *why = NULL, *db = session_db_path(s, &why);
 
-		free(*cause);
+		free(why);
 		*cause = xasprintf("no cellar server is running for '%s': start "
 		    "one with 'cellar serve' (or 'systemctl start cellar')",
 		    db != NULL ? db : "the state store");

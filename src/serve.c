@@ -319,11 +319,7 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 	/* the log: every change accepted or refused, by whom */
 	if (res.entry != NULL && ((res.entry->flags & CMD_MUTATES) ||
 	    res.status == CMD_EXIT_DENIED)) {
-		for (i = 0; i < argc; i++) {
-			if (i > 0)
-				strbuf_addc(&line, ' ');
-			cmdline_quote(&line, argv[i]);
-		}
+		cmdline_join(&line, argc, argv);
 		slog("%s %s: %s (exit %d%s%s)", res.status == CMD_EXIT_DENIED ?
 		    "refused" : "request", cl->user, line.buf, res.status,
 		    res.cause != NULL ? ": " : "", res.cause != NULL ? res.cause : "");

@@ -289,7 +289,9 @@ wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	/* a server runs a wait again until done: its clock is the request's */
 	start = ctx->sess->request_at > 0 ? ctx->sess->request_at : session_now();
 	for (;;) {
-		if (console_tick(c, cause) != 0)
+		/* a server ticks each round of its loop, a parked wait
+		   only looks */
+		if (!ctx->sess->serving && console_tick(c, cause) != 0)
 			return status_of(ctx, CMD_EXIT_STORE);
 		console_snapshot(c, &snap);
 		all = true;

@@ -129,15 +129,11 @@ watch_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct cmd_result res;
 	long long count, round;
 	unsigned ms;
-	int i, status = CMD_EXIT_OK;
+	int status = CMD_EXIT_OK;
 
 	if (watch_setup(ctx, a, &ms, &count, cause) != 0)
 		return cmd_usage_error(ctx);
-	for (i = 0; i < args_count(a); i++) {
-		if (i > 0)
-			strbuf_addc(&what, ' ');
-		cmdline_quote(&what, args_value(a, i));
-	}
+	cmdline_join(&what, args_count(a), args_argv(a));
 	ctx->sess->out = ctx->out;	/* rule 1 */
 	for (round = 1;; round++) {
 		if (fe->interactive) {

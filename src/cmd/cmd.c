@@ -610,7 +610,7 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	struct cmd_ctx ctx;
 	struct args *a = NULL;
 	char *cause = NULL;
-	int nwords = 0, rc, i;
+	int nwords = 0, rc;
 
 	memset(res, 0, sizeof *res);
 	if (argc == 0)
@@ -712,11 +712,7 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	}
 	ctx.status = CMD_EXIT_FAIL;
 	if (e->flags & CMD_MUTATES) {
-		for (i = 0; i < argc; i++) {
-			if (i > 0)
-				strbuf_addc(&line, ' ');
-			cmdline_quote(&line, argv[i]);
-		}
+		cmdline_join(&line, argc, argv);
 		s->audit_line = line.buf;
 		s->audited = false;
 	}

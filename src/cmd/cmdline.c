@@ -227,3 +227,15 @@ cmdline_quote(struct strbuf *sb, const char *word)
 			strbuf_addc(sb, *p);
 	strbuf_addc(sb, '\'');
 }
+
+void
+cmdline_join(struct strbuf *sb, int argc, char *const *argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			strbuf_addc(sb, ' ');
+		cmdline_quote(sb, argv[i]);
+	}
+}

@@ -67,5 +67,7 @@ bool	cmdline_utf8_valid(const char *s, size_t len, size_t *off);
  */
 struct strbuf;
 void	cmdline_quote(struct strbuf *sb, const char *word);
+/* The words, each quoted so, separated by one space: a command line. */
+void	cmdline_join(struct strbuf *sb, int argc, char *const *argv);
 
 #endif
