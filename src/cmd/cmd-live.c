@@ -290,8 +290,9 @@ wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	start = ctx->sess->request_at > 0 ? ctx->sess->request_at : session_now();
 	for (;;) {
 		/* a server ticks each round of its loop, a parked wait
-		   only looks */
-		if (!ctx->sess->serving && console_tick(c, cause) != 0)
+		   only looks (a halted loop's tick just says why) */
+		if ((!ctx->sess->serving || console_halted(c) != NULL) &&
+		    console_tick(c, cause) != 0)
 			return status_of(ctx, CMD_EXIT_STORE);
 		console_snapshot(c, &snap);
 		all = true;
