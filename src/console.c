@@ -2249,6 +2249,8 @@ tick(struct console *c, char **cause)
 	int ai, i, k, p, nout;
 
 	alive_prune(c);
+	/* no hook for what a server's open group has not committed yet */
+	hookq_hold(c->q, c->s->store != NULL && store_in_group(c->s->store));
 	/* 1. hooks that finished */
 	c->ndone = 0;
 	hookq_service(c->q, now, &c->done, &c->ndone);
@@ -2384,6 +2386,13 @@ console_tick(struct console *c, char **cause)
 		return 0;
 	c->halted = xstrdup(*cause);
 	return -1;
+}
+
+void
+console_halt(struct console *c, const char *why)
+{
+	if (c->halted == NULL)
+		c->halted = xstrdup(why);
 }
 
 void

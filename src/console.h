@@ -192,6 +192,9 @@ int		 console_tick(struct console *c, char **cause);
 int		 console_wait(struct console *c, int ms, int fd, char **cause);
 /* What taking over a recovered run's live jobs could not do, or NULL. */
 const char	*console_notes(const struct console *c);
+/* Halt it from outside: a server's group of requests did not commit
+   (store.h invariant 9), so the console holds decisions the store lacks. */
+void		 console_halt(struct console *c, const char *why);
 /* Why the console halted (a store failure), or NULL while it runs. */
 const char	*console_halted(const struct console *c);
 /* Hooks in flight. */

@@ -45,6 +45,9 @@ struct client {
 	size_t		 off;		/* of out, written */
 	struct strvec	 parked;	/* a wait to run again, or empty */
 	double		 at;		/* when the parked request came */
+	size_t		 gmark;		/* of out, where the open group's replies
+					   to this client begin */
+	int		 gn;		/* its requests in the open group */
 	bool		 eof;		/* the peer sends no more */
 	bool		 closing;	/* close once out is written */
 };
@@ -66,6 +69,10 @@ struct server {
 	struct store	 *wst;		/* the store whose own checkpoints are off */
 	int		  busy;		/* rounds with requests since the last
 					   checkpoint */
+	bool		  grouping;	/* this round's requests may share a commit */
+	bool		  group;	/* a group is open (store_group_begin) */
+	int		  gcount;	/* requests in it */
+	bool		  halted;	/* said so in the log */
 };
 
 static volatile sig_atomic_t serve_stop, serve_hup;
@@ -283,6 +290,116 @@ client_new(struct server *sv, int fd)
 	sv->c[sv->n++] = cl;
 }
 
+/* ---- group commit ---- */
+
+/*
+ * The requests of one poll round share a commit when two or more came
+ * (store.h, group commit): under load, N submits cost one COMMIT instead
+ * of N. Their replies are written after it, and no hook starts before it
+ * (the console's tick holds the hook queue while a group is open), so a
+ * client never hears of, and no node ever acts on, a decision the store
+ * could still lose. A lone request commits alone, as before: a failure
+ * is then its own (exit 4) and changes nothing. A group whose commit
+ * fails has changed the server's memory but not the store: every request
+ * of it is answered exit 4, and the server halts (as after a failed
+ * pass): it answers reads and refuses changes until a restart takes over
+ * from the store.
+ */
+#define SERVE_GROUP_MAX	256	/* requests per commit: bounds a reply's wait */
+
+static void
+halt(struct server *sv, const char *why)
+{
+	if (sv->s->console != NULL)
+		console_halt(sv->s->console, why);
+	if (!sv->halted)
+		slog("halted: %s", why);
+	sv->halted = true;
+}
+
+static void
+group_close(struct server *sv)
+{
+	struct client *cl;
+	struct strbuf msg = STRBUF_INIT;
+	char *cause = NULL;
+	int k, i, n = sv->gcount;
+
+	if (!sv->group)
+		return;
+	sv->group = false;
+	sv->gcount = 0;
+	if (store_group_commit(sv->s->store, &cause) != 0) {
+		slog("%d requests did not commit: %s", n, cause);
+		halt(sv, cause);
+		strbuf_addf(&msg, "cellar: %s (nothing of this request was "
+		    "recorded; the server halted: restart it)\n", cause);
+		for (k = 0; k < sv->n; k++) {
+			cl = sv->c[k];
+			if (cl->gn == 0 || cl->gmark > cl->out.len)
+				continue;
+			strbuf_setlen(&cl->out, cl->gmark);
+			for (i = 0; i < cl->gn; i++) {
+				ipc_reply_text(&cl->out, 'e', msg.buf, msg.len);
+				ipc_reply_end(&cl->out, CMD_EXIT_STORE);
+			}
+		}
+		free(cause);
+	}
+	for (k = 0; k < sv->n; k++)
+		sv->c[k]->gn = 0;
+	strbuf_release(&msg);
+}
+
+/*
+ * Before a request runs: into the open group (opened by the round's first
+ * groupable request), or, for one that may not share a commit (load,
+ * wait, node bad, ...), after the group is committed.
+ */
+static void
+group_join(struct server *sv, struct client *cl, const struct cmd_entry *e)
+{
+	struct store *st = sv->s->store;
+	char *cause = NULL;
+
+	if (!sv->grouping || e == NULL || !(e->flags & CMD_GROUP) ||
+	    st == NULL || !store_writable(st) || store_in_txn(st)) {
+		group_close(sv);
+		return;
+	}
+	if (!sv->group) {
+		if (store_group_begin(st, &cause) != 0) {
+			/* the request alone then: it fails or not on its own */
+			free(cause);
+			return;
+		}
+		sv->group = true;
+	}
+	if (cl->gn++ == 0)
+		cl->gmark = cl->out.len;
+}
+
+/*
+ * A change asked of a halted server (a failed pass or group commit left
+ * its memory ahead of the store): refused, saying why. True when it was.
+ */
+static bool
+refuse_halted(struct server *sv, struct client *cl, const struct cmd_entry *e)
+{
+	const char *why;
+	struct strbuf msg = STRBUF_INIT;
+
+	if (e == NULL || !(e->flags & CMD_MUTATES) || sv->s->console == NULL ||
+	    (why = console_halted(sv->s->console)) == NULL)
+		return false;
+	strbuf_addf(&msg, "cellar: the live session is halted after a store "
+	    "failure (%s); restart the cellar server\n", why);
+	ipc_reply_text(&cl->out, 'e', msg.buf, msg.len);
+	ipc_reply_end(&cl->out, CMD_EXIT_STORE);
+	strbuf_release(&msg);
+	return true;
+}
+
 /* Run one request's words as cl; false when it was parked (a wait). */
 static bool
 run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
@@ -290,9 +407,16 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 {
 	struct session *s = sv->s;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
+	const struct cmd_entry *e;
 	struct cmd_result res;
-	int i;
+	char *cause = NULL;
+	int i, nw;
 
+	e = cmd_find(argc, argv, &nw, &cause);
+	free(cause);
+	group_join(sv, cl, e);
+	if (refuse_halted(sv, cl, e))
+		return true;
 	s->caller = cl->user;
 	s->caller_uid = (unsigned)cl->uid;
 	s->request_at = at;
@@ -330,6 +454,8 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 	strbuf_release(&out);
 	strbuf_release(&err);
 	strbuf_release(&line);
+	if (sv->group && ++sv->gcount >= SERVE_GROUP_MAX)
+		group_close(sv);
 	return true;
 }
 
@@ -384,9 +510,12 @@ client_lines(struct server *sv, struct client *cl)
 	}
 }
 
-/* Read what cl sent; false: drop it. */
+/*
+ * Read what cl sent (the loop runs it after every client was read, so
+ * one round's requests can share a commit); false: drop it.
+ */
 static bool
-client_read(struct server *sv, struct client *cl)
+client_read(struct client *cl)
 {
 	char buf[16384];
 	ssize_t n;
@@ -398,18 +527,31 @@ client_read(struct server *sv, struct client *cl)
 		if (n == 0) {
 			/* a last request without its newline is a request */
 			cl->eof = true;
-			if (cl->in.len > 0 && cl->in.buf[cl->in.len - 1] != '\n') {
+			if (cl->in.len > 0 && cl->in.buf[cl->in.len - 1] != '\n')
 				strbuf_addc(&cl->in, '\n');
-				client_lines(sv, cl);
-			}
 			return true;
 		}
 		/* bounded: past a line's worth unanswered, stop reading */
 		strbuf_add(&cl->in, buf, (size_t)n);
-		client_lines(sv, cl);
-		if (cl->in.len > IPC_LINE_MAX || cl->closing || cl->parked.n > 0)
+		if (cl->in.len > IPC_LINE_MAX)
 			return true;
 	}
+}
+
+/* The requests waiting in cl->in, up to 2: do two or more wait? */
+static int
+client_waiting(const struct client *cl, int want)
+{
+	const char *p = cl->in.buf, *end = cl->in.buf + cl->in.len, *nl;
+	int n = 0;
+
+	if (cl->closing || cl->parked.n > 0)
+		return 0;
+	while (n < want && p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		n++;
+		p = nl + 1;
+	}
+	return n;
 }
 
 /* Write what is pending; false: drop it. */
@@ -536,8 +678,7 @@ serve_loop(struct server *sv)
 {
 	struct client *cl;
 	char *cause = NULL;
-	bool halted = false;
-	int k, np, ms;
+	int k, np, ms, waiting;
 
 	while (!serve_stop) {
 		if (serve_hup) {
@@ -583,16 +724,22 @@ serve_loop(struct server *sv)
 			if (sv->pfd[k + 1].fd != cl->fd)
 				continue;	/* a client accepted just now */
 			if ((re & (POLLIN | POLLHUP | POLLERR)) && !cl->eof &&
-			    !client_read(sv, cl))
+			    !client_read(cl))
 				cl->closing = true, strbuf_reset(&cl->out);
 			/* gone for good while a wait was parked: drop it */
 			if ((re & (POLLHUP | POLLERR)) && cl->parked.n > 0)
 				cl->closing = true, strbuf_reset(&cl->out);
 		}
+		/* then their requests, sharing a commit when two or more came */
+		for (k = waiting = 0; k < sv->n && waiting < 2; k++)
+			waiting += client_waiting(sv->c[k], 2 - waiting);
+		sv->grouping = waiting >= 2;
+		for (k = 0; k < sv->n; k++)
+			client_lines(sv, sv->c[k]);
+		sv->grouping = false;
+		group_close(sv);
 		if (sv->s->console != NULL && console_tick(sv->s->console, &cause) != 0) {
-			if (!halted)
-				slog("halted: %s", cause);
-			halted = true;
+			halt(sv, cause);
 			free(cause);
 			cause = NULL;
 		}

@@ -24,6 +24,9 @@ enum store_stmt_id {
 	SQ_BEGIN,
 	SQ_COMMIT,
 	SQ_ROLLBACK,
+	SQ_SAVEPOINT,
+	SQ_RELEASE,
+	SQ_ROLLBACK_TO,
 	SQ_SPEC_BY_HASH,
 	SQ_SPEC_INSERT,
 	SQ_SPEC_VC_INSERT,
@@ -113,6 +116,8 @@ struct store {
 	bool			 write;
 	bool			 memory;
 	bool			 txn;		/* between store_begin and commit/rollback */
+	bool			 group;		/* between store_group_begin and its
+						   commit: txn is a savepoint */
 	int			 busy_ms;
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct store_heads	 heads[STORE_HEADS_RUNS];	/* of the runs written */

@@ -108,6 +108,9 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_BEGIN] = "BEGIN IMMEDIATE",
 	[SQ_COMMIT] = "COMMIT",
 	[SQ_ROLLBACK] = "ROLLBACK",
+	[SQ_SAVEPOINT] = "SAVEPOINT cellar_cmd",
+	[SQ_RELEASE] = "RELEASE cellar_cmd",
+	[SQ_ROLLBACK_TO] = "ROLLBACK TO cellar_cmd",
 	[SQ_SPEC_BY_HASH] = "SELECT id, text FROM specs WHERE hash = ?1 ORDER BY id",
 	[SQ_SPEC_INSERT] = "INSERT INTO specs(hash, path, text, created) "
 	    "VALUES (?1, ?2, ?3, ?4)",
@@ -338,7 +341,8 @@ store_hook_step(struct store *st, sqlite3_stmt *s, char **cause)
 	   it, and the caller rolls its transaction back. A ROLLBACK cannot
 	   fail that way: the next step fails instead. */
 	if (st->fail_at > 0 && st->steps >= st->fail_at &&
-	    (s == NULL || s != st->stmt[SQ_ROLLBACK])) {
+	    (s == NULL || (s != st->stmt[SQ_ROLLBACK] &&
+	    s != st->stmt[SQ_ROLLBACK_TO] && s != st->stmt[SQ_RELEASE]))) {
 		st->fail_at = -st->fail_at;	/* once */
 		if (*cause == NULL)
 			*cause = xasprintf("state store '%s': write failed "
@@ -1166,29 +1170,26 @@ store_data_version(struct store *st, int64_t *v, char **cause)
 	return 0;
 }
 
-int
-store_begin(struct store *st, char **cause)
+/* BEGIN IMMEDIATE, and forget cached heads another connection made stale. */
+static int
+txn_open(struct store *st, char **cause)
 {
 	sqlite3_stmt *s;
 	int64_t dv;
 	int rc;
 
-	if (st->txn)
-		fatal("store_begin: a transaction is already open");
 	if ((s = store_stmt(st, SQ_BEGIN, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
-	st->txn = true;
 	store_events_reset(st);
 	store_chg_reset(st);
 	/* Another connection committed since our last transaction: the
 	   cached heads may be stale. */
 	if ((s = store_stmt(st, SQ_DATA_VERSION, cause)) == NULL)
-		goto fail;
+		return -1;
 	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
 		sqlite3_reset(s);
-		store_fail(st, rc, cause);
-		goto fail;
+		return store_fail(st, rc, cause);
 	}
 	dv = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
@@ -1197,9 +1198,43 @@ store_begin(struct store *st, char **cause)
 		st->data_version = dv;
 	}
 	return 0;
-fail:
-	store_rollback(st);
-	return -1;
+}
+
+/* The open group's transaction is gone (SQLite rolled it back on an
+   I/O error or a full disk): nothing of it may be reported done. */
+static bool
+group_lost(const struct store *st)
+{
+	return st->group && sqlite3_get_autocommit(st->db);
+}
+
+int
+store_begin(struct store *st, char **cause)
+{
+	sqlite3_stmt *s;
+
+	if (st->txn)
+		fatal("store_begin: a transaction is already open");
+	if (st->group) {
+		if (group_lost(st)) {
+			*cause = xasprintf("state store '%s': an earlier write of "
+			    "this batch failed and was rolled back", st->path);
+			return -1;
+		}
+		if ((s = store_stmt(st, SQ_SAVEPOINT, cause)) == NULL ||
+		    store_step_done(st, s, cause) != 0)
+			return -1;
+		st->txn = true;
+		store_events_reset(st);
+		store_chg_reset(st);
+		return 0;
+	}
+	st->txn = true;
+	if (txn_open(st, cause) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -1214,7 +1249,7 @@ store_commit(struct store *st, char **cause)
 	    store_heads_flush(st, cause) != 0 ||
 	    store_chg_flush(st, cause) != 0)
 		return -1;
-	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
+	if ((s = store_stmt(st, st->group ? SQ_RELEASE : SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
 	store_events_reset(st);
@@ -1245,12 +1280,87 @@ store_rollback(struct store *st)
 		}
 	store_events_reset(st);
 	store_chg_reset(st);
-	/* SQLite may have rolled back already (disk full, I/O error). */
+	/* SQLite may have rolled back already (disk full, I/O error); in a
+	   group that took the group with it (store_group_commit says so). */
 	if (sqlite3_get_autocommit(st->db))
 		return;
-	if ((s = store_stmt(st, SQ_ROLLBACK, &cause)) != NULL)
+	if (st->group) {
+		/* this command alone: back to its savepoint, then out of it */
+		if ((s = store_stmt(st, SQ_ROLLBACK_TO, &cause)) != NULL &&
+		    store_step_done(st, s, &cause) == 0 &&
+		    (s = store_stmt(st, SQ_RELEASE, &cause)) != NULL)
+			store_step_done(st, s, &cause);
+	} else if ((s = store_stmt(st, SQ_ROLLBACK, &cause)) != NULL)
 		store_step_done(st, s, &cause);
 	free(cause);
+}
+
+int
+store_group_begin(struct store *st, char **cause)
+{
+	if (st->txn || st->group)
+		fatal("store_group_begin: a transaction is already open");
+	if (txn_open(st, cause) != 0) {
+		st->txn = true;
+		store_rollback(st);
+		return -1;
+	}
+	st->group = true;
+	return 0;
+}
+
+/* The group's end either way: the heads may hold what was not kept. */
+static void
+group_abandon(struct store *st)
+{
+	sqlite3_stmt *s;
+	char *cause = NULL;
+
+	st->group = false;
+	store_heads_reset(st);
+	store_events_reset(st);
+	store_chg_reset(st);
+	if (!sqlite3_get_autocommit(st->db) &&
+	    (s = store_stmt(st, SQ_ROLLBACK, &cause)) != NULL)
+		store_step_done(st, s, &cause);
+	free(cause);
+}
+
+int
+store_group_commit(struct store *st, char **cause)
+{
+	sqlite3_stmt *s;
+
+	if (!st->group || st->txn)
+		fatal("store_group_commit: no group, or a command still open");
+	if (group_lost(st)) {
+		*cause = xasprintf("state store '%s': a write of this batch failed "
+		    "and SQLite rolled the batch back", st->path);
+		group_abandon(st);
+		return -1;
+	}
+	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
+	    store_step_done(st, s, cause) != 0) {
+		group_abandon(st);
+		return -1;
+	}
+	st->group = false;
+	return 0;
+}
+
+void
+store_group_rollback(struct store *st)
+{
+	if (!st->group)
+		return;
+	store_rollback(st);
+	group_abandon(st);
+}
+
+bool
+store_in_group(const struct store *st)
+{
+	return st->group;
 }
 
 bool

@@ -54,6 +54,9 @@
  *  8. A job's name is unique in its run: a session's by the index
  *     jobs_name, a replay's (written by store_job_put_many, the rows
  *     marked traced) by its trace (schema.sql); db check verifies both.
+ *  9. In a group, a command's store_commit is durable only once
+ *     store_group_commit returns 0; until then nothing outside the
+ *     process may act on it (no hook runs, no reply is sent).
  */
 #ifndef CELLAR_STORE_H
 #define CELLAR_STORE_H
@@ -143,6 +146,19 @@ int		 store_begin(struct store *st, char **cause);
 int		 store_commit(struct store *st, char **cause);
 void		 store_rollback(struct store *st);
 bool		 store_in_txn(const struct store *st);
+/*
+ * Group commit (a server's poll round): between store_group_begin and
+ * store_group_commit each store_begin .. store_commit is a savepoint of
+ * one outer transaction, so a round of N commands costs one COMMIT. A
+ * store_rollback undoes its own command alone. store_group_commit makes
+ * every command of the group durable, or -1: none of them is (also when
+ * SQLite rolled the group back under an earlier failed write), and the
+ * caller must report none of them done (invariant 9).
+ */
+int		 store_group_begin(struct store *st, char **cause);
+int		 store_group_commit(struct store *st, char **cause);
+void		 store_group_rollback(struct store *st);
+bool		 store_in_group(const struct store *st);
 
 /* Wall-clock Unix seconds, and the Unix user (getpwuid, else $USER). */
 double		 store_wall_now(void);

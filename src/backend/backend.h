@@ -107,6 +107,10 @@ void		 hookq_free(struct hookq *q);
 void		 hookq_submit(struct hookq *q, struct hook_req *r);
 /* Requests not yet handed back. */
 int		 hookq_pending(const struct hookq *q);
+/* While held, a service starts nothing (it still reads and reaps): the
+   decisions behind the queued runs are not durable yet (store.h, group
+   commit). */
+void		 hookq_hold(struct hookq *q, bool hold);
 /* Fill fds (up to max) with what to poll; returns how many. */
 int		 hookq_pollfds(const struct hookq *q, struct pollfd *fds, int max);
 /* Seconds until the queue next needs a service (a timeout, a retry, a

@@ -48,6 +48,7 @@ struct hookq {
 	struct run		**runs;
 	int			 n;
 	size_t			 cap;
+	bool			 hold;		/* start nothing (hookq_hold) */
 };
 
 struct hookq *
@@ -102,6 +103,12 @@ hookq_submit(struct hookq *q, struct hook_req *req)
 	strbuf_init(&r->out);
 	XGROW(q->runs, q->cap, (size_t)q->n + 1);
 	q->runs[q->n++] = r;
+}
+
+void
+hookq_hold(struct hookq *q, bool hold)
+{
+	q->hold = hold;
 }
 
 int
@@ -309,7 +316,7 @@ hookq_service(struct hookq *q, double now, struct hook_done **done, int *n)
 	for (i = 0; i < q->n; i++) {
 		struct run *r = q->runs[i];
 
-		if (r->pid <= 0 && !r->exited && now >= r->due)
+		if (r->pid <= 0 && !r->exited && now >= r->due && !q->hold)
 			start(q, r, now);
 		if (r->fd >= 0)
 			drain(r);

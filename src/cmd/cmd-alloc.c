@@ -744,7 +744,8 @@ const struct cmd_entry cmd_alloc_entry = {
 		"alloc sweep --vc dev --gang 2x2,1x4",
 		"alloc scavenger --vc dev --gpus 1 --opportunistic",
 		NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = alloc_exec,
 };
@@ -761,7 +762,8 @@ const struct cmd_entry cmd_place_entry = {
 	.examples = (const char *const []){
 		"place big --vc research --gpus 8 --pods 4",
 		NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = place_exec,
 };
@@ -781,7 +783,8 @@ const struct cmd_entry cmd_release_entry = {
 		"release train1",
 		"release bert sweep",
 		NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_ALL,
 	.exec = release_exec,
 };
@@ -815,7 +818,8 @@ const struct cmd_entry cmd_jobs_entry = {
 		"jobs --run last --filter state=CA",
 		NULL },
 	.columns = jobs_columns,
-	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_ALL,
 	.exec = jobs_exec,
 };

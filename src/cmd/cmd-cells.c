@@ -721,7 +721,8 @@ const struct cmd_entry cmd_status_entry = {
 	    "and how many GPUs guaranteed and opportunistic jobs use and how "
 	    "many are bad, each as a percentage of the cluster's GPUs.",
 	.examples = (const char *const []){ "status", NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = status_exec,
 };
@@ -758,7 +759,8 @@ const struct cmd_entry cmd_cells_entry = {
 		"cells --depth 3 --filter state=free --filter level=3",
 		NULL },
 	.columns = cells_columns,
-	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_ALL,
 	.exec = cells_exec,
 };
@@ -784,7 +786,8 @@ const struct cmd_entry cmd_vcs_entry = {
 		"vcs --filter 'free>0' -o name",
 		NULL },
 	.columns = vcs_columns,
-	.flags = CMD_NEEDS_ENGINE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_ALL,
 	.exec = vcs_exec,
 };

@@ -145,7 +145,8 @@ const struct cmd_entry cmd_submit_entry = {
 		"submit bert --vc research --gpus 2 --pods 2 --priority 10 "
 		"--env EPOCHS=3 -- ./train.sh --resume",
 		NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = submit_exec,
 };
@@ -187,7 +188,8 @@ const struct cmd_entry cmd_cancel_entry = {
 	    "and the stop hook runs on each of its pods' nodes (wait shows when "
 	    "they are done).",
 	.examples = (const char *const []){ "cancel train1", NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
+	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = cancel_exec,
 };
@@ -497,7 +499,8 @@ const struct cmd_entry cmd_queue_entry = {
 	    "arrival), numbered in POS, with the reason each one waits.",
 	.examples = (const char *const []){ "queue", "queue --vc prod -o json",
 		NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_ALL,
 	.columns = queue_columns,
 	.exec = queue_exec,
@@ -548,7 +551,8 @@ const struct cmd_entry cmd_job_log_entry = {
 	    "newest 64 KiB, kept in the state store: it outlives a restart of "
 	    "cellar and the job.",
 	.examples = (const char *const []){ "job log train1", NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
+	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
+	    CMD_GROUP,
 	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
 	.exec = log_exec,
 };

@@ -83,6 +83,10 @@ extern const struct cmd_exit_info cmd_exit_table[];
 #define CMD_LIVE	 0x10
 /* Runs in the store's server when one runs (a client forwards it). */
 #define CMD_SERVER	 0x20
+/* In a server, may share one commit with the other requests of a poll
+   round (store.h, group commit): it writes only in store_begin/commit
+   transactions of the open store and runs no hook itself. */
+#define CMD_GROUP	 0x40
 
 /* The JSON schema version of every document; see cellar(1). */
 #define CMD_SCHEMA_VERSION	1

@@ -60,7 +60,7 @@ printf '%s\n' "$g_low" | grep -qx "$g_high" && ok same-gpus ||
 wait_for '[ "$(steps low.0)" -gt "$n2" ]' && ok low-progress-again ||
     not_ok low-progress-again "steps stay $(steps low.0)"
 s0=$(pstate "$p0")
-case $s0 in S|R) ok low-resumed-state ;; *) not_ok low-resumed-state "state $s0" ;; esac
+case $s0 in S|R|D) ok low-resumed-state ;; *) not_ok low-resumed-state "state $s0" ;; esac
 wait "$pid"
 rc=$?
 OUT=$(cat "$TMP/out1")

@@ -5,7 +5,7 @@
  * the audit log, events with every filter and the per-job history chains,
  * transactions that roll back, db check on a clean store and on planted
  * problems, export -> import -> export giving the same document, and the
- * change numbers a follower reads by.
+ * change numbers a follower reads by, and group commit.
  */
 #include <math.h>
 #include <stdio.h>
@@ -1072,6 +1072,101 @@ test_job_find_cost(void)
 	store_close(st);
 }
 
+
+/* One command of a group: job id named name, and one event of it. */
+static int
+group_cmd(struct store *st, int64_t run, int id, const char *name, bool keep)
+{
+	struct job j;
+	struct rec r;
+	char *cause = NULL;
+
+	if (store_begin(st, &cause) != 0)
+		return -1;
+	job_init(&j, id, name, 0, 0);
+	rec_set(&r, id, REC_SUBMIT, id, 0);
+	if (store_job_put(st, run, &j, &cause) != 0 ||
+	    store_event_append(st, run, &r, NULL, &cause) != 0) {
+		free(cause);
+		store_rollback(st);
+		return -1;
+	}
+	if (!keep) {
+		store_rollback(st);
+		return 0;
+	}
+	return store_commit(st, &cause);
+}
+
+static bool
+has_job(struct store *st, int64_t run, const char *name)
+{
+	struct store_job sj;
+	char *cause = NULL;
+	int rc = store_job_find(st, run, name, &sj, &cause);
+
+	if (rc == 0)
+		store_job_release(&sj);
+	free(cause);
+	return rc == 0;
+}
+
+/*
+ * Group commit (store.h invariant 9): a command's rollback undoes it
+ * alone, the group commits the rest at once; a group rolled back, or
+ * whose COMMIT fails, keeps nothing; the event chains stay whole.
+ */
+static void
+test_group(void)
+{
+	struct store *st = mem_store();
+	struct strbuf probs = STRBUF_INIT;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION);
+	int np = -1;
+	struct rec r;
+
+	CHECK(store_group_begin(st, &cause) == 0 && store_in_group(st));
+	CHECK(group_cmd(st, run, 0, "a", true) == 0);
+	CHECK(group_cmd(st, run, 1, "b", false) == 0);		/* rolled back */
+	CHECK(group_cmd(st, run, 1, "c", true) == 0);
+	CHECK(!store_in_txn(st));
+	CHECK(store_group_commit(st, &cause) == 0 && !store_in_group(st));
+	CHECK(has_job(st, run, "a") && !has_job(st, run, "b") && has_job(st, run, "c"));
+
+	/* rolled back as a whole: d is gone, and a's next event still
+	   links to its first (the heads forgot what the group wrote) */
+	CHECK(store_group_begin(st, &cause) == 0);
+	CHECK(group_cmd(st, run, 2, "d", true) == 0);
+	rec_set(&r, 5, REC_START, 0, 0);
+	CHECK(store_begin(st, &cause) == 0 &&
+	    store_event_append(st, run, &r, NULL, &cause) == 0 &&
+	    store_commit(st, &cause) == 0);
+	store_group_rollback(st);
+	CHECK(!store_in_group(st) && !has_job(st, run, "d"));
+	rec_set(&r, 6, REC_START, 0, 0);
+	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
+
+	/* the COMMIT fails (as a full disk makes it): nothing is kept, and
+	   the store takes the next transaction as usual */
+	CHECK(store_group_begin(st, &cause) == 0);
+	CHECK(group_cmd(st, run, 2, "e", true) == 0);
+	st->steps = 0;
+	st->fail_at = 1;
+	CHECK(store_group_commit(st, &cause) == -1 && cause != NULL &&
+	    strstr(cause, "CELLAR_STORE_FAIL") != NULL);
+	free(cause);
+	cause = NULL;
+	st->fail_at = 0;
+	CHECK(!store_in_group(st) && !store_in_txn(st) && !has_job(st, run, "e"));
+	CHECK(group_cmd(st, run, 2, "f", true) == 0 && has_job(st, run, "f"));
+
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 0, "%d problems: %s", np, probs.buf);
+	strbuf_release(&probs);
+	store_close(st);
+}
+
 static const struct test tests[] = {
 	{ "job-roundtrip", test_job_roundtrip },
 	{ "job-many", test_job_many },
@@ -1083,6 +1178,7 @@ static const struct test tests[] = {
 	{ "check", test_check },
 	{ "dump-roundtrip", test_dump_roundtrip },
 	{ "job-changes", test_job_changes },
+	{ "group", test_group },
 };
 
 TEST_MAIN(tests)
