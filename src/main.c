@@ -17,6 +17,8 @@
  * The runner is also the session's front end (cmd/frontend.h): it shows
  * output as watch produces it, sleeps, and turns SIGINT into a flag.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +32,7 @@
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/frontend.h"
+#include "cmd/group.h"
 #include "cmd/session-reconf.h"
 #include "cmd/session.h"
 #include "console.h"
@@ -75,6 +78,8 @@ on_sigint(int sig)
 struct runner {
 	struct session	sess;
 	struct frontend	fe;
+	struct cmd_group group;		/* -c and -f FILE share commits */
+	bool		lost;		/* a group did not commit: stop */
 	bool		keep_going;
 	int		status;		/* the first failure's exit status */
 	int		last;		/* the last command's, for the REPL */
@@ -190,25 +195,52 @@ fe_dashboard(const struct frontend *fe, struct dash_model *m, struct dash_view *
 	return dash_tui_run(m, v, &interrupted, cause);
 }
 
+/* A command's output and verdict, once its writes are committed. */
+static void
+group_emit(void *arg, void *tag, struct strbuf *out, struct strbuf *err,
+    struct cmd_result *res)
+{
+	struct runner *r = arg;
+
+	fe_flush(&r->fe, out, err, false);
+	if (res->status != CMD_EXIT_OK) {
+		report(tag, res);
+		fail(r, res->status);
+	}
+	r->last = res->status;
+	free(tag);
+}
+
+/* The group's commit failed: this command is not recorded either. */
+static void
+group_lost(void *arg, void *tag, const struct cmd_result *res, const char *cause)
+{
+	struct runner *r = arg;
+
+	(void)res;
+	fprintf(stderr, "cellar: %s%s (not recorded: the commands since the "
+	    "last commit are lost)\n", (const char *)tag, cause);
+	fail(r, CMD_EXIT_STORE);
+	r->last = CMD_EXIT_STORE;
+	r->lost = true;
+	free(tag);
+}
+
+static const struct cmd_group_ops group_ops = { group_emit, group_lost };
+
 /* Run one command given as words; returns its exit status. */
 static int
 run_words(struct runner *r, int argc, char *const *argv, const char *where)
 {
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct cmd_result res;
-	int status;
+	return cmd_group_dispatch(&r->group, argc, argv, xstrdup(where));
+}
 
-	status = cmd_dispatch(&r->sess, argc, argv, &out, &err, &res);
-	fe_flush(&r->fe, &out, &err, false);
-	if (status != CMD_EXIT_OK) {
-		report(where, &res);
-		fail(r, status);
-	}
-	r->last = status;
-	cmd_result_release(&res);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	return status;
+/* Commit what the group holds and stop grouping; -1 when it was lost. */
+static int
+runner_commit(struct runner *r)
+{
+	r->group.enabled = false;
+	return cmd_group_close(&r->group, NULL) == 0 && !r->lost ? 0 : -1;
 }
 
 /*
@@ -241,7 +273,7 @@ run_text(struct runner *r, const char *text, size_t len, const char *where,
 		if (run_words(r, (int)cl.cmds[i].n, cl.cmds[i].v, where) != 0 &&
 		    !r->keep_going)
 			rc = -1;
-		if (interrupted)
+		if (interrupted || r->lost)
 			rc = -1;
 	}
 	cmdline_release(&cl);
@@ -262,7 +294,11 @@ run_stream(struct runner *r, FILE *fp, const char *name)
 	ssize_t n;
 	bool incomplete = false;
 	int rc = 0;
+	struct stat sb;
 
+	/* a file's commands share commits (group.h); a pipe's or a
+	   terminal's may wait for their next line: each commits alone */
+	r->group.enabled = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
 	for (;;) {
 		errno = 0;
 		if ((n = getline(&line, &cap, fp)) < 0)
@@ -281,9 +317,11 @@ run_stream(struct runner *r, FILE *fp, const char *name)
 		if (incomplete)
 			continue;
 		strbuf_reset(&stmt);
-		if (rc != 0 || interrupted)
+		if (rc != 0 || interrupted || r->lost)
 			break;
 	}
+	if (runner_commit(r) != 0)
+		rc = -1;
 	if (rc == 0 && incomplete && !interrupted) {
 		snprintf(where, sizeof where, "line %zu: ", first);
 		report_input(where, "unexpected end of input (unterminated quote "
@@ -570,8 +608,12 @@ run_scripts(struct runner *r, const struct args *a)
 	for (i = 0; i < args_nopts(a) && rc == 0 && !interrupted; i++) {
 		const char *name = args_opt_name(a, i), *val = args_opt_value(a, i);
 
-		if (strcmp(name, "command") == 0)
+		if (strcmp(name, "command") == 0) {
+			r->group.enabled = true;
 			rc = run_text(r, val, strlen(val), "", NULL);
+			if (runner_commit(r) != 0)
+				rc = -1;
+		}
 		else if (strcmp(name, "file") == 0)
 			rc = run_file(r, val);
 	}
@@ -589,6 +631,7 @@ main(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	session_init(&r.sess);
+	cmd_group_init(&r.group, &r.sess, &group_ops, &r);
 	r.fe = (struct frontend){ .interactive = false, .flush = fe_flush,
 	    .report = fe_report, .sleep = fe_sleep, .interrupted = fe_interrupted,
 	    .progress = fe_progress, .dashboard = fe_dashboard, .arg = &r };
@@ -644,6 +687,8 @@ main(int argc, char **argv)
 	}
 out:
 	args_free(a);
+	runner_commit(&r);
+	cmd_group_release(&r.group, NULL);
 	session_release(&r.sess);
 	if (fflush(stdout) != 0 && r.status == CMD_EXIT_OK)
 		r.status = CMD_EXIT_FAIL;

@@ -22,6 +22,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
+#include "cmd/group.h"
 #include "cmd/session-log.h"
 #include "cmd/session-reconf.h"
 #include "cmd/session.h"
@@ -45,9 +46,6 @@ struct client {
 	size_t		 off;		/* of out, written */
 	struct strvec	 parked;	/* a wait to run again, or empty */
 	double		 at;		/* when the parked request came */
-	size_t		 gmark;		/* of out, where the open group's replies
-					   to this client begin */
-	int		 gn;		/* its requests in the open group */
 	bool		 eof;		/* the peer sends no more */
 	bool		 closing;	/* close once out is written */
 };
@@ -69,9 +67,7 @@ struct server {
 	struct store	 *wst;		/* the store whose own checkpoints are off */
 	int		  busy;		/* rounds with requests since the last
 					   checkpoint */
-	bool		  grouping;	/* this round's requests may share a commit */
-	bool		  group;	/* a group is open (store_group_begin) */
-	int		  gcount;	/* requests in it */
+	struct cmd_group  group;	/* this round's requests' commit */
 	bool		  halted;	/* said so in the log */
 };
 
@@ -290,22 +286,40 @@ client_new(struct server *sv, int fd)
 	sv->c[sv->n++] = cl;
 }
 
-/* ---- group commit ---- */
+/* ---- requests and group commit ---- */
 
 /*
  * The requests of one poll round share a commit when two or more came
- * (store.h, group commit): under load, N submits cost one COMMIT instead
- * of N. Their replies are written after it, and no hook starts before it
- * (the console's tick holds the hook queue while a group is open), so a
- * client never hears of, and no node ever acts on, a decision the store
- * could still lose. A lone request commits alone, as before: a failure
- * is then its own (exit 4) and changes nothing. A group whose commit
- * fails has changed the server's memory but not the store: every request
- * of it is answered exit 4, and the server halts (as after a failed
- * pass): it answers reads and refuses changes until a restart takes over
- * from the store.
+ * (cmd/group.h): under load, N submits cost one COMMIT instead of N.
+ * Their replies wait for it, and no hook starts before it (the console's
+ * tick holds the hook queue while a group is open), so a client never
+ * hears of, and no node ever acts on, a decision the store could still
+ * lose. A lone request commits alone, as before: a failure is then its
+ * own (exit 4) and changes nothing. A group whose commit fails has
+ * changed the server's memory but not the store: every request of it is
+ * answered exit 4, and the server halts (as after a failed pass): it
+ * answers reads and refuses changes until a restart takes over from the
+ * store.
  */
-#define SERVE_GROUP_MAX	256	/* requests per commit: bounds a reply's wait */
+
+/* One request on its way through the group (the group's tag). */
+struct request {
+	struct client	*cl;
+	int		 argc;
+	char		**argv;		/* copied: the line is gone by then */
+	double		 at;
+};
+
+static void
+request_free(struct request *rq)
+{
+	int i;
+
+	for (i = 0; i < rq->argc; i++)
+		free(rq->argv[i]);
+	free(rq->argv);
+	free(rq);
+}
 
 static void
 halt(struct server *sv, const char *why)
@@ -317,66 +331,72 @@ halt(struct server *sv, const char *why)
 	sv->halted = true;
 }
 
+/* A request answered (its writes committed), or parked (a wait). */
+static void
+request_emit(void *arg, void *tag, struct strbuf *out, struct strbuf *err,
+    struct cmd_result *res)
+{
+	struct request *rq = tag;
+	struct client *cl = rq->cl;
+	struct strbuf line = STRBUF_INIT;
+	int i;
+
+	(void)arg;
+	if (res->again) {
+		if (cl->parked.n == 0)
+			for (i = 0; i < rq->argc; i++)
+				strvec_push(&cl->parked, rq->argv[i]);
+		cl->at = rq->at;
+		request_free(rq);
+		return;
+	}
+	if (res->status != 0)
+		cmd_failure(err, "", res);
+	ipc_reply_text(&cl->out, 'o', out->buf != NULL ? out->buf : "", out->len);
+	ipc_reply_text(&cl->out, 'e', err->buf != NULL ? err->buf : "", err->len);
+	ipc_reply_end(&cl->out, res->status);
+	/* the log: every change accepted or refused, by whom */
+	if (res->entry != NULL && ((res->entry->flags & CMD_MUTATES) ||
+	    res->status == CMD_EXIT_DENIED)) {
+		cmdline_join(&line, rq->argc, rq->argv);
+		slog("%s %s: %s (exit %d%s%s)", res->status == CMD_EXIT_DENIED ?
+		    "refused" : "request", cl->user, line.buf, res->status,
+		    res->cause != NULL ? ": " : "", res->cause != NULL ? res->cause : "");
+	}
+	strvec_release(&cl->parked);
+	strvec_init(&cl->parked);
+	strbuf_release(&line);
+	request_free(rq);
+}
+
+/* Its group did not commit: say so; nothing of it is recorded. */
+static void
+request_lost(void *arg, void *tag, const struct cmd_result *res,
+    const char *cause)
+{
+	struct request *rq = tag;
+	struct strbuf msg = STRBUF_INIT, line = STRBUF_INIT;
+
+	(void)res;
+	cmdline_join(&line, rq->argc, rq->argv);
+	slog("request %s: %s did not commit: %s", rq->cl->user, line.buf, cause);
+	halt(arg, cause);
+	strbuf_addf(&msg, "cellar: %s (nothing of this request was recorded; "
+	    "the server halted: restart it)\n", cause);
+	ipc_reply_text(&rq->cl->out, 'e', msg.buf, msg.len);
+	ipc_reply_end(&rq->cl->out, CMD_EXIT_STORE);
+	strbuf_release(&msg);
+	strbuf_release(&line);
+	request_free(rq);
+}
+
+static const struct cmd_group_ops request_ops = { request_emit, request_lost };
+
+/* Commit the round's group, if one is open (a failure halts us: lost). */
 static void
 group_close(struct server *sv)
 {
-	struct client *cl;
-	struct strbuf msg = STRBUF_INIT;
-	char *cause = NULL;
-	int k, i, n = sv->gcount;
-
-	if (!sv->group)
-		return;
-	sv->group = false;
-	sv->gcount = 0;
-	if (store_group_commit(sv->s->store, &cause) != 0) {
-		slog("%d requests did not commit: %s", n, cause);
-		halt(sv, cause);
-		strbuf_addf(&msg, "cellar: %s (nothing of this request was "
-		    "recorded; the server halted: restart it)\n", cause);
-		for (k = 0; k < sv->n; k++) {
-			cl = sv->c[k];
-			if (cl->gn == 0 || cl->gmark > cl->out.len)
-				continue;
-			strbuf_setlen(&cl->out, cl->gmark);
-			for (i = 0; i < cl->gn; i++) {
-				ipc_reply_text(&cl->out, 'e', msg.buf, msg.len);
-				ipc_reply_end(&cl->out, CMD_EXIT_STORE);
-			}
-		}
-		free(cause);
-	}
-	for (k = 0; k < sv->n; k++)
-		sv->c[k]->gn = 0;
-	strbuf_release(&msg);
-}
-
-/*
- * Before a request runs: into the open group (opened by the round's first
- * groupable request), or, for one that may not share a commit (load,
- * wait, node bad, ...), after the group is committed.
- */
-static void
-group_join(struct server *sv, struct client *cl, const struct cmd_entry *e)
-{
-	struct store *st = sv->s->store;
-	char *cause = NULL;
-
-	if (!sv->grouping || e == NULL || !(e->flags & CMD_GROUP) ||
-	    st == NULL || !store_writable(st) || store_in_txn(st)) {
-		group_close(sv);
-		return;
-	}
-	if (!sv->group) {
-		if (store_group_begin(st, &cause) != 0) {
-			/* the request alone then: it fails or not on its own */
-			free(cause);
-			return;
-		}
-		sv->group = true;
-	}
-	if (cl->gn++ == 0)
-		cl->gmark = cl->out.len;
+	cmd_group_close(&sv->group, NULL);
 }
 
 /*
@@ -384,14 +404,21 @@ group_join(struct server *sv, struct client *cl, const struct cmd_entry *e)
  * its memory ahead of the store): refused, saying why. True when it was.
  */
 static bool
-refuse_halted(struct server *sv, struct client *cl, const struct cmd_entry *e)
+refuse_halted(struct server *sv, struct client *cl, int argc, char *const *argv)
 {
+	const struct cmd_entry *e;
 	const char *why;
 	struct strbuf msg = STRBUF_INIT;
+	char *cause = NULL;
+	int nw;
 
-	if (e == NULL || !(e->flags & CMD_MUTATES) || sv->s->console == NULL ||
-	    (why = console_halted(sv->s->console)) == NULL)
+	if (sv->s->console == NULL || (why = console_halted(sv->s->console)) == NULL)
 		return false;
+	e = cmd_find(argc, argv, &nw, &cause);
+	free(cause);
+	if (e == NULL || !(e->flags & CMD_MUTATES))
+		return false;
+	group_close(sv);	/* replies keep their order */
 	strbuf_addf(&msg, "cellar: the live session is halted after a store "
 	    "failure (%s); restart the cellar server\n", why);
 	ipc_reply_text(&cl->out, 'e', msg.buf, msg.len);
@@ -406,57 +433,28 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
     double at)
 {
 	struct session *s = sv->s;
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
-	const struct cmd_entry *e;
-	struct cmd_result res;
-	char *cause = NULL;
-	int i, nw;
+	struct request *rq;
+	int i;
 
-	e = cmd_find(argc, argv, &nw, &cause);
-	free(cause);
-	group_join(sv, cl, e);
-	if (refuse_halted(sv, cl, e))
+	if (refuse_halted(sv, cl, argc, argv))
 		return true;
+	rq = xcalloc(1, sizeof *rq);
+	rq->cl = cl;
+	rq->at = at;
+	rq->argc = argc;
+	rq->argv = xcalloc((size_t)argc + 1, sizeof *rq->argv);
+	for (i = 0; i < argc; i++)
+		rq->argv[i] = xstrdup(argv[i]);
 	s->caller = cl->user;
 	s->caller_uid = (unsigned)cl->uid;
 	s->request_at = at;
 	sv->cur = cl;
-	cmd_dispatch(s, argc, argv, &out, &err, &res);
+	cmd_group_dispatch(&sv->group, argc, argv, rq);
 	sv->cur = NULL;
 	s->caller = NULL;
 	s->request_at = 0;
-	if (res.again) {
-		if (cl->parked.n == 0)
-			for (i = 0; i < argc; i++)
-				strvec_push(&cl->parked, argv[i]);
-		cl->at = at;
-		cmd_result_release(&res);
-		strbuf_release(&out);
-		strbuf_release(&err);
-		return false;
-	}
-	if (res.status != 0)
-		cmd_failure(&err, "", &res);
-	ipc_reply_text(&cl->out, 'o', out.buf != NULL ? out.buf : "", out.len);
-	ipc_reply_text(&cl->out, 'e', err.buf != NULL ? err.buf : "", err.len);
-	ipc_reply_end(&cl->out, res.status);
-	/* the log: every change accepted or refused, by whom */
-	if (res.entry != NULL && ((res.entry->flags & CMD_MUTATES) ||
-	    res.status == CMD_EXIT_DENIED)) {
-		cmdline_join(&line, argc, argv);
-		slog("%s %s: %s (exit %d%s%s)", res.status == CMD_EXIT_DENIED ?
-		    "refused" : "request", cl->user, line.buf, res.status,
-		    res.cause != NULL ? ": " : "", res.cause != NULL ? res.cause : "");
-	}
-	strvec_release(&cl->parked);
-	strvec_init(&cl->parked);
-	cmd_result_release(&res);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	strbuf_release(&line);
-	if (sv->group && ++sv->gcount >= SERVE_GROUP_MAX)
-		group_close(sv);
-	return true;
+	/* rq is the group's now; a wait is never grouped: parked by now */
+	return cl->parked.n == 0;
 }
 
 /* A protocol error: say it, then close once it is written. */
@@ -478,6 +476,7 @@ client_lines(struct server *sv, struct client *cl)
 	struct cmdline cmd;
 	char *nl, *cause = NULL;
 	size_t len;
+	bool bad;
 
 	while (cl->parked.n == 0 && !cl->closing &&
 	    (nl = memchr(cl->in.buf, '\n', cl->in.len)) != NULL) {
@@ -485,7 +484,10 @@ client_lines(struct server *sv, struct client *cl)
 		if (len > 0 && cl->in.buf[len - 1] == '\r')
 			len--;		/* a telnet-style client */
 		cmdline_init(&cmd);
-		if (cmdline_parsen(cl->in.buf, len, &cmd, NULL, &cause) != 0) {
+		bad = cmdline_parsen(cl->in.buf, len, &cmd, NULL, &cause) != 0;
+		if (bad || cmd.n != 1)
+			group_close(sv);	/* a reply now: replies keep their order */
+		if (bad) {
 			client_error(cl, CMD_EXIT_USAGE, cause);
 			free(cause);
 			cause = NULL;
@@ -503,6 +505,7 @@ client_lines(struct server *sv, struct client *cl)
 		strbuf_setlen(&cl->in, cl->in.len - len);
 	}
 	if (cl->in.len > IPC_LINE_MAX && !cl->closing) {
+		group_close(sv);
 		client_error(cl, CMD_EXIT_USAGE, "request line too long (at most "
 		    "65536 bytes)");
 		cl->closing = true;
@@ -733,10 +736,10 @@ serve_loop(struct server *sv)
 		/* then their requests, sharing a commit when two or more came */
 		for (k = waiting = 0; k < sv->n && waiting < 2; k++)
 			waiting += client_waiting(sv->c[k], 2 - waiting);
-		sv->grouping = waiting >= 2;
+		sv->group.enabled = waiting >= 2;
 		for (k = 0; k < sv->n; k++)
 			client_lines(sv, sv->c[k]);
-		sv->grouping = false;
+		sv->group.enabled = false;
 		group_close(sv);
 		if (sv->s->console != NULL && console_tick(sv->s->console, &cause) != 0) {
 			halt(sv, cause);
@@ -901,12 +904,15 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 	sigaction(SIGPIPE, &sa, NULL);
 	s->authorize = authorize;
 	s->authorize_arg = &sv;
+	cmd_group_init(&sv.group, s, &request_ops, &sv);
 	s->fe = NULL;	/* requests get no terminal: watch and dash are refused */
 
 	slog("pid %ld serving '%s' (spec '%s', backend %s) on '%s'",
 	    (long)getpid(), sv.db, s->spec_path,
 	    s->spec->backend.type == SPEC_BACKEND_SSH ? "ssh" : "local", sv.sock);
 	serve_loop(&sv);
+	group_close(&sv);
+	cmd_group_release(&sv.group, NULL);
 	slog("stopping (%s)", serve_stop ? "signal" : "error");
 	unlink(sv.sock);
 out:

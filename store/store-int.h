@@ -118,6 +118,7 @@ struct store {
 	bool			 txn;		/* between store_begin and commit/rollback */
 	bool			 group;		/* between store_group_begin and its
 						   commit: txn is a savepoint */
+	bool			 group_wrote;	/* a savepoint of it was kept */
 	int			 busy_ms;
 	sqlite3_stmt		*stmt[SQ_COUNT];
 	struct store_heads	 heads[STORE_HEADS_RUNS];	/* of the runs written */
@@ -140,6 +141,8 @@ struct store {
 	   run, at commit (store.h invariant 7). */
 	struct store_chg	*chg;
 	size_t			 nchg, capchg;
+	size_t			 chg_mark;	/* in a group: nchg at the open
+						   savepoint's start */
 };
 
 /* Forget the transaction's changed jobs (at begin and rollback). */

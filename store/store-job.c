@@ -571,21 +571,17 @@ bad:
 /* One row from q (bound), or STORE_NOTFOUND with message `what`. */
 static int
 job_one(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *out,
-    char *what, char **cause)
+    char **cause)
 {
 	int rc;
 
+	/* no row: STORE_NOTFOUND, its message the caller's (formatted only
+	   then: an alloc's name check misses nearly always) */
 	if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
 		sqlite3_reset(q);
 		sqlite3_clear_bindings(q);
-		if (rc != SQLITE_DONE) {
-			free(what);
-			return store_fail(st, rc, cause);
-		}
-		*cause = what;
-		return STORE_NOTFOUND;
+		return rc == SQLITE_DONE ? STORE_NOTFOUND : store_fail(st, rc, cause);
 	}
-	free(what);
 	rc = job_from_row(st, run, q, out, cause);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
@@ -601,14 +597,16 @@ store_job_get(struct store *st, int64_t run, int id, struct store_job *out,
     char **cause)
 {
 	sqlite3_stmt *q;
+	int rc;
 
 	store_job_init(out);
 	if ((q = store_stmt(st, SQ_JOB_GET, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_int(q, 2, id);
-	return job_one(st, run, q, out, xasprintf("no job %d in run %lld", id,
-	    (long long)run), cause);
+	if ((rc = job_one(st, run, q, out, cause)) == STORE_NOTFOUND)
+		*cause = xasprintf("no job %d in run %lld", id, (long long)run);
+	return rc;
 }
 
 int
@@ -630,14 +628,11 @@ store_job_find(struct store *st, int64_t run, const char *name,
 			return -1;
 		sqlite3_bind_int64(q, 1, run);
 		sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
-		rc = job_one(st, run, q, out, xasprintf("no job '%s' in run %lld",
-		    name, (long long)run), cause);
-		if (rc != STORE_NOTFOUND || i == 1)
+		if ((rc = job_one(st, run, q, out, cause)) != STORE_NOTFOUND)
 			return rc;
-		free(*cause);
-		*cause = NULL;
 	}
-	return STORE_NOTFOUND;	/* not reached */
+	*cause = xasprintf("no job '%s' in run %lld", name, (long long)run);
+	return STORE_NOTFOUND;
 }
 
 int

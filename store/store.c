@@ -1226,7 +1226,9 @@ store_begin(struct store *st, char **cause)
 			return -1;
 		st->txn = true;
 		store_events_reset(st);
-		store_chg_reset(st);
+		/* the group's changed jobs are one job_changes row, written
+		   at its commit: this command's are those past the mark */
+		st->chg_mark = st->nchg;
 		return 0;
 	}
 	st->txn = true;
@@ -1247,16 +1249,19 @@ store_commit(struct store *st, char **cause)
 		fatal("store_commit: no transaction");
 	if (store_events_flush(st, cause) != 0 ||
 	    store_heads_flush(st, cause) != 0 ||
-	    store_chg_flush(st, cause) != 0)
+	    (!st->group && store_chg_flush(st, cause) != 0))
 		return -1;
 	if ((s = store_stmt(st, st->group ? SQ_RELEASE : SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
 	store_events_reset(st);
-	store_chg_reset(st);
+	if (!st->group)
+		store_chg_reset(st);
 	for (i = 0; i < STORE_HEADS_RUNS; i++)
 		st->heads[i].dirty = false;
 	st->txn = false;
+	if (st->group)
+		st->group_wrote = true;
 	return 0;
 }
 
@@ -1279,7 +1284,10 @@ store_rollback(struct store *st)
 			break;
 		}
 	store_events_reset(st);
-	store_chg_reset(st);
+	if (st->group)
+		st->nchg = st->chg_mark;
+	else
+		store_chg_reset(st);
 	/* SQLite may have rolled back already (disk full, I/O error); in a
 	   group that took the group with it (store_group_commit says so). */
 	if (sqlite3_get_autocommit(st->db))
@@ -1306,6 +1314,7 @@ store_group_begin(struct store *st, char **cause)
 		return -1;
 	}
 	st->group = true;
+	st->group_wrote = false;
 	return 0;
 }
 
@@ -1339,11 +1348,13 @@ store_group_commit(struct store *st, char **cause)
 		group_abandon(st);
 		return -1;
 	}
-	if ((s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
+	if (store_chg_flush(st, cause) != 0 ||
+	    (s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0) {
 		group_abandon(st);
 		return -1;
 	}
+	store_chg_reset(st);
 	st->group = false;
 	return 0;
 }
@@ -1361,6 +1372,12 @@ bool
 store_in_group(const struct store *st)
 {
 	return st->group;
+}
+
+bool
+store_group_wrote(const struct store *st)
+{
+	return st->group && st->group_wrote;
 }
 
 bool

@@ -159,6 +159,8 @@ int		 store_group_begin(struct store *st, char **cause);
 int		 store_group_commit(struct store *st, char **cause);
 void		 store_group_rollback(struct store *st);
 bool		 store_in_group(const struct store *st);
+/* A command of the open group committed its savepoint (wrote something). */
+bool		 store_group_wrote(const struct store *st);
 
 /* Wall-clock Unix seconds, and the Unix user (getpwuid, else $USER). */
 double		 store_wall_now(void);

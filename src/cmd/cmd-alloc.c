@@ -17,6 +17,7 @@
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "job/job.h"
+#include "store/store.h"
 
 #define ALLOC_NAME_MAX	63	/* engine_victim.name holds 64 bytes */
 #define POD_MAX		4096
@@ -538,9 +539,10 @@ release_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	 * release cannot be redone exactly); the engine state it left (bad
 	 * marks, counters) follows in a write of its own. A crash in between
 	 * recovers the jobs and bad nodes exactly, the marks and counters of
-	 * just before the release.
+	 * just before the release. In a group, its commit writes it.
 	 */
-	if (session_log_engine(ctx->sess, e, cause) != 0) {
+	if (!store_in_group(ctx->sess->store) &&
+	    session_log_engine(ctx->sess, e, cause) != 0) {
 		strbuf_addf(ctx->err, "warning: %s\n", *cause);
 		free(*cause);
 		*cause = NULL;

@@ -257,6 +257,21 @@ cmd_find(int argc, char *const *argv, int *nwords, char **cause)
 			*nwords = 1;
 			return *e;
 		}
+	/* the common case at once: a command's exact name (an exact word
+	   wins over prefixes below too; a family word needs its second) */
+	for (e = cmd_table; *e != NULL; e++) {
+		const char *nm = (*e)->name, *sp = strchr(nm, ' ');
+
+		if (sp == NULL && strcmp(nm, argv[0]) == 0 && !cmd_is_family(nm)) {
+			*nwords = 1;
+			return *e;
+		}
+		if (sp != NULL && argc >= 2 && strncmp(nm, argv[0], (size_t)(sp -
+		    nm)) == 0 && argv[0][sp - nm] == '\0' && strcmp(sp + 1, argv[1]) == 0) {
+			*nwords = 2;
+			return *e;
+		}
+	}
 	n = cmd_candidates(NULL, c0, CMD_MAX_CANDS);
 	if ((m0 = cmd_match(argv[0], NULL, c0, n, cause)) == NULL)
 		return NULL;

@@ -261,8 +261,12 @@ session_log_commit(struct session *s, bool run_created, char **cause)
 	   committed change reported as a failure of the audit */
 	bool audit = s->audit_line != NULL && !s->audited;
 
-	if (session_log_engine(s, s->engine, cause) != 0 ||
-	    store_run_touch(s->store, s->run, session_now(), cause) != 0 ||
+	/* in a group, the run's engine state and clock are written once,
+	   at its commit (session_group_commit) */
+	bool grouped = store_in_group(s->store);
+
+	if ((!grouped && (session_log_engine(s, s->engine, cause) != 0 ||
+	    store_run_touch(s->store, s->run, session_now(), cause) != 0)) ||
 	    (audit && store_audit_append_as(s->store, s->run, s->caller,
 	    s->audit_line, 0, cause) != 0) ||
 	    store_commit(s->store, cause) != 0) {
@@ -272,6 +276,28 @@ session_log_commit(struct session *s, bool run_created, char **cause)
 	if (audit)
 		s->audited = true;
 	return 0;
+}
+
+int
+session_group_begin(struct session *s, char **cause)
+{
+	if (s->store == NULL || !store_writable(s->store) || store_in_txn(s->store)) {
+		*cause = xstrdup("no state store open for writing");
+		return -1;
+	}
+	return store_group_begin(s->store, cause);
+}
+
+int
+session_group_commit(struct session *s, char **cause)
+{
+	if (store_group_wrote(s->store) && s->run != 0 && s->engine != NULL &&
+	    (session_log_engine(s, s->engine, cause) != 0 ||
+	    store_run_touch(s->store, s->run, session_now(), cause) != 0)) {
+		store_group_rollback(s->store);
+		return -1;
+	}
+	return store_group_commit(s->store, cause);
 }
 
 void

@@ -33,6 +33,14 @@ int	session_log_begin(struct session *s, bool *run_created, char **cause);
 int	session_log_commit(struct session *s, bool run_created, char **cause);
 void	session_log_rollback(struct session *s, bool run_created);
 /*
+ * Group commit (cmd/group.h, store.h): between these, each command's
+ * begin..commit is a savepoint of one transaction, and the run's engine
+ * state and clock are written once, at session_group_commit, which makes
+ * all of it durable or none (-1 with *cause: the group is rolled back).
+ */
+int	session_group_begin(struct session *s, char **cause);
+int	session_group_commit(struct session *s, char **cause);
+/*
  * The run's saved engine state (bad marks and history counters, which the
  * placements do not give back) from e; session_log_commit writes it for
  * the session's engine. session_engine_state appends the sealed bytes.

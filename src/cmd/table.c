@@ -153,6 +153,22 @@ table_indent(struct table *t, int n)
 	t->rows[t->nrows - 1].indent = n;
 }
 
+/* v in decimal, into num (24 bytes); returns where it starts. */
+static const char *
+fmt_lld(char *num, long long v)
+{
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char *p = num + 23;
+
+	*p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
 static void
 table_vcell(struct table *t, enum table_role role, const char *fmt, va_list ap)
 {
@@ -164,8 +180,19 @@ table_vcell(struct table *t, enum table_role role, const char *fmt, va_list ap)
 	row = &t->rows[t->nrows - 1];
 	if (row->n >= t->ncols)	/* invariant 1 */
 		fatal("table_cell: more cells than columns");
-	strbuf_vaddf(&sb, fmt, ap);
-	row->cells[row->n].text = strbuf_detach(&sb, NULL);
+	/* most cells are one string or a number: no printf for those */
+	if (strcmp(fmt, "%s") == 0) {
+		const char *v = va_arg(ap, const char *);
+
+		row->cells[row->n].text = xstrdup(v != NULL ? v : "(null)");
+	} else if (strcmp(fmt, "%lld") == 0) {
+		char num[24];
+
+		row->cells[row->n].text = xstrdup(fmt_lld(num, va_arg(ap, long long)));
+	} else {
+		strbuf_vaddf(&sb, fmt, ap);
+		row->cells[row->n].text = strbuf_detach(&sb, NULL);
+	}
 	row->cells[row->n].role = role;
 	row->n++;
 }

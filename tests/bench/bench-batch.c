@@ -1,7 +1,8 @@
 /*
  * bench-batch.c — what a hand command costs as the session's run grows: a
  * batch of gang allocs and releases through the command dispatcher
- * (cmd_dispatch with one session, as `cellar -f` runs a file), recorded in
+ * (cmd_group_dispatch with one session, as `cellar -f FILE` runs a file:
+ * up to 256 commands share a commit, cmd/group.h), recorded in
  * a state store on a file in $TMPDIR (WAL, as cellar runs it), on the
  * 65,536-GPU cluster of bench-alloc (8 racks x 1,024 nodes x 8 GPUs, 10
  * VCs).
@@ -31,6 +32,7 @@
 
 #include "bench.h"
 #include "cmd/cmd.h"
+#include "cmd/group.h"
 #include "cmd/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -74,32 +76,50 @@ cpu_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Run one command; its status. */
-static int
-dispatch(struct session *s, int argc, char **argv, struct op *o)
+/* A command's result, once its group committed: an alloc may not fit. */
+static void
+emit(void *arg, void *tag, struct strbuf *out, struct strbuf *err,
+    struct cmd_result *res)
 {
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct cmd_result res;
+	struct op *o = tag;
+
+	(void)arg;
+	(void)out;
+	(void)err;
+	if (res->status != 0 && !(res->status == CMD_EXIT_FAIL && !o->release))
+		die(o->release ? "release" : "alloc", res->cause);
+}
+
+static void
+lost(void *arg, void *tag, const struct cmd_result *res, const char *cause)
+{
+	(void)arg;
+	(void)tag;
+	(void)res;
+	die("commit", cause);
+}
+
+static const struct cmd_group_ops group_ops = { emit, lost };
+
+/* Run one command as `cellar -f FILE` does (commits shared, group.h). */
+static void
+dispatch(struct cmd_group *g, int argc, char **argv, struct op *o)
+{
 	double c0, w0;
-	int status;
 
 	w0 = bench_now();
 	c0 = cpu_us();
-	status = cmd_dispatch(s, argc, argv, &out, &err, &res);
+	cmd_group_dispatch(g, argc, argv, o);
 	o->cpu = cpu_us() - c0;
 	o->wall = (bench_now() - w0) * 1e6;
-	if (status != 0 && !(status == CMD_EXIT_FAIL && !o->release))
-		die(argv[0], res.cause);
-	cmd_result_release(&res);
-	strbuf_release(&out);
-	strbuf_release(&err);
-	return status;
 }
 
 /* The batch through the dispatcher; ops gets what ran. Returns their count. */
 static int
 run_batch(struct session *s, int nalloc, struct op *ops)
 {
+	struct cmd_group grp, *gp = &grp;
+	double c0, w0;
 	static const int sizes[] = { 1, 1, 1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 8, 8, 8,
 	    16, 16, 32, 64 };
 	int *live = xcalloc((size_t)nalloc, sizeof *live);
@@ -107,6 +127,8 @@ run_batch(struct session *s, int nalloc, struct op *ops)
 	int nrel = (int)((long long)nalloc * 7467 / 10000);
 	char name[32], vc[16], gpus[16], gang[32];
 
+	cmd_group_init(gp, s, &group_ops, NULL);
+	gp->enabled = true;
 	for (i = 0; i < nalloc; i++) {
 		struct op *o = &ops[nops++];
 
@@ -123,12 +145,12 @@ run_batch(struct session *s, int nalloc, struct op *ops)
 			char *argv[] = { "alloc", name, "--vc", vc, "--gpus", gpus, NULL };
 
 			snprintf(gpus, sizeof gpus, "%d", o->gpus);
-			dispatch(s, 6, argv, o);
+			dispatch(gp, 6, argv, o);
 		} else {
 			char *argv[] = { "alloc", name, "--vc", vc, "--gang", gang, NULL };
 
 			snprintf(gang, sizeof gang, "%dx%d", o->pods, o->gpus);
-			dispatch(s, 6, argv, o);
+			dispatch(gp, 6, argv, o);
 		}
 		o->placed = engine_job_find(s->engine, name) >= 0;
 		if (o->placed) {
@@ -147,10 +169,16 @@ run_batch(struct session *s, int nalloc, struct op *ops)
 			o->stored = stored;
 			live[k] = live[--nlive];
 			snprintf(name, sizeof name, "j%d", o->job);
-			dispatch(s, 2, argv, o);
+			dispatch(gp, 2, argv, o);
 			released++;
 		}
 	}
+	/* the last group's commit is the last command's */
+	w0 = bench_now();
+	c0 = cpu_us();
+	cmd_group_release(gp, NULL);
+	ops[nops - 1].cpu += cpu_us() - c0;
+	ops[nops - 1].wall += (bench_now() - w0) * 1e6;
 	free(live);
 	return nops;
 }

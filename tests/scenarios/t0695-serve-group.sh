@@ -56,7 +56,7 @@ while [ "$n" -le "$steps" ]; do
 	fi
 	send_batch
 	group_failed=0
-	if grep -q "requests did not commit: .*CELLAR_STORE_FAIL=$n" "$SERVE_LOG"; then
+	if [ "$(grep -c "did not commit: .*CELLAR_STORE_FAIL=$n" "$SERVE_LOG")" = 4 ]; then
 		group_hit=$((group_hit + 1)) group_failed=1
 		[ "$codes" = "4 4 4 4 " ] &&
 		    [ "$(grep -c 'nothing of this request was recorded' "$TMP/replies")" = 4 ] ||
