@@ -17,6 +17,7 @@
  */
 #include "store/store-int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -921,25 +922,139 @@ store_sqlite_config(void)
 	}
 }
 
-int
-store_open(const char *path, unsigned oflags, struct store **out, char **cause)
+/*
+ * A new store appears whole or not at all (invariant 6): it is built
+ * under a name of its own beside path (PATH.new.PID: WAL mode, the
+ * schema), closed, and linked to path, which fails if another process
+ * made path first (then that one is used). A kill -9 on the way leaves
+ * only the builder's file, which the next creator removes once its pid
+ * is gone; before, it left a 0-byte file or one with a hot rollback
+ * journal that no read-only open could roll back. st's test hooks count
+ * the builder's steps (the file, WAL mode, the migration) as its own.
+ */
+static int	open_store(const char *, unsigned, const struct store *,
+		    struct store **, char **);
+
+static void
+store_sweep_new(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *base, *x;
+	const char *d = ".";
+	struct dirent *de;
+	size_t blen;
+	DIR *dp;
+	long pid;
+
+	if (slash != NULL) {
+		*slash = '\0';
+		d = slash == dir ? "/" : dir;
+		base = slash + 1;
+	} else
+		base = dir;
+	if ((dp = opendir(d)) == NULL) {
+		free(dir);
+		return;
+	}
+	blen = strlen(base);
+	while ((de = readdir(dp)) != NULL) {
+		char *end;
+
+		if (strncmp(de->d_name, base, blen) != 0 ||
+		    strncmp(de->d_name + blen, ".new.", 5) != 0)
+			continue;
+		pid = strtol(de->d_name + blen + 5, &end, 10);
+		/* a builder still alive (or not ours to ask) is left alone */
+		if (*end != '\0' || pid <= 0 || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		x = xasprintf("%s/%s", d, de->d_name);
+		store_unlink_files(x);
+		free(x);
+	}
+	closedir(dp);
+	free(dir);
+}
+
+static int
+store_create(struct store *st, const char *path, bool *created, char **cause)
+{
+	struct store *b = NULL;
+	char *tmp = xasprintf("%s.new.%ld", path, (long)getpid());
+	int fd, rc = -1;
+
+	*created = false;
+	store_sweep_new(path);
+	store_unlink_files(tmp);
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || fchmod(fd, 0600) != 0) {
+		*cause = xasprintf("cannot open state store '%s': %s", path,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	/* the builder: a writing open of the empty file, with our hooks */
+	if (store_hook_step(st, NULL, cause) != 0 ||
+	    open_store(tmp, STORE_WRITE, st, &b, cause) != 0)
+		goto out;
+	st->steps = b->steps;
+	st->fail_at = b->fail_at;
+	b->kill_at = 0;		/* its close says nothing of our steps */
+	store_close(b);		/* checkpoints the WAL into the file */
+	b = NULL;
+	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0 || fsync(fd) != 0) {
+		*cause = xasprintf("cannot open state store '%s': %s", path,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	if (store_hook_step(st, NULL, cause) != 0)
+		goto out;
+	if (link(tmp, path) != 0 && errno != EEXIST) {
+		*cause = xasprintf("cannot open state store '%s': %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	*created = true;
+	rc = 0;
+out:
+	store_close(b);
+	store_unlink_files(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* store_open; like (the builder of a new store) lends its test hooks. */
+static int
+open_store(const char *path, unsigned oflags, const struct store *like,
+    struct store **out, char **cause)
 {
 	struct store *st = xcalloc(1, sizeof *st);
 	bool created = false, fresh, write = (oflags & STORE_WRITE) != 0;
 	struct stat sb;
-	int rc, fd, flags, version;
+	int rc, flags, version;
 
 	*out = NULL;
-	st->path = xstrdup(path);
+	/* the builder's messages name the store it builds */
+	st->path = xstrdup(like != NULL ? like->path : path);
 	st->write = write;
 	st->memory = store_is_memory(path);
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
 	strbuf_init(&st->ev_buf);
-	if (write && getenv("CELLAR_STORE_KILL") != NULL)
-		st->kill_at = strtoll(getenv("CELLAR_STORE_KILL"), NULL, 10);
-	if (write && getenv("CELLAR_STORE_FAIL") != NULL)
-		st->fail_at = strtoll(getenv("CELLAR_STORE_FAIL"), NULL, 10);
+	if (like != NULL) {
+		st->kill_at = like->kill_at;
+		st->fail_at = like->fail_at;
+		st->steps = like->steps;
+	} else {
+		if (write && getenv("CELLAR_STORE_KILL") != NULL)
+			st->kill_at = strtoll(getenv("CELLAR_STORE_KILL"), NULL, 10);
+		if (write && getenv("CELLAR_STORE_FAIL") != NULL)
+			st->fail_at = strtoll(getenv("CELLAR_STORE_FAIL"), NULL, 10);
+	}
 	if (!st->memory) {
 		if (stat(path, &sb) != 0) {
 			if (errno != ENOENT) {
@@ -955,22 +1070,9 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 			}
 			if ((oflags & STORE_MKDIR) && store_mkdirs(path, cause) != 0)
 				goto fail;
-			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-			if (fd < 0 && errno != EEXIST) {
-				*cause = xasprintf("cannot open state store '%s': %s", path,
-				    strerror(errno));
+			if (store_create(st, path, &created, cause) != 0)
 				goto fail;
-			}
-			if (fd >= 0) {
-				created = true;
-				if (fchmod(fd, 0600) != 0) {
-					*cause = xasprintf("cannot open state store '%s': %s",
-					    path, strerror(errno));
-					close(fd);
-					goto fail;
-				}
-				close(fd);
-			}
+			(void)created;	/* made whole, or by another process */
 		} else if (S_ISDIR(sb.st_mode)) {
 			*cause = xasprintf("cannot open state store '%s': %s", path,
 			    strerror(EISDIR));
@@ -1031,9 +1133,13 @@ store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 	return 0;
 fail:
 	store_close(st);
-	if (created)
-		store_unlink_files(path);
 	return -1;
+}
+
+int
+store_open(const char *path, unsigned oflags, struct store **out, char **cause)
+{
+	return open_store(path, oflags, NULL, out, cause);
 }
 
 int

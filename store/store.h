@@ -44,7 +44,10 @@
  *     older schema version first migrates it (a writing open, one
  *     transaction) when this process may write it, and otherwise fails
  *     saying what to run.
- *  6. A failed open of a new database leaves no file behind.
+ *  6. A new database appears whole (schema made, WAL mode) or not at
+ *     all: it is built as PATH.new.PID and linked to PATH. A failed open,
+ *     or one killed on the way, leaves no PATH; a killed builder's file
+ *     is removed by the next creator that finds its pid gone.
  *  7. A transaction that writes job rows or placements of a run commits
  *     one job_changes row for it: a change number above every one of the
  *     run committed before, and the ids of those jobs (a write outside a

@@ -30,6 +30,9 @@ for at in $points; do
 	db=$TMP/f$at.db
 	CELLAR_STORE_FAIL=$at run "$CELLAR" --db "$db" replay "$@" -o json
 	msg="write failed (CELLAR_STORE_FAIL=$at) (the replay stopped; its last checkpoint is kept)"
+	# the first steps make the store itself: none is left, and the
+	# replay never started
+	[ -f "$db" ] || msg="state store '$db': write failed (CELLAR_STORE_FAIL=$at)"
 	if [ "$RC" -ne 4 ]; then
 		bad="$bad; step $at: exit $RC ($(head -c 300 "$TMP/err"))"
 		continue

@@ -102,8 +102,11 @@ while [ "$n" -le "$steps" ]; do
 		grep -q "live session is halted" "$TMP/e1" ||
 		    bad="$bad [$n: the second wait was not refused: $(cat "$TMP/e1")]"
 	fi
-	run "$CELLAR" db check
-	[ "$RC" -eq 0 ] || bad="$bad [$n: db check: $OUT $ERR]"
+	# a failure while the store was made leaves none (store.h invariant 6)
+	if [ -e "$CELLAR_DB" ]; then
+		run "$CELLAR" db check
+		[ "$RC" -eq 0 ] || bad="$bad [$n: db check: $OUT $ERR]"
+	fi
 	n=$((n + 1))
 done
 if [ -z "$bad" ]; then ok "every-step-$steps"
