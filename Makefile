@@ -15,7 +15,7 @@
 
 PKGS    := ncursesw libedit sqlite3 yaml-0.1
 DEBPKGS := pkg-config libncurses-dev libedit-dev libsqlite3-dev libyaml-dev
-TESTPKGS := mandoc tmux openssh-server openssh-client
+TESTPKGS := mandoc tmux openssh-server openssh-client strace
 
 CC      ?= cc
 ifeq ($(origin CC),default)
@@ -265,7 +265,8 @@ deps:
 	  fi; \
 	fi; \
 	if ! command -v mandoc >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1 || \
-	   [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null 2>&1; then \
+	   [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null 2>&1 || \
+	   ! command -v strace >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    (apt-get install -y -q $(TESTPKGS) >/dev/null 2>&1 || \
 	     (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(TESTPKGS))) >/dev/null || true; \
