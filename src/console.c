@@ -157,6 +157,7 @@ console_get(struct session *s, struct console **out, char **cause)
 	c->sched = sched_create(s->engine, &c->policy, NULL, 0);
 	c->health = xcalloc((size_t)s->spec->nnodes + 1, sizeof *c->health);
 	s->console = c;
+	s->console_release = console_free;
 	if (recover(c, &c->notes, cause) != 0) {
 		s->console = NULL;
 		console_free(c);

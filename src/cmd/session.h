@@ -28,6 +28,8 @@
  * Ownership: a session owns its spec, engine, spec path, store path,
  * socket path, server connection and open store; session_release frees
  * them (engine before spec, since the engine points into the spec). The
+ * live console is opaque here: whoever makes it (console_get) sets
+ * console_release, which frees it before the engine it schedules on. The
  * front end is borrowed: it outlives the session's use.
  *
  * Invariants:
@@ -74,6 +76,8 @@ struct session {
 	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
 	struct console		*console;	/* live jobs (src/console.h), or NULL */
+	/* frees console: set by whoever made it (console_get) */
+	void			(*console_release)(struct console *c);
 
 	char			*socket_path;	/* --socket / CELLAR_SOCKET, or NULL:
 						   beside the store */
