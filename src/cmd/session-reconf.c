@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "cluster/exit.h"
 #include "cmd/session-log.h"
 #include "cmd/session-reconf.h"
 #include "core/strvec.h"

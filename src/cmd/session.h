@@ -47,7 +47,7 @@
 
 #include <stdint.h>
 
-#include "cmd/table.h"
+#include "cluster/output.h"
 #include "core/strbuf.h"
 #include "engine/engine.h"
 #include "spec/spec.h"
