@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "cmd/session-log.h"
-#include "cmd/session.h"
+#include "cluster/session-log.h"
+#include "cluster/session.h"
 #include "console.h"
 #include "core/hostlist.h"
 #include "core/pack.h"

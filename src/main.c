@@ -26,12 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster/session-reconf.h"
+#include "cluster/session.h"
 #include "cmd/args.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/frontend.h"
-#include "cmd/session-reconf.h"
-#include "cmd/session.h"
 #include "console.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"

@@ -22,9 +22,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
-#include "cmd/session-log.h"
-#include "cmd/session-reconf.h"
-#include "cmd/session.h"
+#include "cluster/session-log.h"
+#include "cluster/session-reconf.h"
+#include "cluster/session.h"
 #include "console.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"

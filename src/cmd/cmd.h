@@ -49,8 +49,8 @@
 #include <stddef.h>
 
 #include "cluster/exit.h"	/* enum cmd_exit: the exit statuses */
+#include "cluster/session.h"
 #include "cmd/args.h"
-#include "cmd/session.h"
 #include "cmd/table.h"
 #include "core/json.h"
 #include "core/strbuf.h"

@@ -5,8 +5,8 @@
  * without a cluster. The store is opened lazily, read-only until a command
  * needs to write.
  */
-#include "cmd/session.h"
-#include "cmd/session-log.h"
+#include "cluster/session.h"
+#include "cluster/session-log.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "cluster/exit.h"
-#include "cmd/session-log.h"
-#include "cmd/session-reconf.h"
+#include "cluster/session-log.h"
+#include "cluster/session-reconf.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "store/store.h"
