@@ -32,9 +32,9 @@
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/frontend.h"
-#include "console.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
+#include "live/console.h"
 #include "ui/dash.h"
 #include "ui/repl.h"
 

@@ -25,7 +25,7 @@
 #include "cluster/session-log.h"
 #include "cluster/session-reconf.h"
 #include "cluster/session.h"
-#include "console.h"
+#include "live/console.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "ipc/ipc.h"

@@ -75,7 +75,7 @@ struct session {
 	int64_t			 run;		/* our session run, 0 until the first write */
 	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
-	struct console		*console;	/* live jobs (src/console.h), or NULL */
+	struct console		*console;	/* live jobs (live/console.h), or NULL */
 	/* frees console: set by whoever made it (console_get) */
 	void			(*console_release)(struct console *c);
 
