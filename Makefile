@@ -69,12 +69,15 @@ SRC_POLICY := $(wildcard src/policy/*.c)
 SRC_SIM    := $(wildcard src/sim/*.c)
 SRC_BACKEND := $(wildcard src/backend/*.c)
 SRC_IPC    := $(wildcard src/ipc/*.c)
-SRC_CMD    := $(wildcard src/cmd/*.c) src/console.c src/serve.c
+SRC_CLUSTER := $(wildcard src/cluster/*.c)
+SRC_LIVE   := $(wildcard src/live/*.c)
+SRC_CMD    := $(wildcard src/cmd/*.c) src/serve.c
 SRC_DASH   := $(wildcard src/dash/*.c)
 SRC_UI     := $(wildcard ui/*.c)
 SRC_STORE  := $(wildcard store/*.c)
 SRC_LIB    := $(SRC_CORE) $(SRC_SPEC) $(SRC_ENGINE) $(SRC_JOB) $(SRC_POLICY) $(SRC_SIM) \
-              $(SRC_BACKEND) $(SRC_IPC) $(SRC_CMD) $(SRC_DASH) $(SRC_UI) $(SRC_STORE)
+              $(SRC_BACKEND) $(SRC_IPC) $(SRC_CLUSTER) $(SRC_LIVE) $(SRC_CMD) $(SRC_DASH) \
+              $(SRC_UI) $(SRC_STORE)
 GEN_SRC    := $(B)/gen/default-spec.c
 GEN_DEMO   := $(B)/gen/demo-trace.c
 GEN_STORE  := $(B)/gen/store-schema.c

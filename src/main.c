@@ -28,16 +28,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster/session-reconf.h"
+#include "cluster/session.h"
 #include "cmd/args.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/frontend.h"
 #include "cmd/group.h"
-#include "cmd/session-reconf.h"
-#include "cmd/session.h"
-#include "console.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
+#include "live/console.h"
 #include "ui/dash.h"
 #include "ui/repl.h"
 

@@ -20,16 +20,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster/session-log.h"
+#include "cluster/session-reconf.h"
+#include "cluster/session.h"
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/group.h"
-#include "cmd/session-log.h"
-#include "cmd/session-reconf.h"
-#include "cmd/session.h"
-#include "console.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "ipc/ipc.h"
+#include "live/console.h"
 #include "serve.h"
 #include "store/store.h"
 

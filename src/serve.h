@@ -1,6 +1,6 @@
 /*
  * serve.h — the cellar server: one long-running process that owns a live
- * cluster's store, runs its live loop (console.h: hooks, health checks,
+ * cluster's store, runs its live loop (live/console.h: hooks, health checks,
  * scheduler passes, restart reconciliation) and answers clients on a Unix
  * socket in the command grammar (ipc.h has the protocol). The CLI, the
  * REPL and the dashboard are its clients; closing them touches no job.

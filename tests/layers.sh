@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/layers.sh — the layer check: each outside library is included by one
-# layer only, and the pure layers (engine, job, policies) include no I/O, clock or
-# randomness header. One "ok"/"not ok" line per rule.
+# layer only, the pure layers (engine, job, policies) include no I/O, clock or
+# randomness header, and no layer includes the headers of one above it. One
+# "ok"/"not ok" line per rule.
 
 fail_rule() { echo "not ok - layers/$1: $2"; }
 
@@ -26,11 +27,19 @@ check yaml 'yaml\.h' 'src/spec/spec-yaml\.c:' $dirs
 check pthread 'pthread\.h' 'src/cmd/replay-db\.c:' $dirs
 check engine-pure 'stdio\.h|time\.h|sys/time\.h|unistd\.h|fcntl\.h|sys/[a-z]+\.h|pthread\.h|signal\.h|dirent\.h' \
     '^$' src/engine src/policy src/job
-# The live controller is above the command layer: nothing below src/cmd/
-# includes a command header, the console or the server (the dashboard's
-# sources still borrow cmd/session.h: issue 22 moves it).
-check below-cmd 'cmd/[a-z-]+\.h|console\.h|serve\.h' '^$' \
-    src/core src/spec src/engine src/job src/policy src/sim src/backend src/ipc store
+# The command layer is on top: nothing below src/cmd/ includes a command
+# header, not the cluster state (src/cluster/), the live loop (src/live/)
+# or the dashboard either.
+check below-cmd 'cmd/[a-z-]+\.h' '^$' \
+    src/core src/spec src/engine src/job src/policy src/sim src/backend src/ipc store \
+    src/cluster src/live src/dash
+# The live loop and the server are above the cluster state: nothing below
+# them includes the console (live/) or the server.
+check below-live 'live/[a-z-]+\.h|serve\.h' '^$' \
+    src/core src/spec src/engine src/job src/policy src/sim src/backend src/ipc store \
+    src/cluster
+# The live loop's shared insides stay in src/live/.
+check live-int 'live/live-int\.h' 'src/live/' $dirs
 # The socket module knows nothing of cellar but core's strings.
-check ipc-core '(cmd|dash|engine|job|policy|sim|spec|backend|store)/[a-z-]+\.h|console\.h|serve\.h' \
+check ipc-core '(backend|cluster|cmd|dash|engine|job|live|policy|sim|spec|store)/[a-z-]+\.h|serve\.h' \
     '^$' src/ipc

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cmd/session.h"
+#include "cluster/session.h"
 
 struct repl {
 	struct session		*sess;		/* for the prompt and completion */

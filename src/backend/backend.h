@@ -11,7 +11,7 @@
  * ControlMaster/ControlPersist) with one remote command line built by
  * sh_quote alone. The emulator (src/sim/emu.c) is the third backend; it
  * drives its own virtual clock and is not behind these ops yet: the live
- * console (src/console.c) uses start/stop/... as hook runs, which an
+ * console (src/live/) uses start/stop/... as hook runs, which an
  * emulated backend would answer from its event heap instead.
  *
  * The hook queue runs children without blocking: each is watched with

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/session-log.h"
 #include "cmd/cmd.h"
-#include "cmd/session-log.h"
 #include "core/hostlist.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"

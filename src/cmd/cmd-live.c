@@ -1,6 +1,6 @@
 /*
  * cmd-live.c — the live session's commands: submit, cancel, wait, queue
- * and job log. They hand the work to the console (src/console.h), which
+ * and job log. They hand the work to the console (src/live/console.h), which
  * records every decision in the store before hooks carry it out; wait
  * runs the console's loop until the jobs named reach a state, so scripts
  * and tests can drive a live cluster in batch mode.
@@ -10,9 +10,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
-#include "console.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
+#include "live/console.h"
 
 static int
 status_of(struct cmd_ctx *ctx, int status)

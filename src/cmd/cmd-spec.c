@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/session-log.h"
+#include "cluster/session-reconf.h"
 #include "cmd/cmd.h"
-#include "cmd/session-log.h"
-#include "cmd/session-reconf.h"
 #include "core/xmalloc.h"
 
 static const char *const severity_names[] = {

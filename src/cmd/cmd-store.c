@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster/session-log.h"
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
-#include "cmd/session-log.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "job/record.h"

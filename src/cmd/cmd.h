@@ -48,23 +48,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cluster/exit.h"	/* enum cmd_exit: the exit statuses */
+#include "cluster/session.h"
 #include "cmd/args.h"
-#include "cmd/session.h"
 #include "cmd/table.h"
 #include "core/json.h"
 #include "core/strbuf.h"
-
-/* Exit statuses, documented in cellar(1) and by cmd_exit_table. */
-enum cmd_exit {
-	CMD_EXIT_OK = 0,
-	CMD_EXIT_FAIL = 1,	/* a command failed */
-	CMD_EXIT_USAGE = 2,	/* bad command line */
-	CMD_EXIT_SPEC = 3,	/* spec or configuration error */
-	CMD_EXIT_STORE = 4,	/* state store error */
-	CMD_EXIT_NOSERVER = 5,	/* a live command, and no server runs */
-	CMD_EXIT_DENIED = 6,	/* the spec's access rules refuse it */
-	CMD_EXIT_INTR = 130,	/* interrupted */
-};
 
 /* Every exit status with its meaning ('help exit'); ends with help NULL. */
 struct cmd_exit_info {

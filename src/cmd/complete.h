@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cmd/session.h"
+#include "cluster/session.h"
 #include "core/strvec.h"
 
 struct complete_env {

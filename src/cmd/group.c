@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/session-log.h"
+#include "cluster/session.h"
 #include "cmd/group.h"
-#include "cmd/session-log.h"
-#include "cmd/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "store/store.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "cmd/replay-db.h"
-#include "cmd/session-log.h"
+#include "cluster/session-log.h"
 #include "core/xmalloc.h"
 
 static int	writer_start(struct rdb *d, char **cause);

@@ -36,16 +36,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cluster/output.h"	/* enum out_format, struct out_opts */
 #include "core/strbuf.h"
 
-enum out_format {
-	OUT_TABLE,		/* aligned columns for people */
-	OUT_WIDE,		/* table with the TABLE_WIDE columns too */
-	OUT_JSON,		/* one JSON document per command, on one line */
-	OUT_NAME,		/* one name per line */
-	OUT_CSV,		/* RFC 4180 quoting, LF line ends, header row of keys */
-	OUT_NFORMATS
-};
 #define OUT_MASK(f)	(1u << (f))
 /* Every command that writes a table writes wide too (the same, plus columns). */
 #define OUT_TEXT	(OUT_MASK(OUT_TABLE) | OUT_MASK(OUT_WIDE))
@@ -53,13 +46,6 @@ enum out_format {
 			 OUT_MASK(OUT_CSV))
 /* Output for people: table or wide (legends, notes and titles go with it). */
 #define OUT_IS_TEXT(f)	((f) == OUT_TABLE || (f) == OUT_WIDE)
-
-/* How a command's output is to be written. */
-struct out_opts {
-	enum out_format	format;
-	bool		header;		/* header row in table and csv */
-	bool		color;		/* ANSI attributes in table output */
-};
 
 /* "table", "wide", "json", "name", "csv" -> format; -1 if unknown. */
 int		 out_format_parse(const char *name);

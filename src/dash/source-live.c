@@ -41,7 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/session.h"
+#include "cluster/session.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/session-log.h"
+#include "cluster/session-log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "dash/model.h"

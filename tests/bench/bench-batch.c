@@ -31,9 +31,9 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cluster/session.h"
 #include "cmd/cmd.h"
 #include "cmd/group.h"
-#include "cmd/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "engine/engine.h"

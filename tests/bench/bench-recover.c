@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "cmd/session-log.h"
-#include "cmd/session.h"
+#include "cluster/session-log.h"
+#include "cluster/session.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "engine/engine.h"

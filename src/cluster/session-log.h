@@ -24,7 +24,7 @@
 
 #include <stdbool.h>
 
-#include "cmd/session.h"
+#include "cluster/session.h"
 #include "engine/engine.h"
 
 /* Open for writing, create the run if needed (*run_created), BEGIN. */

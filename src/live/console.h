@@ -86,9 +86,11 @@
  * and RESUMING ones get their (idempotent) suspend or resume hooks again. Nothing is started twice as long as start and
  * stop hooks are idempotent (the shipped sets are).
  *
- * Ownership: a console belongs to one session (sess->console) and borrows
- * its engine and store; console_free kills hooks still running (the jobs
- * they started run on: their nodes own them). Snapshots are the caller's.
+ * Ownership: a console belongs to one session (sess->console, freed
+ * through sess->console_release, which console_get sets to console_free)
+ * and borrows its engine and store; console_free kills hooks still
+ * running (the jobs they started run on: their nodes own them).
+ * Snapshots are the caller's.
  *
  * Invariants:
  *  1. A job holds engine cells exactly while STARTING, RUNNING, RESUMING or

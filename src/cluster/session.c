@@ -5,9 +5,8 @@
  * without a cluster. The store is opened lazily, read-only until a command
  * needs to write.
  */
-#include "cmd/session.h"
-#include "console.h"
-#include "cmd/session-log.h"
+#include "cluster/session.h"
+#include "cluster/session-log.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -35,6 +34,7 @@ session_init(struct session *s)
 	s->resume_run = 0;
 	s->fe = NULL;
 	s->console = NULL;
+	s->console_release = NULL;
 	s->socket_path = NULL;
 	s->serving = false;
 	s->remote_fd = -1;
@@ -54,7 +54,8 @@ session_init(struct session *s)
 static void
 session_unload(struct session *s)
 {
-	console_free(s->console);	/* before the engine it schedules on */
+	if (s->console != NULL)		/* before the engine it schedules on */
+		s->console_release(s->console);
 	s->console = NULL;
 	engine_free(s->engine);		/* before the spec it points into */
 	spec_free(s->spec);

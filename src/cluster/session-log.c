@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/session-log.h"
+#include "cluster/session-log.h"
 #include "core/hostlist.h"
 #include "core/pack.h"
 #include "core/strvec.h"

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
-#include "cmd/session-log.h"
-#include "cmd/session-reconf.h"
+#include "cluster/exit.h"
+#include "cluster/session-log.h"
+#include "cluster/session-reconf.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "store/store.h"

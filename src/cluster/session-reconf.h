@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cmd/session.h"
+#include "cluster/session.h"
 #include "job/reconf.h"
 
 /* What happened to one job. */

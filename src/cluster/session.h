@@ -28,6 +28,8 @@
  * Ownership: a session owns its spec, engine, spec path, store path,
  * socket path, server connection and open store; session_release frees
  * them (engine before spec, since the engine points into the spec). The
+ * live console is opaque here: whoever makes it (console_get) sets
+ * console_release, which frees it before the engine it schedules on. The
  * front end is borrowed: it outlives the session's use.
  *
  * Invariants:
@@ -45,7 +47,7 @@
 
 #include <stdint.h>
 
-#include "cmd/table.h"
+#include "cluster/output.h"
 #include "core/strbuf.h"
 #include "engine/engine.h"
 #include "spec/spec.h"
@@ -73,7 +75,9 @@ struct session {
 	int64_t			 run;		/* our session run, 0 until the first write */
 	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
 	const struct frontend	*fe;		/* the face running commands, or NULL */
-	struct console		*console;	/* live jobs (src/console.h), or NULL */
+	struct console		*console;	/* live jobs (live/console.h), or NULL */
+	/* frees console: set by whoever made it (console_get) */
+	void			(*console_release)(struct console *c);
 
 	char			*socket_path;	/* --socket / CELLAR_SOCKET, or NULL:
 						   beside the store */
