@@ -182,6 +182,61 @@ create_run(struct session *s, char **cause)
 	return 0;
 }
 
+/*
+ * What the store holds of sessions now: its newest session run and that
+ * run's newest event. Every recorded change appends an event to the run
+ * it changes, and a new run is a new id, so another process's write
+ * moves one of them (issue 23 F1: a writer acting on an engine built
+ * before it double-booked GPUs).
+ */
+static int
+fingerprint(struct session *s, int64_t *run, int64_t *seq, char **cause)
+{
+	int rc;
+
+	*run = *seq = 0;
+	rc = store_run_last(s->store, STORE_RUN_SESSION, run, cause);
+	if (rc == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = NULL;
+		return 0;
+	}
+	if (rc != 0)
+		return -1;
+	return store_event_last_seq(s->store, *run, seq, cause);
+}
+
+/* After a commit or a rebuild: the engine is the store's state now. */
+static void
+seen_mark(struct session *s)
+{
+	char *cause = NULL;
+
+	s->seen_valid = s->store != NULL && !s->serving && s->console == NULL &&
+	    fingerprint(s, &s->seen_run, &s->seen_seq, &cause) == 0;
+	free(cause);
+}
+
+/* Under the write lock: has another process written since we looked? */
+static bool
+seen_moved(struct session *s)
+{
+	int64_t run, seq;
+	char *cause = NULL;
+	bool moved;
+
+	if (s->serving || s->console != NULL || store_is_memory(store_path(s->store)))
+		return false;
+	/* built before the store existed: any session run is news */
+	if (!s->seen_valid)
+		moved = fingerprint(s, &run, &seq, &cause) != 0 || run != 0;
+	else
+		moved = fingerprint(s, &run, &seq, &cause) != 0 ||
+		    run != s->seen_run || seq != s->seen_seq;
+	free(cause);
+	return moved;
+}
+
 int
 session_log_begin(struct session *s, bool *run_created, char **cause)
 {
@@ -194,6 +249,14 @@ session_log_begin(struct session *s, bool *run_created, char **cause)
 		return -1;
 	if (store_begin(st, cause) != 0)
 		return -1;
+	if (!store_in_group(st) && seen_moved(s)) {
+		/* the caller runs the command again on a reloaded session */
+		store_rollback(st);
+		s->stale = true;
+		*cause = xasprintf("state store '%s' was changed by another "
+		    "process", store_path(st));
+		return -1;
+	}
 	if (s->run == 0 && s->resume_run != 0) {
 		s->run = s->resume_run;		/* the recovered run goes on */
 		s->resume_run = 0;
@@ -275,17 +338,34 @@ session_log_commit(struct session *s, bool run_created, char **cause)
 	}
 	if (audit)
 		s->audited = true;
+	if (!grouped)
+		seen_mark(s);
 	return 0;
 }
 
 int
 session_group_begin(struct session *s, char **cause)
 {
+	struct strbuf diags = STRBUF_INIT;
+
 	if (s->store == NULL || !store_writable(s->store) || store_in_txn(s->store)) {
 		*cause = xstrdup("no state store open for writing");
 		return -1;
 	}
-	return store_group_begin(s->store, cause);
+	if (store_group_begin(s->store, cause) != 0)
+		return -1;
+	/* another process wrote since: rebuild before any command acts,
+	   under the lock, so the group works on the store's state */
+	if (seen_moved(s)) {
+		if (session_reload(s, &diags, cause) != 0) {
+			strbuf_release(&diags);
+			store_group_rollback(s->store);
+			return -1;
+		}
+		seen_mark(s);
+	}
+	strbuf_release(&diags);
+	return 0;
 }
 
 int
@@ -297,7 +377,10 @@ session_group_commit(struct session *s, char **cause)
 		store_group_rollback(s->store);
 		return -1;
 	}
-	return store_group_commit(s->store, cause);
+	if (store_group_commit(s->store, cause) != 0)
+		return -1;
+	seen_mark(s);
+	return 0;
 }
 
 void
@@ -734,6 +817,7 @@ session_log_recover(struct session *s, struct strbuf *diags, char **cause)
 	if (rc != 0)
 		return -1;
 	rc = store_run_last(st, STORE_RUN_SESSION, &id, cause);
+	seen_mark(s);	/* what a session built now is built from */
 	if (rc == STORE_NOTFOUND) {
 		free(*cause);
 		*cause = NULL;

@@ -9,6 +9,7 @@
 #include "cluster/session-log.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -290,6 +291,26 @@ session_load(struct session *s, const char *path, enum engine_mode mode,
 		*dropped = session_njobs(s);
 	session_install(s, path, spec, e, mode);
 	return 0;
+}
+
+int
+session_reload(struct session *s, struct strbuf *diags, char **cause)
+{
+	/* the same spec again, the embedded one by its label */
+	char *path = s->spec_path != NULL && strcmp(s->spec_path,
+	    SESSION_DEFAULT_SPEC) != 0 ? xstrdup(s->spec_path) : NULL;
+	int rc;
+
+	if (s->console != NULL)
+		fatal("session_reload: a console drives this session");
+	session_unload(s);
+	s->run = 0;
+	s->resume_run = 0;
+	s->stale = false;
+	if ((rc = session_log_recover(s, diags, cause)) == 0)
+		rc = session_load(s, path, s->mode, diags, NULL, cause);
+	free(path);
+	return rc < 0 ? -1 : 0;
 }
 
 int

@@ -74,6 +74,13 @@ struct session {
 	struct store		*store;		/* open state store, or NULL */
 	int64_t			 run;		/* our session run, 0 until the first write */
 	int64_t			 resume_run;	/* a recovered run to write into, else 0 */
+	/* What the engine was built from or last wrote (the store's newest
+	   session run and that run's newest event): another process's
+	   write moves them, and session_log_begin then refuses (stale) so
+	   the command runs again on a reloaded session (issue 23 F1). */
+	bool			 seen_valid;
+	int64_t			 seen_run, seen_seq;
+	bool			 stale;
 	const struct frontend	*fe;		/* the face running commands, or NULL */
 	struct console		*console;	/* live jobs (live/console.h), or NULL */
 	/* frees console: set by whoever made it (console_get) */
@@ -157,6 +164,12 @@ void	session_install(struct session *s, const char *path, struct spec *spec,
 /* Make sure a spec is loaded: the store's running session run if there is
    one, else the embedded default. -1: the spec failed; -2: the store. */
 int	session_ensure(struct session *s, struct strbuf *diags, char **cause);
+/*
+ * Drop the engine and build it again from the store as a new process
+ * would (its running session run, else the same spec): another process
+ * wrote the store since. Never with a console. 0, or -1 with *cause.
+ */
+int	session_reload(struct session *s, struct strbuf *diags, char **cause);
 
 /* Running jobs in the current engine (0 when nothing is loaded). */
 int	session_njobs(const struct session *s);

@@ -615,6 +615,8 @@ cmd_failure(struct strbuf *sb, const char *where, const struct cmd_result *res)
 		strbuf_adds(sb, "run 'help' for the list of commands\n");
 }
 
+#define CMD_STALE_TRIES	100	/* runs of a command whose view went stale */
+
 int
 cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
     struct strbuf *err, struct cmd_result *res)
@@ -625,7 +627,8 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 	struct cmd_ctx ctx;
 	struct args *a = NULL;
 	char *cause = NULL;
-	int nwords = 0, rc;
+	int nwords = 0, rc, tries;
+	size_t olen, elen;
 
 	memset(res, 0, sizeof *res);
 	if (argc == 0)
@@ -731,7 +734,31 @@ cmd_dispatch(struct session *s, int argc, char *const *argv, struct strbuf *out,
 		s->audit_line = line.buf;
 		s->audited = false;
 	}
-	if (e->exec(&ctx, a, &cause) != 0) {
+	olen = out->len;
+	elen = err->len;
+	rc = e->exec(&ctx, a, &cause);
+	for (tries = 1; rc != 0 && s->stale; tries++) {
+		/* another process wrote the store since the engine was
+		   built: again, on the store's state (session-log.c); a
+		   writer that loses the lock race this often gives up */
+		struct strbuf diags = STRBUF_INIT;
+
+		s->stale = false;
+		if (tries == CMD_STALE_TRIES)
+			break;
+		free(cause);
+		cause = NULL;
+		strbuf_setlen(out, olen);
+		strbuf_setlen(err, elen);
+		ctx.status = CMD_EXIT_FAIL;
+		ctx.reported = false;
+		if (session_reload(s, &diags, &cause) == 0)
+			rc = e->exec(&ctx, a, &cause);
+		else
+			ctx.status = CMD_EXIT_STORE;
+		strbuf_release(&diags);
+	}
+	if (rc != 0) {
 		if (ctx.again) {
 			/* not done yet: the server runs it again later */
 			free(cause);
