@@ -1,0 +1,120 @@
+#!/bin/sh
+# t0625-slurm — the slurm hook set (specs/hooks/slurm) on a real Slurm:
+# munged, slurmctld and two slurmds (n1, n2, 4 GPUs each) on loopback
+# (lib-slurm.sh), a cellar server on a spec of those two nodes, driven as
+# an operator does (submit, wait, cancel, job log), and every case checked
+# on Slurm's side too (squeue, scontrol show job, the job's output file).
+# Needs root; a Slurm that does not come up is a failure, never a skip.
+. tests/scenarios/lib.sh
+. tests/scenarios/lib-live.sh
+. tests/scenarios/lib-slurm.sh
+top=$(pwd)
+slurm_start
+
+# spec FILE [LINE...]: nodes n1 and n2 as Slurm knows them, VC a owns
+# both; each LINE is one more backend key
+spec() {
+	f=$1
+	shift
+	cat >"$f" <<YAML
+physicalCluster:
+  cellTypes:
+    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
+  physicalCells:
+  - {cellType: NODE, cellAddress: n1}
+  - {cellType: NODE, cellAddress: n2}
+virtualClusters:
+  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
+backend:
+  type: local
+  hooks: $top/specs/hooks/slurm
+  rundir: $TMP/run
+  statusInterval: 0.5
+YAML
+	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
+}
+OUTDIR=$TMP/run/slurm
+# what each job prints first: where Slurm ran it and which GPUs it was
+# given, beside what cellar chose
+probe='echo "node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES cellar=$CELLAR_NODE:$CELLAR_GPUS"'
+
+# slurm_id JOB POD: the Slurm job id the hooks recorded
+slurm_id() { cat "$OUTDIR/$1.$2" 2>/dev/null; }
+# slurm_where ID: NODE:GPU-INDICES as Slurm allocated them (scontrol -d:
+# "Nodes=n1 CPU_IDs=0 Mem=0 GRES=gpu:2(IDX:0-1)")
+slurm_where() {
+	scontrol -d show job "$1" 2>/dev/null |
+	    sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^ ]*(IDX:\([^)]*\)).*/\1:\2/p'
+}
+# slurm_state ID: Slurm's JobState
+slurm_state() {
+	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *JobState=\([^ ]*\).*/\1/p'
+}
+# cellar_where JOB: the placement of cellar's start event, brackets
+# dropped ("n1:[0-1] n2:[0-1]" -> "n1:0-1 n2:0-1")
+cellar_where() {
+	"$CELLAR" -o csv --no-header history "$1" 2>/dev/null |
+	    awk -F, '$3 == "start" { d = $7 } END { print d }' | tr -d '[]'
+}
+
+spec "$TMP/slurm.yaml"
+serve_start "$TMP/slurm.yaml"
+
+# poll_file FILE: until it has a line (the job's process ran)
+poll_file() { poll_until test -s "$1"; }
+# first_line JOB.POD: the probe's line in the job's output file
+first_line() { head -n 1 "$OUTDIR/$1.out" 2>/dev/null; }
+
+# 1. a 1-pod job and a 2-pod gang: each pod one Slurm job on the node
+# cellar chose, with cellar's GPUs; checked while they run (Slurm's GPU
+# indices are in scontrol -d only then), released by a file, and both
+# complete, in cellar and in Slurm
+hold="while [ ! -e $TMP/go1 ]; do sleep 0.1; done"
+run "$CELLAR" submit one --vc a --gpus 2 -- sh -c "$probe; $hold"
+check_rc submit-one-rc 0
+run "$CELLAR" submit gang --vc a --gpus 2 --pods 2 -- sh -c "$probe; $hold"
+check_rc submit-gang-rc 0
+for jp in one.0 gang.0 gang.1; do
+	job=${jp%.*} pod=${jp#*.}
+	if ! poll_file "$OUTDIR/$jp.out"; then
+		not_ok "$jp-ran" "no output from Slurm job [$(slurm_id "$job" "$pod")]: $(tail -n 5 "$SERVE_LOG")"
+		continue
+	fi
+	id=$(slurm_id "$job" "$pod")
+	line=$(first_line "$jp")
+	node=${line#node=}; node=${node%% *}
+	cvd=${line#*cvd=}; cvd=${cvd%% *}
+	mine=${line#*cellar=}
+	st=$(squeue -h -j "$id" -o '%T %N %j')
+	[ "$st" = "RUNNING $node cellar-$jp" ] && ok "$jp-squeue" ||
+	    not_ok "$jp-squeue" "squeue says [$st]"
+	[ "$node" = "${mine%%:*}" ] && ok "$jp-node" ||
+	    not_ok "$jp-node" "Slurm ran it on [$node], cellar chose [$mine]"
+	[ "$cvd" = "${mine#*:}" ] && ok "$jp-cuda-visible-devices" ||
+	    not_ok "$jp-cuda-visible-devices" "CUDA_VISIBLE_DEVICES [$cvd], cellar's GPUs [${mine#*:}]"
+done
+# cellar's own record of the placement (its start event), and Slurm's
+# allocation (scontrol -d: node and GRES indices)
+w=$(slurm_where "$(slurm_id one 0)")
+[ "$(cellar_where one)" = "$w" ] && ok one-placement ||
+    not_ok one-placement "cellar [$(cellar_where one)], Slurm [$w]"
+w="$(slurm_where "$(slurm_id gang 0)") $(slurm_where "$(slurm_id gang 1)")"
+[ "$(cellar_where gang)" = "$w" ] && ok gang-placement ||
+    not_ok gang-placement "cellar [$(cellar_where gang)], Slurm [$w]"
+echo "# placed by cellar and by Slurm alike: one $(cellar_where one), gang $(cellar_where gang)"
+touch "$TMP/go1"
+run "$CELLAR" wait one gang --timeout 60s
+check_out wait-completed "one completed
+gang completed"
+for jp in one.0 gang.0 gang.1; do
+	id=$(slurm_id "${jp%.*}" "${jp#*.}")
+	st=$(slurm_state "$id")
+	[ "$st" = COMPLETED ] && ok "$jp-slurm-completed" ||
+	    not_ok "$jp-slurm-completed" "Slurm job [$id] is [$st]"
+done
+run "$CELLAR" job log gang
+check_out_has gang-log-pod0 "submitted pod 0 as Slurm job $(slurm_id gang 0) on $(first_line gang.0 | sed 's/.*cellar=\([^:]*\):\(.*\)/\1 (GPUs \2)/')"
+check_out_has gang-log-pod1 "submitted pod 1 as Slurm job $(slurm_id gang 1) on $(first_line gang.1 | sed 's/.*cellar=\([^:]*\):\(.*\)/\1 (GPUs \2)/')"
+check_out_has gang-log-completed "cellar: completed"
+
+done_testing
