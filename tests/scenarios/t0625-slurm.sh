@@ -157,4 +157,24 @@ any=$(squeue -h -t all -n cellar-queued.0 -o %i 2>&1)
 run "$CELLAR" job log full
 check_out_has full-log-scancel "cancelled Slurm job $id0"
 
+# measured: from `cellar submit` returning to the job's process running
+# under Slurm (its first line in the output file: the time it started)
+n=0 lat=
+while [ $n -lt 10 ]; do
+	n=$((n + 1))
+	"$CELLAR" submit "lat$n" --vc a --gpus 1 -- date +%s.%N >/dev/null 2>&1
+	t0=$(date +%s.%N)
+	if ! poll_file "$OUTDIR/lat$n.0.out"; then
+		not_ok latency "lat$n never ran: $(tail -n 5 "$SERVE_LOG")"
+		break
+	fi
+	lat="$lat $(awk -v a="$t0" -v b="$(head -n 1 "$OUTDIR/lat$n.0.out")" 'BEGIN { printf "%.3f", b - a }')"
+done
+run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'lat%s ' $i; i=$((i + 1)); done) --timeout 60s
+[ "$(printf '%s\n' "$OUT" | grep -c ' completed$')" = 10 ] && ok latency-jobs-completed ||
+    not_ok latency-jobs-completed "$OUT"
+echo "# submit to running under Slurm, $n jobs (s):$lat"
+printf '%s\n' $lat | sort -n | awk '{ v[NR] = $1 } END {
+	printf "# median %.3f s, worst %.3f s\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[NR] }'
+
 done_testing
