@@ -157,6 +157,36 @@ any=$(squeue -h -t all -n cellar-queued.0 -o %i 2>&1)
 run "$CELLAR" job log full
 check_out_has full-log-scancel "cancelled Slurm job $id0"
 
+# 6. kill -9 of the cellar server while its pods run in Slurm, then a
+# server again on the same store: it takes the jobs over (they go on in
+# Slurm, none is submitted twice) and sees them complete
+hold="while [ ! -e $TMP/go6 ]; do sleep 0.1; done"
+run "$CELLAR" submit k --vc a --gpus 2 --pods 2 -- sh -c "$probe; $hold"
+run "$CELLAR" wait k --state running --timeout 60s
+check_out kill-running "k running"
+poll_file "$OUTDIR/k.0.out" && poll_file "$OUTDIR/k.1.out"
+ids="$(slurm_id k 0) $(slurm_id k 1)"
+serve_kill
+serve_again
+# the new server asked Slurm (status) and found the pods running
+taken_over() {
+	"$CELLAR" job log k 2>/dev/null | grep -q 'taken over after a restart (running)'
+}
+poll_until taken_over && ok kill-taken-over ||
+    not_ok kill-taken-over "$("$CELLAR" job log k 2>&1)"
+n=$(squeue -h -t all -n cellar-k.0,cellar-k.1 -o %i | sort | tr '\n' ' ')
+want=$(printf '%s\n' $ids | sort | tr '\n' ' ')
+[ "$n" = "$want" ] && ok kill-no-second-sbatch ||
+    not_ok kill-no-second-sbatch "Slurm jobs [$n], before the kill [$want]"
+touch "$TMP/go6"
+run "$CELLAR" wait k --timeout 60s
+check_out kill-completed "k completed"
+n=$(squeue -h -t all -n cellar-k.0,cellar-k.1 -o '%i %T' | sort | tr '\n' ' ')
+want=$(printf '%s COMPLETED\n' $ids | sort | tr '\n' ' ')
+[ "$n" = "$want" ] && ok kill-slurm-completed || not_ok kill-slurm-completed "[$n], want [$want]"
+[ "$(grep -c '^node=' "$OUTDIR/k.0.out")" = 1 ] && ok kill-ran-once ||
+    not_ok kill-ran-once "$(cat "$OUTDIR/k.0.out")"
+
 # measured: from `cellar submit` returning to the job's process running
 # under Slurm (its first line in the output file: the time it started)
 n=0 lat=
