@@ -42,26 +42,29 @@ port_free() {
 	! grep -q ":$hex " /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-slurm_logs() {
-	for f in "$SLURM_DIR"/log/*; do
+slurm_logs() {	# [PREFIX]: only those daemons' logs
+	for f in "$SLURM_DIR"/log/"${1:-}"*; do
 		[ -s "$f" ] || continue
 		echo "== $(basename "$f")"
 		grep -v 'pmix\|MPI: Cannot create context' "$f" | tail -n 8
 	done
 }
 
-# slurm_fail WHAT: one verdict with the daemons' own words, then stop
+# slurm_fail WHAT [PREFIX]: one verdict with the failing daemon's own words
+# (its log files start with PREFIX), every log as comments, then stop
 slurm_fail() {
-	not_ok slurm-up "$1: $(slurm_logs)"
+	not_ok slurm-up "$1: $(slurm_logs "${2:-}")"
 	slurm_logs | sed 's/^/# /'
 	exit 1
 }
 
-# poll_until CMD...: run until it succeeds, every 0.1 s, at most 30 s
+# poll_until CMD...: run until it succeeds, every 0.1 s, at most 30 s;
+# CMD's status 2 means it never will (a daemon died): give up at once
 poll_until() {
 	i=0
 	while [ "$i" -lt 300 ]; do
-		"$@" && return 0
+		"$@"
+		case $? in 0) return 0 ;; 2) return 1 ;; esac
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -69,21 +72,22 @@ poll_until() {
 }
 
 munged_up() {
-	kill -0 "$MUNGED_PID" 2>/dev/null && [ -S "$SLURM_DIR/munge.sock" ]
+	kill -0 "$MUNGED_PID" 2>/dev/null || return 2
+	[ -S "$SLURM_DIR/munge.sock" ]
 }
 ctld_up() {
-	kill -0 "$SLURMCTLD_PID" 2>/dev/null || return 1
+	kill -0 "$SLURMCTLD_PID" 2>/dev/null || return 2
 	scontrol ping 2>/dev/null | grep -q 'is UP'
 }
 nodes_idle() {
-	for p in $SLURMD_PIDS; do kill -0 "$p" 2>/dev/null || return 1; done
+	for p in $SLURMD_PIDS; do kill -0 "$p" 2>/dev/null || return 2; done
 	[ "$(sinfo -h -N -o '%N %t' 2>/dev/null | sort | tr '\n' ' ')" = "n1 idle n2 idle " ]
 }
 
 slurmctld_spawn() {
 	slurmctld -D -f "$SLURM_CONF" >>"$SLURM_DIR/log/slurmctld.out" 2>&1 </dev/null &
 	SLURMCTLD_PID=$!
-	poll_until ctld_up || slurm_fail "slurmctld did not answer scontrol ping"
+	poll_until ctld_up || slurm_fail "slurmctld did not answer scontrol ping" slurmctld
 }
 
 slurm_start() {
@@ -159,13 +163,14 @@ EOF
 	    --pid-file="$SLURM_DIR/munged.pid" --seed-file="$SLURM_DIR/munge.seed" \
 	    --log-file="$SLURM_DIR/log/munged.log" >>"$SLURM_DIR/log/munged.out" 2>&1 </dev/null &
 	MUNGED_PID=$!
-	poll_until munged_up || slurm_fail "munged did not start"
+	poll_until munged_up || slurm_fail "munged did not start" munged
 	slurmctld_spawn
 	for n in n1 n2; do
 		slurmd -D -f "$SLURM_CONF" -N "$n" >>"$SLURM_DIR/log/slurmd-$n.out" 2>&1 </dev/null &
 		SLURMD_PIDS="$SLURMD_PIDS $!"
 	done
-	poll_until nodes_idle || slurm_fail "n1 and n2 are not idle: $(sinfo -N -o '%N %t %E' 2>&1)"
+	poll_until nodes_idle ||
+	    slurm_fail "n1 and n2 are not idle: $(sinfo -h -N -o '%N %t %E' 2>&1)" slurmd
 	ok slurm-up
 }
 

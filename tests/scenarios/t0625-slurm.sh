@@ -127,7 +127,8 @@ check_out full-running "full running"
 run "$CELLAR" -o csv --no-header queue
 check_out_has queued-in-cellar "queued"
 poll_file "$OUTDIR/full.1.out"
-poll_until grep -q '^pid=' "$OUTDIR/full.0.out"
+has_pid() { grep -q '^pid=' "$OUTDIR/full.0.out" 2>/dev/null || return 1; }
+poll_until has_pid
 pid0=$(sed -n 's/^pid=//p' "$OUTDIR/full.0.out")
 id0=$(slurm_id full 0) id1=$(slurm_id full 1)
 [ -n "$pid0" ] && kill -0 "$pid0" 2>/dev/null && ok full-process-runs ||
