@@ -70,8 +70,15 @@ first_line() { head -n 1 "$OUTDIR/$1.out" 2>/dev/null; }
 # indices are in scontrol -d only then), released by a file, and both
 # complete, in cellar and in Slurm
 hold="while [ ! -e $TMP/go1 ]; do sleep 0.1; done"
+# Known gap: sbatch cannot name GPU indices, only a count, and Slurm
+# gives the lowest free ones in its own job order; when two pods on a node
+# reach Slurm in the other order than cellar placed them (their start
+# hooks run in parallel), CUDA_VISIBLE_DEVICES is not cellar's (seen: one
+# on n1:2-3 in Slurm, n1:0-1 in cellar). So the gang is submitted once
+# one runs in Slurm; the node and count always agree.
 run "$CELLAR" submit one --vc a --gpus 2 -- sh -c "$probe; $hold"
 check_rc submit-one-rc 0
+poll_file "$OUTDIR/one.0.out"
 run "$CELLAR" submit gang --vc a --gpus 2 --pods 2 -- sh -c "$probe; $hold"
 check_rc submit-gang-rc 0
 for jp in one.0 gang.0 gang.1; do
@@ -157,6 +164,44 @@ any=$(squeue -h -t all -n cellar-queued.0 -o %i 2>&1)
     ok queued-never-in-slurm || not_ok queued-never-in-slurm "Slurm knows [$any]: $(ls "$OUTDIR")"
 run "$CELLAR" job log full
 check_out_has full-log-scancel "cancelled Slurm job $id0"
+
+# 2. priority preemption without the set's suspend (suspend: ~): the
+# low gang is scancelled in Slurm and requeued in cellar, the high job
+# runs in Slurm on the node cellar chose, then low runs again (new Slurm
+# jobs) and completes
+spec "$TMP/nosuspend.yaml" 'suspend: ~' 'resume: ~'
+serve_start "$TMP/nosuspend.yaml"
+hold="while [ ! -e $TMP/go2 ]; do sleep 0.1; done"
+run "$CELLAR" submit low --vc a --gpus 4 --pods 2 --priority 1 -- sh -c "$probe; $hold"
+run "$CELLAR" wait low --state running --timeout 60s
+check_out preempt-low-running "low running"
+poll_file "$OUTDIR/low.0.out" && poll_file "$OUTDIR/low.1.out"
+low0=$(slurm_id low 0) low1=$(slurm_id low 1)
+run "$CELLAR" submit high --vc a --gpus 4 --priority 5 -- sh -c "$probe"
+run "$CELLAR" wait high --timeout 60s
+check_out preempt-high-completed "high completed"
+st="$(slurm_state "$low0") $(slurm_state "$low1")"
+case $st in
+"CANCELLED CANCELLED"|"CANCELLED COMPLETING"|"COMPLETING CANCELLED"|"COMPLETING COMPLETING")
+	ok preempt-low-scancelled ;;
+*) not_ok preempt-low-scancelled "Slurm jobs [$low0 $low1] are [$st]" ;;
+esac
+line=$(first_line high.0)
+node=${line#node=}; node=${node%% *}
+mine=${line#*cellar=}
+[ "$node" = "${mine%%:*}" ] && [ "$(slurm_state "$(slurm_id high 0)")" = COMPLETED ] &&
+    ok preempt-high-in-slurm || not_ok preempt-high-in-slurm "[$line] $(slurm_state "$(slurm_id high 0)")"
+run "$CELLAR" -o csv --no-header events
+check_out_has preempt-event "preempt,low,a,high"
+check_out_has preempt-requeue "requeue,low"
+# low runs again: new Slurm jobs, then completes
+rerun() { [ -n "$(slurm_id low 0)" ] && [ "$(slurm_id low 0)" != "$low0" ] &&
+    [ -n "$(slurm_id low 1)" ] && [ "$(slurm_id low 1)" != "$low1" ]; }
+poll_until rerun && ok preempt-low-resubmitted ||
+    not_ok preempt-low-resubmitted "Slurm ids [$(slurm_id low 0) $(slurm_id low 1)], first [$low0 $low1]"
+touch "$TMP/go2"
+run "$CELLAR" wait low --timeout 60s
+check_out preempt-low-completed "low completed"
 
 # 6. kill -9 of the cellar server while its pods run in Slurm, then a
 # server again on the same store: it takes the jobs over (they go on in
