@@ -15,7 +15,10 @@
 
 PKGS    := ncursesw libedit sqlite3 yaml-0.1
 DEBPKGS := pkg-config libncurses-dev libedit-dev libsqlite3-dev libyaml-dev
-TESTPKGS := mandoc tmux openssh-server openssh-client strace
+# Slurm and munge: t0625 runs a real slurmctld and two slurmds on loopback;
+# strace: t0402 turns a store's fsyncs into SIGKILLs.
+TESTPKGS := mandoc tmux openssh-server openssh-client strace \
+            munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins
 
 CC      ?= cc
 ifeq ($(origin CC),default)
@@ -269,10 +272,15 @@ deps:
 	fi; \
 	if ! command -v mandoc >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1 || \
 	   [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null 2>&1 || \
-	   ! command -v strace >/dev/null 2>&1; then \
+	   ! command -v strace >/dev/null 2>&1 || \
+	   [ ! -x /usr/sbin/munged ] || [ ! -x /usr/sbin/slurmctld ] || \
+	   [ ! -x /usr/sbin/slurmd ] || ! command -v sbatch >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    (apt-get install -y -q $(TESTPKGS) >/dev/null 2>&1 || \
 	     (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(TESTPKGS))) >/dev/null || true; \
+	  else \
+	    echo "some test tools are missing (their tests fail); run:"; \
+	    echo "  sudo apt-get install -y $(TESTPKGS)"; \
 	  fi; \
 	fi
 

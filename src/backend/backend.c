@@ -34,7 +34,7 @@
 static const char local_watch[] =
     "exec 3<&0; /bin/sh -c \"$1\" </dev/null 3<&- & p=$!; "
     "{ while read -r _ <&3; do :; done; kill -KILL 0; } >/dev/null 2>&1 & "
-    "w=$!; exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; wait $w; exit $s";
+    "w=$!; exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; wait $w 2>/dev/null; exit $s";
 
 static void
 local_command(const struct backend *b, int node, const char *cmd,

@@ -27,9 +27,11 @@ sbatch)	# pods start in parallel: ids handed out under a lock
 	echo $((n + 1)) >"$FAKE/next"
 	rmdir "$FAKE/lock"
 	echo "$n" ;;
-squeue)	# -h -j ID -o FORMAT
+squeue)	# -h -j ID [-t all] -o FORMAT; an ended job is forgotten at
+	# once (-t all finds nothing), so the hooks' sacct path is the one run
 	id=$3
-	case $5 in
+	eval fmt=\${$#}
+	case $fmt in
 	%i) [ -e "$FAKE/$id.gone" ] || echo "$id" ;;
 	%T) looks "$id" && echo RUNNING ;;
 	esac ;;

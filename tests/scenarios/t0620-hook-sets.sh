@@ -69,10 +69,11 @@ got=$(only sbatch)
 want="sbatch [--parsable] [--job-name=cellar-g.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/g.0.out] [--wrap='train.sh' '--lr' '0.1 x']
 sbatch [--parsable] [--job-name=cellar-g.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/g.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok slurm-sbatch || not_ok slurm-sbatch "[$got], want [$want]"
-# each pod: squeue says RUNNING once, then nothing, then sacct COMPLETED
+# each pod: squeue says RUNNING once, then nothing (the fake controller
+# forgets an ended job at once), then sacct COMPLETED
 got=$(only squeue | uniq -c | sed 's/^ *//')
-want="2 squeue [-h] [-j] [4242] [-o] [%T]
-2 squeue [-h] [-j] [4243] [-o] [%T]"
+want="2 squeue [-h] [-j] [4242] [-t] [all] [-o] [%T]
+2 squeue [-h] [-j] [4243] [-t] [all] [-o] [%T]"
 [ "$got" = "$want" ] && ok slurm-squeue || not_ok slurm-squeue "[$got], want [$want]"
 got=$(only sacct)
 want="sacct [-n] [-X] [-P] [-j] [4242] [-o] [State]
@@ -183,6 +184,7 @@ echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"
 env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
     "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
 check_calls slurm-stop-ended "squeue [-h] [-j] [4300] [-o] [%i]
+squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
 sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]"
 [ "$(head -n 1 "$TMP/hook-out")" = completed ] && [ -s "$TMP/run/slurm/c.0" ] && ok slurm-stop-ended-says ||
     not_ok slurm-stop-ended-says "$(cat "$TMP/hook-out")"

@@ -10,3 +10,13 @@ slurm_id() {
 	[ -s "$idfile" ] || return 1
 	cat "$idfile"
 }
+# slurm_state ID: the job's state in Slurm's words. squeue -t all lists it
+# in any state, an ended one too, while the controller remembers it
+# (MinJobAge, 300 s by default); sacct only after that, and only where
+# accounting runs (slurmdbd): without it sacct knows no job at all, so it
+# cannot be the first place to look.
+slurm_state() {
+	st=$(squeue -h -j "$1" -t all -o %T 2>/dev/null | head -n 1)
+	[ -n "$st" ] || st=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n 1)
+	printf '%s\n' "$st"
+}
