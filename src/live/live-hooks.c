@@ -29,7 +29,8 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 	const struct live *l = &c->live[i];
 	const struct spec *sp = c->s->spec;
 	struct strvec nodes = STRVEC_INIT;
-	struct strbuf cmd = STRBUF_INIT;
+	struct strbuf cmd = STRBUF_INIT, jenv = STRBUF_INIT;
+	const char *ckpt = NULL;
 	char *h;
 	int k;
 	size_t e;
@@ -49,9 +50,34 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 	    l->pods[pod].gpus);
 	strvec_pushf(env, "CELLAR_PRIORITY=%d", j->klass == JOB_OPPORTUNISTIC ? -1 :
 	    j->priority);
-	/* the command as quoted words, for `sh -c "$CELLAR_COMMAND"` */
+	/*
+	 * The command as quoted words, for `sh -c "$CELLAR_COMMAND"`. The
+	 * job's --env entries go into it (`env K=V ... COMMAND`) and so does
+	 * its checkpoint command's, not into the hook's own environment: a
+	 * PATH, LD_PRELOAD or SBATCH_* of the job's must not change which
+	 * sbatch, dirname or kubectl the hook runs (issue 23 F6). A hook
+	 * reads them as CELLAR_ENV_NAME (the kubernetes set's image).
+	 */
+	for (e = 0; e < l->env.n; e++) {
+		if (strncmp(l->env.v[e], "CELLAR_CHECKPOINT=", 18) == 0) {
+			ckpt = l->env.v[e] + 18;
+			continue;
+		}
+		strbuf_adds(&jenv, jenv.len == 0 ? "env " : " ");
+		sh_quote(&jenv, l->env.v[e]);
+		strvec_pushf(env, "CELLAR_ENV_%s", l->env.v[e]);
+	}
+	if (jenv.len > 0)
+		strbuf_addf(&cmd, "%s ", jenv.buf);
 	sh_quote_argv(&cmd, l->argv.v, l->argv.n);
 	strvec_pushf(env, "CELLAR_COMMAND=%s", cmd.buf);
+	if (ckpt != NULL && jenv.len > 0) {
+		strbuf_reset(&cmd);
+		strbuf_addf(&cmd, "%s sh -c ", jenv.buf);
+		sh_quote(&cmd, ckpt);
+		strvec_pushf(env, "CELLAR_CHECKPOINT=%s", cmd.buf);
+	} else if (ckpt != NULL)
+		strvec_pushf(env, "CELLAR_CHECKPOINT=%s", ckpt);
 	if (sp->backend.rundir != NULL)
 		strvec_pushf(env, "CELLAR_RUNDIR=%s", sp->backend.rundir);
 	/* a migration: where the pod goes (its stop at the source: the
@@ -66,11 +92,10 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 		strvec_pushf(env, "CELLAR_FROM_NODE=%s", sp->nodes[l->from_node].name);
 		strvec_pushf(env, "CELLAR_FROM_GPUS=%s", l->from_gpus);
 	}
-	for (e = 0; e < l->env.n; e++)
-		strvec_push(env, l->env.v[e]);
 	free(h);
 	strvec_release(&nodes);
 	strbuf_release(&cmd);
+	strbuf_release(&jenv);
 }
 
 void
