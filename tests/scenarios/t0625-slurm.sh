@@ -8,62 +8,11 @@
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 . tests/scenarios/lib-slurm.sh
-top=$(pwd)
 slurm_start
-
-# spec FILE [LINE...]: nodes n1 and n2 as Slurm knows them, VC a owns
-# both; each LINE is one more backend key
-spec() {
-	f=$1
-	shift
-	cat >"$f" <<YAML
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n1}
-  - {cellType: NODE, cellAddress: n2}
-virtualClusters:
-  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
-backend:
-  type: local
-  hooks: $top/specs/hooks/slurm
-  rundir: $TMP/run
-  statusInterval: 0.5
-YAML
-	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
-}
-OUTDIR=$TMP/run/slurm
-# what each job prints first: where Slurm ran it and which GPUs it was
-# given, beside what cellar chose
-probe='echo "node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES cellar=$CELLAR_NODE:$CELLAR_GPUS"'
-
-# slurm_id JOB POD: the Slurm job id the hooks recorded
-slurm_id() { cat "$OUTDIR/$1.$2" 2>/dev/null; }
-# slurm_where ID: NODE:GPU-INDICES as Slurm allocated them (scontrol -d:
-# "Nodes=n1 CPU_IDs=0 Mem=0 GRES=gpu:2(IDX:0-1)")
-slurm_where() {
-	scontrol -d show job "$1" 2>/dev/null |
-	    sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^ ]*(IDX:\([^)]*\)).*/\1:\2/p'
-}
-# slurm_state ID: Slurm's JobState
-slurm_state() {
-	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *JobState=\([^ ]*\).*/\1/p'
-}
-# cellar_where JOB: the placement of cellar's start event, brackets
-# dropped ("n1:[0-1] n2:[0-1]" -> "n1:0-1 n2:0-1")
-cellar_where() {
-	"$CELLAR" -o csv --no-header history "$1" 2>/dev/null |
-	    awk -F, '$3 == "start" { d = $7 } END { print d }' | tr -d '[]'
-}
 
 spec "$TMP/slurm.yaml"
 serve_start "$TMP/slurm.yaml"
 
-# poll_file FILE: until it has a line (the job's process ran)
-poll_file() { poll_until test -s "$1"; }
-# first_line JOB.POD: the probe's line in the job's output file
-first_line() { head -n 1 "$OUTDIR/$1.out" 2>/dev/null; }
 
 # 1. a 1-pod job and a 2-pod gang: each pod one Slurm job on the node
 # cellar chose, with cellar's GPUs; checked while they run (Slurm's GPU
