@@ -11,7 +11,8 @@
 #                                   one "not ok" with its own log lines, and
 #                                   exit 1 — never a skip.
 #   slurm_ctld_restart              stop slurmctld and start it again on its
-#                                   saved state
+#                                   saved state (slurm_ctld_stop, then
+#                                   slurmctld_spawn: the two halves)
 #   slurm_stop                      cancel every job, stop every daemon
 #   slurm_logs                      the last lines of the daemons' logs
 #   spec FILE [LINE...]             a cellar spec of n1 and n2 (VC a owns
@@ -38,6 +39,9 @@
 # config_overrides lets a node claim 8 CPUs on a smaller machine, so that
 # four 1-GPU pods fit on one node; batch_sched_delay=0 starts a batch job
 # at its submission instead of up to 3 s later (Slurm's default).
+# ReturnToService=1: a node an operator set DOWN stays down until
+# `scontrol update state=resume` (with 2 it comes back as soon as its
+# slurmd registers again, a fraction of a second later).
 SLURM_DIR=$TMP/slurm
 SLURM_CONF=$SLURM_DIR/slurm.conf
 export SLURM_CONF
@@ -152,7 +156,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerParameters=batch_sched_delay=0
 SlurmdParameters=config_overrides
-ReturnToService=2
+ReturnToService=1
 KillWait=5
 GresTypes=gpu
 NodeName=n1 NodeAddr=127.0.0.1 NodeHostname=$host Port=$((port + 1)) CPUs=8 Gres=gpu:4 State=UNKNOWN
@@ -181,9 +185,13 @@ EOF
 	ok slurm-up
 }
 
-slurm_ctld_restart() {
+slurm_ctld_stop() {
 	kill "$SLURMCTLD_PID" 2>/dev/null
 	wait "$SLURMCTLD_PID" 2>/dev/null
+	SLURMCTLD_PID=
+}
+slurm_ctld_restart() {
+	slurm_ctld_stop
 	slurmctld_spawn
 }
 
