@@ -210,6 +210,23 @@ env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$T
     { grep -q "checkpoint failed: not moved" "$TMP/hook-out" && [ -s "$TMP/run/slurm/c.0" ] &&
       ok slurm-stop-checkpoint-fails || not_ok slurm-stop-checkpoint-fails "$(cat "$TMP/hook-out")"; }
 check_calls slurm-stop-checkpoint-fails-calls "squeue [-h] [-j] [4300] [-o] [%i]"
+# a job Slurm ended NODE_FAIL: left to the health hook (status fails)
+# while the node is down, "failed" once it is not
+echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"; : >"$FAKE_LOG"
+FAKE_END=NODE_FAIL FAKE_SINFO='down*' hook slurm status &&
+    not_ok slurm-node-fail-down "status passed: $(cat "$TMP/hook-out")" ||
+    { grep -q "ended NODE_FAIL on n1: left to the health hook" "$TMP/hook-out" && ok slurm-node-fail-down ||
+      not_ok slurm-node-fail-down "$(cat "$TMP/hook-out")"; }
+FAKE_END=NODE_FAIL FAKE_SINFO=idle hook slurm status &&
+    [ "$(cat "$TMP/hook-out")" = failed ] && ok slurm-node-fail-back ||
+    not_ok slurm-node-fail-back "$(cat "$TMP/hook-out")"
+check_calls slurm-node-fail-calls "squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
+sinfo [-h] [-N] [-n] [n1] [-o] [%t]
+squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
+sinfo [-h] [-N] [-n] [n1] [-o] [%t]"
+rm -f "$FAKE/4300.gone"
 # slurmctld cannot be reached (squeue fails, not "Invalid job id"):
 # status fails rather than say absent, start submits nothing, a
 # migration's stop fails rather than take the pod as ended
