@@ -25,7 +25,7 @@ count_events() { "$CELLAR" -o csv --no-header events 2>/dev/null | grep -cF "$1"
 # in_log JOB TEXT: the job's log (its hooks' words, cellar's) has TEXT
 in_log() { "$CELLAR" job log "$1" 2>/dev/null | grep -qF "$2"; }
 # lines FILE PATTERN: how many lines of FILE match
-lines() { grep -c "$2" "$1" 2>/dev/null; }
+lines() { n=$(grep -c "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
 # more_ticks FILE N: FILE has more than N tick lines
 more_ticks() { [ "$(lines "$1" '^tick ')" -gt "$2" ]; }
 # slurm_on ID STATE NODE: squeue lists it in STATE on NODE
@@ -101,5 +101,190 @@ high cancelled"
     ok susp-slurm-completed || not_ok susp-slurm-completed "[$(slurm_state "$low0") $(slurm_state "$low1")]"
 poll_until slurm_is "$high0" CANCELLED && ok susp-high-slurm-cancelled ||
     not_ok susp-high-slurm-cancelled "[$(slurm_state "$high0")]"
+
+# ---- 4. job migrate to the other node, with the job's checkpoint ----
+# m counts steps on n1 from its checkpoint file; `job migrate m --node n2`
+# runs the stop hook (CELLAR_TO_NODE set): CELLAR_CHECKPOINT, here on the
+# hook's host with SLURM_JOB_ID, saves the last step, then scancel; the
+# migrate hook sbatches m pinned to n2, where it goes on from the
+# checkpoint. Slurm: the old job CANCELLED and gone from squeue, a new
+# one RUNNING on n2; the checkpoint ran once.
+spec "$TMP/mig.yaml"
+serve_start "$TMP/mig.yaml"
+cat >"$TMP/ckpt.sh" <<'CKPT'
+echo "$SLURM_JOB_ID $CELLAR_NODE:$CELLAR_GPUS -> $CELLAR_TO_NODE:$CELLAR_TO_GPUS" >>"$CELLAR_RUNDIR/m.ckpts"
+sed -n 's/^step //p' "$CELLAR_RUNDIR/slurm/$CELLAR_JOB.$CELLAR_POD.out" | tail -n 1 >"$CELLAR_RUNDIR/m.ckpt"
+echo "checkpoint at step $(cat "$CELLAR_RUNDIR/m.ckpt")"
+CKPT
+steps="s=\$(cat $TMP/run/m.ckpt 2>/dev/null || echo 0); while [ ! -e $TMP/go4 ]; do s=\$((s + 1)); echo step \$s; sleep 0.1; done"
+run "$CELLAR" submit m --vc a --gpus 4 --env "CELLAR_CHECKPOINT=sh $TMP/ckpt.sh" -- sh -c "$probe; $steps"
+run "$CELLAR" wait m --state running --timeout 60s
+check_out mig-running "m running"
+m_steps() { [ "$(lines "$OUTDIR/m.0.out" '^step ')" -ge 3 ]; }
+poll_until m_steps
+old=$(slurm_id m 0)
+poll_until slurm_on "$old" RUNNING n1 && ok mig-on-n1 || not_ok mig-on-n1 "$(squeue -h -j "$old" -o '%T %N' 2>&1)"
+run "$CELLAR" job migrate m --node n2
+check_rc mig-rc 0
+new_id() { id=$(slurm_id m 0); [ -n "$id" ] && [ "$id" != "$old" ]; }
+poll_until new_id
+new=$(slurm_id m 0)
+poll_until slurm_on "$new" RUNNING n2 && ok mig-slurm-new-on-n2 ||
+    not_ok mig-slurm-new-on-n2 "Slurm job [$new]: [$(squeue -h -j "$new" -o '%T %N' 2>&1)]"
+poll_until slurm_is "$old" CANCELLED && [ -z "$(squeue -h -j "$old" -o %i 2>/dev/null)" ] &&
+    ok mig-slurm-old-gone || not_ok mig-slurm-old-gone "Slurm job [$old] is [$(slurm_state "$old")]"
+live=$(squeue -h -n cellar-m.0 -o '%i %N' 2>&1)
+[ "$live" = "$new n2" ] && ok mig-one-live-job || not_ok mig-one-live-job "squeue lists [$live]"
+[ "$(cat "$TMP/run/m.ckpts" 2>&1)" = "$old n1:0,1,2,3 -> n2:0,1,2,3" ] && ok mig-checkpoint-once ||
+    not_ok mig-checkpoint-once "$(cat "$TMP/run/m.ckpts" 2>&1)"
+poll_file "$OUTDIR/m.0.out"
+first=$(sed -n 's/^step //p' "$OUTDIR/m.0.out" | head -n 1)
+ck=$(cat "$TMP/run/m.ckpt" 2>/dev/null)
+case $(first_line m.0) in "node=n2 cvd=0,1,2,3 cellar=n2:0,1,2,3") ok mig-new-run-on-n2 ;;
+*) not_ok mig-new-run-on-n2 "$(first_line m.0)" ;; esac
+m_went_on() { [ -n "$(sed -n 's/^step //p' "$OUTDIR/m.0.out" | head -n 1)" ]; }
+poll_until m_went_on
+first=$(sed -n 's/^step //p' "$OUTDIR/m.0.out" | head -n 1)
+[ -n "$ck" ] && [ "$first" = $((ck + 1)) ] && ok mig-goes-on-from-checkpoint ||
+    not_ok mig-goes-on-from-checkpoint "checkpoint [$ck], first step on n2 [$first]"
+run "$CELLAR" -o csv --no-header queue
+check_out_has mig-queue "a,-,m,$(id -un),R,running,0,4,1,n2,-"
+touch "$TMP/go4"
+run "$CELLAR" wait m --timeout 60s
+check_out mig-completed "m completed"
+slurm_is "$new" COMPLETED && ok mig-slurm-completed || not_ok mig-slurm-completed "[$(slurm_state "$new")]"
+run "$CELLAR" -o csv --no-header events
+check_out_has mig-event ",migrate,m,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
+run "$CELLAR" job log m
+check_out_has mig-log-checkpoint "checkpoint at step $ck"
+check_out_has mig-log-scancel "cancelled Slurm job $old"
+check_out_has mig-log-sbatch "submitted pod 0 as Slurm job $new on n2"
+check_out_has mig-log-migrated "cellar: migrated"
+
+# ---- 5. a node drained, then set down, in Slurm ----
+# The health hook (sinfo, every 0.3 s here) marks n2 bad: cellar's events
+# and status say so, the jobs on it fail for the node and are requeued
+# (their Slurm jobs scancelled), running again on n1 where there is room;
+# `scontrol update state=resume` brings n2 back healthy in cellar. Set
+# DOWN, Slurm ends the job on it (NODE_FAIL: sbatch --no-requeue keeps
+# Slurm from running it again itself); cellar requeues it, it waits
+# (n1 has no room), and runs on n2 once that is resumed.
+spec "$TMP/health.yaml" 'healthInterval: 0.3' 'retries: 1' 'backoff: 0.2'
+serve_start "$TMP/health.yaml"
+hold="while [ ! -e $TMP/go5 ]; do sleep 0.1; done"
+run "$CELLAR" submit fill --vc a --gpus 4 -- sh -c "$probe; $hold"
+run "$CELLAR" submit d --vc a --gpus 2 -- sh -c "$probe; $hold"
+run "$CELLAR" wait fill d --state running --timeout 60s
+[ "$(cellar_where fill) $(cellar_where d)" = "n1:0-3 n2:0-1" ] && ok drain-placed ||
+    not_ok drain-placed "fill [$(cellar_where fill)], d [$(cellar_where d)]"
+fill0=$(slurm_id fill 0)
+run "$CELLAR" cancel fill
+poll_until slurm_is "$fill0" CANCELLED
+d0=$(slurm_id d 0)
+poll_until slurm_on "$d0" RUNNING n2 && ok drain-d-on-n2 || not_ok drain-d-on-n2 "$(squeue -h -j "$d0" -o '%T %N' 2>&1)"
+run scontrol update nodename=n2 state=drain reason=cellar-test
+check_rc drain-scontrol-rc 0
+poll_until has_event ",node-bad,-,-,-,n2; jobs on it: d," && ok drain-node-bad ||
+    not_ok drain-node-bad "$("$CELLAR" -o csv --no-header events | tail -n 3)"
+run "$CELLAR" status
+OUT=$(printf '%s\n' "$OUT" | grep '^bad ')
+check_out_has drain-status-bad "4 GPUs (50.0% of cluster GPUs)"
+poll_until has_event ",requeue,d," && ok drain-requeue-event ||
+    not_ok drain-requeue-event "$("$CELLAR" -o csv --no-header events | tail -n 3)"
+run "$CELLAR" -o csv --no-header events
+check_out_has drain-fail-event ",fail,d,a,-,node 'n2': health hook failed: Slurm says node 'n2' is drng,"
+d_moved() { id=$(slurm_id d 0); [ -n "$id" ] && [ "$id" != "$d0" ] && slurm_on "$id" RUNNING n1; }
+poll_until d_moved && ok drain-d-runs-on-n1 ||
+    not_ok drain-d-runs-on-n1 "Slurm job [$(slurm_id d 0)]: [$(squeue -h -n cellar-d.0 -t all -o '%i %T %N' | tr '\n' ' ')]"
+[ "$(cellar_where d)" = "n1:0-1" ] && ok drain-cellar-d-on-n1 || not_ok drain-cellar-d-on-n1 "[$(cellar_where d)]"
+poll_until slurm_is "$d0" CANCELLED && ok drain-old-scancelled || not_ok drain-old-scancelled "[$(slurm_state "$d0")]"
+run scontrol update nodename=n2 state=resume
+check_rc drain-resume-rc 0
+poll_until has_event ",node-ok,-,-,-,n2," && ok drain-node-ok || not_ok drain-node-ok "$("$CELLAR" -o csv --no-header events | tail -n 3)"
+run "$CELLAR" status
+OUT=$(printf '%s\n' "$OUT" | grep '^bad ')
+check_out_has drain-status-healthy "0 GPUs (0.0% of cluster GPUs)"
+# down: e holds n2
+run "$CELLAR" submit e --vc a --gpus 4 -- sh -c "$probe; $hold"
+run "$CELLAR" wait e --state running --timeout 60s
+poll_file "$OUTDIR/e.0.out"
+e0=$(slurm_id e 0)
+slurm_on "$e0" RUNNING n2 && ok down-e-on-n2 || not_ok down-e-on-n2 "$(squeue -h -j "$e0" -o '%T %N' 2>&1)"
+run scontrol update nodename=n2 state=down reason=cellar-test
+check_rc down-scontrol-rc 0
+poll_until slurm_is "$e0" NODE_FAIL && ok down-slurm-node-fail || not_ok down-slurm-node-fail "[$(slurm_state "$e0")]"
+bad_twice() { [ "$(count_events ",node-bad,-,-,-,n2")" = 2 ]; }
+poll_until bad_twice && ok down-node-bad || not_ok down-node-bad "$("$CELLAR" -o csv --no-header events | tail -n 4)"
+e_queued() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",e,$(id -un),PD,queued,"; }
+poll_until e_queued && ok down-e-requeued || not_ok down-e-requeued "$("$CELLAR" -o csv --no-header queue 2>&1)"
+run "$CELLAR" -o csv --no-header events
+check_out_lacks down-e-not-failed ",failed,e,"
+n=$(squeue -h -t all -n cellar-e.0 -o '%i %T' | tr '\n' ' ')
+[ "$n" = "$e0 NODE_FAIL " ] && ok down-slurm-no-requeue || not_ok down-slurm-no-requeue "Slurm has [$n]"
+st=$(sinfo -h -N -n n2 -o %t)
+[ "$st" = down ] && ok down-stays-down || not_ok down-stays-down "n2 is [$st]"
+run scontrol update nodename=n2 state=resume
+check_rc down-resume-rc 0
+ok_twice() { [ "$(count_events ",node-ok,-,-,-,n2")" = 2 ]; }
+poll_until ok_twice && ok down-node-ok || not_ok down-node-ok "$("$CELLAR" -o csv --no-header events | tail -n 4)"
+e_again() { id=$(slurm_id e 0); [ -n "$id" ] && [ "$id" != "$e0" ] && slurm_on "$id" RUNNING n2; }
+poll_until e_again && ok down-e-runs-again-on-n2 ||
+    not_ok down-e-runs-again-on-n2 "$(squeue -h -t all -n cellar-e.0 -o '%i %T %N' | tr '\n' ' ')"
+touch "$TMP/go5"
+run "$CELLAR" wait d e --timeout 60s
+check_out health-completed "d completed
+e completed"
+
+# ---- 7. slurmctld restarted while cellar runs ----
+# r runs in Slurm; slurmctld is stopped: cellar's status polls fail
+# (logged, not taken for "absent"), s submitted meanwhile finds sbatch
+# failing and is retried (retries 5, backoff 0.5: 15 s), health too;
+# slurmctld comes back on its saved state: r is the same Slurm job, still
+# RUNNING, s is submitted exactly once, nothing is failed or requeued,
+# and both complete.
+spec "$TMP/ctld.yaml" 'healthInterval: 1' 'retries: 5' 'backoff: 0.5'
+serve_start "$TMP/ctld.yaml"
+hold="while [ ! -e $TMP/go7 ]; do sleep 0.1; done"
+run "$CELLAR" submit r --vc a --gpus 2 -- sh -c "$probe; $hold"
+run "$CELLAR" wait r --state running --timeout 60s
+poll_file "$OUTDIR/r.0.out"
+r0=$(slurm_id r 0)
+slurm_ctld_stop
+t0=$(date +%s.%N)
+run squeue -h
+t1=$(date +%s.%N)
+[ "$RC" != 0 ] && check_err_has ctld-down "Unable to contact slurm controller" ||
+    not_ok ctld-down "squeue still answers: $OUT"
+echo "# slurmctld down: squeue fails in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s ($ERR)"
+run "$CELLAR" submit s --vc a --gpus 2 -- sh -c "$probe; $hold"
+check_rc ctld-submit-rc 0
+# s's first sbatch has failed (the hook is due again): cellar says starting
+s_starting() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",s,$(id -un),[A-Z]*,starting,"; }
+poll_until s_starting && ok ctld-s-starting || not_ok ctld-s-starting "$("$CELLAR" -o csv --no-header queue 2>&1)"
+[ ! -s "$OUTDIR/s.0" ] && ok ctld-s-not-in-slurm-yet || not_ok ctld-s-not-in-slurm-yet "$(cat "$OUTDIR/s.0")"
+slurmctld_spawn
+ok ctld-back
+s_runs() { id=$(slurm_id s 0); [ -n "$id" ] && slurm_is "$id" RUNNING; }
+poll_until s_runs && ok ctld-s-submitted || not_ok ctld-s-submitted "$("$CELLAR" job log s 2>&1 | tr '\n' ' ')"
+slurm_is "$r0" RUNNING && [ "$(slurm_id r 0)" = "$r0" ] && ok ctld-r-same-job ||
+    not_ok ctld-r-same-job "[$(slurm_id r 0)] was [$r0]: [$(slurm_state "$r0")]"
+run "$CELLAR" wait r s --state running --timeout 10s
+check_out ctld-cellar-running "r running
+s running"
+n=$(squeue -h -t all -n cellar-r.0,cellar-s.0 -o %j | sort | tr '\n' ' ')
+[ "$n" = "cellar-r.0 cellar-s.0 " ] && ok ctld-once-each || not_ok ctld-once-each "Slurm has [$n]"
+touch "$TMP/go7"
+run "$CELLAR" wait r s --timeout 60s
+check_out ctld-completed "r completed
+s completed"
+run "$CELLAR" -o csv --no-header events
+check_out_lacks ctld-no-fail ",fail,"
+check_out_lacks ctld-no-requeue ",requeue,"
+check_out_lacks ctld-no-node-bad ",node-bad,"
+[ "$(lines "$OUTDIR/r.0.out" '^node=')" = 1 ] && [ "$(lines "$OUTDIR/s.0.out" '^node=')" = 1 ] &&
+    ok ctld-ran-once || not_ok ctld-ran-once "$(cat "$OUTDIR/r.0.out" "$OUTDIR/s.0.out" | tr '\n' ' ')"
+n=$(squeue -h -t all -n cellar-r.0,cellar-s.0 -o '%j %T' | sort | tr '\n' ' ')
+[ "$n" = "cellar-r.0 COMPLETED cellar-s.0 COMPLETED " ] && ok ctld-slurm-completed ||
+    not_ok ctld-slurm-completed "[$n]"
 
 done_testing
