@@ -10,8 +10,26 @@
 . tests/scenarios/lib-slurm.sh
 slurm_start
 
-spec "$TMP/slurm.yaml"
+# the slurm set README's "cellar on your Slurm cluster in 5 steps", as
+# written there: 1. Slurm's node names and GPUs; 2. a spec of those nodes
+# on the slurm hooks, suspension off (spec, lib-slurm.sh: the README's,
+# with rundir and a short statusInterval); 3. spec check; 4. serve; 5. a
+# job
+run sinfo -h -N -o '%N %G %t'
+check_out step1-sinfo "n1 gpu:4 idle
+n2 gpu:4 idle"
+spec "$TMP/slurm.yaml" "suspend: ~" "resume: ~"
+run "$CELLAR" spec check "$TMP/slurm.yaml"
+check_rc step3-spec-check 0
 serve_start "$TMP/slurm.yaml"
+run "$CELLAR" submit hello --vc a --gpus 1 -- sh -c 'echo hello from $SLURMD_NODENAME, GPUs $CUDA_VISIBLE_DEVICES'
+check_rc step5-submit 0
+run "$CELLAR" wait hello --timeout 60s
+check_out step5-completed "hello completed"
+run "$CELLAR" job log hello
+check_out_has step5-log "submitted pod 0 as Slurm job $(slurm_id hello 0) on n1 (GPUs 0)"
+[ "$(cat "$OUTDIR/hello.0.out" 2>&1)" = "hello from n1, GPUs 0" ] && ok step5-output ||
+    not_ok step5-output "$(cat "$OUTDIR/hello.0.out" 2>&1)"
 
 
 # 1. a 1-pod job and a 2-pod gang: each pod one Slurm job on the node
@@ -201,5 +219,30 @@ run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'lat%s ' $i; i=$((i + 1
 echo "# submit to running under Slurm, $n jobs (s):$lat"
 printf '%s\n' $lat | sort -n | awk '{ v[NR] = $1 } END {
 	printf "# median %.3f s, worst %.3f s\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[NR] }'
+
+# the same for the process hook set (lib-live.sh's spec: the same two
+# nodes, status every 0.5 s), measured the same way: the job's first line
+# in its output file ($TMP/run/NODE/JOB.POD/out) against submit returning
+live_spec "$TMP/process.yaml" 0.5
+serve_start "$TMP/process.yaml"
+ran() { for f in "$TMP"/run/n[12]/"$1".0/out; do [ -s "$f" ] && return 0; done; return 1; }
+n=0 lat=
+while [ $n -lt 10 ]; do
+	n=$((n + 1))
+	"$CELLAR" submit "plat$n" --vc a --gpus 1 -- date +%s.%N >/dev/null 2>&1
+	t0=$(date +%s.%N)
+	if ! poll_until ran "plat$n"; then
+		not_ok process-latency "plat$n never ran: $(tail -n 5 "$SERVE_LOG")"
+		break
+	fi
+	f=$(ls "$TMP"/run/n[12]/"plat$n".0/out | head -n 1)
+	lat="$lat $(awk -v a="$t0" -v b="$(head -n 1 "$f")" 'BEGIN { printf "%.3f", b - a }')"
+done
+run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'plat%s ' $i; i=$((i + 1)); done) --timeout 60s
+[ "$(printf '%s\n' "$OUT" | grep -c ' completed$')" = 10 ] && ok process-latency-jobs-completed ||
+    not_ok process-latency-jobs-completed "$OUT"
+echo "# process set: submit to running, $n jobs (s):$lat"
+printf '%s\n' $lat | sort -n | awk '{ v[NR] = $1 } END {
+	printf "# process set: median %.3f s, worst %.3f s\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[NR] }'
 
 done_testing
