@@ -4,12 +4,12 @@
 # made the process set's hooks run DIR/dirname, and `--env LD_PRELOAD=..`
 # put an ld.so error into every hook's output, which was then read as the
 # status word; on the slurm and kubernetes sets a job could replace
-# sbatch or kubectl.
+# sbatch or kubectl. And the process set writes a job's output 0600 in
+# 0700 directories (F9), its command still under cellar's umask.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 live_spec "$TMP/two.yaml" 0.1
 serve_start "$TMP/two.yaml" || done_testing
-
 # a PATH whose programs say when they run, ahead of the real ones (the
 # hooks use these; the job, the trainer, does not)
 mkdir -p "$TMP/evil"
@@ -43,5 +43,16 @@ check_out_has preload-completed "completed"
 run "$CELLAR" job log e2
 check_out_lacks preload-no-ld-error-in-hooks "ld.so"
 check_out_lacks preload-no-bad-status "unknown status"
+
+# a job's output is its owner's alone (issue 23 F9), while what the
+# job's command makes keeps the umask cellar had
+out=$(ls "$TMP"/run/n*/e2.0/out 2>/dev/null | head -1)
+[ -n "$out" ] && [ "$(stat -c %a "$out")" = 600 ] &&
+    [ "$(stat -c %a "$(dirname "$out")")" = 700 ] &&
+    [ "$(stat -c %a "$(dirname "$(dirname "$out")")")" = 700 ] &&
+    ok output-private || not_ok output-private "$(ls -la "$TMP"/run/n*/e2.0 2>&1)"
+want=$(printf '%o' $((0666 & ~$(umask))))
+[ "$(stat -c %a "$TRAINER_DIR/e1.env")" = "$want" ] && ok job-umask ||
+    not_ok job-umask "$(stat -c %a "$TRAINER_DIR/e1.env") not $want"
 
 done_testing
