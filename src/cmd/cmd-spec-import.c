@@ -3,7 +3,7 @@
  * cluster. The text of `scontrol show node -o` and `scontrol show
  * topology` comes from scontrol itself or from files (--nodes,
  * --topology: a cluster captured elsewhere, and the tests' fixtures);
- * src/spec/slurm.c reads it and writes the spec, which is loaded here
+ * src/spec/slurm.c reads it, slurm-spec.c writes the spec, which is loaded here
  * with the spec loader before it is printed or written, so what the
  * command hands out always loads.
  */
@@ -336,7 +336,6 @@ spec_import_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	int rc = -1;
 
 	memset(&im, 0, sizeof im);
-	slurm_cluster_init(&c);
 	if (strcmp(src, "slurm") != 0) {
 		*cause = xasprintf("unknown source '%s' (slurm)", src);
 		return cmd_usage_error(ctx);
@@ -373,6 +372,7 @@ spec_import_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 
 	/* Reading: a file or scontrol; bad text is a configuration error. */
+	slurm_cluster_init(&c);
 	ctx->status = CMD_EXIT_SPEC;
 	if (nodes_file != NULL) {
 		if (read_input(nodes_file, &nodes, cause) != 0 || (topo_file != NULL &&

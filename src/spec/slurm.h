@@ -6,14 +6,15 @@
  * Key=Value words; the multi-line form without -o, each record's
  * continuation lines indented, reads the same), slurm_parse_topology()
  * reads `scontrol show topology` (one SwitchName= line per switch, nodes
- * as hostlists). slurm_render() turns the result into spec text: a node
- * cell per node with GPUs, racks from the lowest switches when there is
+ * as hostlists); both in slurm.c. slurm_render() (slurm-spec.c) turns
+ * the result into spec text: a node cell per node with GPUs, racks from the lowest switches when there is
  * a topology, the slurm hook set's backend and one example VC, with
  * comments. Only strings in, strings out: no I/O, so the parser and the
  * renderer are tested on fixtures (tests/unit/tspec-slurm.c).
  *
  * Ownership: a struct slurm_cluster owns every string and array reachable
- * from it; slurm_cluster_release() frees them. Errors come back as a
+ * from it; slurm_cluster_init() sets one up, slurm_cluster_release()
+ * frees it all (and leaves it zeroed; init again to reuse). Errors come back as a
  * malloc'ed *cause naming the input and its line.
  *
  * Invariants of a parsed cluster:
@@ -21,7 +22,8 @@
  *  2. nodes[i].gpus >= 0; gpus > 0 means exactly one GPU type was found
  *     (type NULL: untyped GRES), gpus == 0 with skip set otherwise.
  *  3. switches[i].node indices point into nodes[]; a node is in at most
- *     one lowest-level switch (nodes[i].rack, -1 for none).
+ *     one lowest-level switch (nodes[i].rack, -1 for none), and at most
+ *     once in its node list.
  */
 #ifndef CELLAR_SLURM_H
 #define CELLAR_SLURM_H
@@ -30,6 +32,8 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
+
+struct strmap;
 
 struct slurm_node {
 	char		*name;
@@ -60,6 +64,7 @@ struct slurm_cluster {
 	int			 nswitches;
 	size_t			 switches_cap;
 	bool			 topology;	/* a topology was read */
+	struct strmap		*byname;	/* node name -> index */
 };
 
 /* What the operator chose (the command's options). */

@@ -498,6 +498,44 @@ test_mixed(void)
 	slurm_cluster_release(&c);
 }
 
+/*
+ * A big cluster, built here: 8192 nodes on 512 switches, a node listed
+ * twice by its switch. Nothing quadratic, and the spec loads.
+ */
+static void
+test_big(void)
+{
+	struct strbuf nodes = STRBUF_INIT, topo = STRBUF_INIT, text = STRBUF_INIT;
+	struct slurm_import im = opts();
+	struct slurm_summary sum;
+	struct slurm_cluster c;
+	struct spec *s;
+	char *cause = NULL;
+	int i;
+
+	for (i = 0; i < 8192; i++)
+		strbuf_addf(&nodes, "NodeName=n%05d Gres=gpu:h100:8(S:0-1) State=IDLE "
+		    "Partitions=all\n", i);
+	for (i = 0; i < 512; i++)
+		strbuf_addf(&topo, "SwitchName=s%d Level=0 Nodes=n[%05d-%05d]%s\n", i,
+		    i * 16, i * 16 + 15, i == 0 ? ",n00003" : "");
+	strbuf_adds(&topo, "SwitchName=top Level=1 Switches=s[0-511]\n");
+	CHECKF(parse_str(&c, nodes.buf, topo.buf, &cause) == 0, "%s", cause);
+	CHECK_INTEQ(c.nswitches, 513);
+	CHECK_INTEQ(c.switches[0].nnode, 16);
+	s = render_load(&c, &im, &text, &sum);
+	CHECK_INTEQ(sum.nodes, 8192);
+	CHECK_INTEQ(sum.racks, 512);
+	if (s != NULL)
+		CHECK_INTEQ(s->gpus, 65536);
+	spec_free(s);
+	free(cause);
+	strbuf_release(&nodes);
+	strbuf_release(&topo);
+	strbuf_release(&text);
+	slurm_cluster_release(&c);
+}
+
 /* Broken input: an error naming the input and the line, nothing else. */
 static void
 test_errors(void)
@@ -640,6 +678,7 @@ static const struct test tests[] = {
 	{ "gres", test_gres },
 	{ "states", test_states },
 	{ "mixed", test_mixed },
+	{ "big", test_big },
 	{ "errors", test_errors },
 	{ "mutations", test_mutations },
 };
