@@ -460,7 +460,7 @@ ev_load(struct ev_vtab *v, struct ev_cursor *c)
 	for (i = 0; i < EVCACHE_SLOTS; i++) {
 		b = v->cache[i];
 		if (b != NULL && b->seq == seq && b->first == first && b->len == len &&
-		    memcmp(b->raw, data, len) == 0) {
+		    (len == 0 || memcmp(b->raw, data, len) == 0)) {
 			v->used[i] = ++v->clock;
 			b->refs++;
 			c->b = b;
@@ -482,7 +482,8 @@ ev_load(struct ev_vtab *v, struct ev_cursor *c)
 	b->n = (int)(seq - first + 1);
 	b->len = len;
 	b->raw = xmalloc(len + 1);
-	memcpy(b->raw, data, len);
+	if (len > 0)	/* an empty blob reads as NULL (a damaged store) */
+		memcpy(b->raw, data, len);
 	b->rows = xcalloc((size_t)b->n, sizeof *b->rows);
 	b->refs = 1;
 	f.b = b;

@@ -135,7 +135,8 @@ const struct cmd_entry cmd_submit_entry = {
 	    "with the job in environment variables (CELLAR_JOB, CELLAR_VC, "
 	    "CELLAR_POD, CELLAR_PODS, CELLAR_NODES, CELLAR_NODE, CELLAR_GPUS, "
 	    "CUDA_VISIBLE_DEVICES, CELLAR_PRIORITY, CELLAR_COMMAND, "
-	    "CELLAR_RUNDIR and the --env entries).\n"
+	    "CELLAR_RUNDIR); the --env entries are set for COMMAND alone "
+	    "(env NAME=VALUE ... COMMAND), never for the hooks.\n"
 	    "NAME is letters, digits, '.', '_' and '-' (no shell "
 	    "metacharacters); the submission is committed to the state store "
 	    "before anything runs.",

@@ -75,7 +75,7 @@ console_get(struct session *s, struct console **out, char **cause)
 	c->health = xcalloc((size_t)s->spec->nnodes + 1, sizeof *c->health);
 	s->console = c;
 	s->console_release = console_free;
-	if (recover(c, &c->notes, cause) != 0) {
+	if (live_recover(c, &c->notes, cause) != 0) {
 		s->console = NULL;
 		console_free(c);
 		return -1;
@@ -136,7 +136,7 @@ console_halted(const struct console *c)
 
 /* Refuse to act once halted: *cause says why. */
 bool
-halted(const struct console *c, char **cause)
+live_halted(const struct console *c, char **cause)
 {
 	if (c->halted == NULL)
 		return false;
@@ -160,7 +160,7 @@ console_busy(const struct console *c)
 /* ---- the jobs not retired (invariant 5) ---- */
 
 void
-alive_add(struct console *c, int i)
+live_alive_add(struct console *c, int i)
 {
 	XGROW(c->alive, c->alive_cap, (size_t)c->nalive + 1);
 	c->alive[c->nalive++] = i;
@@ -215,7 +215,7 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	int i, id;
 
 	*status = 1;
-	if (halted(c, cause)) {
+	if (live_halted(c, cause)) {
 		*status = 4;
 		return -1;
 	}
@@ -274,10 +274,10 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	for (i = 0; i < sub->nenv; i++)
 		strvec_push(&l->env, sub->env[i]);
 	c->n++;
-	logf_(l, "cellar: submitted to VC '%s', %d x %d GPUs, priority %d\n",
+	live_logf(l, "cellar: submitted to VC '%s', %d x %d GPUs, priority %d\n",
 	    s->spec->vcs[j->vc].name, sub->pods, sub->gpus, sub->priority);
-	rec_set(&rec, now, REC_SUBMIT, j, NULL);
-	if (put_job(c, c->n - 1, cause) != 0 || append(c, &rec, cause) != 0) {
+	live_rec_set(&rec, now, REC_SUBMIT, j, NULL);
+	if (live_put_job(c, c->n - 1, cause) != 0 || live_append(c, &rec, cause) != 0) {
 		session_log_rollback(s, created);
 		c->n--;
 		live_release(l);
@@ -292,7 +292,7 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	}
 	sched_grow(c->sched, c->jobs, c->n);
 	sched_submit(c->sched, c->n - 1, now);
-	alive_add(c, c->n - 1);
+	live_alive_add(c, c->n - 1);
 	c->dirty = true;
 	l->log_dirty = false;
 	return 0;
@@ -307,13 +307,13 @@ fail:
    except in a pass, where the engine has acted: the console then halts
    (console_tick) so no hook carries out an unrecorded decision. */
 int
-begin(struct console *c, bool *created, char **cause)
+live_begin(struct console *c, bool *created, char **cause)
 {
 	return session_log_begin(c->s, created, cause);
 }
 
 int
-commit(struct console *c, bool created, char **cause)
+live_commit(struct console *c, bool created, char **cause)
 {
 	return session_log_commit(c->s, created, cause);
 }
@@ -332,7 +332,7 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	size_t loglen;
 
 	*status = 1;
-	if (halted(c, cause)) {
+	if (live_halted(c, cause)) {
 		*status = 4;
 		return -1;
 	}
@@ -344,7 +344,7 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	}
 	j = &c->jobs[i];
 	l = &c->live[i];
-	if (begin(c, &created, cause) != 0) {
+	if (live_begin(c, &created, cause) != 0) {
 		*status = 4;
 		return -1;
 	}
@@ -353,20 +353,20 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	phase = l->phase;
 	after = l->after;
 	loglen = l->log.len;
-	logf_(l, "cellar: cancelled\n");	/* written with the decision */
+	live_logf(l, "cellar: cancelled\n");	/* written with the decision */
 	running = c->live[i].phase != CONSOLE_QUEUED;
 	if (running) {
-		if (decide_stop(c, i, JOB_EV_CANCEL, REC_CANCEL, -1, "cancelled",
+		if (live_decide_stop(c, i, JOB_EV_CANCEL, REC_CANCEL, -1, "cancelled",
 		    now, cause) != 0)
 			goto fail;
 	} else {
 		job_apply(j, JOB_EV_CANCEL, now, NULL, 0);
 		c->live[i].phase = CONSOLE_DONE;
-		rec_set(&rec, now, REC_CANCEL, j, "cancelled while queued");
-		if (put_job(c, i, cause) != 0 || append(c, &rec, cause) != 0)
+		live_rec_set(&rec, now, REC_CANCEL, j, "cancelled while queued");
+		if (live_put_job(c, i, cause) != 0 || live_append(c, &rec, cause) != 0)
 			goto fail;
 	}
-	if (commit(c, created, cause) != 0) {
+	if (live_commit(c, created, cause) != 0) {
 		*j = saved;
 		l->phase = phase;
 		l->after = after;
@@ -378,7 +378,7 @@ console_cancel(struct console *c, const char *name, int *status, char **cause)
 	sched_cancel(c->sched, i);
 	c->dirty = true;
 	if (running)
-		stop_pods(c, i, (enum job_event)-1);
+		live_stop_pods(c, i, (enum job_event)-1);
 	return 0;
 fail:
 	session_log_rollback(c->s, created);
@@ -409,14 +409,14 @@ flush_logs(struct console *c, char **cause)
 		;
 	if (k == c->nalive)
 		return 0;
-	if (begin(c, &created, cause) != 0)
+	if (live_begin(c, &created, cause) != 0)
 		return -1;
 	for (; k < c->nalive; k++)
-		if (put_log(c, c->alive[k], cause) != 0) {
+		if (live_put_log(c, c->alive[k], cause) != 0) {
 			session_log_rollback(c->s, created);
 			return -1;
 		}
-	if (commit(c, created, cause) != 0)
+	if (live_commit(c, created, cause) != 0)
 		return -1;
 	for (k = 0; k < c->nalive; k++)
 		c->live[c->alive[k]].log_dirty = false;
@@ -438,24 +438,24 @@ tick(struct console *c, char **cause)
 	hookq_service(c->q, now, &c->done, &c->ndone);
 	for (k = 0; k < c->ndone; k++) {
 		if (c->done[k].job >= 0 && c->done[k].job < c->n)
-			hook_back(c, &c->done[k]);
+			live_hook_back(c, &c->done[k]);
 		else if (c->done[k].job < 0 && c->done[k].hook == SPEC_HOOK_HEALTH)
-			health_back(c, &c->done[k]);
+			live_health_back(c, &c->done[k]);
 		hookq_done_release(&c->done[k]);
 	}
 	/* 2. what they lead to: nodes first, so a pass avoids bad ones */
 	for (i = 0; i < c->s->spec->nnodes; i++)
-		if (node_settle(c, i, now, cause) != 0)
+		if (live_node_settle(c, i, now, cause) != 0)
 			return -1;
 	for (ai = 0; ai < c->nalive; ai++)
-		if (settle(c, c->alive[ai], now, cause) != 0)
+		if (live_settle(c, c->alive[ai], now, cause) != 0)
 			return -1;
 	/* 3. suspended jobs back on their own cells first, then the policy's
 	   pass; the store is locked before the engine acts */
-	if (c->dirty && resume_pass(c, now, cause) != 0)
+	if (c->dirty && live_resume_pass(c, now, cause) != 0)
 		return -1;
 	if (c->dirty && sched_pending(c->sched) > 0) {
-		if (begin(c, &created, cause) != 0)
+		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		c->nacts = 0;
 		sched_pass(c->sched, now, &c->acts, &c->nacts, &c->acap);
@@ -464,11 +464,11 @@ tick(struct console *c, char **cause)
 			int rc = 0;
 
 			if (a->kind == SCHED_START)
-				rc = decide_start(c, a->job, now, cause);
-			else if (a->kind == SCHED_PREEMPT && can_suspend(c, a->job))
-				rc = decide_suspend(c, a->job, a->by, now, cause);
+				rc = live_decide_start(c, a->job, now, cause);
+			else if (a->kind == SCHED_PREEMPT && live_can_suspend(c, a->job))
+				rc = live_decide_suspend(c, a->job, a->by, now, cause);
 			else if (a->kind == SCHED_PREEMPT)
-				rc = decide_stop(c, a->job, JOB_EV_PREEMPT, REC_PREEMPT,
+				rc = live_decide_stop(c, a->job, JOB_EV_PREEMPT, REC_PREEMPT,
 				    a->by, NULL, now, cause);
 			if (rc != 0) {
 				session_log_rollback(c->s, created);
@@ -477,19 +477,19 @@ tick(struct console *c, char **cause)
 		}
 		if (c->nacts == 0)
 			session_log_rollback(c->s, created);
-		else if (commit(c, created, cause) != 0)
+		else if (live_commit(c, created, cause) != 0)
 			return -1;
 		for (k = 0; k < c->nacts; k++)
 			if (c->acts[k].kind == SCHED_PREEMPT) {
 				int v = c->acts[k].job;
 				bool susp = c->live[v].phase == CONSOLE_SUSPENDING;
 
-				logf_(&c->live[v], "cellar: preempted by '%s'%s\n",
+				live_logf(&c->live[v], "cellar: preempted by '%s'%s\n",
 				    c->jobs[c->acts[k].by].name, susp ? ": suspending" : "");
 				if (susp)
-					phase_pods(c, v, SPEC_HOOK_SUSPEND);
+					live_phase_pods(c, v, SPEC_HOOK_SUSPEND);
 				else
-					stop_pods(c, v, JOB_EV_REQUEUE);
+					live_stop_pods(c, v, JOB_EV_REQUEUE);
 			}
 	}
 	c->dirty = false;
@@ -497,10 +497,10 @@ tick(struct console *c, char **cause)
 	for (ai = 0; ai < c->nalive; ai++) {
 		struct live *l = &c->live[i = c->alive[ai]];
 
-		if (l->phase == CONSOLE_STARTING && !l->launched && !blocked(c, i)) {
+		if (l->phase == CONSOLE_STARTING && !l->launched && !live_blocked(c, i)) {
 			l->launched = true;
 			for (p = 0; p < l->npods; p++)
-				hook_pod(c, i, p, SPEC_HOOK_START);
+				live_hook_pod(c, i, p, SPEC_HOOK_START);
 		} else if ((l->phase == CONSOLE_RUNNING ||
 		    l->phase == CONSOLE_SUSPENDED) && l->hooks_out == 0 &&
 		    now >= l->next_status) {
@@ -509,7 +509,7 @@ tick(struct console *c, char **cause)
 			l->next_status = now + c->s->spec->backend.status_interval;
 			for (p = 0; p < l->npods; p++)
 				if (!l->pods[p].done)
-					hook_pod(c, i, p, SPEC_HOOK_STATUS);
+					live_hook_pod(c, i, p, SPEC_HOOK_STATUS);
 		}
 	}
 	/* health polls, one per node every healthInterval, at most
@@ -544,9 +544,9 @@ tick(struct console *c, char **cause)
 	hookq_service(c->q, now, &c->done, &c->ndone);	/* start them now */
 	for (k = 0; k < c->ndone; k++) {
 		if (c->done[k].job >= 0 && c->done[k].job < c->n)
-			hook_back(c, &c->done[k]);
+			live_hook_back(c, &c->done[k]);
 		else if (c->done[k].job < 0 && c->done[k].hook == SPEC_HOOK_HEALTH)
-			health_back(c, &c->done[k]);
+			live_health_back(c, &c->done[k]);
 		hookq_done_release(&c->done[k]);
 	}
 	return flush_logs(c, cause);
@@ -562,7 +562,7 @@ tick(struct console *c, char **cause)
 int
 console_tick(struct console *c, char **cause)
 {
-	if (halted(c, cause))
+	if (live_halted(c, cause))
 		return -1;
 	if (tick(c, cause) == 0)
 		return 0;

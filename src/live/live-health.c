@@ -15,7 +15,7 @@
 
 /* A node's health hook came back. */
 void
-health_back(struct console *c, const struct hook_done *d)
+live_health_back(struct console *c, const struct hook_done *d)
 {
 	struct health *h = &c->health[d->node];
 	char word[256];
@@ -38,7 +38,7 @@ health_back(struct console *c, const struct hook_done *d)
 
 /* True when the engine holds node i bad (any of its cells). */
 bool
-node_bad_now(const struct console *c, int node)
+live_node_bad_now(const struct console *c, int node)
 {
 	const struct spec_node *n = &c->s->spec->nodes[node];
 	struct engine_cell_info info;
@@ -59,7 +59,7 @@ node_bad_now(const struct console *c, int node)
  * before any stop hook runs.
  */
 int
-node_settle(struct console *c, int node, double now, char **cause)
+live_node_settle(struct console *c, int node, double now, char **cause)
 {
 	struct health *h = &c->health[node];
 	struct session *s = c->s;
@@ -74,9 +74,9 @@ node_settle(struct console *c, int node, double now, char **cause)
 		return 0;
 	/* bad already, and not by this console: an operator's mark, or
 	   ours from before a restart; both stay until 'node ok' */
-	if (bad && node_bad_now(c, node))
+	if (bad && live_node_bad_now(c, node))
 		return 0;
-	if (begin(c, &created, cause) != 0)
+	if (live_begin(c, &created, cause) != 0)
 		return -1;
 	lim = engine_job_limit(s->engine);
 	ids = xcalloc((size_t)lim, sizeof *ids);
@@ -96,18 +96,18 @@ node_settle(struct console *c, int node, double now, char **cause)
 		    c->live[i].phase != CONSOLE_MIGRATING))
 			continue;
 		c->jobs[i].reason = JOB_REASON_NODEFAIL;
-		if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, why, now, cause) != 0)
+		if (live_decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, why, now, cause) != 0)
 			goto fail;
 		mine[nmine++] = i;
 	}
 	if (session_log_node(s, name, bad, names.buf ? names.buf : "", cause) != 0 ||
-	    commit(c, created, cause) != 0)
+	    live_commit(c, created, cause) != 0)
 		goto fail_committing;
 	h->bad = bad;
 	for (k = 0; k < nmine; k++) {
-		set_error(&c->live[mine[k]], why);
+		live_set_error(&c->live[mine[k]], why);
 		sched_release(c->sched, mine[k]);
-		stop_pods(c, mine[k], JOB_EV_REQUEUE);
+		live_stop_pods(c, mine[k], JOB_EV_REQUEUE);
 	}
 	sched_touch_all(c->sched);
 	c->dirty = true;

@@ -29,7 +29,8 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 	const struct live *l = &c->live[i];
 	const struct spec *sp = c->s->spec;
 	struct strvec nodes = STRVEC_INIT;
-	struct strbuf cmd = STRBUF_INIT;
+	struct strbuf cmd = STRBUF_INIT, jenv = STRBUF_INIT;
+	const char *ckpt = NULL;
 	char *h;
 	int k;
 	size_t e;
@@ -49,9 +50,34 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 	    l->pods[pod].gpus);
 	strvec_pushf(env, "CELLAR_PRIORITY=%d", j->klass == JOB_OPPORTUNISTIC ? -1 :
 	    j->priority);
-	/* the command as quoted words, for `sh -c "$CELLAR_COMMAND"` */
+	/*
+	 * The command as quoted words, for `sh -c "$CELLAR_COMMAND"`. The
+	 * job's --env entries go into it (`env K=V ... COMMAND`) and so does
+	 * its checkpoint command's, not into the hook's own environment: a
+	 * PATH, LD_PRELOAD or SBATCH_* of the job's must not change which
+	 * sbatch, dirname or kubectl the hook runs (issue 23 F6). A hook
+	 * reads them as CELLAR_ENV_NAME (the kubernetes set's image).
+	 */
+	for (e = 0; e < l->env.n; e++) {
+		if (strncmp(l->env.v[e], "CELLAR_CHECKPOINT=", 18) == 0) {
+			ckpt = l->env.v[e] + 18;
+			continue;
+		}
+		strbuf_adds(&jenv, jenv.len == 0 ? "env " : " ");
+		sh_quote(&jenv, l->env.v[e]);
+		strvec_pushf(env, "CELLAR_ENV_%s", l->env.v[e]);
+	}
+	if (jenv.len > 0)
+		strbuf_addf(&cmd, "%s ", jenv.buf);
 	sh_quote_argv(&cmd, l->argv.v, l->argv.n);
 	strvec_pushf(env, "CELLAR_COMMAND=%s", cmd.buf);
+	if (ckpt != NULL && jenv.len > 0) {
+		strbuf_reset(&cmd);
+		strbuf_addf(&cmd, "%s sh -c ", jenv.buf);
+		sh_quote(&cmd, ckpt);
+		strvec_pushf(env, "CELLAR_CHECKPOINT=%s", cmd.buf);
+	} else if (ckpt != NULL)
+		strvec_pushf(env, "CELLAR_CHECKPOINT=%s", ckpt);
 	if (sp->backend.rundir != NULL)
 		strvec_pushf(env, "CELLAR_RUNDIR=%s", sp->backend.rundir);
 	/* a migration: where the pod goes (its stop at the source: the
@@ -66,15 +92,14 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 		strvec_pushf(env, "CELLAR_FROM_NODE=%s", sp->nodes[l->from_node].name);
 		strvec_pushf(env, "CELLAR_FROM_GPUS=%s", l->from_gpus);
 	}
-	for (e = 0; e < l->env.n; e++)
-		strvec_push(env, l->env.v[e]);
 	free(h);
 	strvec_release(&nodes);
 	strbuf_release(&cmd);
+	strbuf_release(&jenv);
 }
 
 void
-hook_pod(struct console *c, int i, int pod, enum spec_hook hook)
+live_hook_pod(struct console *c, int i, int pod, enum spec_hook hook)
 {
 	struct hook_req r;
 
@@ -97,7 +122,7 @@ at_source(const struct live *l)
 
 /* The stop hook for job i's migrating pod at its source. */
 void
-hook_source(struct console *c, int i)
+live_hook_source(struct console *c, int i)
 {
 	struct live *l = &c->live[i];
 	struct hook_req r;
@@ -114,7 +139,7 @@ hook_source(struct console *c, int i)
 
 /* A migration over (done, or the job stopped): the source forgotten. */
 void
-mig_clear(struct live *l)
+live_mig_clear(struct live *l)
 {
 	free(l->from_gpus);
 	l->from_gpus = NULL;
@@ -124,7 +149,7 @@ mig_clear(struct live *l)
 
 /* The pods of a job that just got its cells, from the engine. */
 void
-take_pods(struct console *c, int i)
+live_take_pods(struct console *c, int i)
 {
 	const struct spec *sp = c->s->spec;
 	struct engine_job_info info;
@@ -153,7 +178,7 @@ take_pods(struct console *c, int i)
 }
 
 void
-stop_pods(struct console *c, int i, enum job_event after)
+live_stop_pods(struct console *c, int i, enum job_event after)
 {
 	struct live *l = &c->live[i];
 	int p;
@@ -166,11 +191,11 @@ stop_pods(struct console *c, int i, enum job_event after)
 	if (!l->sent)
 		return;
 	for (p = 0; p < l->npods; p++)
-		hook_pod(c, i, p, SPEC_HOOK_STOP);
+		live_hook_pod(c, i, p, SPEC_HOOK_STOP);
 	/* a pod stopped in the middle of its migration may still run at
 	   its source too (stop hooks are idempotent) */
 	if (at_source(l))
-		hook_source(c, i);
+		live_hook_source(c, i);
 }
 
 /*
@@ -179,7 +204,7 @@ stop_pods(struct console *c, int i, enum job_event after)
  * are back, or settle sends them then.
  */
 void
-phase_pods(struct console *c, int i, enum spec_hook hook)
+live_phase_pods(struct console *c, int i, enum spec_hook hook)
 {
 	struct live *l = &c->live[i];
 	int p;
@@ -189,14 +214,14 @@ phase_pods(struct console *c, int i, enum spec_hook hook)
 		return;
 	for (p = 0; p < l->npods; p++)
 		if (!l->pods[p].done)
-			hook_pod(c, i, p, hook);
+			live_hook_pod(c, i, p, hook);
 }
 
 /* True when another job is STOPPING or SUSPENDING on one of job i's
    nodes, or migrating a pod away from one that may still run there: its
    GPUs are not given up yet. */
 bool
-blocked(const struct console *c, int i)
+live_blocked(const struct console *c, int i)
 {
 	const struct live *l = &c->live[i];
 	const struct live *o;
@@ -282,7 +307,7 @@ describe(const struct console *c, const struct hook_done *d, char *buf, size_t l
 
 /* Job i's hook came back: the pod's state. */
 void
-hook_back(struct console *c, const struct hook_done *d)
+live_hook_back(struct console *c, const struct hook_done *d)
 {
 	struct live *l = &c->live[d->job];
 	int pod = (int)d->tag;
@@ -290,9 +315,9 @@ hook_back(struct console *c, const struct hook_done *d)
 
 	l->hooks_out--;
 	if (d->out != NULL && d->out[0] != '\0' && d->hook != SPEC_HOOK_STATUS)
-		logf_(l, "%s", d->out);
+		live_logf(l, "%s", d->out);
 	if (d->dropped)
-		logf_(l, "cellar: %zu bytes of hook output dropped\n", d->dropped);
+		live_logf(l, "cellar: %zu bytes of hook output dropped\n", d->dropped);
 	if (pod < 0 || pod >= l->npods)
 		return;
 	switch (d->hook) {
@@ -301,7 +326,7 @@ hook_back(struct console *c, const struct hook_done *d)
 			l->pods[pod].started = true;
 		else {
 			describe(c, d, why, sizeof why);
-			set_error(l, why);
+			live_set_error(l, why);
 			l->failed = true;
 		}
 		break;
@@ -314,15 +339,15 @@ hook_back(struct console *c, const struct hook_done *d)
 			   (a suspended job's pods all did: one that is absent
 			   is gone, below) */
 			if (strcmp(word, "absent") == 0 && l->phase != CONSOLE_SUSPENDED) {
-				logf_(l, "cellar: pod %d was not running: starting it\n", pod);
-				hook_pod(c, d->job, pod, SPEC_HOOK_START);
+				live_logf(l, "cellar: pod %d was not running: starting it\n", pod);
+				live_hook_pod(c, d->job, pod, SPEC_HOOK_START);
 				break;
 			}
 			l->pods[pod].started = true;
 		}
 		if (d->status != 0) {
 			describe(c, d, why, sizeof why);
-			logf_(l, "cellar: %s\n", why);
+			live_logf(l, "cellar: %s\n", why);
 		} else if (strcmp(word, "completed") == 0)
 			l->pods[pod].done = true;
 		else if (strcmp(word, "running") != 0 && strcmp(word, "suspended") != 0) {
@@ -330,7 +355,7 @@ hook_back(struct console *c, const struct hook_done *d)
 			    c->s->spec->nodes[d->node].name, strcmp(word, "failed") == 0 ?
 			    "failed" : "is gone: status says '", strcmp(word, "failed") == 0 ?
 			    "" : word, strcmp(word, "failed") == 0 ? "" : "'");
-			set_error(l, why);
+			live_set_error(l, why);
 			l->failed = true;
 		}
 		break;
@@ -338,7 +363,7 @@ hook_back(struct console *c, const struct hook_done *d)
 		if (l->phase != CONSOLE_MIGRATING) {
 			if (d->status != 0) {
 				describe(c, d, why, sizeof why);
-				set_error(l, why);
+				live_set_error(l, why);
 			}
 			break;
 		}
@@ -351,7 +376,7 @@ hook_back(struct console *c, const struct hook_done *d)
 			if (l->mig_ended == 2) {
 				snprintf(why, sizeof why, "pod %d on '%s' failed before "
 				    "it moved", pod, c->s->spec->nodes[d->node].name);
-				set_error(l, why);
+				live_set_error(l, why);
 			}
 		}
 		/* the stop at a migration's source: as a migrate hook */
@@ -362,14 +387,14 @@ hook_back(struct console *c, const struct hook_done *d)
 		/* settle stops the job instead, and requeues it */
 		if (d->status != 0) {
 			describe(c, d, why, sizeof why);
-			set_error(l, why);
+			live_set_error(l, why);
 			l->failed = true;
 		}
 		break;
 	default:
 		if (d->status != 0) {
 			describe(c, d, why, sizeof why);
-			set_error(l, why);
+			live_set_error(l, why);
 		}
 		break;
 	}

@@ -125,58 +125,58 @@ struct pinned {
 
 /* console.c: the core */
 void	 live_release(struct live *l);
-bool	 halted(const struct console *c, char **cause);
-void	 alive_add(struct console *c, int i);
-int	 begin(struct console *c, bool *created, char **cause);
-int	 commit(struct console *c, bool created, char **cause);
+bool	 live_halted(const struct console *c, char **cause);
+void	 live_alive_add(struct console *c, int i);
+int	 live_begin(struct console *c, bool *created, char **cause);
+int	 live_commit(struct console *c, bool created, char **cause);
 
 /* live-store.c: the job's log, its records */
-void	 logf_(struct live *l, const char *fmt, ...)
+void	 live_logf(struct live *l, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
-void	 set_error(struct live *l, const char *msg);
-void	 rec_set(struct rec *r, double t, enum rec_kind kind,
+void	 live_set_error(struct live *l, const char *msg);
+void	 live_rec_set(struct rec *r, double t, enum rec_kind kind,
 	    const struct job *j, const char *detail);
-int	 unpack_live(const struct spec *sp, const void *blob, size_t len,
+int	 live_unpack_live(const struct spec *sp, const void *blob, size_t len,
 	    struct live *l, int *priority, char *why, size_t wlen);
-int	 put_log(struct console *c, int i, char **cause);
-int	 put_job(struct console *c, int i, char **cause);
-int	 append(struct console *c, const struct rec *r, char **cause);
+int	 live_put_log(struct console *c, int i, char **cause);
+int	 live_put_job(struct console *c, int i, char **cause);
+int	 live_append(struct console *c, const struct rec *r, char **cause);
 
 /* live-hooks.c: hooks out and back */
-void	 hook_pod(struct console *c, int i, int pod, enum spec_hook hook);
-void	 hook_source(struct console *c, int i);
-void	 mig_clear(struct live *l);
-void	 take_pods(struct console *c, int i);
-void	 stop_pods(struct console *c, int i, enum job_event after);
-void	 phase_pods(struct console *c, int i, enum spec_hook hook);
-bool	 blocked(const struct console *c, int i);
-void	 hook_back(struct console *c, const struct hook_done *d);
+void	 live_hook_pod(struct console *c, int i, int pod, enum spec_hook hook);
+void	 live_hook_source(struct console *c, int i);
+void	 live_mig_clear(struct live *l);
+void	 live_take_pods(struct console *c, int i);
+void	 live_stop_pods(struct console *c, int i, enum job_event after);
+void	 live_phase_pods(struct console *c, int i, enum spec_hook hook);
+bool	 live_blocked(const struct console *c, int i);
+void	 live_hook_back(struct console *c, const struct hook_done *d);
 
 /* live-phase.c: decisions, and what hooks back lead to */
-void	 leave(struct job *j, enum job_event ev, double now);
-int	 commit_placed(struct console *c, int i, struct rec *rec,
+void	 live_leave(struct job *j, enum job_event ev, double now);
+int	 live_commit_placed(struct console *c, int i, struct rec *rec,
 	    const char *verb, const int *leaves, int nleaves, char **cause);
-int	 decide_start(struct console *c, int i, double now, char **cause);
-int	 decide_stop(struct console *c, int i, enum job_event ev,
+int	 live_decide_start(struct console *c, int i, double now, char **cause);
+int	 live_decide_stop(struct console *c, int i, enum job_event ev,
 	    enum rec_kind kind, int by, const char *detail, double now,
 	    char **cause);
-int	 settle(struct console *c, int i, double now, char **cause);
+int	 live_settle(struct console *c, int i, double now, char **cause);
 
 /* live-suspend.c: suspension and resuming */
-void	 pinned_release(struct pinned *pl);
-int	 pinned_of(const struct console *c, int i, struct pinned *pl, char *why,
+void	 live_pinned_release(struct pinned *pl);
+int	 live_pinned_of(const struct console *c, int i, struct pinned *pl, char *why,
 	    size_t len);
-bool	 can_suspend(const struct console *c, int i);
-int	 decide_suspend(struct console *c, int i, int by, double now,
+bool	 live_can_suspend(const struct console *c, int i);
+int	 live_decide_suspend(struct console *c, int i, int by, double now,
 	    char **cause);
-int	 resume_pass(struct console *c, double now, char **cause);
+int	 live_resume_pass(struct console *c, double now, char **cause);
 
 /* live-health.c: nodes */
-void	 health_back(struct console *c, const struct hook_done *d);
-bool	 node_bad_now(const struct console *c, int node);
-int	 node_settle(struct console *c, int node, double now, char **cause);
+void	 live_health_back(struct console *c, const struct hook_done *d);
+bool	 live_node_bad_now(const struct console *c, int node);
+int	 live_node_settle(struct console *c, int node, double now, char **cause);
 
 /* live-recover.c: after a restart */
-int	 recover(struct console *c, struct strbuf *notes, char **cause);
+int	 live_recover(struct console *c, struct strbuf *notes, char **cause);
 
 #endif

@@ -58,7 +58,7 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 
 	*status = 1;
 	memset(&old, 0, sizeof old);
-	if (halted(c, cause)) {
+	if (live_halted(c, cause)) {
 		*status = 4;
 		return -1;
 	}
@@ -89,7 +89,7 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 		*cause = xasprintf("unknown node '%s'", node);
 		return -1;
 	}
-	if (pinned_of(c, i, &old, why, sizeof why) != 0) {
+	if (live_pinned_of(c, i, &old, why, sizeof why) != 0) {
 		*cause = xasprintf("job '%s': %s", name, why);
 		return -1;
 	}
@@ -99,13 +99,13 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 	   other one with room, or other GPUs of its own */
 	if (to >= 0)
 		k = free_leaves(c, to, old.chain, &old, n, nl) &&
-		    !node_bad_now(c, to) ? to : sp->nnodes;
+		    !live_node_bad_now(c, to) ? to : sp->nnodes;
 	else {
 		for (k = 0; k < sp->nnodes; k++)
-			if (k != l->pods[pod].node && !node_bad_now(c, k) &&
+			if (k != l->pods[pod].node && !live_node_bad_now(c, k) &&
 			    free_leaves(c, k, old.chain, &old, n, nl))
 				break;
-		if (k >= sp->nnodes && !node_bad_now(c, l->pods[pod].node) &&
+		if (k >= sp->nnodes && !live_node_bad_now(c, l->pods[pod].node) &&
 		    free_leaves(c, l->pods[pod].node, old.chain, &old, n, nl))
 			k = l->pods[pod].node;
 	}
@@ -122,7 +122,7 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 	memcpy(pf, old.pod_first, ((size_t)l->npods + 1) * sizeof *pf);
 	memcpy(lv, old.leaves, (size_t)old.nleaves * sizeof *lv);
 	memcpy(lv + old.pod_first[pod], nl, (size_t)n * sizeof *nl);
-	if (begin(c, &created, cause) != 0) {
+	if (live_begin(c, &created, cause) != 0) {
 		*status = 4;
 		goto out;
 	}
@@ -153,37 +153,37 @@ console_migrate(struct console *c, const char *name, const char *node, int pod,
 		l->pods[pod].gpus = strbuf_detach(&g, NULL);
 	}
 	l->pods[pod].node = to;
-	rec_set(&rec, now, REC_MIGRATE, j, NULL);
+	live_rec_set(&rec, now, REC_MIGRATE, j, NULL);
 	snprintf(rec.detail, sizeof rec.detail, "pod %d: %s -> %s", pod, from, dest);
-	k = put_job(c, i, cause) != 0 ||
+	k = live_put_job(c, i, cause) != 0 ||
 	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
-	    append(c, &rec, cause) != 0;
+	    live_append(c, &rec, cause) != 0;
 	if (k)
 		session_log_rollback(c->s, created);
-	if (k || commit(c, created, cause) != 0) {	/* commit rolls back */
+	if (k || live_commit(c, created, cause) != 0) {	/* commit rolls back */
 		/* nothing recorded: back where it was, running (its old
 		   leaves were free a moment ago: the move back cannot meet
 		   anything else) */
 		if (engine_move(c->s->engine, j->engine_id, old.pod_first, l->npods,
 		    old.leaves, old.nleaves, why, sizeof why) != 0)
-			logf_(l, "cellar: lost its cells undoing a migration: %s\n", why);
+			live_logf(l, "cellar: lost its cells undoing a migration: %s\n", why);
 		free(l->pods[pod].gpus);
 		l->pods[pod].gpus = l->from_gpus;
 		l->pods[pod].node = l->from_node;
 		l->from_gpus = NULL;
-		mig_clear(l);
+		live_mig_clear(l);
 		l->phase = CONSOLE_RUNNING;
 		*status = 4;
 		goto out;
 	}
-	logf_(l, "cellar: migrating pod %d: %s -> %s\n", pod, from, dest);
+	live_logf(l, "cellar: migrating pod %d: %s -> %s\n", pod, from, dest);
 	/* its old cells are free in the engine (a start on the source node
 	   waits for the stop there: blocked) */
 	sched_touch_all(c->sched);
 	c->dirty = true;
 	rc = 0;
 out:
-	pinned_release(&old);
+	live_pinned_release(&old);
 	free(nl);
 	free(pf);
 	free(lv);

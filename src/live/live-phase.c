@@ -15,7 +15,7 @@
 
 /* Leave RUNNING with ev at now: service accounted first. */
 void
-leave(struct job *j, enum job_event ev, double now)
+live_leave(struct job *j, enum job_event ev, double now)
 {
 	if (j->state == JOB_RUNNING)
 		job_account(j, now - j->state_since, 1.0);
@@ -30,7 +30,7 @@ leave(struct job *j, enum job_event ev, double now)
  * record go to the store together.
  */
 int
-commit_placed(struct console *c, int i, struct rec *rec, const char *verb,
+live_commit_placed(struct console *c, int i, struct rec *rec, const char *verb,
     const int *leaves, int nleaves, char **cause)
 {
 	struct job *j = &c->jobs[i];
@@ -39,18 +39,18 @@ commit_placed(struct console *c, int i, struct rec *rec, const char *verb,
 	if (verb != NULL) {
 		gpus = session_leaf_gpus(c->s->spec, leaves, nleaves);
 		snprintf(rec->detail, sizeof rec->detail, "%s", gpus);
-		logf_(&c->live[i], "cellar: %s on %s\n", verb, gpus);
+		live_logf(&c->live[i], "cellar: %s on %s\n", verb, gpus);
 		free(gpus);
 	}
-	if (put_job(c, i, cause) != 0 ||
+	if (live_put_job(c, i, cause) != 0 ||
 	    session_log_placement(c->s, j->id, j->engine_id, cause) != 0 ||
-	    append(c, rec, cause) != 0)
+	    live_append(c, rec, cause) != 0)
 		return -1;
 	return 0;
 }
 
 int
-decide_start(struct console *c, int i, double now, char **cause)
+live_decide_start(struct console *c, int i, double now, char **cause)
 {
 	struct job *j = &c->jobs[i];
 	struct live *l = &c->live[i];
@@ -58,27 +58,27 @@ decide_start(struct console *c, int i, double now, char **cause)
 	struct rec rec;
 
 	job_apply(j, JOB_EV_START, now, NULL, 0);
-	take_pods(c, i);
+	live_take_pods(c, i);
 	l->phase = CONSOLE_STARTING;
 	l->launched = false;
 	l->failed = false;
-	rec_set(&rec, now, REC_START, j, NULL);
+	live_rec_set(&rec, now, REC_START, j, NULL);
 	if (engine_job(c->s->engine, j->engine_id, &info))
-		return commit_placed(c, i, &rec, "starting", info.leaves,
+		return live_commit_placed(c, i, &rec, "starting", info.leaves,
 		    info.nleaves, cause);
-	return commit_placed(c, i, &rec, NULL, NULL, 0, cause);
+	return live_commit_placed(c, i, &rec, NULL, NULL, 0, cause);
 }
 
 /* A job lost or gave up its cells: the record; the stop hooks follow. */
 int
-decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
+live_decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
     int by, const char *detail, double now, char **cause)
 {
 	struct job *j = &c->jobs[i];
 	struct rec rec;
 
-	leave(j, ev, now);
-	rec_set(&rec, now, kind, j, detail);
+	live_leave(j, ev, now);
+	live_rec_set(&rec, now, kind, j, detail);
 	if (by >= 0)
 		rec.by = c->jobs[by].id;
 	c->live[i].phase = CONSOLE_STOPPING;
@@ -86,9 +86,9 @@ decide_stop(struct console *c, int i, enum job_event ev, enum rec_kind kind,
 	   the queue once stopped */
 	c->live[i].after = ev == JOB_EV_PREEMPT || (ev == JOB_EV_FAIL &&
 	    j->reason == JOB_REASON_NODEFAIL) ? JOB_EV_REQUEUE : (enum job_event)-1;
-	if (put_job(c, i, cause) != 0 ||
+	if (live_put_job(c, i, cause) != 0 ||
 	    store_placement_delete(c->s->store, c->s->run, j->id, cause) != 0 ||
-	    append(c, &rec, cause) != 0)
+	    live_append(c, &rec, cause) != 0)
 		return -1;
 	return 0;
 }
@@ -109,23 +109,23 @@ give_up(struct console *c, int i, const char *why, double now, char **cause)
 
 	snprintf(detail, sizeof detail, "%s; stopped, requeued", why ? why :
 	    "a hook failed");
-	if (begin(c, &created, cause) != 0)
+	if (live_begin(c, &created, cause) != 0)
 		return -1;
-	if (decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, detail, now,
+	if (live_decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, detail, now,
 	    cause) != 0) {
 		session_log_rollback(c->s, created);
 		return -1;
 	}
-	if (commit(c, created, cause) != 0)
+	if (live_commit(c, created, cause) != 0)
 		return -1;
-	logf_(l, "cellar: %s\n", detail);
+	live_logf(l, "cellar: %s\n", detail);
 	/* (why may be the log's own last_error: used up by now) */
 	if (held) {
 		sched_release(c->sched, i);
 		c->dirty = true;
 	}
 	l->failed = false;
-	stop_pods(c, i, JOB_EV_REQUEUE);
+	live_stop_pods(c, i, JOB_EV_REQUEUE);
 	return 0;
 }
 
@@ -139,26 +139,26 @@ complete_suspended(struct console *c, int i, double now, char **cause)
 	struct rec rec;
 	bool created;
 
-	if (begin(c, &created, cause) != 0)
+	if (live_begin(c, &created, cause) != 0)
 		return -1;
 	job_apply(j, JOB_EV_RESUME, now, NULL, 0);
-	leave(j, JOB_EV_FINISH, now);
+	live_leave(j, JOB_EV_FINISH, now);
 	job_apply(j, JOB_EV_COMPLETE, now, NULL, 0);
 	l->phase = CONSOLE_DONE;
-	rec_set(&rec, now, REC_COMPLETE, j, "ended while suspended");
-	if (put_job(c, i, cause) != 0 || append(c, &rec, cause) != 0) {
+	live_rec_set(&rec, now, REC_COMPLETE, j, "ended while suspended");
+	if (live_put_job(c, i, cause) != 0 || live_append(c, &rec, cause) != 0) {
 		session_log_rollback(c->s, created);
 		return -1;
 	}
-	if (commit(c, created, cause) != 0)
+	if (live_commit(c, created, cause) != 0)
 		return -1;
-	logf_(l, "cellar: completed (while suspended)\n");
+	live_logf(l, "cellar: completed (while suspended)\n");
 	return 0;
 }
 
 /* After hooks came back: the decisions they lead to. */
 int
-settle(struct console *c, int i, double now, char **cause)
+live_settle(struct console *c, int i, double now, char **cause)
 {
 	struct live *l = &c->live[i];
 	struct job *j = &c->jobs[i];
@@ -172,77 +172,77 @@ settle(struct console *c, int i, double now, char **cause)
 	case CONSOLE_STARTING:
 		if (!l->launched)
 			return 0;
-		if (begin(c, &created, cause) != 0)
+		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		if (l->failed) {
 			/* the gang fails as a unit: stop the pods that started */
-			if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, l->last_error,
+			if (live_decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, l->last_error,
 			    now, cause) != 0)
 				goto fail;
 		} else {
 			l->phase = CONSOLE_RUNNING;
 			l->next_status = now + c->s->spec->backend.status_interval;
-			if (put_job(c, i, cause) != 0)
+			if (live_put_job(c, i, cause) != 0)
 				goto fail;
 		}
-		if (commit(c, created, cause) != 0)
+		if (live_commit(c, created, cause) != 0)
 			return -1;
 		if (l->failed) {
 			sched_release(c->sched, i);
 			c->dirty = true;
-			stop_pods(c, i, (enum job_event)-1);
+			live_stop_pods(c, i, (enum job_event)-1);
 		} else
-			logf_(l, "cellar: running\n");
+			live_logf(l, "cellar: running\n");
 		return 0;
 	case CONSOLE_RUNNING:
 		for (p = 0; p < l->npods; p++)
 			all = all && l->pods[p].done;
 		if (!l->failed && !all)
 			return 0;
-		if (begin(c, &created, cause) != 0)
+		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		if (l->failed) {
-			if (decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, l->last_error,
+			if (live_decide_stop(c, i, JOB_EV_FAIL, REC_FAIL, -1, l->last_error,
 			    now, cause) != 0)
 				goto fail;
 		} else {
-			leave(j, JOB_EV_FINISH, now);
+			live_leave(j, JOB_EV_FINISH, now);
 			job_apply(j, JOB_EV_COMPLETE, now, NULL, 0);
 			l->phase = CONSOLE_DONE;
-			rec_set(&rec, now, REC_COMPLETE, j, NULL);
-			if (put_job(c, i, cause) != 0 ||
+			live_rec_set(&rec, now, REC_COMPLETE, j, NULL);
+			if (live_put_job(c, i, cause) != 0 ||
 			    store_placement_delete(c->s->store, c->s->run, j->id,
-			    cause) != 0 || append(c, &rec, cause) != 0)
+			    cause) != 0 || live_append(c, &rec, cause) != 0)
 				goto fail;
 		}
-		if (commit(c, created, cause) != 0)
+		if (live_commit(c, created, cause) != 0)
 			return -1;
 		sched_release(c->sched, i);
 		c->dirty = true;
 		if (l->failed)
-			stop_pods(c, i, (enum job_event)-1);
+			live_stop_pods(c, i, (enum job_event)-1);
 		else
-			logf_(l, "cellar: completed\n");
+			live_logf(l, "cellar: completed\n");
 		return 0;
 	case CONSOLE_STOPPING:
 		if (!l->sent) {
-			stop_pods(c, i, l->after);
+			live_stop_pods(c, i, l->after);
 			return 0;
 		}
-		if (begin(c, &created, cause) != 0)
+		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		if (l->after == JOB_EV_REQUEUE) {
 			job_apply(j, JOB_EV_REQUEUE, now, NULL, 0);
 			l->phase = CONSOLE_QUEUED;
-			rec_set(&rec, now, REC_REQUEUE, j, "stopped; back in the queue");
-			if (append(c, &rec, cause) != 0)
+			live_rec_set(&rec, now, REC_REQUEUE, j, "stopped; back in the queue");
+			if (live_append(c, &rec, cause) != 0)
 				goto fail;
 		} else
 			l->phase = CONSOLE_DONE;
-		mig_clear(l);	/* its source was stopped with the rest */
-		if (put_job(c, i, cause) != 0)
+		live_mig_clear(l);	/* its source was stopped with the rest */
+		if (live_put_job(c, i, cause) != 0)
 			goto fail;
-		if (commit(c, created, cause) != 0)
+		if (live_commit(c, created, cause) != 0)
 			return -1;	/* rolled back; the tick halts */
 		for (p = 0; p < l->npods; p++)
 			free(l->pods[p].gpus);
@@ -252,20 +252,20 @@ settle(struct console *c, int i, double now, char **cause)
 		if (l->phase == CONSOLE_QUEUED) {
 			sched_submit(c->sched, i, now);
 			c->dirty = true;
-			logf_(l, "cellar: stopped, requeued\n");
+			live_logf(l, "cellar: stopped, requeued\n");
 		} else
-			logf_(l, "cellar: stopped\n");
+			live_logf(l, "cellar: stopped\n");
 		return 0;
 	case CONSOLE_SUSPENDING:
 	case CONSOLE_RESUMING:
 		if (!l->sent) {
-			phase_pods(c, i, l->phase == CONSOLE_SUSPENDING ?
+			live_phase_pods(c, i, l->phase == CONSOLE_SUSPENDING ?
 			    SPEC_HOOK_SUSPEND : SPEC_HOOK_RESUME);
 			return 0;
 		}
 		if (l->failed)	/* a suspend or resume hook failed */
 			return give_up(c, i, l->last_error, now, cause);
-		if (begin(c, &created, cause) != 0)
+		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		if (l->phase == CONSOLE_SUSPENDING)
 			l->phase = CONSOLE_SUSPENDED;
@@ -273,11 +273,11 @@ settle(struct console *c, int i, double now, char **cause)
 			l->phase = CONSOLE_RUNNING;
 			l->next_status = now + c->s->spec->backend.status_interval;
 		}
-		if (put_job(c, i, cause) != 0)
+		if (live_put_job(c, i, cause) != 0)
 			goto fail;
-		if (commit(c, created, cause) != 0)
+		if (live_commit(c, created, cause) != 0)
 			return -1;
-		logf_(l, "cellar: %s\n", l->phase == CONSOLE_SUSPENDED ? "suspended" :
+		live_logf(l, "cellar: %s\n", l->phase == CONSOLE_SUSPENDED ? "suspended" :
 		    "resumed");
 		return 0;
 	case CONSOLE_MIGRATING:
@@ -286,11 +286,11 @@ settle(struct console *c, int i, double now, char **cause)
 		   still holds its GPUs there */
 		if (!l->sent) {
 			if (l->mig_step == 0)
-				hook_source(c, i);
-			else if (blocked(c, i))
+				live_hook_source(c, i);
+			else if (live_blocked(c, i))
 				return 0;
 			else
-				hook_pod(c, i, l->mig_pod, SPEC_HOOK_MIGRATE);
+				live_hook_pod(c, i, l->mig_pod, SPEC_HOOK_MIGRATE);
 			l->sent = true;
 			return 0;
 		}
@@ -298,7 +298,7 @@ settle(struct console *c, int i, double now, char **cause)
 		   source too while step 0), requeued */
 		if (l->failed)
 			return give_up(c, i, l->last_error, now, cause);
-		if (begin(c, &created, cause) != 0)
+		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		if (l->mig_step == 0 && l->mig_ended != 0) {
 			struct pod *pd = &l->pods[l->mig_pod];
@@ -313,47 +313,47 @@ settle(struct console *c, int i, double now, char **cause)
 			l->from_gpus = NULL;
 			pd->done = l->mig_ended == 1;
 			l->failed = l->mig_ended == 2;
-			mig_clear(l);
+			live_mig_clear(l);
 			l->mig_ended = 0;
 			l->phase = CONSOLE_RUNNING;
 			l->next_status = now;
-			if (put_job(c, i, cause) != 0)
+			if (live_put_job(c, i, cause) != 0)
 				goto fail;
-			if (commit(c, created, cause) != 0)
+			if (live_commit(c, created, cause) != 0)
 				return -1;
-			logf_(l, "cellar: pod %d ended on its own before it moved\n",
+			live_logf(l, "cellar: pod %d ended on its own before it moved\n",
 			    (int)(pd - l->pods));
-			return settle(c, i, now, cause);
+			return live_settle(c, i, now, cause);
 		}
 		if (l->mig_step == 0) {
 			/* a restart must not stop the source again: the
 			   pod's record there may be the new node's by then */
 			l->mig_step = 1;
-			if (put_job(c, i, cause) != 0) {
+			if (live_put_job(c, i, cause) != 0) {
 				l->mig_step = 0;
 				goto fail;
 			}
-			if (commit(c, created, cause) != 0) {
+			if (live_commit(c, created, cause) != 0) {
 				l->mig_step = 0;
 				return -1;
 			}
-			logf_(l, "cellar: pod %d stopped on '%s'\n", l->mig_pod,
+			live_logf(l, "cellar: pod %d stopped on '%s'\n", l->mig_pod,
 			    c->s->spec->nodes[l->from_node].name);
 			l->sent = false;
-			return settle(c, i, now, cause);
+			return live_settle(c, i, now, cause);
 		}
 		l->phase = CONSOLE_RUNNING;
 		l->next_status = now + c->s->spec->backend.status_interval;
-		if (put_job(c, i, cause) != 0) {
+		if (live_put_job(c, i, cause) != 0) {
 			l->phase = CONSOLE_MIGRATING;
 			goto fail;
 		}
-		if (commit(c, created, cause) != 0) {
+		if (live_commit(c, created, cause) != 0) {
 			l->phase = CONSOLE_MIGRATING;
 			return -1;
 		}
-		mig_clear(l);
-		logf_(l, "cellar: migrated\n");
+		live_mig_clear(l);
+		live_logf(l, "cellar: migrated\n");
 		return 0;
 	case CONSOLE_SUSPENDED:
 		for (p = 0; p < l->npods; p++)

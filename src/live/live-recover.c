@@ -34,7 +34,7 @@ recover_job(void *arg, const struct store_job *sj)
 		return 0;	/* a hand job (alloc): the engine has it */
 	memset(&l, 0, sizeof l);
 	strbuf_init(&l.log);
-	if (unpack_live(c->s->spec, sj->blob, sj->blob_len, &l, &prio, why,
+	if (live_unpack_live(c->s->spec, sj->blob, sj->blob_len, &l, &prio, why,
 	    sizeof why) != 0) {
 		strbuf_addf(x->notes, "warning: job '%s' not taken over: %s\n", sj->job.name, why);
 		live_release(&l);
@@ -63,7 +63,7 @@ recover_job(void *arg, const struct store_job *sj)
 	c->jobs[c->n].priority = prio;	/* the blob's (rows before schema 8 hold 0) */
 	c->live[c->n] = l;
 	c->n++;
-	alive_add(c, c->n - 1);
+	live_alive_add(c, c->n - 1);
 	return 0;
 }
 
@@ -75,7 +75,7 @@ recover_job(void *arg, const struct store_job *sj)
  * (stop hooks are idempotent). Problems with one job go to notes.
  */
 int
-recover(struct console *c, struct strbuf *notes, char **cause)
+live_recover(struct console *c, struct strbuf *notes, char **cause)
 {
 	struct session *s = c->s;
 	struct recover x = { c, notes, NULL, 0, NULL };
@@ -108,7 +108,7 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 		struct live *l = &c->live[i];
 		enum console_phase was = l->phase;
 
-		logf_(l, "cellar: taken over after a restart (%s)\n",
+		live_logf(l, "cellar: taken over after a restart (%s)\n",
 		    console_phase_name(was));
 		if (was == CONSOLE_QUEUED) {
 			sched_submit(c->sched, i, now);
@@ -127,7 +127,7 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 			    sizeof why) != 0 || l->npods == 0) {
 				strbuf_addf(notes, "warning: job '%s' not taken over: %s\n",
 				    j->name, l->npods == 0 ? "no pods" : why);
-				set_error(l, "not taken over after a restart");
+				live_set_error(l, "not taken over after a restart");
 				l->phase = CONSOLE_DONE;
 				continue;
 			}
@@ -144,12 +144,12 @@ recover(struct console *c, struct strbuf *notes, char **cause)
 			strbuf_addf(notes, "warning: job '%s' not taken over: %s\n", j->name,
 			    engine_job(s->engine, j->engine_id, &info) ? why :
 			    "its cells were not recovered");
-			set_error(l, "not taken over after a restart");
+			live_set_error(l, "not taken over after a restart");
 			l->phase = CONSOLE_DONE;
 			continue;
 		}
 		if (l->npods == 0)
-			take_pods(c, i);	/* cannot be: version 2 keeps them */
+			live_take_pods(c, i);	/* cannot be: version 2 keeps them */
 		l->recovered = true;
 		l->launched = true;
 		l->next_status = 0;

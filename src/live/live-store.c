@@ -17,7 +17,7 @@
 /* ---- the job's log ---- */
 
 void
-logf_(struct live *l, const char *fmt, ...)
+live_logf(struct live *l, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,17 +35,17 @@ logf_(struct live *l, const char *fmt, ...)
 }
 
 void
-set_error(struct live *l, const char *msg)
+live_set_error(struct live *l, const char *msg)
 {
 	free(l->last_error);
 	l->last_error = xstrdup(msg);
-	logf_(l, "cellar: %s\n", msg);
+	live_logf(l, "cellar: %s\n", msg);
 }
 
 /* ---- the store ---- */
 
 void
-rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
+live_rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
     const char *detail)
 {
 	memset(r, 0, sizeof *r);
@@ -126,7 +126,7 @@ unpack_str(struct unpack *u)
  * counts, node indices); 0, or -1 with a message in why.
  */
 int
-unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
+live_unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
     int *priority, char *why, size_t wlen)
 {
 	struct unpack u;
@@ -190,7 +190,7 @@ unpack_live(const struct spec *sp, const void *blob, size_t len, struct live *l,
    exists: submit wrote it). log_dirty stays set until flush_logs has
    committed it, so a rolled-back write is written again. */
 int
-put_log(struct console *c, int i, char **cause)
+live_put_log(struct console *c, int i, char **cause)
 {
 	const struct live *l = &c->live[i];
 
@@ -202,7 +202,7 @@ put_log(struct console *c, int i, char **cause)
 
 /* Write job i (row, blob, log) inside the open transaction. */
 int
-put_job(struct console *c, int i, char **cause)
+live_put_job(struct console *c, int i, char **cause)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
@@ -210,13 +210,13 @@ put_job(struct console *c, int i, char **cause)
 	pack_live(&c->jobs[i], &c->live[i], &sb);
 	rc = store_job_put(c->s->store, c->s->run, &c->jobs[i], cause) != 0 ||
 	    store_job_set_blob(c->s->store, c->s->run, c->jobs[i].id, sb.buf, sb.len,
-	    cause) != 0 || put_log(c, i, cause) != 0;
+	    cause) != 0 || live_put_log(c, i, cause) != 0;
 	strbuf_release(&sb);
 	return rc ? -1 : 0;
 }
 
 int
-append(struct console *c, const struct rec *r, char **cause)
+live_append(struct console *c, const struct rec *r, char **cause)
 {
 	if (store_event_append(c->s->store, c->s->run, r, NULL, cause) != 0)
 		return -1;

@@ -15,7 +15,7 @@
 #include "store/store.h"
 
 void
-pinned_release(struct pinned *pl)
+live_pinned_release(struct pinned *pl)
 {
 	free(pl->pod_first);
 	free(pl->leaves);
@@ -27,7 +27,7 @@ pinned_release(struct pinned *pl)
  * with why when they are no longer there (the spec changed) or span chains.
  */
 int
-pinned_of(const struct console *c, int i, struct pinned *pl, char *why, size_t len)
+live_pinned_of(const struct console *c, int i, struct pinned *pl, char *why, size_t len)
 {
 	const struct spec *sp = c->s->spec;
 	const struct live *l = &c->live[i];
@@ -54,7 +54,7 @@ pinned_of(const struct console *c, int i, struct pinned *pl, char *why, size_t l
 			    (pl->chain >= 0 && sp->cells[k].chain != pl->chain)) {
 				snprintf(why, len, "its GPUs %s:%s are not in the spec",
 				    sp->nodes[l->pods[p].node].name, l->pods[p].gpus);
-				pinned_release(pl);
+				live_pinned_release(pl);
 				return -1;
 			}
 			pl->chain = sp->cells[k].chain;
@@ -66,7 +66,7 @@ pinned_of(const struct console *c, int i, struct pinned *pl, char *why, size_t l
 	pl->nleaves = n;
 	if (n != c->jobs[i].gpus || l->npods == 0) {
 		snprintf(why, len, "its %d GPUs do not make its %d", n, c->jobs[i].gpus);
-		pinned_release(pl);
+		live_pinned_release(pl);
 		return -1;
 	}
 	return 0;
@@ -78,7 +78,7 @@ pinned_of(const struct console *c, int i, struct pinned *pl, char *why, size_t l
  * not be pinned back into a VC) and running (its pods all started).
  */
 bool
-can_suspend(const struct console *c, int i)
+live_can_suspend(const struct console *c, int i)
 {
 	const struct spec_backend *b = &c->s->spec->backend;
 
@@ -90,7 +90,7 @@ can_suspend(const struct console *c, int i)
 /* Preempted by `by`: suspended where it runs; the engine took its cells,
    its pods stay as the place it may resume on. The suspend hooks follow. */
 int
-decide_suspend(struct console *c, int i, int by, double now, char **cause)
+live_decide_suspend(struct console *c, int i, int by, double now, char **cause)
 {
 	struct job *j = &c->jobs[i];
 	struct live *l = &c->live[i];
@@ -99,22 +99,22 @@ decide_suspend(struct console *c, int i, int by, double now, char **cause)
 	char why[256], *gpus;
 	int rc;
 
-	leave(j, JOB_EV_SUSPEND, now);
-	rec_set(&rec, now, REC_SUSPEND, j, NULL);
+	live_leave(j, JOB_EV_SUSPEND, now);
+	live_rec_set(&rec, now, REC_SUSPEND, j, NULL);
 	if (by >= 0)
 		rec.by = c->jobs[by].id;
 	/* where it waits to resume, as a start's event says where it ran */
-	if (pinned_of(c, i, &pl, why, sizeof why) == 0) {
+	if (live_pinned_of(c, i, &pl, why, sizeof why) == 0) {
 		gpus = session_leaf_gpus(c->s->spec, pl.leaves, pl.nleaves);
 		snprintf(rec.detail, sizeof rec.detail, "%s", gpus);
 		free(gpus);
-		pinned_release(&pl);
+		live_pinned_release(&pl);
 	}
 	l->phase = CONSOLE_SUSPENDING;
 	l->sent = false;
-	rc = put_job(c, i, cause) != 0 ||
+	rc = live_put_job(c, i, cause) != 0 ||
 	    store_placement_delete(c->s->store, c->s->run, j->id, cause) != 0 ||
-	    append(c, &rec, cause) != 0;
+	    live_append(c, &rec, cause) != 0;
 	return rc ? -1 : 0;
 }
 
@@ -186,7 +186,7 @@ may_resume(struct console *c, int i, const struct pinned *pl, bool *lost,
 	for (k = 0; k < pl->nleaves; k++) {
 		int node = sp->cells[pl->leaves[k]].node;
 
-		if (node_bad_now(c, node)) {
+		if (live_node_bad_now(c, node)) {
 			snprintf(why, len, "node '%s' of its GPUs is bad", sp->nodes[node].name);
 			*lost = true;
 			return false;
@@ -223,7 +223,7 @@ decide_resume(struct console *c, int i, const struct pinned *pl, double now,
 		if (l->waits == NULL || strcmp(l->waits, why) != 0) {
 			free(l->waits);
 			l->waits = xstrdup(why);
-			logf_(l, "cellar: not resumed yet: %s\n", why);
+			live_logf(l, "cellar: not resumed yet: %s\n", why);
 		}
 		return 0;
 	}
@@ -233,7 +233,7 @@ decide_resume(struct console *c, int i, const struct pinned *pl, double now,
 	if (sched_restore_running(c->sched, i, &key, klass, why, sizeof why) != 0) {
 		engine_release(c->s->engine, id);	/* cannot be: it was running */
 		j->engine_id = -1;
-		logf_(l, "cellar: not resumed: %s\n", why);
+		live_logf(l, "cellar: not resumed: %s\n", why);
 		return 0;
 	}
 	job_apply(j, JOB_EV_RESUME, now, NULL, 0);
@@ -242,9 +242,9 @@ decide_resume(struct console *c, int i, const struct pinned *pl, double now,
 	l->phase = CONSOLE_RESUMING;
 	l->sent = false;
 	l->failed = false;
-	rec_set(&rec, now, REC_RESUME, j, NULL);
+	live_rec_set(&rec, now, REC_RESUME, j, NULL);
 	*resumed = true;
-	return commit_placed(c, i, &rec, "resuming", pl->leaves, pl->nleaves,
+	return live_commit_placed(c, i, &rec, "resuming", pl->leaves, pl->nleaves,
 	    cause);
 }
 
@@ -256,7 +256,7 @@ decide_resume(struct console *c, int i, const struct pinned *pl, double now,
  * the store commits, as in a pass: a store failure halts the console.
  */
 int
-resume_pass(struct console *c, double now, char **cause)
+live_resume_pass(struct console *c, double now, char **cause)
 {
 	struct pinned pl;
 	int *order, *act, n = 0, k, m, i;
@@ -288,20 +288,20 @@ resume_pass(struct console *c, double now, char **cause)
 	}
 	if (n == 0)
 		goto out;
-	if ((rc = begin(c, &created, cause)) != 0)
+	if ((rc = live_begin(c, &created, cause)) != 0)
 		goto out;
 	for (k = 0; k < n; k++) {
 		i = order[k];
 		lost = false;
-		if (pinned_of(c, i, &pl, why, sizeof why) != 0)
+		if (live_pinned_of(c, i, &pl, why, sizeof why) != 0)
 			lost = true;
 		else if (!may_resume(c, i, &pl, &lost, why, sizeof why)) {
-			pinned_release(&pl);
+			live_pinned_release(&pl);
 			if (!lost)
 				continue;
 		} else {
 			rc = decide_resume(c, i, &pl, now, &resumed, cause);
-			pinned_release(&pl);
+			live_pinned_release(&pl);
 			if (rc != 0)
 				break;
 			if (resumed)
@@ -311,8 +311,8 @@ resume_pass(struct console *c, double now, char **cause)
 		/* its cells cannot come back: stopped, requeued afresh */
 		strncat(why, "; it cannot resume there; stopped, requeued", sizeof why -
 		    strlen(why) - 1);
-		set_error(&c->live[i], why);
-		if ((rc = decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, why, now,
+		live_set_error(&c->live[i], why);
+		if ((rc = live_decide_stop(c, i, JOB_EV_PREEMPT, REC_PREEMPT, -1, why, now,
 		    cause)) != 0)
 			break;
 		act[nact++] = i;
@@ -325,14 +325,14 @@ resume_pass(struct console *c, double now, char **cause)
 		session_log_rollback(c->s, created);
 		goto out;
 	}
-	if ((rc = commit(c, created, cause)) != 0)
+	if ((rc = live_commit(c, created, cause)) != 0)
 		goto out;
 	for (k = 0; k < nact; k++) {
 		i = act[k];
 		if (c->live[i].phase == CONSOLE_RESUMING)
-			phase_pods(c, i, SPEC_HOOK_RESUME);
+			live_phase_pods(c, i, SPEC_HOOK_RESUME);
 		else {
-			stop_pods(c, i, JOB_EV_REQUEUE);
+			live_stop_pods(c, i, JOB_EV_REQUEUE);
 		}
 	}
 out:

@@ -5,6 +5,7 @@
 # line per call, and answers like the real one for what the hook sets ask.
 # A submitted job runs for $FAKE_RUNS status looks (default 1), then ends
 # with $FAKE_END (default COMPLETED / Succeeded); $FAKE/ holds the state.
+# FAKE_DOWN=1: squeue fails as when slurmctld cannot be reached.
 # A pod remembers its node and GPUs (NODE/GPUS, for get -o jsonpath with
 # spec.nodeName); with FAKE_LINGER=1 a delete --wait=false leaves it
 # listed (terminating) until a waiting delete.
@@ -28,7 +29,12 @@ sbatch)	# pods start in parallel: ids handed out under a lock
 	rmdir "$FAKE/lock"
 	echo "$n" ;;
 squeue)	# -h -j ID [-t all] -o FORMAT; an ended job is forgotten at
-	# once (-t all finds nothing), so the hooks' sacct path is the one run
+	# once (-t all finds nothing), so the hooks' sacct path is the one run;
+	# FAKE_DOWN=1: the controller cannot be reached
+	if [ -n "${FAKE_DOWN:-}" ]; then
+		echo "slurm_load_jobs error: Unable to contact slurm controller (connect failure)" >&2
+		exit 1
+	fi
 	id=$3
 	eval fmt=\${$#}
 	case $fmt in

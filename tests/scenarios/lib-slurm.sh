@@ -11,9 +11,17 @@
 #                                   one "not ok" with its own log lines, and
 #                                   exit 1 — never a skip.
 #   slurm_ctld_restart              stop slurmctld and start it again on its
-#                                   saved state
+#                                   saved state (slurm_ctld_stop, then
+#                                   slurmctld_spawn: the two halves)
 #   slurm_stop                      cancel every job, stop every daemon
 #   slurm_logs                      the last lines of the daemons' logs
+#   spec FILE [LINE...]             a cellar spec of n1 and n2 (VC a owns
+#                                   both) on the slurm hook set, status
+#                                   every 0.5 s; each LINE one more
+#                                   backend key
+#   slurm_id JOB POD, slurm_state ID, slurm_where ID, slurm_is ID STATE,
+#   cellar_where JOB, poll_until CMD..., poll_file FILE, first_line JOB.POD
+#                                   (each described where it is defined)
 #
 # Needs root (slurmd runs jobs as their user) and the Makefile's TESTPKGS
 # (munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins).
@@ -31,6 +39,9 @@
 # config_overrides lets a node claim 8 CPUs on a smaller machine, so that
 # four 1-GPU pods fit on one node; batch_sched_delay=0 starts a batch job
 # at its submission instead of up to 3 s later (Slurm's default).
+# ReturnToService=1: a node an operator set DOWN stays down until
+# `scontrol update state=resume` (with 2 it comes back as soon as its
+# slurmd registers again, a fraction of a second later).
 SLURM_DIR=$TMP/slurm
 SLURM_CONF=$SLURM_DIR/slurm.conf
 export SLURM_CONF
@@ -145,7 +156,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerParameters=batch_sched_delay=0
 SlurmdParameters=config_overrides
-ReturnToService=2
+ReturnToService=1
 KillWait=5
 GresTypes=gpu
 NodeName=n1 NodeAddr=127.0.0.1 NodeHostname=$host Port=$((port + 1)) CPUs=8 Gres=gpu:4 State=UNKNOWN
@@ -174,9 +185,13 @@ EOF
 	ok slurm-up
 }
 
-slurm_ctld_restart() {
+slurm_ctld_stop() {
 	kill "$SLURMCTLD_PID" 2>/dev/null
 	wait "$SLURMCTLD_PID" 2>/dev/null
+	SLURMCTLD_PID=
+}
+slurm_ctld_restart() {
+	slurm_ctld_stop
 	slurmctld_spawn
 }
 
@@ -197,6 +212,63 @@ slurm_stop() {
 	done
 	SLURMD_PIDS= SLURMCTLD_PID= MUNGED_PID=
 }
+
+# ---- for the scripts: a cellar spec of those nodes, what their jobs
+# print, and Slurm's view of a pod ----
+top=$(pwd)
+
+# spec FILE [LINE...]: nodes n1 and n2 as Slurm knows them, VC a owns
+# both; each LINE is one more backend key
+spec() {
+	f=$1
+	shift
+	cat >"$f" <<YAML
+physicalCluster:
+  cellTypes:
+    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
+  physicalCells:
+  - {cellType: NODE, cellAddress: n1}
+  - {cellType: NODE, cellAddress: n2}
+virtualClusters:
+  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
+backend:
+  type: local
+  hooks: $top/specs/hooks/slurm
+  rundir: $TMP/run
+  statusInterval: 0.5
+YAML
+	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
+}
+OUTDIR=$TMP/run/slurm
+# what each job prints first: where Slurm ran it and which GPUs it was
+# given, beside what cellar chose
+probe='echo "node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES cellar=$CELLAR_NODE:$CELLAR_GPUS"'
+
+# slurm_id JOB POD: the Slurm job id the hooks recorded
+slurm_id() { cat "$OUTDIR/$1.$2" 2>/dev/null; }
+# slurm_where ID: NODE:GPU-INDICES as Slurm allocated them (scontrol -d:
+# "Nodes=n1 CPU_IDs=0 Mem=0 GRES=gpu:2(IDX:0-1)")
+slurm_where() {
+	scontrol -d show job "$1" 2>/dev/null |
+	    sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^ ]*(IDX:\([^)]*\)).*/\1:\2/p'
+}
+# slurm_state ID: Slurm's JobState
+slurm_state() {
+	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *JobState=\([^ ]*\).*/\1/p'
+}
+# cellar_where JOB: the placement of cellar's start event, brackets
+# dropped ("n1:[0-1] n2:[0-1]" -> "n1:0-1 n2:0-1")
+cellar_where() {
+	"$CELLAR" -o csv --no-header history "$1" 2>/dev/null |
+	    awk -F, '$3 == "start" { d = $7 } END { print d }' | tr -d '[]'
+}
+
+# poll_file FILE: until it has a line (the job's process ran)
+poll_file() { poll_until test -s "$1"; }
+# first_line JOB.POD: the probe's line in the job's output file
+first_line() { head -n 1 "$OUTDIR/$1.out" 2>/dev/null; }
+# slurm_is ID STATE: Slurm's JobState of ID is STATE (for poll_until)
+slurm_is() { [ "$(slurm_state "$1")" = "$2" ]; }
 
 slurm_cleanup() {
 	serve_stop	# lib-live.sh's server first: its hooks call Slurm

@@ -66,8 +66,8 @@ live "$TMP/slurm.yaml" "" "submit g --vc a --gpus 4 --pods 2 -- train.sh --lr '0
 check_rc slurm-gang-rc 0
 check_out_has slurm-gang-completed "g completed"
 got=$(only sbatch)
-want="sbatch [--parsable] [--job-name=cellar-g.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/g.0.out] [--wrap='train.sh' '--lr' '0.1 x']
-sbatch [--parsable] [--job-name=cellar-g.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/g.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
+want="sbatch [--parsable] [--job-name=cellar-g.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.0.out] [--wrap='train.sh' '--lr' '0.1 x']
+sbatch [--parsable] [--job-name=cellar-g.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok slurm-sbatch || not_ok slurm-sbatch "[$got], want [$want]"
 # each pod: squeue says RUNNING once, then nothing (the fake controller
 # forgets an ended job at once), then sacct COMPLETED
@@ -148,9 +148,9 @@ live "$TMP/slurm.yaml" FAKE_RUNS=100000 "submit m --vc a --gpus 4 -- sleep 1; wa
 check_rc slurm-migrate-rc 0
 check_out_has slurm-migrate-event ",migrate,m,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 got=$(grep -E '^(sbatch|scancel) ' "$FAKE_LOG")
-want="sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
+want="sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
 scancel [4242]
-sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
+sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
 scancel [4243]"
 [ "$got" = "$want" ] && ok slurm-migrate-calls || not_ok slurm-migrate-calls "[$got], want [$want]"
 # kubernetes: the old pod deleted (it lingers, terminating), waited for,
@@ -193,6 +193,55 @@ env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$T
     "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
 check_calls slurm-stop-running "squeue [-h] [-j] [4300] [-o] [%i]
 scancel [4300]"
+# with the job's CELLAR_CHECKPOINT: run (SLURM_JOB_ID set) before scancel
+: >"$FAKE_LOG"; echo 4300 >"$TMP/run/slurm/c.0"; rm -f "$FAKE/4300.gone"
+env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+    CELLAR_CHECKPOINT="echo checkpoint \$SLURM_JOB_ID >>$TMP/ckpt; echo scancel-not-yet >>$FAKE_LOG" \
+    "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
+check_calls slurm-stop-checkpoint "squeue [-h] [-j] [4300] [-o] [%i]
+scancel-not-yet
+scancel [4300]"
+[ "$(cat "$TMP/ckpt" 2>&1)" = "checkpoint 4300" ] && ok slurm-stop-checkpoint-once ||
+    not_ok slurm-stop-checkpoint-once "$(cat "$TMP/ckpt" 2>&1)"
+echo 4300 >"$TMP/run/slurm/c.0"; rm -f "$FAKE/4300.gone"; : >"$FAKE_LOG"
+env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+    CELLAR_CHECKPOINT=false "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1 &&
+    not_ok slurm-stop-checkpoint-fails "the stop passed" ||
+    { grep -q "checkpoint failed: not moved" "$TMP/hook-out" && [ -s "$TMP/run/slurm/c.0" ] &&
+      ok slurm-stop-checkpoint-fails || not_ok slurm-stop-checkpoint-fails "$(cat "$TMP/hook-out")"; }
+check_calls slurm-stop-checkpoint-fails-calls "squeue [-h] [-j] [4300] [-o] [%i]"
+# a job Slurm ended NODE_FAIL: left to the health hook (status fails)
+# while the node is down, "failed" once it is not
+echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"; : >"$FAKE_LOG"
+FAKE_END=NODE_FAIL FAKE_SINFO='down*' hook slurm status &&
+    not_ok slurm-node-fail-down "status passed: $(cat "$TMP/hook-out")" ||
+    { grep -q "ended NODE_FAIL on n1: left to the health hook" "$TMP/hook-out" && ok slurm-node-fail-down ||
+      not_ok slurm-node-fail-down "$(cat "$TMP/hook-out")"; }
+FAKE_END=NODE_FAIL FAKE_SINFO=idle hook slurm status &&
+    [ "$(cat "$TMP/hook-out")" = failed ] && ok slurm-node-fail-back ||
+    not_ok slurm-node-fail-back "$(cat "$TMP/hook-out")"
+check_calls slurm-node-fail-calls "squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
+sinfo [-h] [-N] [-n] [n1] [-o] [%t]
+squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
+sinfo [-h] [-N] [-n] [n1] [-o] [%t]"
+rm -f "$FAKE/4300.gone"
+# slurmctld cannot be reached (squeue fails, not "Invalid job id"):
+# status fails rather than say absent, start submits nothing, a
+# migration's stop fails rather than take the pod as ended
+for h in status start stop; do
+	env FAKE_DOWN=1 CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
+	    CELLAR_GPUS=0 CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true \
+	    "$top/specs/hooks/slurm/$h" >"$TMP/hook-out" 2>&1 &&
+	    not_ok "slurm-ctld-down-$h" "passed: $(cat "$TMP/hook-out")" ||
+	    { grep -q "cannot ask Slurm: slurm_load_jobs error: Unable to contact" "$TMP/hook-out" &&
+	      ! grep -q 'absent\|failed\|completed' "$TMP/hook-out" && ok "slurm-ctld-down-$h" ||
+	      not_ok "slurm-ctld-down-$h" "$(cat "$TMP/hook-out")"; }
+done
+only squeue >/dev/null; got=$(grep -v '^squeue ' "$FAKE_LOG")
+[ -z "$got" ] && ok slurm-ctld-down-nothing-else || not_ok slurm-ctld-down-nothing-else "[$got]"
+: >"$FAKE_LOG"
 rm -rf "$FAKE"; mkdir -p "$FAKE"; : >"$FAKE_LOG"
 touch "$FAKE/cellar-c-0.made"
 FAKE_RUNS=0 FAKE_END=Failed env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \

@@ -8,62 +8,29 @@
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 . tests/scenarios/lib-slurm.sh
-top=$(pwd)
 slurm_start
 
-# spec FILE [LINE...]: nodes n1 and n2 as Slurm knows them, VC a owns
-# both; each LINE is one more backend key
-spec() {
-	f=$1
-	shift
-	cat >"$f" <<YAML
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-  physicalCells:
-  - {cellType: NODE, cellAddress: n1}
-  - {cellType: NODE, cellAddress: n2}
-virtualClusters:
-  a: {virtualCells: [{cellType: NODE, cellNumber: 2}]}
-backend:
-  type: local
-  hooks: $top/specs/hooks/slurm
-  rundir: $TMP/run
-  statusInterval: 0.5
-YAML
-	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
-}
-OUTDIR=$TMP/run/slurm
-# what each job prints first: where Slurm ran it and which GPUs it was
-# given, beside what cellar chose
-probe='echo "node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES cellar=$CELLAR_NODE:$CELLAR_GPUS"'
-
-# slurm_id JOB POD: the Slurm job id the hooks recorded
-slurm_id() { cat "$OUTDIR/$1.$2" 2>/dev/null; }
-# slurm_where ID: NODE:GPU-INDICES as Slurm allocated them (scontrol -d:
-# "Nodes=n1 CPU_IDs=0 Mem=0 GRES=gpu:2(IDX:0-1)")
-slurm_where() {
-	scontrol -d show job "$1" 2>/dev/null |
-	    sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^ ]*(IDX:\([^)]*\)).*/\1:\2/p'
-}
-# slurm_state ID: Slurm's JobState
-slurm_state() {
-	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *JobState=\([^ ]*\).*/\1/p'
-}
-# cellar_where JOB: the placement of cellar's start event, brackets
-# dropped ("n1:[0-1] n2:[0-1]" -> "n1:0-1 n2:0-1")
-cellar_where() {
-	"$CELLAR" -o csv --no-header history "$1" 2>/dev/null |
-	    awk -F, '$3 == "start" { d = $7 } END { print d }' | tr -d '[]'
-}
-
-spec "$TMP/slurm.yaml"
+# the slurm set README's "cellar on your Slurm cluster in 5 steps", as
+# written there: 1. Slurm's node names and GPUs; 2. a spec of those nodes
+# on the slurm hooks, suspension off (spec, lib-slurm.sh: the README's,
+# with rundir and a short statusInterval); 3. spec check; 4. serve; 5. a
+# job
+run sinfo -h -N -o '%N %G %t'
+check_out step1-sinfo "n1 gpu:4 idle
+n2 gpu:4 idle"
+spec "$TMP/slurm.yaml" "suspend: ~" "resume: ~"
+run "$CELLAR" spec check "$TMP/slurm.yaml"
+check_rc step3-spec-check 0
 serve_start "$TMP/slurm.yaml"
+run "$CELLAR" submit hello --vc a --gpus 1 -- sh -c 'echo hello from $SLURMD_NODENAME, GPUs $CUDA_VISIBLE_DEVICES'
+check_rc step5-submit 0
+run "$CELLAR" wait hello --timeout 60s
+check_out step5-completed "hello completed"
+run "$CELLAR" job log hello
+check_out_has step5-log "submitted pod 0 as Slurm job $(slurm_id hello 0) on n1 (GPUs 0)"
+[ "$(cat "$OUTDIR/hello.0.out" 2>&1)" = "hello from n1, GPUs 0" ] && ok step5-output ||
+    not_ok step5-output "$(cat "$OUTDIR/hello.0.out" 2>&1)"
 
-# poll_file FILE: until it has a line (the job's process ran)
-poll_file() { poll_until test -s "$1"; }
-# first_line JOB.POD: the probe's line in the job's output file
-first_line() { head -n 1 "$OUTDIR/$1.out" 2>/dev/null; }
 
 # 1. a 1-pod job and a 2-pod gang: each pod one Slurm job on the node
 # cellar chose, with cellar's GPUs; checked while they run (Slurm's GPU
@@ -252,5 +219,30 @@ run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'lat%s ' $i; i=$((i + 1
 echo "# submit to running under Slurm, $n jobs (s):$lat"
 printf '%s\n' $lat | sort -n | awk '{ v[NR] = $1 } END {
 	printf "# median %.3f s, worst %.3f s\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[NR] }'
+
+# the same for the process hook set (lib-live.sh's spec: the same two
+# nodes, status every 0.5 s), measured the same way: the job's first line
+# in its output file ($TMP/run/NODE/JOB.POD/out) against submit returning
+live_spec "$TMP/process.yaml" 0.5
+serve_start "$TMP/process.yaml"
+ran() { for f in "$TMP"/run/n[12]/"$1".0/out; do [ -s "$f" ] && return 0; done; return 1; }
+n=0 lat=
+while [ $n -lt 10 ]; do
+	n=$((n + 1))
+	"$CELLAR" submit "plat$n" --vc a --gpus 1 -- date +%s.%N >/dev/null 2>&1
+	t0=$(date +%s.%N)
+	if ! poll_until ran "plat$n"; then
+		not_ok process-latency "plat$n never ran: $(tail -n 5 "$SERVE_LOG")"
+		break
+	fi
+	f=$(ls "$TMP"/run/n[12]/"plat$n".0/out | head -n 1)
+	lat="$lat $(awk -v a="$t0" -v b="$(head -n 1 "$f")" 'BEGIN { printf "%.3f", b - a }')"
+done
+run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'plat%s ' $i; i=$((i + 1)); done) --timeout 60s
+[ "$(printf '%s\n' "$OUT" | grep -c ' completed$')" = 10 ] && ok process-latency-jobs-completed ||
+    not_ok process-latency-jobs-completed "$OUT"
+echo "# process set: submit to running, $n jobs (s):$lat"
+printf '%s\n' $lat | sort -n | awk '{ v[NR] = $1 } END {
+	printf "# process set: median %.3f s, worst %.3f s\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[NR] }'
 
 done_testing

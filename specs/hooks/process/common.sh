@@ -4,6 +4,11 @@
 # pid (the job's process group), out (its output) and exit (its status).
 : "${CELLAR_RUNDIR:=${HOME:-/tmp}/.cellar/run}"
 dir="$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
+# A job's output is its owner's: files 0600, directories 0700 (issue 23
+# F9: other local users could read it); start gives the job's command
+# the umask cellar had ($job_umask).
+job_umask=$(umask)
+umask 077
 
 # alive PID: the process group still has a member
 alive() { kill -0 "-$1" 2>/dev/null; }
