@@ -20,6 +20,7 @@
 /* Every command, in the order `help` lists them. */
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_spec_check_entry,
+	&cmd_spec_import_entry,
 	&cmd_load_entry,
 	&cmd_status_entry,
 	&cmd_cells_entry,

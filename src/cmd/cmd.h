@@ -186,6 +186,7 @@ void		 cmd_note(struct cmd_ctx *ctx, const char *fmt, ...)
 
 /* The entries, defined in the cmd-*.c files. */
 extern const struct cmd_entry cmd_spec_check_entry;
+extern const struct cmd_entry cmd_spec_import_entry;
 extern const struct cmd_entry cmd_load_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_cells_entry;

@@ -30,12 +30,15 @@ int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Commands that wait or touch files outside the session make no sense in
- * a fuzzer: watch waits, export writes FILE, import reads FILE, and a
+ * a fuzzer: watch waits, export writes FILE, import reads FILE, spec
+ * import runs scontrol or reads and writes files (its parser has unit
+ * tests on broken input, tspec-slurm), and a
  * CMD_LIVE command (submit, cancel, wait) starts real processes when the
  * spec loaded has a backend. Matched on the entry found. The state store is a throw-away :memory: database per
  * input (session_set_db below), so the store commands run, on it.
  */
-static const char *const fuzz_skip[] = { "watch", "export", "import", NULL };
+static const char *const fuzz_skip[] = { "watch", "export", "import", "spec import",
+    NULL };
 
 static void
 fuzz_fail(const char *what, const struct strvec *words, const char *detail)

@@ -133,7 +133,8 @@ test_families(void)
 	CHECK_COMP("node b", "bad");
 	CHECK_REPL("node b", "bad ");
 	CHECK_COMP("n b", "bad");		/* a unique prefix of the family */
-	CHECK_COMP("spec ", "check");
+	CHECK_COMP("spec ", "check import");
+	CHECK_COMP("spec import slurm --gp", "--gpus-per-switch");
 	CHECK_COMP("node x", "");
 }
 
