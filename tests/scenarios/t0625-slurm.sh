@@ -21,6 +21,17 @@ n2 gpu:4 idle"
 spec "$TMP/slurm.yaml" "suspend: ~" "resume: ~"
 run "$CELLAR" spec check "$TMP/slurm.yaml"
 check_rc step3-spec-check 0
+# step 2's alternative: `spec import slurm` asks this Slurm itself
+run "$CELLAR" spec import slurm --hooks "$top/specs/hooks/slurm" \
+    --write "$TMP/imported.yaml"
+check_rc import-live 0
+run "$CELLAR" --spec "$TMP/imported.yaml" cells -o csv --no-header
+check_rc import-live-loads 0
+[ "$(grep -c 'n[12]' "$TMP/imported.yaml")" -ge 2 ] &&
+    grep -q 'suspend: ~' "$TMP/imported.yaml" && ok import-live-nodes ||
+    not_ok import-live-nodes "$(cat "$TMP/imported.yaml")"
+run "$CELLAR" spec check "$TMP/imported.yaml"
+check_rc import-live-check 0
 serve_start "$TMP/slurm.yaml"
 run "$CELLAR" submit hello --vc a --gpus 1 -- sh -c 'echo hello from $SLURMD_NODENAME, GPUs $CUDA_VISIBLE_DEVICES'
 check_rc step5-submit 0
