@@ -20,6 +20,7 @@
 void
 session_init(struct session *s)
 {
+	memset(s, 0, sizeof *s);	/* every field not named below is 0 */
 	s->spec_path = NULL;
 	s->spec = NULL;
 	s->engine = NULL;
