@@ -206,15 +206,43 @@ fingerprint(struct session *s, int64_t *run, int64_t *seq, char **cause)
 	return store_event_last_seq(s->store, *run, seq, cause);
 }
 
-/* After a commit or a rebuild: the engine is the store's state now. */
+/*
+ * What the engine is built from now: read before a rebuild (so it can only
+ * be older than what the rebuild reads: one reload too many, never one
+ * too few), or under the write lock before our commit (after it, another
+ * writer's commit could slip in and be taken as seen). *fp gets it;
+ * seen_set makes it the session's once the commit went through.
+ */
+struct seen {
+	bool	 valid;
+	int64_t	 run, seq;
+};
+
 static void
-seen_mark(struct session *s)
+seen_read(struct session *s, struct seen *fp)
 {
 	char *cause = NULL;
 
-	s->seen_valid = s->store != NULL && !s->serving && s->console == NULL &&
-	    fingerprint(s, &s->seen_run, &s->seen_seq, &cause) == 0;
+	fp->valid = s->store != NULL && !s->serving && s->console == NULL &&
+	    fingerprint(s, &fp->run, &fp->seq, &cause) == 0;
 	free(cause);
+}
+
+static void
+seen_set(struct session *s, const struct seen *fp)
+{
+	s->seen_valid = fp->valid;
+	s->seen_run = fp->run;
+	s->seen_seq = fp->seq;
+}
+
+static void
+seen_mark(struct session *s)
+{
+	struct seen fp;
+
+	seen_read(s, &fp);
+	seen_set(s, &fp);
 }
 
 /* Under the write lock: has another process written since we looked? */
@@ -327,20 +355,25 @@ session_log_commit(struct session *s, bool run_created, char **cause)
 	/* in a group, the run's engine state and clock are written once,
 	   at its commit (session_group_commit) */
 	bool grouped = store_in_group(s->store);
+	struct seen fp = { false, 0, 0 };
 
 	if ((!grouped && (session_log_engine(s, s->engine, cause) != 0 ||
 	    store_run_touch(s->store, s->run, session_now(), cause) != 0)) ||
 	    (audit && store_audit_append_as(s->store, s->run, s->caller,
-	    s->audit_line, 0, cause) != 0) ||
-	    store_commit(s->store, cause) != 0) {
-		session_log_rollback(s, run_created);
-		return -1;
-	}
+	    s->audit_line, 0, cause) != 0))
+		goto fail;
+	if (!grouped)
+		seen_read(s, &fp);	/* under the lock, before the commit */
+	if (store_commit(s->store, cause) != 0)
+		goto fail;
 	if (audit)
 		s->audited = true;
 	if (!grouped)
-		seen_mark(s);
+		seen_set(s, &fp);
 	return 0;
+fail:
+	session_log_rollback(s, run_created);
+	return -1;
 }
 
 int
@@ -371,15 +404,18 @@ session_group_begin(struct session *s, char **cause)
 int
 session_group_commit(struct session *s, char **cause)
 {
+	struct seen fp;
+
 	if (store_group_wrote(s->store) && s->run != 0 && s->engine != NULL &&
 	    (session_log_engine(s, s->engine, cause) != 0 ||
 	    store_run_touch(s->store, s->run, session_now(), cause) != 0)) {
 		store_group_rollback(s->store);
 		return -1;
 	}
+	seen_read(s, &fp);	/* under the lock, with what the group wrote */
 	if (store_group_commit(s->store, cause) != 0)
 		return -1;
-	seen_mark(s);
+	seen_set(s, &fp);
 	return 0;
 }
 
