@@ -5,10 +5,11 @@
  * series and the audit log. Jobs and events are in store-job.c, db check
  * and vacuum in store-check.c, export and import in store-dump.c.
  *
- * Opening, in order: the file is created by us (O_EXCL, mode 0600) when it
- * is missing and we may write, so SQLite never creates it with the umask's
- * mode and a failed open can remove exactly what it created; then the
- * connection gets its busy timeout and foreign keys; the header is read
+ * Opening, in order: a missing store we may write is built whole under a
+ * name of its own (PATH.new.PID, O_EXCL, mode 0600: SQLite never creates
+ * it with the umask's mode) and linked into place (store_create, store.h
+ * invariant 6); then the connection gets its busy timeout and foreign
+ * keys; the header is read
  * (application_id, user_version: a file that is no database fails here);
  * then, for writing, WAL mode, synchronous=NORMAL (a commit is durable
  * once the WAL is synced at checkpoint; a power cut may lose the last
@@ -976,13 +977,12 @@ store_sweep_new(const char *path)
 }
 
 static int
-store_create(struct store *st, const char *path, bool *created, char **cause)
+store_create(struct store *st, const char *path, char **cause)
 {
 	struct store *b = NULL;
 	char *tmp = xasprintf("%s.new.%ld", path, (long)getpid());
 	int fd, rc = -1;
 
-	*created = false;
 	store_sweep_new(path);
 	store_unlink_files(tmp);
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -1018,7 +1018,6 @@ store_create(struct store *st, const char *path, bool *created, char **cause)
 		    strerror(errno));
 		goto out;
 	}
-	*created = true;
 	rc = 0;
 out:
 	store_close(b);
@@ -1033,7 +1032,7 @@ open_store(const char *path, unsigned oflags, const struct store *like,
     struct store **out, char **cause)
 {
 	struct store *st = xcalloc(1, sizeof *st);
-	bool created = false, fresh, write = (oflags & STORE_WRITE) != 0;
+	bool fresh, write = (oflags & STORE_WRITE) != 0;
 	struct stat sb;
 	int rc, flags, version;
 
@@ -1070,9 +1069,9 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 			}
 			if ((oflags & STORE_MKDIR) && store_mkdirs(path, cause) != 0)
 				goto fail;
-			if (store_create(st, path, &created, cause) != 0)
+			/* made whole here, or by another process meanwhile */
+			if (store_create(st, path, cause) != 0)
 				goto fail;
-			(void)created;	/* made whole, or by another process */
 		} else if (S_ISDIR(sb.st_mode)) {
 			*cause = xasprintf("cannot open state store '%s': %s", path,
 			    strerror(EISDIR));
