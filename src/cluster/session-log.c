@@ -218,14 +218,18 @@ struct seen {
 	int64_t	 run, seq;
 };
 
-static void
-seen_read(struct session *s, struct seen *fp)
+static int
+seen_read(struct session *s, struct seen *fp, char **cause)
 {
-	char *cause = NULL;
-
-	fp->valid = s->store != NULL && !s->serving && s->console == NULL &&
-	    fingerprint(s, &fp->run, &fp->seq, &cause) == 0;
-	free(cause);
+	fp->valid = false;
+	if (s->store == NULL || s->serving || s->console != NULL)
+		return 0;
+	/* in a transaction this writes the pending event block first: its
+	   failure is the command's */
+	if (fingerprint(s, &fp->run, &fp->seq, cause) != 0)
+		return -1;
+	fp->valid = true;
+	return 0;
 }
 
 static void
@@ -240,8 +244,10 @@ static void
 seen_mark(struct session *s)
 {
 	struct seen fp;
+	char *cause = NULL;
 
-	seen_read(s, &fp);
+	seen_read(s, &fp, &cause);	/* not valid: no check until a commit */
+	free(cause);
 	seen_set(s, &fp);
 }
 
@@ -362,9 +368,9 @@ session_log_commit(struct session *s, bool run_created, char **cause)
 	    (audit && store_audit_append_as(s->store, s->run, s->caller,
 	    s->audit_line, 0, cause) != 0))
 		goto fail;
-	if (!grouped)
-		seen_read(s, &fp);	/* under the lock, before the commit */
-	if (store_commit(s->store, cause) != 0)
+	/* under the lock, before the commit */
+	if ((!grouped && seen_read(s, &fp, cause) != 0) ||
+	    store_commit(s->store, cause) != 0)
 		goto fail;
 	if (audit)
 		s->audited = true;
@@ -412,7 +418,11 @@ session_group_commit(struct session *s, char **cause)
 		store_group_rollback(s->store);
 		return -1;
 	}
-	seen_read(s, &fp);	/* under the lock, with what the group wrote */
+	/* under the lock, with what the group wrote */
+	if (seen_read(s, &fp, cause) != 0) {
+		store_group_rollback(s->store);
+		return -1;
+	}
 	if (store_group_commit(s->store, cause) != 0)
 		return -1;
 	seen_set(s, &fp);
