@@ -33,39 +33,6 @@
 
 extern char **environ;
 
-static int
-read_input(const char *path, struct strbuf *sb, char **cause)
-{
-	char buf[65536];
-	ssize_t r;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*cause = xasprintf("cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		if ((r = read(fd, buf, sizeof buf)) < 0) {
-			if (errno == EINTR)
-				continue;
-			*cause = xasprintf("cannot read '%s': %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		if (sb->len + (size_t)r > IMPORT_MAX_INPUT) {
-			*cause = xasprintf("cannot read '%s': more than %d MiB", path,
-			    IMPORT_MAX_INPUT >> 20);
-			close(fd);
-			return -1;
-		}
-		strbuf_add(sb, buf, (size_t)r);
-	}
-	close(fd);
-	return 0;
-}
-
 static double
 now_ms(void)
 {
@@ -375,8 +342,9 @@ spec_import_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	slurm_cluster_init(&c);
 	ctx->status = CMD_EXIT_SPEC;
 	if (nodes_file != NULL) {
-		if (read_input(nodes_file, &nodes, cause) != 0 || (topo_file != NULL &&
-		    read_input(topo_file, &topo, cause) != 0))
+		if (strbuf_read_file(&nodes, nodes_file, IMPORT_MAX_INPUT,
+		    cause) != 0 || (topo_file != NULL && strbuf_read_file(&topo,
+		    topo_file, IMPORT_MAX_INPUT, cause) != 0))
 			goto out;
 		strbuf_addf(&what, "%s%s%s", nodes_file, topo_file ? ", " : "",
 		    topo_file ? topo_file : "");

@@ -1670,33 +1670,6 @@ out:
 	return rc;
 }
 
-static int
-read_file(const char *path, struct strbuf *sb, char **cause)
-{
-	char buf[65536];
-	ssize_t r;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*cause = xasprintf("cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		if ((r = read(fd, buf, sizeof buf)) < 0) {
-			if (errno == EINTR)
-				continue;
-			*cause = xasprintf("cannot read '%s': %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		strbuf_add(sb, buf, (size_t)r);
-	}
-	close(fd);
-	return 0;
-}
-
 static const struct cmd_opt import_opts[] = {
 	{ 0, "as-new", NULL, "add the dump's runs under new ids (into a store that is not empty)", VALUE_NONE },
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
@@ -1713,7 +1686,7 @@ import_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	char *why = NULL;
 	int rc;
 
-	if ((rc = read_file(file, &text, cause)) != 0)
+	if ((rc = strbuf_read_file(&text, file, 0, cause)) != 0)
 		goto out;
 	if ((rc = session_store(ctx->sess, true, &st, cause)) != 0) {
 		rc = store_status(ctx, rc);

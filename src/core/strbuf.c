@@ -4,9 +4,12 @@
  */
 #include "core/strbuf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/xmalloc.h"
 
@@ -162,4 +165,37 @@ bufprintf(char *buf, size_t len, const char *fmt, ...)
 	n = vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+int
+strbuf_read_file(struct strbuf *sb, const char *path, size_t max, char **cause)
+{
+	char buf[65536];
+	ssize_t r;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		*cause = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if ((r = read(fd, buf, sizeof buf)) < 0) {
+			if (errno == EINTR)
+				continue;
+			*cause = xasprintf("cannot read '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		if (max > 0 && sb->len + (size_t)r > max) {
+			*cause = xasprintf("cannot read '%s': more than %zu MiB", path,
+			    max >> 20);
+			close(fd);
+			return -1;
+		}
+		strbuf_add(sb, buf, (size_t)r);
+	}
+	close(fd);
+	return 0;
 }

@@ -39,6 +39,10 @@ void	 strbuf_addchars(struct strbuf *sb, char c, size_t n);
 /* Append s as a JSON string literal, quotes included. */
 void	 strbuf_add_json_str(struct strbuf *sb, const char *s);
 void	 strbuf_setlen(struct strbuf *sb, size_t len);
+/* Append the whole of file path (at most max bytes; 0: no bound); 0, or
+   -1 with *cause ("cannot read 'PATH': ..."). */
+int	 strbuf_read_file(struct strbuf *sb, const char *path, size_t max,
+	    char **cause);
 
 /*
  * snprintf into a caller buffer, always NUL-terminated. For the pure layers
