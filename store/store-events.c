@@ -10,9 +10,9 @@
  * event (README, "State store", has the figures).
  *
  * Writing: store_events_put buffers events in memory (the pending block)
- * and store_events_flush writes it as one row; store_commit flushes, and so
- * does every reader of the log inside a write transaction, so a writer
- * always reads its own events. Seqs are given out at put time, from the
+ * and store_events_flush writes it as one row; store_commit flushes (a
+ * group's commit, for all its commands), and so does every reader of the
+ * log, so a writer always reads its own events. Seqs are given out at put time, from the
  * highest seq of the store (read once per transaction: the write lock is
  * held, nobody else can append).
  *
@@ -28,7 +28,9 @@
  * Invariants:
  *  1. A block holds the events first..seq of one run, all of them, in seq
  *     order (seq = first + index); blocks do not overlap.
- *  2. The pending block is empty outside a write transaction; events are
+ *  2. The pending block is empty outside a write transaction and a group
+ *     (store.h invariant 9); in a group it is flushed at the group's
+ *     commit and before any read of the log (store_settle). Events are
  *     only ever added to the newest block of the store.
  *  3. A cached decoded block is used only for the bytes it was decoded
  *     from (compared in full): a rolled-back block's seq may be reused.
@@ -58,6 +60,47 @@ store_events_reset(struct store *st)
 	st->ev_run = 0;
 	st->ev_first = 0;
 	st->ev_next = 0;
+	st->ev_mark_len = 0;
+	st->ev_mark_n = 0;
+	st->ev_mark_next = 0;
+	st->ev_kept = false;
+}
+
+void
+store_events_mark(struct store *st)
+{
+	st->ev_mark_len = st->ev_buf.len;
+	st->ev_mark_n = st->ev_n;
+	st->ev_mark_next = st->ev_next;
+	st->ev_kept = false;
+}
+
+void
+store_events_undo(struct store *st)
+{
+	if (st->ev_kept) {
+		strbuf_reset(&st->ev_buf);
+		strbuf_add(&st->ev_buf, st->ev_keep.buf, st->ev_keep.len);
+		st->ev_n = st->ev_keep_n;
+		st->ev_run = st->ev_keep_run;
+		st->ev_first = st->ev_keep_first;
+	} else {
+		strbuf_setlen(&st->ev_buf, st->ev_mark_len);
+		st->ev_n = st->ev_mark_n;
+	}
+	if (st->ev_n == 0) {
+		strbuf_reset(&st->ev_buf);
+		st->ev_run = st->ev_first = 0;
+	}
+	st->ev_next = st->ev_mark_next;
+	st->ev_kept = false;
+}
+
+int
+store_settle(struct store *st, char **cause)
+{
+	return st->group && !st->txn && st->ev_n > 0 ?
+	    store_events_flush(st, cause) : 0;
 }
 
 int
@@ -68,6 +111,18 @@ store_events_flush(struct store *st, char **cause)
 
 	if (st->ev_n == 0)
 		return 0;
+	/* the earlier commands' events go into this command's savepoint:
+	   keep a copy for its rollback (store_events_undo) */
+	if (st->group && st->txn && !st->ev_kept && st->ev_mark_n > 0) {
+		strbuf_reset(&st->ev_keep);
+		strbuf_add(&st->ev_keep, st->ev_buf.buf, st->ev_mark_len);
+		st->ev_keep_n = st->ev_mark_n;
+		st->ev_keep_run = st->ev_run;
+		st->ev_keep_first = st->ev_first;
+		st->ev_kept = true;
+	}
+	st->ev_mark_len = 0;
+	st->ev_mark_n = 0;
 	pack_seal(&st->ev_buf, 0);
 	if ((q = store_stmt(st, SQ_EVBLOCK_INSERT, cause)) == NULL)
 		return -1;

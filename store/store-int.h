@@ -61,6 +61,9 @@ enum store_stmt_id {
 	SQ_JOB_GET_IDS,
 	SQ_JOB_FIND,
 	SQ_JOB_FIND_TRACED,
+	SQ_JOB_NAME_USED,
+	SQ_JOB_FIND_BARE,
+	SQ_JOB_STATE_PUT,
 	SQ_JOB_LAST_RUN,
 	SQ_JOB_NEXT_ID,
 	SQ_JOB_LOAD,
@@ -136,6 +139,20 @@ struct store {
 	int64_t			 ev_run;
 	int64_t			 ev_first;
 	int64_t			 ev_next;
+	/* In a group the pending block outlives each command's savepoint
+	   (one event_blocks row per group, not per command). ev_mark_* is
+	   where the open command's events start; ev_keep holds the events
+	   before them once a flush inside the command took them into its
+	   savepoint (ev_kept), for a rollback of that command to put back. */
+	size_t			 ev_mark_len;
+	int			 ev_mark_n;
+	int64_t			 ev_mark_next;
+	struct strbuf		 ev_keep;
+	bool			 ev_kept;
+	int			 ev_keep_n;
+	int64_t			 ev_keep_run;
+	int64_t			 ev_keep_first;
+	bool			 stmt_log[SQ_COUNT];	/* its SQL reads the log */
 	/* The jobs the open transaction wrote (rows or placements), in
 	   the order written, repeats allowed: its job_changes rows, one per
 	   run, at commit (store.h invariant 7). */
@@ -145,6 +162,15 @@ struct store {
 						   savepoint's start */
 };
 
+/*
+ * The group's events across its commands (store-events.c): mark at a
+ * command's savepoint, undo to the mark at its rollback. store_settle
+ * flushes a group's pending block before a read of the log outside a
+ * command (store_stmt does it for the statements that read it).
+ */
+void		 store_events_mark(struct store *st);
+void		 store_events_undo(struct store *st);
+int		 store_settle(struct store *st, char **cause);
 /* Forget the transaction's changed jobs (at begin and rollback). */
 void		 store_chg_reset(struct store *st);
 /* Write the transaction's job_changes rows (store_commit, before COMMIT). */

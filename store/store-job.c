@@ -302,6 +302,43 @@ job_update(struct store *st, sqlite3_stmt *q, int64_t run, int job, char **cause
 }
 
 int
+store_job_put_state(struct store *st, int64_t run, const struct job *j,
+    char **cause)
+{
+	sqlite3_stmt *q;
+	bool own;
+	int rc;
+
+	if (own_begin(st, &own, cause) != 0)
+		return -1;
+	if ((q = store_stmt(st, SQ_JOB_STATE_PUT, cause)) == NULL)
+		return own_end(st, own, -1, cause);
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int(q, 2, j->id);
+	sqlite3_bind_text(q, 3, job_state_name(j->state), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, job_reason_name(j->reason), -1, SQLITE_STATIC);
+	sqlite3_bind_double(q, 5, j->state_since);
+	sqlite3_bind_double(q, 6, j->first_start);
+	sqlite3_bind_double(q, 7, j->end);
+	sqlite3_bind_double(q, 8, j->queued);
+	sqlite3_bind_double(q, 9, j->attained);
+	sqlite3_bind_double(q, 10, j->run_time);
+	sqlite3_bind_double(q, 11, j->work_done);
+	sqlite3_bind_double(q, 12, j->ckpt_work);
+	sqlite3_bind_double(q, 13, j->lost_work);
+	sqlite3_bind_int(q, 14, j->restarts);
+	sqlite3_bind_int(q, 15, j->preemptions);
+	sqlite3_bind_int(q, 16, j->suspensions);
+	sqlite3_bind_int(q, 17, j->opportunistic);
+	sqlite3_bind_int(q, 18, j->engine_id);
+	sqlite3_bind_int(q, 19, j->priority);
+	sqlite3_bind_int(q, 20, j->weight);
+	if ((rc = job_update(st, q, run, j->id, cause)) == 0)
+		chg_note(st, run, j->id);
+	return own_end(st, own, rc, cause);
+}
+
+int
 store_job_set_blob(struct store *st, int64_t run, int job, const void *data,
     size_t len, char **cause)
 {
@@ -633,6 +670,42 @@ store_job_find(struct store *st, int64_t run, const char *name,
 	}
 	*cause = xasprintf("no job '%s' in run %lld", name, (long long)run);
 	return STORE_NOTFOUND;
+}
+
+int
+store_job_find_bare(struct store *st, int64_t run, const char *name,
+    struct store_job *out, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	store_job_init(out);
+	if ((q = store_stmt(st, SQ_JOB_FIND_BARE, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+	if ((rc = job_one(st, run, q, out, cause)) == STORE_NOTFOUND)
+		*cause = xasprintf("no job '%s' in run %lld", name, (long long)run);
+	return rc;
+}
+
+int
+store_job_name_used(struct store *st, int64_t run, const char *name,
+    bool *used, char **cause)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*used = false;
+	if ((q = store_stmt(st, SQ_JOB_NAME_USED, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	*used = rc == SQLITE_ROW;
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
 }
 
 int

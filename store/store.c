@@ -190,6 +190,28 @@ static const char *const store_sql[SQ_COUNT] = {
 	    " LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
 	    " WHERE r.id = ?1 AND r.kind = 'replay' AND j.run = ?1"
 	    " AND j.name = ?2 AND j.traced = 1",
+	/* a session's job without its placement: a release's read */
+	[SQ_JOB_FIND_BARE] = "SELECT j.id, j.name, j.user, j.vc, j.submit, j.members,"
+	    " j.gpus, j.leaf_type, j.class, j.soft_affinity, j.duration, j.model,"
+	    " j.elastic_min, j.elastic_max, j.state, j.reason, j.state_since,"
+	    " j.first_start, j.end_time, j.queued, j.attained, j.run_time,"
+	    " j.work_done, j.ckpt_work, j.lost_work, j.restarts, j.preemptions,"
+	    " j.suspensions, j.opportunistic, j.engine_id, NULL, NULL, NULL, NULL,"
+	    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+	    " j.priority, j.weight FROM jobs j"
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0",
+	/* what a state change moves; the job's identity (and jobs_name) stays */
+	[SQ_JOB_STATE_PUT] = "UPDATE jobs SET state = ?3, reason = ?4,"
+	    " state_since = ?5, first_start = ?6, end_time = ?7, queued = ?8,"
+	    " attained = ?9, run_time = ?10, work_done = ?11, ckpt_work = ?12,"
+	    " lost_work = ?13, restarts = ?14, preemptions = ?15,"
+	    " suspensions = ?16, opportunistic = ?17, engine_id = ?18,"
+	    " priority = ?19, weight = ?20 WHERE run = ?1 AND id = ?2",
+	/* the name indexes alone, no row read: an alloc's check misses */
+	[SQ_JOB_NAME_USED] = "SELECT 1 FROM jobs WHERE run = ?1 AND name = ?2"
+	    " AND traced = 0 UNION ALL SELECT 1 FROM runs r CROSS JOIN jobs j"
+	    " WHERE r.id = ?1 AND r.kind = 'replay' AND j.run = ?1"
+	    " AND j.name = ?2 AND j.traced = 1 LIMIT 1",
 	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
 	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",
 	[SQ_JOB_LOAD] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id",
@@ -326,7 +348,12 @@ store_stmt(struct store *st, enum store_stmt_id id, char **cause)
 			store_fail(st, rc, cause);
 			return NULL;
 		}
+		st->stmt_log[id] = id != SQ_EVBLOCK_INSERT &&
+		    strstr(store_sql[id], "event") != NULL;
 	}
+	/* a group's pending events go in before anything reads the log */
+	if (st->stmt_log[id] && store_settle(st, cause) != 0)
+		return NULL;
 	return st->stmt[id];
 }
 
@@ -1044,6 +1071,7 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
 	strbuf_init(&st->ev_buf);
+	strbuf_init(&st->ev_keep);
 	if (like != NULL) {
 		st->kill_at = like->kill_at;
 		st->fail_at = like->fail_at;
@@ -1169,6 +1197,7 @@ store_open_checkpointer(const struct store *st, struct store **out,
 	ck->busy_ms = st->busy_ms;
 	ck->heads_every = STORE_HEADS_EVERY;
 	strbuf_init(&ck->ev_buf);
+	strbuf_init(&ck->ev_keep);
 	rc = sqlite3_open_v2(st->path, &ck->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc == SQLITE_OK) {
@@ -1221,6 +1250,7 @@ store_close(struct store *st)
 		sqlite3_close(st->db);
 	store_heads_reset(st);
 	strbuf_release(&st->ev_buf);
+	strbuf_release(&st->ev_keep);
 	free(st->chg);
 	free(st->path);
 	free(st);
@@ -1330,7 +1360,7 @@ store_begin(struct store *st, char **cause)
 		    store_step_done(st, s, cause) != 0)
 			return -1;
 		st->txn = true;
-		store_events_reset(st);
+		store_events_mark(st);
 		/* the group's changed jobs are one job_changes row, written
 		   at its commit: this command's are those past the mark */
 		st->chg_mark = st->nchg;
@@ -1352,16 +1382,19 @@ store_commit(struct store *st, char **cause)
 
 	if (!st->txn)
 		fatal("store_commit: no transaction");
-	if (store_events_flush(st, cause) != 0 ||
+	/* a group's events stay pending to its commit: one block for all */
+	if ((!st->group && store_events_flush(st, cause) != 0) ||
 	    store_heads_flush(st, cause) != 0 ||
 	    (!st->group && store_chg_flush(st, cause) != 0))
 		return -1;
 	if ((s = store_stmt(st, st->group ? SQ_RELEASE : SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
-	store_events_reset(st);
-	if (!st->group)
+	if (!st->group) {
+		store_events_reset(st);
 		store_chg_reset(st);
+	}
+	st->ev_kept = false;
 	for (i = 0; i < STORE_HEADS_RUNS; i++)
 		st->heads[i].dirty = false;
 	st->txn = false;
@@ -1388,11 +1421,13 @@ store_rollback(struct store *st)
 			store_heads_reset(st);
 			break;
 		}
-	store_events_reset(st);
-	if (st->group)
+	if (st->group) {
+		store_events_undo(st);
 		st->nchg = st->chg_mark;
-	else
+	} else {
+		store_events_reset(st);
 		store_chg_reset(st);
+	}
 	/* SQLite may have rolled back already (disk full, I/O error); in a
 	   group that took the group with it (store_group_commit says so). */
 	if (sqlite3_get_autocommit(st->db))
@@ -1453,12 +1488,14 @@ store_group_commit(struct store *st, char **cause)
 		group_abandon(st);
 		return -1;
 	}
-	if (store_chg_flush(st, cause) != 0 ||
+	if (store_events_flush(st, cause) != 0 ||
+	    store_chg_flush(st, cause) != 0 ||
 	    (s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0) {
 		group_abandon(st);
 		return -1;
 	}
+	store_events_reset(st);
 	store_chg_reset(st);
 	st->group = false;
 	return 0;

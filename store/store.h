@@ -307,6 +307,13 @@ void		 store_job_release(struct store_job *sj);
 int		 store_job_put(struct store *st, int64_t run, const struct job *j,
 		    char **cause);
 /*
+ * Update only what a state change moves (state, reason, times, counters,
+ * engine_id, priority, weight) of j's existing row: a tenth of the whole-
+ * row upsert's cost, and jobs_name is left alone. No row: STORE_NOTFOUND.
+ */
+int		 store_job_put_state(struct store *st, int64_t run,
+		    const struct job *j, char **cause);
+/*
  * n jobs of a replay, each with its emulator state (blob NULL: none), in
  * one statement (a job named twice ends as its last row says): what a
  * replay's checkpoint writes for every job that changed. The rows are a
@@ -349,6 +356,12 @@ int		 store_job_get(struct store *st, int64_t run, int id,
 		    struct store_job *out, char **cause);
 int		 store_job_find(struct store *st, int64_t run, const char *name,
 		    struct store_job *out, char **cause);
+/* store_job_find for a session's run without the placement (left empty). */
+int		 store_job_find_bare(struct store *st, int64_t run, const char *name,
+		    struct store_job *out, char **cause);
+/* Whether run has a job of that name, by the same probes without reading it. */
+int		 store_job_name_used(struct store *st, int64_t run, const char *name,
+		    bool *used, char **cause);
 /* The newest run with a job of that name. */
 int		 store_job_last_run(struct store *st, const char *name, int64_t *run,
 		    char **cause);

@@ -91,29 +91,35 @@ char *
 session_leaf_gpus(const struct spec *s, const int *leaves, int n)
 {
 	struct strbuf sb = STRBUF_INIT;
+	/* borrowed addresses, not copies: an alloc prints this every time */
+	const char **addrs = xcalloc((size_t)n + 1, sizeof *addrs);
 	bool *done = xcalloc((size_t)n + 1, sizeof *done);
+	size_t na;
 	int i, k, node;
 
 	for (i = 0; i < n; i++) {
-		struct strvec addrs = STRVEC_INIT;
 		char *h;
 
 		if (done[i] || leaves[i] < 0 || leaves[i] >= s->ncells)
 			continue;
 		node = s->cells[leaves[i]].node;
+		na = 0;
 		for (k = i; k < n; k++)
 			if (!done[k] && leaves[k] >= 0 && leaves[k] < s->ncells &&
 			    s->cells[leaves[k]].node == node) {
-				strvec_push(&addrs, s->cells[leaves[k]].addr);
+				addrs[na++] = s->cells[leaves[k]].addr;
 				done[k] = true;
 			}
-		h = hostlist_compress(addrs.v, addrs.n);
-		strbuf_addf(&sb, "%s%s:%s", sb.len ? " " : "",
-		    node >= 0 ? s->nodes[node].name : "-", h);
+		h = hostlist_compress((char *const *)addrs, na);
+		if (sb.len > 0)
+			strbuf_addc(&sb, ' ');
+		strbuf_adds(&sb, node >= 0 ? s->nodes[node].name : "-");
+		strbuf_addc(&sb, ':');
+		strbuf_adds(&sb, h);
 		free(h);
-		strvec_release(&addrs);
 	}
 	free(done);
+	free(addrs);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -444,9 +450,14 @@ session_log_free_name(struct session *s, const char *name, char **renamed,
     char **cause)
 {
 	struct store_job old;
+	bool used;
 	int rc;
 
 	*renamed = NULL;
+	if (store_job_name_used(s->store, s->run, name, &used, cause) != 0)
+		return -1;
+	if (!used)
+		return 0;
 	rc = store_job_find(s->store, s->run, name, &old, cause);
 	if (rc == STORE_NOTFOUND) {
 		free(*cause);
@@ -574,14 +585,19 @@ session_log_release(struct session *s, int engine_id, char **cause)
 
 	if (!engine_job(s->engine, engine_id, &info))
 		return 0;
-	if ((rc = find(s, info.name, &sj, cause)) == STORE_NOTFOUND)
+	/* the row alone: its placement row is deleted, not read */
+	if ((rc = store_job_find_bare(s->store, s->run, info.name, &sj,
+	    cause)) == STORE_NOTFOUND) {
+		free(*cause);
+		*cause = NULL;
 		return 0;
+	}
 	if (rc != 0)
 		return -1;
 	stop_job(&sj.job, JOB_EV_CANCEL, now);
 	rec_init(&rec, now, REC_RELEASE, sj.job.id, sj.job.vc);
 	rec_detail(&rec, "released by hand");
-	rc = store_job_put(s->store, s->run, &sj.job, cause) != 0 ||
+	rc = store_job_put_state(s->store, s->run, &sj.job, cause) != 0 ||
 	    store_placement_delete(s->store, s->run, sj.job.id, cause) != 0 ||
 	    append(s, &rec, cause) != 0;
 	store_job_release(&sj);

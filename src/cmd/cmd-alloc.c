@@ -117,29 +117,32 @@ pods_table(struct cmd_ctx *ctx, const struct spec *s, int npods,
 		int n = pod_first[p + 1] - pod_first[p];
 		struct strvec nodes = STRVEC_INIT;
 
+		/* borrowed addresses, not copies */
+		const char **addrs = xcalloc((size_t)n + 1, sizeof *addrs);
+
 		lca = spec_cell_lca(s, lv, n);
 		session_leaf_node_list(s, lv, n, &nodes);
 		for (k = 0; k < nodes.n; k++) {
-			struct strvec addrs = STRVEC_INIT;
+			size_t na = 0;
 			char *h;
 
 			for (i = 0; i < n; i++) {
 				int node = s->cells[lv[i]].node;
 
 				if (node >= 0 && strcmp(s->nodes[node].name, nodes.v[k]) == 0)
-					strvec_push(&addrs, s->cells[lv[i]].addr);
+					addrs[na++] = s->cells[lv[i]].addr;
 			}
-			h = hostlist_compress(addrs.v, addrs.n);
+			h = hostlist_compress((char *const *)addrs, na);
 			table_row(t);
 			table_cell_int(t, p);
 			table_cell(t, "%s", nodes.v[k]);
-			table_cell_int(t, (long long)addrs.n);
+			table_cell_int(t, (long long)na);
 			table_cell(t, "%s", h);
 			table_cell(t, "%s", lca >= 0 ? spec_cell_path(s, lca, path,
 			    sizeof path) : "-");
 			free(h);
-			strvec_release(&addrs);
 		}
+		free(addrs);
 		strvec_release(&nodes);
 	}
 	table_render(t, &ctx->out, ctx->o);

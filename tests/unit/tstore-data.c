@@ -1167,8 +1167,108 @@ test_group(void)
 	store_close(st);
 }
 
+/*
+ * A release's narrow write and read: store_job_put_state moves exactly the
+ * state fields of an existing row (a missing one is STORE_NOTFOUND), and
+ * store_job_find_bare reads the row by name without its placement.
+ */
+static void
+test_job_put_state(void)
+{
+	struct store *st = mem_store();
+	struct store_job sj;
+	struct job j, k;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION);
+
+	odd_job(&j, 7);
+	CHECK(store_job_put(st, run, &j, &cause) == 0);
+	k = j;
+	k.state = JOB_CANCELLED;
+	k.reason = JOB_REASON_NONE;
+	k.state_since = k.end = 123.25;
+	k.run_time = 42.5;
+	k.attained = 7.0;
+	k.restarts = 9;
+	k.engine_id = -1;
+	k.priority = 3;
+	k.weight = 2;
+	snprintf(k.name, sizeof k.name, "renamed");	/* identity: not written */
+	k.vc = 3;
+	CHECK(store_job_put_state(st, run, &k, &cause) == 0);
+	CHECK(store_job_get(st, run, 7, &sj, &cause) == 0);
+	CHECK_STREQ(sj.job.name, "job-7");
+	CHECK_INTEQ(sj.job.vc, j.vc);
+	CHECK_INTEQ(sj.job.state, JOB_CANCELLED);
+	CHECK_INTEQ(sj.job.reason, JOB_REASON_NONE);
+	CHECK(same_double(sj.job.end, 123.25) && same_double(sj.job.run_time, 42.5));
+	CHECK_INTEQ(sj.job.restarts, 9);
+	CHECK_INTEQ(sj.job.priority, 3);
+	CHECK_INTEQ(sj.job.weight, 2);
+	CHECK(same_double(sj.job.lost_work, j.lost_work));
+	store_job_release(&sj);
+	CHECK(store_job_find_bare(st, run, "job-7", &sj, &cause) == 0 &&
+	    !sj.placed && sj.job.id == 7 && sj.job.state == JOB_CANCELLED);
+	store_job_release(&sj);
+	CHECK(store_job_find_bare(st, run, "nope", &sj, &cause) == STORE_NOTFOUND);
+	free(cause);
+	cause = NULL;
+	k.id = 99;
+	CHECK(store_job_put_state(st, run, &k, &cause) == STORE_NOTFOUND);
+	free(cause);
+	store_close(st);
+}
+
+/*
+ * A group's events are one block, written at its commit (store-events.c
+ * invariant 2): a read between its commands sees them; a command that
+ * read the log (flushing the earlier commands' events into its own
+ * savepoint) and then rolled back keeps those events and drops its own.
+ */
+static void
+test_group_events(void)
+{
+	struct store *st = mem_store();
+	struct strbuf probs = STRBUF_INIT;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION), seq = 0, a, c;
+	struct job j;
+	struct rec r;
+	int np = -1;
+
+	CHECK(store_group_begin(st, &cause) == 0);
+	CHECK(group_cmd(st, run, 0, "a", true) == 0);
+	CHECK(st->ev_n == 1);			/* held for the group */
+	CHECK(store_event_last_seq(st, run, &a, &cause) == 0 && a > 0);
+	CHECK(group_cmd(st, run, 1, "a2", true) == 0);
+
+	/* b reads the log inside its savepoint, then rolls back */
+	CHECK(store_begin(st, &cause) == 0);
+	job_init(&j, 2, "b", 0, 0);
+	rec_set(&r, 2, REC_SUBMIT, 2, 0);
+	CHECK(store_job_put(st, run, &j, &cause) == 0 &&
+	    store_event_append(st, run, &r, NULL, &cause) == 0);
+	CHECK(store_event_last_seq(st, run, &seq, &cause) == 0 && seq == a + 2);
+	store_rollback(st);
+	CHECK(st->ev_n == 1);			/* a2's, put back */
+
+	CHECK(group_cmd(st, run, 2, "c", true) == 0);
+	CHECK(store_group_commit(st, &cause) == 0);
+	CHECK(store_event_last_seq(st, run, &c, &cause) == 0);
+	CHECKF(c == a + 2, "c's event is %lld, a's %lld", (long long)c,
+	    (long long)a);
+	CHECK(has_job(st, run, "a2") && !has_job(st, run, "b") &&
+	    has_job(st, run, "c"));
+	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
+	CHECKF(np == 0, "%d problems: %s", np, probs.buf);
+	strbuf_release(&probs);
+	store_close(st);
+}
+
 static const struct test tests[] = {
 	{ "job-roundtrip", test_job_roundtrip },
+	{ "group-events", test_group_events },
+	{ "job-put-state", test_job_put_state },
 	{ "job-many", test_job_many },
 	{ "job-find-cost", test_job_find_cost },
 	{ "placement-blob", test_placement_blob },
