@@ -65,7 +65,7 @@
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
 	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
 	{ 0, "thresholds", "LIST", "las/gittins: queue thresholds in GPU-time (default 1h)", VALUE_NONE }, \
-	{ 0, "promote", "KNOB", "las/gittins: promote after waiting KNOB x run time", VALUE_NONE }, \
+	{ 0, "promote", "KNOB", "las/gittins: back to the first queue after waiting KNOB x run time", VALUE_NONE }, \
 	{ 0, "service", "FILE", "gittins: job service sample (yarn-gput csv)", VALUE_FILE }, \
 	{ 0, "fault", "NODE@T[-T2]", "node goes bad at T (back at T2); repeatable", VALUE_NODE }, \
 	{ 0, "ckpt-interval", "T", "periodic checkpoint interval for failures (default 30m)", VALUE_NONE }, \

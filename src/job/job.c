@@ -168,6 +168,8 @@ job_apply(struct job *j, enum job_event ev, double now, char *why, size_t len)
 		j->reason = JOB_REASON_NONE;
 	j->state = to;
 	j->state_since = now;
+	if (to == JOB_RUNNING && j->promo_wait < 0)	/* first run since a promotion */
+		j->promo_wait = j->queued - (j->first_start - j->submit);
 	if (job_is_final(j))
 		j->end = now;
 	else

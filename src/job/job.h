@@ -118,6 +118,12 @@ struct job {
 	double			 end;		/* < 0 until final */
 	double			 queued;	/* seconds spent PENDING */
 	double			 attained;	/* GPU-seconds of service received */
+	/* Tiresias' promotion (policy.h): attained and policy_wait at the
+	   last promotion, from which a job's queue service and its wait
+	   count again. promo_wait is < 0 from a promotion to the next start:
+	   a job's wait counts once it has run since (job_apply sets it). */
+	double			 promo_attained;
+	double			 promo_wait;
 	double			 run_time;	/* seconds RUNNING (wall, any speed) */
 	double			 work_done;	/* seconds of ideal-speed progress */
 	double			 ckpt_work;	/* work_done at the last checkpoint */

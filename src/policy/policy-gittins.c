@@ -5,7 +5,7 @@
  * distribution of job service (GPU-seconds) in the cluster.
  *
  * The index of a job with service a (policy_service: attained GPU-seconds
- * less the promotion credit, as in las) for a quantum D:
+ * since its last promotion, as in las) for a quantum D:
  *
  *	G(a) = P(S - a <= D | S > a) / E[min(S - a, D) | S > a]
  *
@@ -315,21 +315,7 @@ gittins_change(const struct policy *p, const struct job *j)
 static double
 gittins_wait_change(const struct policy *p, const struct job *j, double now)
 {
-	const struct gittins *g = p->state;
-	struct spot sp;
-	double l = 0;
-
-	if (j->state != JOB_PENDING || !(p->par.promote_knob > 0))
-		return INFINITY;
-	locate(p, j, now, &sp);
-	if (sp.q > 0)
-		l = p->par.thresholds[sp.q - 1];
-	if (g != NULL && g->table && g->first[sp.i] > 0 &&
-	    g->point[g->first[sp.i] - 1] > l)
-		l = g->point[g->first[sp.i] - 1];
-	if (!(l > 0))
-		return INFINITY;
-	return policy_service_drops(&p->par, j, now, l);
+	return policy_promote_at(&p->par, j, now);	/* as las' rule 3 */
 }
 
 const struct policy_ops policy_gittins = {

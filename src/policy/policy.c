@@ -246,7 +246,7 @@ policy_queue_of(const struct policy_params *par, double attained)
 	return q;
 }
 
-/* ---- promotion credit ---- */
+/* ---- promotion ---- */
 
 double
 policy_wait(const struct job *j, double now)
@@ -269,115 +269,62 @@ gpus_of(const struct job *j)
 	return j->gpus > 0 ? j->gpus : 1;
 }
 
-/* The credited service for attained a after wait w. */
-static double
-credit(const struct policy_params *par, double a, double g, double w)
-{
-	double s;
-
-	if (!(a > 0))
-		a = 0;
-	if (!(par->promote_knob > 0))
-		return a;
-	s = a - g * w / par->promote_knob;
-	return s > 0 ? s : 0;
-}
-
 double
 policy_service(const struct policy_params *par, const struct job *j, double now)
 {
-	return credit(par, j->attained, gpus_of(j), policy_wait(j, now));
-}
+	double s = j->attained - j->promo_attained;
 
-/*
- * The smallest x >= least with pred(x) true, for a predicate monotone in x
- * (false below some point, true above), starting from a guess. Bisection on
- * doubles, so the answer is exact for the arithmetic pred does.
- */
-struct probe {
-	const struct policy_params	*par;
-	const struct job		*j;
-	double				 s;
-};
-
-static int
-reaches(const struct probe *pr, double a)
-{
-	return credit(pr->par, a, gpus_of(pr->j), policy_wait(pr->j, pr->j->state_since)) >=
-	    pr->s;
-}
-
-static int
-dropped(const struct probe *pr, double t)
-{
-	return credit(pr->par, pr->j->attained, gpus_of(pr->j), policy_wait(pr->j, t)) <
-	    pr->s;
-}
-
-static double
-first_true(int (*pred)(const struct probe *, double), const struct probe *pr,
-    double guess, double least)
-{
-	double lo, hi, mid, d;
-	int i;
-
-	if (!isfinite(guess))
-		return INFINITY;
-	if (guess < least)
-		guess = least;
-	d = (fabs(guess) + 1) * 0x1p-45;
-	for (hi = guess, i = 0; !pred(pr, hi); hi += d, d *= 2)
-		if (!isfinite(hi) || ++i > 2100)
-			return INFINITY;
-	if (hi == least)
-		return hi;
-	d = (fabs(hi) + 1) * 0x1p-45;
-	for (lo = hi - d; lo > least && pred(pr, lo); lo -= d)
-		d *= 2;
-	if (lo <= least) {
-		if (pred(pr, least))
-			return least;
-		lo = least;
-	}
-	for (;;) {
-		mid = lo + (hi - lo) / 2;
-		if (mid <= lo || mid >= hi)
-			return hi;
-		if (pred(pr, mid))
-			hi = mid;
-		else
-			lo = mid;
-	}
+	(void)par;
+	(void)now;
+	return s > 0 ? s : 0;
 }
 
 double
 policy_service_reaches(const struct policy_params *par, const struct job *j, double s)
 {
-	struct probe pr = { par, j, s };
-	double w;
-
+	(void)par;
 	if (!(s > 0))
 		return 0;
-	if (!(par->promote_knob > 0))
-		return s;
-	w = policy_wait(j, j->state_since);
-	return first_true(reaches, &pr, s + gpus_of(j) * w / par->promote_knob, 0);
+	return j->promo_attained + s;
+}
+
+/* Pending seconds since the last promotion, counted once it has run. */
+static double
+promo_wait(const struct job *j, double now)
+{
+	double w;
+
+	if (j->promo_wait < 0)
+		return 0;
+	w = policy_wait(j, now) - j->promo_wait;
+	return w > 0 ? w : 0;
 }
 
 double
-policy_service_drops(const struct policy_params *par, const struct job *j,
-    double now, double s)
+policy_promote_at(const struct policy_params *par, const struct job *j,
+    double now)
 {
-	struct probe pr = { par, j, s };
-	double guess;
+	double run, need;
 
-	if (!(par->promote_knob > 0) || !(j->first_start >= 0) ||
-	    j->state != JOB_PENDING || !(s > 0))
+	if (!(par->promote_knob > 0) || j->state != JOB_PENDING ||
+	    !(j->first_start >= 0) || j->promo_wait < 0 ||
+	    policy_queue_of(par, policy_service(par, j, now)) == 0)
 		return INFINITY;
-	if (dropped(&pr, now))
-		return now;
-	/* attained - g (w0 + t - since) / knob < s */
-	guess = j->state_since - policy_wait(j, j->state_since) +
-	    par->promote_knob * (j->attained - s) / gpus_of(j);
-	return first_true(dropped, &pr, guess, now);
+	/* executed seconds since the promotion: its service over its GPUs */
+	run = policy_service(par, j, now) / gpus_of(j);
+	need = par->promote_knob * run - promo_wait(j, now);
+	return need > 0 ? now + need : now;
+}
+
+bool
+policy_promote(const struct policy_params *par, struct job *j, double now)
+{
+	double at = policy_promote_at(par, j, now);
+
+	/* at its time (now is that time, give or take a rounding) */
+	if (!isfinite(at) || at > now + 1e-6 * (fabs(now) + 1))
+		return false;
+	j->promo_attained = j->attained;
+	j->promo_wait = -1;
+	return true;
 }

@@ -25,7 +25,8 @@
  *  2. Monotone: key(a) < key(b) implies klass(a) >= klass(b), so the head of
  *     a queue has the highest class of everything behind it.
  *  3. A pending job's key changes only at the time wait_change returns
- *     (promotion); a running job's only at the attained service `change`
+ *     (by the promotion policy_promote makes then, or by time for the
+ *     others); a running job's only at the attained service `change`
  *     returns. Boundaries are inclusive: at exactly that time or service the
  *     new key holds. Exceptions: an oracle's key is the remaining time, which
  *     falls continuously while the job runs, and gittins' index moves at
@@ -34,8 +35,8 @@
  *     afresh).
  *  4. Policies that read j->duration (oracles) set POLICY_ORACLE.
  *
- * Promotion (las, gittins) is memoryless so that invariant 1 holds: waiting
- * earns credit instead of a one-time reset; see policy_service.
+ * Promotion (las, gittins) resets a job's service (policy_promote): the
+ * reset lives in the job (promo_attained, promo_wait), so invariant 1 holds.
  */
 #ifndef CELLAR_POLICY_H
 #define CELLAR_POLICY_H
@@ -52,7 +53,8 @@
 struct policy_params {
 	int		 nqueues;	/* K: 2 */
 	double		 thresholds[POLICY_MAX_QUEUES];	/* GPU-seconds, K-1 used: 3600 */
-	double		 promote_knob;	/* promote when wait >= knob x run time; 0 = off */
+	double		 promote_knob;	/* promote when wait >= knob x run time
+					   since the last promotion; 0 = off */
 	/* gittins: a sample of job service (GPU-seconds), e.g. yarn-gput*.csv;
 	   NULL = learn from completed jobs (policy_ops.done) */
 	const double	*service;
@@ -139,25 +141,28 @@ int	 policy_queue_of(const struct policy_params *par, double attained);
  * policy_wait: seconds the job has spent PENDING since it first ran, up to
  * now (Tiresias counts no wait before the first run).
  *
- * policy_service: the service a job is ranked by. Without promotion
- * (promote_knob 0) it is the attained service. With it, waiting earns credit:
- * attained - gpus x wait / knob, floored at 0. A job that has waited knob x
- * its run time ranks like a new job (Tiresias' promotion, executed time
- * reset); on the way it climbs one queue whenever its credited service falls
- * below that queue's threshold.
+ * policy_service: the service a job is ranked by: its attained service
+ * since its last promotion (all of it without one).
  *
- * policy_service_reaches: for a running job (wait fixed), the smallest
- * attained service at which policy_service is >= s.
- * policy_service_drops: for a pending job, the first time >= now at which
- * policy_service is < s; INFINITY if it never will (no knob, never ran).
- * Both are exact for the floating-point values policy_service computes.
+ * Promotion (PROMOTEKNOB, promote_knob > 0), as the Tiresias simulator
+ * does it: a pending job of a queue below the first whose wait since its
+ * last promotion (counted once it has run since then) reaches knob x the
+ * seconds it ran since then is promoted: its service and its wait count
+ * from zero again (job.h promo_attained, promo_wait), so it is back in the
+ * first queue as if new. policy_promote_at is that moment (INFINITY: none
+ * coming); policy_promote, called then by the emulator, makes the reset
+ * and says whether it did.
+ *
+ * policy_service_reaches: for a running job, the smallest attained service
+ * at which policy_service is >= s.
  */
 double	 policy_wait(const struct job *j, double now);
 double	 policy_service(const struct policy_params *par, const struct job *j, double now);
 double	 policy_service_reaches(const struct policy_params *par, const struct job *j,
 	    double s);
-double	 policy_service_drops(const struct policy_params *par, const struct job *j,
-	    double now, double s);
+double	 policy_promote_at(const struct policy_params *par, const struct job *j,
+	    double now);
+bool	 policy_promote(const struct policy_params *par, struct job *j, double now);
 
 /* The policies, defined in policy-*.c. */
 extern const struct policy_ops policy_fifo;

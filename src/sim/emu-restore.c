@@ -34,7 +34,7 @@ cmp_seq(const void *a, const void *b)
    grow-shrink's idle clocks and counts. Job blobs of version 5 add a
    job's extra GPUs and wake-up and take a 64-bit mask (older: jobs that
    never grew). */
-#define JOB_BLOB_VERSION	5
+#define JOB_BLOB_VERSION	6
 #define RUN_BLOB_VERSION	6
 #define RUN_V_GROW		6	/* the first run version with grow-shrink */
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
@@ -51,6 +51,9 @@ cmp_seq(const void *a, const void *b)
  * Doubles are compared bit for bit, so -0.0 is written, not taken as 0.
  * Version 5 appends grow-shrink's two fields, which take the mask past 32
  * bits: its mask is a u64, version 4's stays a u32 naming JF_V4_COUNT.
+ * Version 6 appends the job's promotion marks (job.h promo_attained,
+ * promo_wait: Tiresias' reset), fields of struct job the jobs table does
+ * not hold; older blobs read them as a job never promoted.
  */
 enum {
 	JF_VER, JF_SINCE, JF_STALL, JF_SPEED, JF_COSTS, JF_TARGET, JF_BY_WORK,
@@ -59,7 +62,9 @@ enum {
 	JF_MIGRATIONS, JF_MIGCOST, JF_FEEDBACK, JF_AM, JF_GPUS, JF_AM_SEQ,
 	JF_PHASE, JF_C_BUSY, JF_C_HOST, JF_C_LOST,
 	JF_V4_COUNT,		/* version 4's mask: 32 bits, these fields */
-	JF_EXTRA = JF_V4_COUNT, JF_GROW_AT, JF_COUNT
+	JF_EXTRA = JF_V4_COUNT, JF_GROW_AT,
+	JF_V5_COUNT,		/* version 5's fields */
+	JF_PROMO_ATT = JF_V5_COUNT, JF_PROMO_WAIT, JF_COUNT
 };
 
 static bool
@@ -128,6 +133,8 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	F_DBL(JF_C_LOST, x->c_lost, 0);
 	F_INT(JF_EXTRA, x->extra, 0, pack_i32);
 	F_DBL(JF_GROW_AT, x->grow_at, -1);
+	F_DBL(JF_PROMO_ATT, m->jobs[job].promo_attained, 0);
+	F_DBL(JF_PROMO_WAIT, m->jobs[job].promo_wait, 0);
 #undef F_INT
 #undef F_DBL
 	for (i = 0; i < 8; i++)
@@ -486,10 +493,10 @@ decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why,
 /* Version 4's fields: those the mask names, the others as a fresh job's. */
 static void
 decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
-    int *failures, struct policy_key *key, int *klass, int ngpu)
+    int *failures, struct policy_key *key, int *klass, int ngpu, struct job *j)
 {
 	uint64_t mask = v >= 5 ? unpack_u64(u) : unpack_u32(u);
-	int nf = v >= 5 ? JF_COUNT : JF_V4_COUNT, i;
+	int nf = v >= 6 ? JF_COUNT : v >= 5 ? JF_V5_COUNT : JF_V4_COUNT, i;
 
 	if (!u->failed && (mask >> nf) != 0) {
 		unpack_fail(u, "field mask 0x%08llx names unknown fields",
@@ -537,14 +544,18 @@ decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
 	if (HAS(JF_C_LOST)) x->c_lost = unpack_f64(u);
 	if (HAS(JF_EXTRA)) x->extra = unpack_i32(u);
 	if (HAS(JF_GROW_AT)) x->grow_at = unpack_f64(u);
+	if (HAS(JF_PROMO_ATT)) j->promo_attained = unpack_f64(u);
+	if (HAS(JF_PROMO_WAIT)) j->promo_wait = unpack_f64(u);
 #undef HAS
 }
 
 /* One job's blob (empty: as emu_create left it). */
 static int
 decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failures,
-    struct policy_key *key, int *klass, int ngpu, char *why, size_t len)
+    struct policy_key *key, int *klass, int ngpu, struct job *j, char *why,
+    size_t len)
 {
+	struct job scratch;
 	struct unpack u;
 	char what[64];
 	unsigned v;
@@ -555,6 +566,9 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	memset(key, 0, sizeof *key);
 	key->id = job;
 	*klass = 0;
+	if (j == NULL)
+		j = &scratch;
+	j->promo_attained = j->promo_wait = 0;
 	if (b == NULL || b->len == 0)
 		return 0;
 	unpack_init(&u, b->data, b->len);
@@ -563,7 +577,7 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		unpack_fail(&u, "format version %u, this build reads 1 to %d", v,
 		    JOB_BLOB_VERSION);
 	if (v >= 4)
-		decode_fields(&u, v, job, x, failures, key, klass, ngpu);
+		decode_fields(&u, v, job, x, failures, key, klass, ngpu, j);
 	else {
 		x->ver = unpack_u32(&u);
 		x->since = unpack_f64(&u);
@@ -615,6 +629,10 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	    !(x->grow_at >= -1) || !isfinite(x->grow_at)))
 		unpack_fail(&u, "grow-shrink state (%d extra GPUs, wake-up at %g) "
 		    "cannot be", x->extra, x->grow_at);
+	if (!u.failed && (!(j->promo_attained >= 0) || !isfinite(j->promo_attained) ||
+	    !(j->promo_wait >= -1) || !isfinite(j->promo_wait)))
+		unpack_fail(&u, "promotion state (service from %g, wait from %g) "
+		    "cannot be", j->promo_attained, j->promo_wait);
 	for (i = 0; i < x->ngpus && !u.failed; i++)
 		if (x->gpus[i] < 0 || x->gpus[i] >= ngpu)
 			unpack_fail(&u, "GPU %d of %d cannot be", x->gpus[i], ngpu);
@@ -641,7 +659,8 @@ emu_job_saved_key(const struct emu_blob *b, int job, struct policy_key *key,
 	int failures, rc;
 
 	/* no spec here: any GPU index a blob of this size can hold is taken */
-	rc = decode_job(b, job, &x, &failures, key, klass, INT32_MAX / 8, why, len);
+	rc = decode_job(b, job, &x, &failures, key, klass, INT32_MAX / 8, NULL,
+	    why, len);
 	free(x.gpus);
 	return rc;
 }
@@ -797,7 +816,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	for (i = 0; i < njobs; i++)
 		if (decode_job(sv->job_state != NULL ? &sv->job_state[i] : NULL, i, &m->js[i],
 		    &m->failures[i], &keys[i], &klass[i], m->am_on ? m->ngpu : 0,
-		    why, sizeof why) < 0)
+		    &m->jobs[i], why, sizeof why) < 0)
 			goto fail;
 	m->now = rs.now;
 	m->horizon = rs.horizon;

@@ -1444,6 +1444,7 @@ event(struct emu *m, const struct ev *x)
 		break;
 	case EV_PROMOTE:
 		if (x->ver == m->js[job].ver && m->jobs[job].state == JOB_PENDING) {
+			policy_promote(&m->p->par, &m->jobs[job], m->now);
 			sched_rekey(m->sch, job, m->now);
 			plan_pending(m, job);
 			mark(m, job);

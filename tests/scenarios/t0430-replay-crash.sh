@@ -121,6 +121,9 @@ else
 	crash_case gandiva 10 14 synth:150 --load 8 --policy gandiva \
 	    --checkpoint-every 16
 fi
+# promotions (their reset lives in the job blob) survive a resume
+crash_case las-promote 8 23 synth:200 --load 8 --policy las --promote 1 \
+    --thresholds 600 --checkpoint-every 8
 # a trace's priorities and weights survive a resume
 ONE=tests/fixtures/specs/one-node.yaml
 crash_case gandiva-priority 6 19 tests/fixtures/traces/itp-gandiva-priority.csv \

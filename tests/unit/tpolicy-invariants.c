@@ -287,8 +287,11 @@ check_variant(const struct policy *p, const struct variant *v)
 				    "%s: pending job %d changed at %.17g before %.17g",
 				    o->name, i, t, w);
 			}
-			o->key(p, j, w, &k2);
-			CHECKF(!same_key(&ka, &k2) || o->klass(p, j, w) != ca,
+			/* at that time the emulator promotes (policy_promote) */
+			c = *j;
+			policy_promote(&p->par, &c, w);
+			o->key(p, &c, w, &k2);
+			CHECKF(!same_key(&ka, &k2) || o->klass(p, &c, w) != ca,
 			    "%s: pending job %d unchanged at wait_change() %.17g",
 			    o->name, i, w);
 		}

@@ -105,6 +105,11 @@ test_las_demotion(void)
 	policy_release(&p);
 }
 
+/*
+ * Tiresias' promotion with its reset (policy.h): a job below Q0 that has
+ * waited, since it last ran, knob x its run time goes back to Q0 with its
+ * service and wait counted from zero; nothing moves before that moment.
+ */
 static void
 test_las_promotion(void)
 {
@@ -118,19 +123,31 @@ test_las_promotion(void)
 	j.state = JOB_PENDING;
 	j.state_since = 8000;
 	CHECK(k0(&p, &j, 8000) == 1);
-	/* credit 1 GPU-second per second waited: below 3600 after 3600 s */
+	/* promoted once it waited 1 x its 7200 s: no climb on the way */
 	w = p.ops->wait_change(&p, &j, 8000);
-	CHECKF(w >= 11600 && w < 11600.001, "%.17g", w);
-	CHECK(k0(&p, &j, 11599.999) == 1);
+	CHECKF(w == 15200, "%.17g", w);
+	CHECK(k0(&p, &j, 15199) == 1 && !policy_promote(&p.par, &j, 15199));
+	CHECK(k0(&p, &j, 1e9) == 1);		/* only the promotion moves it */
+	CHECK(policy_promote(&p.par, &j, w));
 	CHECK(k0(&p, &j, w) == 0 && p.ops->klass(&p, &j, w) == 1);
+	CHECK(policy_service(&p.par, &j, w) == 0);
 	CHECK(isinf(p.ops->wait_change(&p, &j, w)));	/* at the top */
-	CHECK(policy_service(&p.par, &j, 15200) == 0);	/* waited 1 x run time */
-	/* started at 15200 after waiting 7200: a fresh quantum, as if reset */
+	/* started at 15200: a fresh quantum of 3600 GPU-seconds */
 	CHECK(job_apply(&j, JOB_EV_START, 15200, NULL, 0) == 0);
-	CHECK(policy_wait(&j, 99999) == 7200);
+	CHECK(j.promo_wait == 7200 && policy_wait(&j, 99999) == 7200);
 	CHECK(p.ops->change(&p, &j) == 7200 + 3600);
-	running(&j, 0, 0, 1, 7200);		/* no wait: no credit */
-	CHECK(policy_wait(&j, 1e9) == 0 && k0(&p, &j, 1e9) == 1);
+	/* demoted after it, preempted at 18800, requeued at once: its wait
+	   counts from the start after the promotion, against 3600 s run */
+	job_account(&j, 3600, 1);
+	CHECK(job_apply(&j, JOB_EV_PREEMPT, 18800, NULL, 0) == 0 &&
+	    job_apply(&j, JOB_EV_REQUEUE, 18800, NULL, 0) == 0);
+	CHECK(k0(&p, &j, 18800) == 1);
+	w = p.ops->wait_change(&p, &j, 18800);
+	CHECKF(w == 18800 + 3600, "%.17g", w);
+	policy_release(&p);
+	/* a larger knob waits longer */
+	mk(&p, &policy_las, NULL, 4, NULL, 0);
+	CHECK(p.ops->wait_change(&p, &j, 18800) == 18800 + 4 * 3600);
 	policy_release(&p);
 	/* without the knob nothing moves */
 	mk(&p, &policy_las, NULL, 0, NULL, 0);
@@ -138,6 +155,7 @@ test_las_promotion(void)
 	j.state = JOB_PENDING;
 	j.state_since = 8000;
 	CHECK(isinf(p.ops->wait_change(&p, &j, 8000)) && k0(&p, &j, 1e12) == 1);
+	CHECK(!policy_promote(&p.par, &j, 1e12) && j.promo_wait == 0);
 	policy_release(&p);
 }
 
