@@ -7,7 +7,7 @@
  * session tick's few), packed (core/pack: versioned, sealed with a CRC).
  * One row per checkpoint instead of one per event is what makes recording
  * a replay cheap: ~60 inserts instead of 250,000 and no index entry per
- * event (README, "State store", has the figures).
+ * event (src/README.md, "The state store", says why).
  *
  * Writing: store_events_put buffers events in memory (the pending block)
  * and store_events_flush writes it as one row; store_commit flushes (a

@@ -6,7 +6,7 @@
  * to the same job's previous event (prev), so reading one job's history
  * follows links by primary key instead of needing an index on (run, job),
  * which would make every append an insertion at a random place (the
- * README's "State store" has the numbers).
+ * developer guide, src/README.md "The state store", has the numbers).
  *
  * A job's newest event (where its history starts) is kept in memory by the
  * writer, for the runs it writes, and checkpointed to the heads table (one

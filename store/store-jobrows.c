@@ -8,7 +8,7 @@
  * its cursors and its statement's end, about 28,000 instructions; a
  * recorded Philly replay's writer spent four fifths of its time there.
  * One statement for a checkpoint's jobs costs about 21,000 per row
- * (callgrind; README "Measurements").
+ * (callgrind, measured for commit 168a251).
  *
  * The columns are jr_cols, in the order of the jobs table's columns that
  * the upserts in store.c list (JOB_COLS). Eponymous only (no CREATE

@@ -1189,11 +1189,43 @@ chains_with(const struct spec *s, int t, int *out, int max)
 	return n;
 }
 
+/* Whether type t is one of the levels of chain c (its top type included). */
+static bool
+chain_has_type(const struct spec *s, int c, int t)
+{
+	int l = s->types[t].level;
+
+	return l >= 1 && l <= s->chains[c].levels &&
+	    s->chains[c].level_type[l] == t;
+}
+
+/* Report that type t of path is not in chain c, listing the chain's types. */
+static void
+err_not_in_chain(struct loader *L, int node, const char *path, int c, int t)
+{
+	struct spec *s = L->s;
+	struct strbuf sb = STRBUF_INIT;
+	int l;
+
+	for (l = s->chains[c].levels; l >= 1; l--)
+		strbuf_addf(&sb, "%s'%s'", l < s->chains[c].levels ? ", " : "",
+		    s->types[s->chains[c].level_type[l]].name);
+	err(L, node, "cell type '%s' in '%s' is not in chain '%s', whose "
+	    "types are %s", s->types[t].name, path,
+	    s->types[s->chains[c].top_type].name, sb.buf);
+	strbuf_release(&sb);
+}
+
 /*
- * Resolve a virtualCells cellType: "CHAIN.T1.T2" (each step the child of the
- * previous) or a bare "TYPE" (a chain, or in exactly one chain). Sets
- * chain/level/type; returns -1 after reporting (or quietly, for types that
- * were already reported as broken).
+ * Resolve a virtualCells cellType: "CHAIN.T1...TN" or a bare "TYPE" (a
+ * chain, or in exactly one chain). A path is read as HiveD reads it (its
+ * virtualCellConstructor): the first element is the chain, the last the
+ * type, and the ones between say nothing, so "RACK.GPU" (a skipped level)
+ * and "RACK.RACK" (a repeated one) are HiveD's own configs. Every element
+ * after the chain must still be a type of that chain: a typo or a type of
+ * another chain is an error, not silently ignored. Sets chain/level/type;
+ * returns -1 after reporting (or quietly, for types that were already
+ * reported as broken).
  */
 static int
 resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
@@ -1272,16 +1304,8 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 				    name, path, name);
 				return -1;
 			}
-		} else if (s->types[prev].is_leaf) {
-			err(L, node, "cell type '%s' is not in chain '%s' at that "
-			    "step: '%s' is a leaf type", name,
-			    s->types[s->chains[c].top_type].name, s->types[prev].name);
-			return -1;
-		} else if (s->types[prev].child != t) {
-			err(L, node, "cell type '%s' is not in chain '%s' at that "
-			    "step: the child of '%s' is '%s'", name,
-			    s->types[s->chains[c].top_type].name,
-			    s->types[prev].name, s->types[s->types[prev].child].name);
+		} else if (!chain_has_type(s, c, t)) {
+			err_not_in_chain(L, node, path, c, t);
 			return -1;
 		}
 		prev = t;

@@ -15,7 +15,7 @@
  *                     in one wide table
  *   store history     one job's events from a log of 1,000,000, by links
  *
- * The numbers are what README ("State store") quotes; targets: ingest >=
+ * tests/bench/README.md holds its current figures; targets: ingest >=
  * 200,000 events/s, load well under 1 s (a line says when a run misses
  * them; the exit status does not, since a busy machine would).
  */

@@ -51,6 +51,25 @@ run "$CELLAR" spec check tests/fixtures/specs/access.yaml
 check_rc access-rc 0
 check_out_has access-valid "spec 'tests/fixtures/specs/access.yaml' is valid"
 
+# HiveD's shortcut paths (CHAIN...TYPE, what lies between ignored): a
+# skipped level, a repeated one and the full path load; a type that is not
+# in the chain at all is still an error, naming the chain's types.
+SC=tests/fixtures/specs/hived-shortcut.yaml
+run "$CELLAR" spec check "$SC"
+check_rc shortcut-rc 0
+check_out_has shortcut-valid "spec '$SC' is valid: 2 chains, 3 vcs"
+run "$CELLAR" --spec "$SC" vcs -o json
+check_rc shortcut-vcs-rc 0
+check_json_field shortcut-skip-gpus vcs.0.gpus 5
+check_json_field shortcut-skip-level vcs.0.cells.0.level 1
+check_json_field shortcut-whole-type vcs.1.cells.0.type RACK
+check_json_field shortcut-whole-gpus vcs.1.gpus 8
+check_json_field shortcut-full-type vcs.2.cells.0.type SW
+sed 's/RACK\.RACK/RACK.K80/' "$SC" >"$TMP/not-in-chain.yaml"
+run "$CELLAR" spec check "$TMP/not-in-chain.yaml"
+check_rc shortcut-not-in-chain-rc 3
+check_out_has shortcut-not-in-chain "$TMP/not-in-chain.yaml:23:18: error: cell type 'K80' in 'RACK.K80' is not in chain 'RACK', whose types are 'RACK', 'NODE', 'SW', 'GPU'"
+
 run "$CELLAR" spec check /nonexistent/spec.yaml
 check_rc missing-rc 3
 check_out_has missing "/nonexistent/spec.yaml"

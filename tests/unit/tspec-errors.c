@@ -390,15 +390,26 @@ test_vc_type_not_in_chain(void)
 		"      cellNumber: 1\n"
 		"    - cellType: K80-NODE.K80\n"		/* 16 */
 		"      cellNumber: 1\n"
-		"    - cellType: M60-NODE.M60.M60\n"	/* 18 */
+		"    - cellType: M60-NODE.K80\n"		/* 18 */
+		"      cellNumber: 1\n"
+		"    - cellType: 3-K80-NODE.M60.K80\n"	/* 20 */
+		"      cellNumber: 1\n"
+		"    - cellType: 3-K80-NODE.K80.K81\n"	/* 22 */
 		"      cellNumber: 1\n";
 
-	CHECK_LOAD_FAILS(y, "t.yaml:14:17: error: ", "cell type 'M60-NODE' is not in "
-	    "chain '3-K80-NODE' at that step: the child of '3-K80-NODE' is 'K80-NODE'");
+	CHECK_LOAD_FAILS(y, "t.yaml:14:17: error: ", "cell type 'M60-NODE' in "
+	    "'3-K80-NODE.M60-NODE' is not in chain '3-K80-NODE', whose types are "
+	    "'3-K80-NODE', 'K80-NODE', 'K80'");
 	CHECK_LOAD_FAILS(y, "t.yaml:16:17: error: ", "'K80-NODE' in 'K80-NODE.K80' "
 	    "is not a chain");
-	CHECK_LOAD_FAILS(y, "t.yaml:18:17: error: ", "cell type 'M60' is not in chain "
-	    "'M60-NODE' at that step: 'M60' is a leaf type");
+	/* A leaf of another chain, last or between: HiveD would ignore neither. */
+	CHECK_LOAD_FAILS(y, "t.yaml:18:17: error: ", "cell type 'K80' in "
+	    "'M60-NODE.K80' is not in chain 'M60-NODE', whose types are "
+	    "'M60-NODE', 'M60'");
+	CHECK_LOAD_FAILS(y, "t.yaml:20:17: error: ", "cell type 'M60' in "
+	    "'3-K80-NODE.M60.K80' is not in chain '3-K80-NODE'");
+	CHECK_LOAD_FAILS(y, "t.yaml:22:17: error: ", "unknown cell type 'K81' in "
+	    "'3-K80-NODE.K80.K81'");
 }
 
 static void

@@ -566,6 +566,60 @@ test_vc_levels_add_up(void)
 	spec_diags_release(&d);
 }
 
+/*
+ * HiveD reads a virtual cell's path as CHAIN...TYPE and ignores what lies
+ * between, so its configs may skip levels (RACK.GPU) or repeat one
+ * (RACK.RACK, RACK.NODE.NODE); each means the same cells as the full path
+ * or the bare chain would.
+ */
+static void
+test_vc_shortcut_paths(void)
+{
+	static const char y[] =
+		"physicalCluster:\n"
+		"  cellTypes:\n"
+		"    SW: {childCellType: GPU, childCellNumber: 2}\n"
+		"    NODE: {childCellType: SW, childCellNumber: 2, isNodeLevel: true}\n"
+		"    RACK: {childCellType: NODE, childCellNumber: 4}\n"
+		"  physicalCells:\n"
+		"  - {cellType: RACK, cellChildren: [{cellAddress: a}, {cellAddress: b}, "
+		"{cellAddress: c}, {cellAddress: d}]}\n"
+		"  - {cellType: RACK, cellChildren: [{cellAddress: e}, {cellAddress: f}, "
+		"{cellAddress: g}, {cellAddress: h}]}\n"
+		"virtualClusters:\n"
+		"  skip:\n"
+		"    virtualCells:\n"
+		"    - {cellType: RACK.GPU, cellNumber: 3}\n"
+		"    - {cellType: RACK.SW, cellNumber: 1}\n"
+		"    - {cellType: RACK.NODE.GPU, cellNumber: 1}\n"
+		"  repeat:\n"
+		"    virtualCells:\n"
+		"    - {cellType: RACK.RACK, cellNumber: 1}\n"
+		"  full:\n"
+		"    virtualCells:\n"
+		"    - {cellType: RACK.NODE.SW, cellNumber: 2}\n"
+		"    - {cellType: RACK.NODE.NODE, cellNumber: 1}\n";
+	struct spec_diags d;
+	struct spec *s = load_str(y, &d);
+
+	CHECKF(s != NULL, "%.400s", all_diags(&d));
+	if (s == NULL)
+		return;
+	CHECK_INTEQ((int)d.errors, 0);
+	/* skip: 3 + 1 GPUs (level 1), one switch (level 2) */
+	CHECK_INTEQ(spec_vc_cells_at(s, 0, 0, 1), 4);
+	CHECK_INTEQ(spec_vc_cells_at(s, 0, 0, 2), 1);
+	/* repeat: one whole rack (level 4, the chain's top) */
+	CHECK_INTEQ(spec_vc_cells_at(s, 1, 0, 4), 1);
+	CHECK_INTEQ(spec_vc_cells_at(s, 1, 0, 3), 0);
+	/* full: the full path, and a repeated node */
+	CHECK_INTEQ(spec_vc_cells_at(s, 2, 0, 2), 2);
+	CHECK_INTEQ(spec_vc_cells_at(s, 2, 0, 3), 1);
+	CHECK_INTEQ(s->nvcs, 3);
+	spec_free(s);
+	spec_diags_release(&d);
+}
+
 static void
 test_hash(void)
 {
@@ -747,6 +801,7 @@ static const struct test tests[] = {
 	{ "units", test_units },
 	{ "find-cell", test_find_cell },
 	{ "vc-levels-add-up", test_vc_levels_add_up },
+	{ "vc-shortcut-paths", test_vc_shortcut_paths },
 	{ "hash", test_hash },
 	{ "doc-examples-load", test_doc_examples_load },
 	{ "scale-65536-gpus", test_scale_65536_gpus },
