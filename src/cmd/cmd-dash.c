@@ -418,6 +418,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			return cmd_usage_error(ctx);
 		}
 		v.speed = x;
+		v.speed_given = true;
 	}
 	if (args_has(a, "refresh")) {
 		n = args_strtonum(a, "refresh", 50, 60000, cause);
@@ -502,11 +503,12 @@ const struct cmd_entry cmd_dash_entry = {
 	    "With no server it shows what the store holds, read-only, and the "
 	    "status line says 'no cellar server is running for STORE'. "
 	    "Otherwise it shows the emulated cluster of the session's spec, "
-	    "playing a workload: by default the demo (a sample of the public "
-	    "Philly trace, its four busiest VCs mapped to the default spec's "
-	    "research, prod, dev and infer, arrivals 40 times faster, every job "
-	    "auto: guaranteed while its VC has room); --trace plays another trace "
-	    "(its VCs by name). Panels: cells (tree or --map node map: a letter "
+	    "playing a workload: by default the demo (a scripted opening, then "
+	    "a sample of the public Philly trace, its four busiest VCs mapped to "
+	    "the default spec's research, prod, dev and infer, arrivals 50 times "
+	    "faster, every job auto: guaranteed while its VC has room; two nodes "
+	    "fail and come back; it ends at 39h with a summary, and r plays it "
+	    "again); --trace plays another trace (its VCs by name). Panels: cells (tree or --map node map: a letter "
 	    "per VC, lower case for opportunistic, '.' free, ',' bound to a VC "
 	    "but idle, '#' bad), VCs (guaranteed used / free / bad of each VC's "
 	    "assigned GPUs, and its opportunistic GPUs elsewhere), queues (per VC, "

@@ -425,7 +425,7 @@ live_src_free(void *self)
 
 static const struct dash_source_ops live_src_ops = {
 	"live", live_src_data, live_src_advance, live_src_key, live_src_changes,
-	live_src_free, live_src_history,
+	live_src_free, live_src_history, NULL,
 };
 
 int

@@ -763,7 +763,7 @@ store_src_free(void *self)
 
 static const struct dash_source_ops store_src_ops = {
 	"store", store_src_data, store_src_advance, store_src_key, store_src_changes,
-	store_src_free, store_src_history,
+	store_src_free, store_src_history, NULL,
 };
 
 int

@@ -42,6 +42,7 @@ const struct dash_key dash_keys[] = {
 	{ ' ', "Space", DA_PAUSE, 0, "pause or play the emulator" },
 	{ '+', "+", DA_FASTER, 0, "play faster (x2)" },
 	{ '-', "-", DA_SLOWER, 0, "play slower (/2)" },
+	{ 'r', "r", DA_RESTART, 0, "play the demo again from the start" },
 	{ ':', ":", DA_COMMAND, 0, "command line (REPL grammar, Tab completes; :admin for changes)" },
 	{ '?', "?", DA_HELP, 0, "this help" },
 	{ 'q', "q", DA_QUIT, 0, "quit" },
@@ -436,7 +437,7 @@ void
 dash_view_init(struct dash_view *v)
 {
 	memset(v, 0, sizeof *v);
-	v->speed = 600;		/* ten emulated minutes per second */
+	v->speed = DASH_SPEED_START;	/* ten emulated minutes per second */
 	v->refresh_ms = 500;
 	v->mouse = true;
 	v->color = true;
@@ -575,6 +576,13 @@ visible_rows(struct dash_view *v, const struct dash_model *m, int p)
 		qsort(v->vis, (size_t)v->nvis, sizeof *v->vis, vis_cmp);
 		sort_m = NULL;
 	}
+}
+
+/* The end's summary screen is up: a workload played to its end. */
+static bool
+summary_up(const struct dash_view *v, const struct dash_model *m)
+{
+	return m->d.can_play && m->d.done && !v->summary_off;
 }
 
 /* ---- keys ---- */
@@ -777,7 +785,9 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 		}
 		break;
 	case DA_BACK:
-		if (v->out.len > 0)
+		if (summary_up(v, m))
+			v->summary_off = true;
+		else if (v->out.len > 0)
 			strbuf_reset(&v->out);
 		else if (v->panel == DP_DETAIL)
 			v->panel = v->back;
@@ -804,6 +814,22 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 	case DA_SLOWER:
 		v->speed = fmax(v->speed / 2, DASH_SPEED_MIN);
 		break;
+	case DA_RESTART: {
+		char *cause = NULL;
+
+		if (m->src->ops->restart == NULL)
+			return false;
+		if (dash_model_restart(m, &cause) != 0) {
+			snprintf(v->msg, sizeof v->msg, "%s", cause);
+			free(cause);
+			break;
+		}
+		v->summary_off = false;
+		v->paused = false;
+		v->sel[DP_EVENTS] = -1;
+		snprintf(v->msg, sizeof v->msg, "playing again from the start");
+		break;
+	}
 	case DA_COMMAND:
 		v->input = DI_COMMAND;
 		v->line[0] = '\0';
@@ -909,8 +935,8 @@ dash_view_state_load(struct dash_view *v, struct dash_model *m, const char *text
 		    val[1] == '\0')
 			v->sort = val[0] - '0';
 		else if (strncmp(line, "speed ", 6) == 0 && (x = strtod(val, NULL)) >=
-		    DASH_SPEED_MIN && x <= DASH_SPEED_MAX)
-			v->speed = x;
+		    DASH_SPEED_MIN && x <= DASH_SPEED_MAX && !v->speed_given)
+			v->speed = fmin(x, DASH_SPEED_START);
 		else if (strncmp(line, "filter ", 7) == 0)
 			dash_view_set_filter(v, val, NULL);
 		else if (strncmp(line, "open ", 5) == 0 || strncmp(line, "closed ", 7) == 0)
@@ -1328,6 +1354,42 @@ draw_help(struct dash_screen *s)
 	}
 }
 
+/* The end of a played workload: what happened, and how to go on. */
+static void
+draw_summary(const struct dash_model *m, struct dash_screen *s)
+{
+	struct dash_summary su;
+	char t[32], line[8][128];
+	int n = 0, i, w = 0, x, y, bw;
+
+	dash_model_summary(m, &su);
+	dash_format_dur(su.now - m->d.epoch, t, sizeof t);
+	snprintf(line[n++], sizeof line[0], "The %s is over: %s played.",
+	    m->d.end > 0 ? "demo" : "workload", t);
+	snprintf(line[n++], sizeof line[0], "%d jobs arrived: %d completed, %d "
+	    "still queued or running.", su.jobs, su.done, su.left);
+	snprintf(line[n++], sizeof line[0], "GPUs busy %.0f%% of the time on "
+	    "average (%lld GPUs).", 100 * su.util, m->st.gpus);
+	snprintf(line[n++], sizeof line[0], "%lld preemptions, %lld node failures, "
+	    "%lld jobs failed with a node.", su.preemptions, su.node_failures,
+	    su.failed);
+	line[n++][0] = '\0';
+	snprintf(line[n++], sizeof line[0], "%sq: quit   Esc: look around",
+	    m->src->ops->restart != NULL ? "r: play it again   " : "");
+	for (i = 0; i < n; i++)
+		if (text_cols(line[i]) > w)
+			w = text_cols(line[i]);
+	bw = w + 4 < s->w ? w + 4 : s->w;
+	x = (s->w - bw) / 2;
+	y = (s->h - n - 2) / 2;
+	for (i = -1; i <= n; i++) {
+		dash_fill(s, x, y + i, bw, DR_TITLE, DG_HEALTHY);
+		if (i >= 0 && i < n)
+			dash_put(s, x + 2, y + i, bw - 4, i == 0 ? DR_TITLE : DR_TITLE,
+			    line[i]);
+	}
+}
+
 void
 dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_screen *s)
 {
@@ -1386,4 +1448,6 @@ dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_scre
 		    "/:filter  s:sort  m:map  Space:pause  +/-:speed  ::command  q:quit");
 	if (v->help)
 		draw_help(s);
+	else if (summary_up(v, m))
+		draw_summary(m, s);
 }

@@ -39,8 +39,8 @@ enum {
 enum dash_action {
 	DA_NONE, DA_NEXT, DA_PREV, DA_PANEL, DA_UP, DA_DOWN, DA_PGUP, DA_PGDN,
 	DA_HOME, DA_END, DA_OPEN, DA_CLOSE, DA_ENTER, DA_BACK, DA_FILTER,
-	DA_SORT, DA_MAP, DA_PAUSE, DA_FASTER, DA_SLOWER, DA_COMMAND, DA_HELP,
-	DA_QUIT,
+	DA_SORT, DA_MAP, DA_PAUSE, DA_FASTER, DA_SLOWER, DA_RESTART, DA_COMMAND,
+	DA_HELP, DA_QUIT,
 };
 
 struct dash_key {
@@ -64,6 +64,8 @@ struct dash_view {
 	bool		 map;		/* cells panel: node map instead of tree */
 	bool		 paused;
 	double		 speed;		/* virtual seconds per wall second */
+	bool		 speed_given;	/* --speed: a saved speed does not replace it */
+	bool		 summary_off;	/* Esc hid the end's summary (until 'r') */
 	bool		 admin;
 	bool		 quit;
 	int		 sort;		/* queues: 0 policy order, then gpus, wait, name */
@@ -112,6 +114,9 @@ struct dash_view {
 #define DASH_MIN_W	60
 #define DASH_MIN_H	12
 #define DASH_SPEED_MIN	1.0
+/* The start speed, and the fastest a saved speed comes back at: a demo
+   left at x604800 must not be over before the next one is seen. */
+#define DASH_SPEED_START	600.0
 #define DASH_SPEED_MAX	(86400.0 * 7)
 
 void	dash_view_init(struct dash_view *v);

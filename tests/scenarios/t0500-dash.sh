@@ -43,7 +43,7 @@ check_out_has keys-queues-prio " q1 "
 # filter on pending jobs, Enter on the first: explain
 run "$CELLAR" dash --once --size 120x30 --at 1d --keys '3/state=PD<Enter><Enter>'
 check_rc explain-rc 0
-check_out_has explain-job " job demo-philly-"
+check_out_has explain-job " job philly-"
 check_out_has explain-state "state PD (pending)"
 check_out_has explain-waits " waits: "
 
@@ -69,7 +69,7 @@ run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':vcs<Enter>'
 check_out_has colon-on-screen "cluster: 128 GPUs, of which"
 check_out_lacks colon-not-session "of which 0 guaranteed (0.0%), 0 opportunistic"
 run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':jobs<Enter>'
-check_out_has colon-jobs-emulated "demo-philly-"
+check_out_has colon-jobs-emulated "philly-"
 run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<Enter>'
 check_out_has colon-refused "changes state: turn on admin mode with :admin first"
 run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>'

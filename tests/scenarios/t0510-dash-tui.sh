@@ -50,7 +50,7 @@ type_keys a Escape
 expect_gone colon-closed a "cluster: 128 GPUs, of which"
 
 type_keys a Enter
-expect_screen detail a " job demo-philly-"
+expect_screen detail a " job open-"
 expect_screen detail-state a "state R (running)"
 type_keys a Escape
 expect_screen detail-back a "filter: state=R"
