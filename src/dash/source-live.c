@@ -342,6 +342,7 @@ live_src_data(void *self, struct dash_data *d)
 	d->follow = NULL;
 	d->server = x->status;
 	d->now = x->now;	/* the wall clock: waits go on between commits */
+	d->wall = true;
 	d->done = false;
 	d->writable = x->fd >= 0;
 	d->gen = x->gen;

@@ -63,6 +63,9 @@ struct dash_data {
 	const char *const	*phases;
 	double			 now;		/* the source's clock, seconds */
 	double			 epoch;		/* status line's clock shows now - epoch */
+	/* times are the wall clock (seconds since 1970: a live session's),
+	   shown as local times of day, not as offsets from epoch */
+	bool			 wall;
 	bool			 can_play;	/* advance(dt) moves virtual time */
 	bool			 done;		/* nothing more will happen */
 	/* the workload's end (the demo's DASH_DEMO_END); 0: when all is done */

@@ -2,6 +2,9 @@
  * view.c — the dashboard's frame and keys: one table of panels, one table
  * of keys, and the actions between them. Everything here draws into a
  * struct dash_screen; the face (ui/dash.c) only moves it to the terminal.
+ * The first panel, the overview, is the cell tree (or node map) between
+ * the VC meters and the newest events (overview.c); the overlays are
+ * help.c's.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -10,15 +13,15 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
-#include "dash/view.h"
+#include "dash/view-int.h"
 
 const struct dash_key dash_keys[] = {
 	{ DK_TAB, "Tab", DA_NEXT, 0, "next panel" },
 	{ DK_BTAB, "S-Tab", DA_PREV, 0, "previous panel" },
-	{ '1', "1", DA_PANEL, DP_CELLS, "cells: tree (or node map) with state and health" },
-	{ '2', "2", DA_PANEL, DP_VCS, "VCs: usage of each VC's assigned GPUs" },
-	{ '3', "3", DA_PANEL, DP_QUEUES, "queues: jobs in the policy's order" },
-	{ '4', "4", DA_PANEL, DP_EVENTS, "events: starts, preemptions, failures" },
+	{ '1', "1", DA_PANEL, DP_CELLS, "overview: meters, tree, events" },
+	{ '2', "2", DA_PANEL, DP_VCS, "VCs: usage of their GPUs" },
+	{ '3', "3", DA_PANEL, DP_QUEUES, "queues: jobs in policy order" },
+	{ '4', "4", DA_PANEL, DP_EVENTS, "events: starts, preemptions..." },
 	{ '5', "5", DA_PANEL, DP_DETAIL, "detail of what Enter opened" },
 	{ DK_UP, "Up", DA_UP, 0, "move up" },
 	{ 'k', "k", DA_UP, 0, "move up" },
@@ -28,22 +31,22 @@ const struct dash_key dash_keys[] = {
 	{ DK_PGDN, "PgDn", DA_PGDN, 0, "page down" },
 	{ DK_HOME, "Home", DA_HOME, 0, "first row" },
 	{ 'g', "g", DA_HOME, 0, "first row" },
-	{ DK_END, "End", DA_END, 0, "last row (events: follow the log)" },
-	{ 'G', "G", DA_END, 0, "last row (events: follow the log)" },
+	{ DK_END, "End", DA_END, 0, "last row (events: follow)" },
+	{ 'G', "G", DA_END, 0, "last row (events: follow)" },
 	{ DK_RIGHT, "Right", DA_OPEN, 0, "cells: expand" },
 	{ 'l', "l", DA_OPEN, 0, "cells: expand" },
 	{ DK_LEFT, "Left", DA_CLOSE, 0, "cells: collapse" },
 	{ 'h', "h", DA_CLOSE, 0, "cells: collapse" },
-	{ DK_ENTER, "Enter", DA_ENTER, 0, "describe the selected job, cell or VC (explain a pending job)" },
-	{ DK_ESC, "Esc", DA_BACK, 0, "back; close help, input or command output" },
-	{ '/', "/", DA_FILTER, 0, "filter rows: regex, !regex inverts, field=value" },
-	{ 's', "s", DA_SORT, 0, "queues: sort by policy order, GPUs, wait, name" },
+	{ DK_ENTER, "Enter", DA_ENTER, 0, "describe the row (why a job waits)" },
+	{ DK_ESC, "Esc", DA_BACK, 0, "back; close input or output" },
+	{ '/', "/", DA_FILTER, 0, "filter: regex, !regex, field=value" },
+	{ 's', "s", DA_SORT, 0, "sort queues: policy, GPUs, wait, name" },
 	{ 'm', "m", DA_MAP, 0, "cells: tree / compact node map" },
 	{ ' ', "Space", DA_PAUSE, 0, "pause or play the emulator" },
 	{ '+', "+", DA_FASTER, 0, "play faster (x2)" },
 	{ '-', "-", DA_SLOWER, 0, "play slower (/2)" },
-	{ 'r', "r", DA_RESTART, 0, "play the demo again from the start" },
-	{ ':', ":", DA_COMMAND, 0, "command line (REPL grammar, Tab completes; :admin for changes)" },
+	{ 'r', "r", DA_RESTART, 0, "play the demo again" },
+	{ ':', ":", DA_COMMAND, 0, "command line (Tab completes; :admin to change)" },
 	{ '?', "?", DA_HELP, 0, "this help" },
 	{ 'q', "q", DA_QUIT, 0, "quit" },
 	{ 0, NULL, DA_NONE, 0, NULL }
@@ -177,7 +180,7 @@ cells_draw_row(const struct dash_model *m, const struct dash_view *v,
 		dash_put(s, 42, y, 1, DR_DIM, "-");
 	dash_putf(s, 55, y, -1, DR_NORMAL, "%4d %4d %4d %5d", ci.used, ci.opp, ci.bad,
 	    ci.leaves);
-	if (w > 78)
+	if (w - 78 >= 6)	/* a bar of a cell or two says nothing */
 		bar(s, 77, y, w - 78 < 24 ? w - 78 : 24, ci.leaves, ci.used, ci.opp, ci.bad);
 }
 
@@ -354,23 +357,15 @@ events_fields(const struct dash_model *m, const struct dash_view *v, int row,
 	return 4;
 }
 
-static void
-events_draw_row(const struct dash_model *m, const struct dash_view *v,
-    struct dash_screen *s, int row, int y, int w)
+void
+dash_event_row(const struct dash_model *m, const struct rec *r, struct dash_screen *s,
+    int y, int w)
 {
-	const struct rec *r = dash_model_event(m, row);
 	char t[32], text[256];
 	enum dash_role role = DR_NORMAL;
 
-	(void)v;
 	(void)w;
-	/* on the status line's clock; a live session's earlier records are
-	   before its start */
-	if (r->t <= m->d.epoch - 1) {
-		t[0] = '-';
-		dash_format_dur(m->d.epoch - r->t, t + 1, sizeof t - 1);
-	} else
-		dash_format_dur(r->t - m->d.epoch, t, sizeof t);
+	dash_time_text(m, r->t, t, sizeof t);
 	if (r->kind == REC_PREEMPT || r->kind == REC_FAIL || r->kind == REC_NODE_BAD)
 		role = DR_BAD;
 	else if (r->kind == REC_DOWNGRADE)
@@ -384,6 +379,14 @@ events_draw_row(const struct dash_model *m, const struct dash_view *v,
 		    dash_vc_letter(r->vc), m->vcs[r->vc].name);
 	event_text(m, r, text, sizeof text);
 	dash_put(s, 31, y, -1, DR_NORMAL, text);
+}
+
+static void
+events_draw_row(const struct dash_model *m, const struct dash_view *v,
+    struct dash_screen *s, int row, int y, int w)
+{
+	(void)v;
+	dash_event_row(m, dash_model_event(m, row), s, y, w);
 }
 
 static void
@@ -401,7 +404,7 @@ events_enter(const struct dash_model *m, struct dash_view *v, int row)
 }
 
 static const struct dash_panel_ops panels[DASH_NPANELS] = {
-	[DP_CELLS] = { "cells", "Cells", cells_rows, cells_fields, cells_draw_row,
+	[DP_CELLS] = { "overview", "Overview", cells_rows, cells_fields, cells_draw_row,
 	    "  CELL                  TYPE          S H VC           USED  OPP  BAD  GPUS",
 	    cells_enter },
 	[DP_VCS] = { "vcs", "VCs", vcs_rows, vcs_fields, vcs_draw_row,
@@ -422,6 +425,9 @@ dash_panel_parse(const char *name)
 	for (i = 0; i < DASH_NPANELS; i++)
 		if (strcmp(panels[i].name, name) == 0)
 			return i;
+	/* the overview's cell tree was the panel "cells" */
+	if (strcmp(name, "cells") == 0)
+		return DP_CELLS;
 	return -1;
 }
 
@@ -738,6 +744,8 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 	if (key == '\n' || key == '\r')
 		for (k = dash_keys; k->key != 0 && k->action != DA_ENTER; k++)
 			;
+	if (!dash_action_usable(m, k->action))
+		return false;	/* nothing to play, nothing to start over */
 	v->msg[0] = '\0';
 	switch (k->action) {
 	case DA_NONE:
@@ -817,8 +825,6 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 	case DA_RESTART: {
 		char *cause = NULL;
 
-		if (m->src->ops->restart == NULL)
-			return false;
 		if (dash_model_restart(m, &cause) != 0) {
 			snprintf(v->msg, sizeof v->msg, "%s", cause);
 			free(cause);
@@ -1020,13 +1026,14 @@ draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_s
 	bool on[SF_N];
 	int i, x = 0, worst, drop[SF_N];
 
-	dash_format_dur(m->d.now - m->d.epoch, t, sizeof t);
+	dash_time_text(m, m->d.now, t, sizeof t);
 	snprintf(f[SF_NAME], sizeof f[0], "cellar");
 	snprintf(f[SF_SPEC], sizeof f[0], "%s", m->d.spec_name);
 	snprintf(f[SF_MODE], sizeof f[0], "%s", engine_mode_name(engine_mode(m->d.engine)));
 	snprintf(f[SF_POLICY], sizeof f[0], "policy %s", m->d.policy);
 	snprintf(f[SF_BACKEND], sizeof f[0], "%s", m->d.backend);
-	snprintf(f[SF_TIME], sizeof f[0], "t=%s", t);
+	/* a live cluster's clock is the time of day, an emulator's t=elapsed */
+	snprintf(f[SF_TIME], sizeof f[0], "%s%s", m->d.wall ? "" : "t=", t);
 	f[SF_PLAY][0] = '\0';
 	if (m->d.can_play)
 		snprintf(f[SF_PLAY], sizeof f[0], "%s x%.0f",
@@ -1132,6 +1139,26 @@ draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s
 	}
 }
 
+/* Rows the node map takes at width w, with its header. */
+static int
+map_rows(const struct dash_model *m, int w)
+{
+	const struct spec *sp = m->d.spec;
+	int c, k, lv, up, n, per = w - 11 > 1 ? w - 11 : 1, rows = 1;
+
+	for (c = 0; c < sp->nchains; c++) {
+		lv = sp->chains[c].node_level;
+		up = lv < sp->chains[c].levels ? lv + 1 : lv;
+		for (k = 0; k < sp->chains[c].level_count[up]; k++) {
+			int cell = sp->chains[c].level_first[up] + k;
+
+			n = up == lv ? 1 : sp->cells[cell].nchild;
+			rows += (n + per - 1) / per;
+		}
+	}
+	return rows;
+}
+
 /* The compact node map: one character per node, a rack (the level above
    nodes) per line, wrapped to the width. */
 static void
@@ -1168,6 +1195,38 @@ draw_map(const struct dash_model *m, struct dash_screen *s, int y0, int h)
 			y++;
 		}
 	}
+}
+
+/*
+ * The first panel: the VC meters (at most a quarter of the rows), the cell
+ * tree or node map, and the newest events in the rows the tree leaves (a
+ * fifth of them at least, 3 to start with).
+ */
+static void
+draw_overview(struct dash_view *v, const struct dash_model *m, struct dash_screen *s,
+    int y0, int h)
+{
+	int mh, th, eh, want;
+
+	mh = dash_meter_rows(m, s->w, h / 4);
+	if (mh > 0)
+		mh = dash_meters_draw(m, s, y0, mh);
+	eh = h / 5 > 3 ? h / 5 : 3;
+	if (h - mh - eh < 4)
+		eh = 0;		/* too short: the tree alone */
+	/* the tree's rows (its header and a row per visible cell), or the map's */
+	want = 1 + (v->map ? map_rows(m, s->w) : m->nrows);
+	th = h - mh - eh;
+	if (eh > 0 && want < th) {
+		eh += th - want;
+		th = want;
+	}
+	if (v->map)
+		draw_map(m, s, y0 + mh, th);
+	else
+		draw_list(v, m, s, y0 + mh, th);
+	if (eh > 0)
+		dash_event_tail(m, s, y0 + mh + th, eh);
 }
 
 static int
@@ -1255,11 +1314,12 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 			return;
 		j = &m->d.jobs[v->d_id];
 		y = detail_line(s, y, ymax, DR_TITLE, "job %s", j->name);
-		dash_format_dur(j->submit, a, sizeof a);
+		dash_time_text(m, j->submit, a, sizeof a);
 		y = detail_line(s, y, ymax, DR_NORMAL, "vc %s  state %s (%s)  gpus %d  "
-		    "class %s%s  submitted t=%s", sp->vcs[j->vc].name,
+		    "class %s%s  submitted %s%s", sp->vcs[j->vc].name,
 		    job_state_code(j->state), job_state_name(j->state), j->gpus,
-		    job_class_name(j->klass), j->opportunistic ? ", running opportunistic" : "", a);
+		    job_class_name(j->klass), j->opportunistic ? ", running opportunistic" : "",
+		    m->d.wall ? "" : "t=", a);
 		dash_format_dur(j->queued, a, sizeof a);
 		dash_format_dur(j->run_time, b, sizeof b);
 		y = detail_line(s, y, ymax, DR_NORMAL, "queued %s  ran %s  attained %.0f "
@@ -1333,60 +1393,42 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 	}
 }
 
+/*
+ * The bottom line's reminders, in order of use; each shown whole or not
+ * at all, and only where the key does something here (nothing to play
+ * on a live cluster).
+ */
+static const struct {
+	const char	*text;
+	enum dash_action need;	/* DA_NONE: always */
+	bool		 at_end;	/* only once the workload has ended */
+} hints[] = {
+	{ "?:help", DA_NONE, false },
+	{ "r:restart", DA_RESTART, true },
+	{ "Tab/1-5:panels", DA_NONE, false },
+	{ "Enter:detail", DA_NONE, false },
+	{ "/:filter", DA_NONE, false },
+	{ "Space:pause", DA_PAUSE, false },
+	{ "+/-:speed", DA_FASTER, false },
+	{ "::command", DA_NONE, false },
+	{ "s:sort", DA_NONE, false },
+	{ "m:map", DA_NONE, false },
+	{ "q:quit", DA_NONE, false },
+};
+
 static void
-draw_help(struct dash_screen *s)
+draw_hints(const struct dash_model *m, struct dash_screen *s, int y)
 {
-	const struct dash_key *k;
-	int n = 0, rows = s->h - 4, cols, cw, i, x, y;
+	size_t i;
+	int x = 0, n;
 
-	for (k = dash_keys; k->key != 0; k++)
-		n++;
-	cols = (n + rows - 1) / rows;	/* as many columns as it takes */
-	cw = (s->w - 4) / (cols > 0 ? cols : 1);
-	for (y = 2; y < s->h - 1; y++) {
-		dash_fill(s, 0, y, s->w, DR_NORMAL, DG_HEALTHY);
-	}
-	dash_put(s, 3, 2, -1, DR_TITLE, "keys (any key closes this)");
-	for (i = 0, k = dash_keys; k->key != 0; k++, i++) {
-		x = 3 + i / rows * cw;
-		y = 3 + i % rows;
-		dash_putf(s, x, y, cw - 1, DR_NORMAL, "%-6s %s", k->name, k->help);
-	}
-}
-
-/* The end of a played workload: what happened, and how to go on. */
-static void
-draw_summary(const struct dash_model *m, struct dash_screen *s)
-{
-	struct dash_summary su;
-	char t[32], line[8][128];
-	int n = 0, i, w = 0, x, y, bw;
-
-	dash_model_summary(m, &su);
-	dash_format_dur(su.now - m->d.epoch, t, sizeof t);
-	snprintf(line[n++], sizeof line[0], "The %s is over: %s played.",
-	    m->d.end > 0 ? "demo" : "workload", t);
-	snprintf(line[n++], sizeof line[0], "%d jobs arrived: %d completed, %d "
-	    "still queued or running.", su.jobs, su.done, su.left);
-	snprintf(line[n++], sizeof line[0], "GPUs busy %.0f%% of the time on "
-	    "average (%lld GPUs).", 100 * su.util, m->st.gpus);
-	snprintf(line[n++], sizeof line[0], "%lld preemptions, %lld node failures, "
-	    "%lld jobs failed with a node.", su.preemptions, su.node_failures,
-	    su.failed);
-	line[n++][0] = '\0';
-	snprintf(line[n++], sizeof line[0], "%sq: quit   Esc: look around",
-	    m->src->ops->restart != NULL ? "r: play it again   " : "");
-	for (i = 0; i < n; i++)
-		if (text_cols(line[i]) > w)
-			w = text_cols(line[i]);
-	bw = w + 4 < s->w ? w + 4 : s->w;
-	x = (s->w - bw) / 2;
-	y = (s->h - n - 2) / 2;
-	for (i = -1; i <= n; i++) {
-		dash_fill(s, x, y + i, bw, DR_TITLE, DG_HEALTHY);
-		if (i >= 0 && i < n)
-			dash_put(s, x + 2, y + i, bw - 4, i == 0 ? DR_TITLE : DR_TITLE,
-			    line[i]);
+	for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+		if (!dash_action_usable(m, hints[i].need) || (hints[i].at_end && !m->d.done))
+			continue;
+		n = (int)strlen(hints[i].text);
+		if (x + n > s->w)
+			continue;
+		x += dash_put(s, x, y, n, DR_DIM, hints[i].text) + 2;
 	}
 }
 
@@ -1411,8 +1453,8 @@ dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_scre
 	body = s->h - 3 - outh;
 	if (v->panel == DP_DETAIL)
 		draw_detail(v, m, s, 2, 2 + body);
-	else if (v->panel == DP_CELLS && v->map)
-		draw_map(m, s, 2, body);
+	else if (v->panel == DP_CELLS)
+		draw_overview(v, m, s, 2, body);
 	else
 		draw_list(v, m, s, 2, body);
 	if (outh > 0) {
@@ -1444,10 +1486,9 @@ dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_scre
 	else if (v->msg[0] != '\0')
 		dash_put(s, 0, y, -1, DR_WARN, v->msg);
 	else
-		dash_put(s, 0, y, -1, DR_DIM, "?:help  Tab/1-5:panels  Enter:detail  "
-		    "/:filter  s:sort  m:map  Space:pause  +/-:speed  ::command  q:quit");
+		draw_hints(m, s, y);
 	if (v->help)
-		draw_help(s);
+		dash_help_draw(v, m, s);
 	else if (summary_up(v, m))
-		draw_summary(m, s);
+		dash_summary_draw(m, s);
 }

@@ -16,7 +16,7 @@ case $status in
 *) not_ok once-status-whole "status line [$status] does not end with a whole field" ;;
 esac
 check_out_has once-util "% of 128 GPUs"
-check_out_has once-tabs " 1 Cells   2 VCs   3 Queues   4 Events   5 Detail"
+check_out_has once-tabs " 1 Overview   2 VCs   3 Queues   4 Events   5 Detail"
 check_out_has once-tree "- r0                    V100-RACK"
 lines=$(printf '%s\n' "$OUT" | wc -l)
 [ "$lines" -eq 30 ] && ok once-height || not_ok once-height "$lines lines"
@@ -53,7 +53,7 @@ check_out_has map-rack "r0         "
 
 run "$CELLAR" dash --once --size 100x30 --keys '?'
 check_out_has help-overlay "keys (any key closes this)"
-check_out_has help-quit "q      quit"
+check_out_has help-quit "q       quit"
 
 run "$CELLAR" dash --once --size 40x10
 check_out_has too-small "terminal too small (need 60x12)"

@@ -45,7 +45,7 @@ expect_screen nosrv-refused d "no cellar server runs for this store"
 # for the policy and backend again)
 serve_start "$TMP/two.yaml"
 expect_gone srv-found d "no cellar server is running"
-expect_screen live-status d "policy priority  local  t="
+expect_screen live-status d "policy priority  local  "
 # submit on the ':' line: asked, then done by the server
 type_text d ":submit j1 --vc a --gpus 2 --priority 2 -- $trainer 30 0.1"
 type_keys d Enter
