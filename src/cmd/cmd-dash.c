@@ -59,7 +59,7 @@ static const struct cmd_opt dash_opts[] = {
 	{ 0, "once", NULL, "print one frame as plain text and exit (no terminal)", VALUE_NONE },
 	{ 0, "size", "WxH", "--once: the frame's size (default 120x40)", VALUE_NONE },
 	{ 0, "at", "T", "play the emulator T emulated seconds first (30m, 6h, 2d)", VALUE_NONE },
-	{ 0, "panel", "NAME", "start on cells, vcs, queues, events or detail", VALUE_NONE },
+	{ 0, "panel", "NAME", "start on overview (or cells), vcs, queues, events or detail", VALUE_NONE },
 	{ 0, "keys", "KEYS", "press these keys first (<Enter> <Esc> <Tab> <Up> <Down> <Left> <Right>)", VALUE_NONE },
 	{ 0, "map", NULL, "cells as a compact node map", VALUE_NONE },
 	{ 0, "follow", NULL, "show the newest run of the --db store another process writes", VALUE_NONE },
@@ -406,7 +406,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if ((val = args_get(a, "size")) != NULL && parse_size(val, &w, &h, cause) != 0)
 		return cmd_usage_error(ctx);
 	if ((val = args_get(a, "panel")) != NULL && dash_panel_parse(val) < 0) {
-		*cause = xasprintf("unknown panel '%s' (cells, vcs, queues, events, detail)", val);
+		*cause = xasprintf("unknown panel '%s' (overview, vcs, queues, events, detail)", val);
 		return cmd_usage_error(ctx);
 	}
 	dash_view_init(&v);
@@ -450,8 +450,10 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	   first frame */
 	if ((at > 0 || live) && dash_model_advance(&m, at, cause) != 0)
 		goto out;
-	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0)
+	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0) {
 		v.panel = p;
+		v.panel_given = true;
+	}
 	v.map = args_has(a, "map");
 	v.mouse = !args_has(a, "no-mouse");
 	v.color = ctx->out.color && !args_has(a, "no-color");

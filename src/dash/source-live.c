@@ -268,6 +268,7 @@ ask_server(struct live_src *x)
 	    &cause) != 0) {
 		/* gone (or it answered something else): looked for again */
 		free(cause);
+		cause = NULL;	/* freed once more below */
 		disconnect(x);
 		set_why(x, NULL);
 	} else if (status != 0) {

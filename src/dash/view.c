@@ -933,7 +933,7 @@ dash_view_state_load(struct dash_view *v, struct dash_model *m, const char *text
 			continue;
 		val++;
 		if (strncmp(line, "panel ", 6) == 0 && (n = dash_panel_parse(val)) >= 0 &&
-		    n != DP_DETAIL)
+		    n != DP_DETAIL && !v->panel_given)
 			v->panel = n;
 		else if (strncmp(line, "map ", 4) == 0)
 			v->map = strcmp(val, "1") == 0;

@@ -65,6 +65,7 @@ struct dash_view {
 	bool		 paused;
 	double		 speed;		/* virtual seconds per wall second */
 	bool		 speed_given;	/* --speed: a saved speed does not replace it */
+	bool		 panel_given;	/* --panel: nor a saved panel this one */
 	bool		 summary_off;	/* Esc hid the end's summary (until 'r') */
 	bool		 admin;
 	bool		 quit;

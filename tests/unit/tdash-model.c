@@ -505,7 +505,7 @@ test_ui_state(void)
 /*
  * A saved speed never comes back above the start speed (x604800 once
  * made the next demo end before it was seen); a slower one comes back as
- * saved, and --speed (speed_given) wins over either.
+ * saved, and --speed (speed_given) wins over either, as --panel does.
  */
 static void
 test_state_speed(void)
@@ -523,6 +523,11 @@ test_state_speed(void)
 	v.speed_given = true;
 	dash_view_state_load(&v, &f.m, "speed 300\n");
 	CHECK(v.speed == 5000);
+	/* so does --panel over a saved panel */
+	v.panel = DP_EVENTS;
+	v.panel_given = true;
+	dash_view_state_load(&v, &f.m, "panel queues\n");
+	CHECK_INTEQ(v.panel, DP_EVENTS);
 	dash_view_release(&v);
 	fixture_release(&f);
 }
