@@ -83,6 +83,7 @@ static const struct {
 	{ "Up", DK_UP }, { "Down", DK_DOWN }, { "Left", DK_LEFT }, { "Right", DK_RIGHT },
 	{ "PgUp", DK_PGUP }, { "PgDn", DK_PGDN }, { "Home", DK_HOME }, { "End", DK_END },
 	{ "BS", DK_BACKSPACE }, { "Space", ' ' }, { "lt", '<' },
+	{ "C-u", DK_KILL }, { "C-w", DK_WERASE },
 };
 
 /* Feed --keys to the view: characters, or <Name> from key_names. */
@@ -526,7 +527,8 @@ const struct cmd_entry cmd_dash_entry = {
 	    "(ASCII unless --unicode), of --size WxH (default 120x40), after "
 	    "playing --at T emulated seconds and pressing --keys (characters, "
 	    "or <Enter>, <Esc>, <Tab>, <S-Tab>, <Up>, <Down>, <Left>, <Right>, "
-	    "<PgUp>, <PgDn>, <Home>, <End>, <BS>, <Space>, <lt>). Commands on "
+	    "<PgUp>, <PgDn>, <Home>, <End>, <BS>, <Space>, <lt>, <C-u>, <C-w>). "
+	    "Commands on "
 	    "the ':' line read the cluster on screen, read-only until ':admin' "
 	    "(an ADMIN banner); a command that changes state then asks for "
 	    "confirmation, Cancel by default, and runs only on a live session "

@@ -606,7 +606,7 @@ run_line(struct dash_view *v, const char *line)
 }
 
 static void
-commit_command(struct dash_view *v)
+commit_command(struct dash_view *v, const struct dash_model *m)
 {
 	const char *p = v->line;
 
@@ -625,6 +625,12 @@ commit_command(struct dash_view *v)
 		return;
 	}
 	if (v->mutates != NULL && v->mutates(v->arg, p)) {
+		/* on what only its workload changes (the emulator, a followed
+		   store, no server), no admin mode or y/N first: the refusal */
+		if (!m->d.writable) {
+			run_line(v, p);
+			return;
+		}
 		if (!v->admin) {
 			snprintf(v->msg, sizeof v->msg, "'%.100s' changes state: "
 			    "turn on admin mode with :admin first", p);
@@ -658,6 +664,18 @@ line_key(struct dash_view *v, struct dash_model *m, int key)
 		v->line[0] = '\0';
 		return;
 	}
+	if (key == DK_KILL) {		/* Ctrl-U: the whole line, as a shell */
+		v->line[0] = '\0';
+		return;
+	}
+	if (key == DK_WERASE) {		/* Ctrl-W: the word before the cursor */
+		while (n > 0 && v->line[n - 1] == ' ')
+			n--;
+		while (n > 0 && v->line[n - 1] != ' ')
+			n--;
+		v->line[n] = '\0';
+		return;
+	}
 	if (key == DK_BACKSPACE || key == 0x7f || key == 8) {
 		if (n > 0) {
 			/* drop a whole UTF-8 character */
@@ -684,8 +702,7 @@ line_key(struct dash_view *v, struct dash_model *m, int key)
 			v->sel[v->panel] = v->panel == DP_EVENTS ? -1 : 0;
 			v->top[v->panel] = 0;
 		} else
-			commit_command(v);
-		(void)m;
+			commit_command(v, m);
 		return;
 	}
 	if (key >= 0x20 && key < 0x100 && key != 0x7f && n + 1 < sizeof v->line) {

@@ -16,6 +16,9 @@
  *     (or is 0 when it has none) after every draw.
  *  2. A command that mutates runs only in admin mode and only after a
  *     confirmation whose default (Enter, Esc, anything but 'y') is Cancel.
+ *     Where the cluster cannot be changed (dash_data.writable false: the
+ *     emulator, a followed store, no server) it goes to run at once,
+ *     which refuses it, rather than through admin mode and y/N first.
  *  3. Every key in dash_keys has a help line; no key appears twice.
  */
 #ifndef CELLAR_DASH_VIEW_H
@@ -29,6 +32,10 @@
 #include "dash/screen.h"
 
 enum dash_panel_id { DP_CELLS, DP_VCS, DP_QUEUES, DP_EVENTS, DP_DETAIL, DASH_NPANELS };
+
+/* Control keys the input line knows (the face reports them as typed). */
+#define DK_KILL		0x15	/* Ctrl-U */
+#define DK_WERASE	0x17	/* Ctrl-W */
 
 /* Keys beyond ASCII, as the face reports them. */
 enum {

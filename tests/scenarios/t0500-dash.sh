@@ -70,14 +70,31 @@ check_out_has colon-on-screen "cluster: 128 GPUs, of which"
 check_out_lacks colon-not-session "of which 0 guaranteed (0.0%), 0 opportunistic"
 run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':jobs<Enter>'
 check_out_has colon-jobs-emulated "philly-"
+# a change on the emulated cluster is refused at once: not sent to
+# :admin, not asked y/N, then refused (issue 21)
 run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<Enter>'
-check_out_has colon-refused "changes state: turn on admin mode with :admin first"
-run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>'
-check_out_has colon-confirm "run 'node bad r0n00'? [y/N]"
-check_out_has colon-banner " ADMIN"
-# confirmed, it is still refused: the emulated cluster is not a live session
-run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>y'
 check_out_has colon-emu-refused "error: the cluster on screen is the emulator's"
+check_out_lacks colon-no-admin-detour "turn on admin mode"
+run "$CELLAR" dash --once --size 120x30 --keys ':alloc x --vc prod --gpus 1<Enter>'
+check_out_has colon-alloc-refused "error: the cluster on screen is the emulator's"
+run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>'
+check_out_lacks colon-no-confirm "[y/N]"
+check_out_has colon-banner " ADMIN"
+check_out_has colon-admin-refused "error: the cluster on screen is the emulator's"
+# the ':' line: Ctrl-U clears it, Ctrl-W takes a word, Tab lists
+run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<C-u>'
+check_out_lacks colon-ctrl-u ":node"
+printf '%s\n' "$OUT" | tail -1 | grep -qx ':' && ok colon-ctrl-u-empty ||
+    not_ok colon-ctrl-u-empty "$(printf '%s\n' "$OUT" | tail -1)"
+run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<C-w>'
+printf '%s\n' "$OUT" | tail -1 | grep -qx ':node bad' && ok colon-ctrl-w ||
+    not_ok colon-ctrl-w "$(printf '%s\n' "$OUT" | tail -1)"
+run "$CELLAR" dash --once --size 120x30 --keys ':c<Tab>'
+check_out_has colon-tab-lists "cancel  cells  compare"
+printf '%s\n' "$OUT" | tail -1 | grep -qx ':c' && ok colon-tab-no-pick ||
+    not_ok colon-tab-no-pick "$(printf '%s\n' "$OUT" | tail -1)"
+run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n0<Tab>'
+check_out_has colon-tab-nodes "r0n00  r0n01  r0n02"
 # the selected row is marked without colour
 run "$CELLAR" dash --once --size 120x30 --keys 'j'
 check_out_has select-marker ">  + r0n00"

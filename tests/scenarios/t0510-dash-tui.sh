@@ -67,9 +67,11 @@ expect_screen admin-msg a "admin mode on"
 expect_screen_e admin-banner a "[41m ADMIN"
 type_text a ':node bad r0n00'
 type_keys a Enter
-expect_screen confirm a "run 'node bad r0n00'? [y/N] (default: cancel)"
-type_keys a Enter
-expect_screen cancelled a "cancelled"
+# the emulated cluster changes only by its workload: refused at once,
+# no y/N first (a live cluster's confirmation is t0525's)
+expect_screen refused a "error: the cluster on screen is the emulator's"
+type_keys a Escape
+expect_gone refused-closed a "error: the cluster on screen is the emulator's"
 
 # the dashboard asked the terminal for mouse reports (tmux's view of the
 # pane); --no-mouse, further down, does not
