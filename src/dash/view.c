@@ -1310,6 +1310,51 @@ explain(const struct dash_model *m, const struct job *j, struct dash_screen *s,
 	return y;
 }
 
+/*
+ * The jobs on a cell's GPUs, as `cells NODE` lists them: each with its
+ * VC, its GPUs here (of all it holds) and its class, in leaf order.
+ */
+static void
+cell_jobs(const struct dash_model *m, int cell, struct dash_screen *s, int y, int ymax)
+{
+	const struct spec *sp = m->d.spec;
+	struct engine_cell_info ci;
+	struct engine_job_info ji;
+	int lo = cell, hi = cell, i, k, n = 0, *ids, *here;
+
+	while (sp->cells[lo].nchild > 0)
+		lo = sp->cells[lo].first_child;
+	while (sp->cells[hi].nchild > 0)
+		hi = sp->cells[hi].first_child + sp->cells[hi].nchild - 1;
+	ids = xcalloc((size_t)(hi - lo + 1), sizeof *ids);
+	here = xcalloc((size_t)(hi - lo + 1), sizeof *here);
+	for (i = lo; i <= hi; i++) {	/* a subtree's leaves are contiguous */
+		engine_cell(m->d.engine, i, &ci);
+		if (ci.job < 0)
+			continue;
+		for (k = 0; k < n && ids[k] != ci.job; k++)
+			;
+		if (k == n)
+			ids[n++] = ci.job;
+		here[k]++;
+	}
+	if (n == 0)
+		y = detail_line(s, y, ymax, DR_DIM, "no job on it");
+	else
+		y = detail_line(s, y, ymax, DR_HEADER, "%d job%s on it:", n,
+		    n == 1 ? "" : "s");
+	for (k = 0; k < n; k++) {
+		if (!engine_job(m->d.engine, ids[k], &ji))
+			continue;
+		y = detail_line(s, y, ymax, DR_NORMAL, "  %-24s vc %-10s %d of its "
+		    "%d GPUs here  %s", ji.name, ji.vc >= 0 && ji.vc < sp->nvcs ?
+		    sp->vcs[ji.vc].name : "-", here[k], ji.nleaves,
+		    ji.priority < 0 ? "opportunistic" : "guaranteed");
+	}
+	free(ids);
+	free(here);
+}
+
 static void
 draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen *s,
     int y, int ymax)
@@ -1384,9 +1429,7 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 		    ci.doomed ? "  doomed (bound because bad)" : "", ci.pinned ? "  pinned" : "");
 		y = detail_line(s, y, ymax, DR_NORMAL, "GPUs %d: %d guaranteed, %d "
 		    "opportunistic, %d bad", ci.leaves, ci.used, ci.opp, ci.bad);
-		if (ci.job >= 0 && engine_job(m->d.engine, ci.job, &ji))
-			detail_line(s, y, ymax, DR_NORMAL, "job %s (priority %d)", ji.name,
-			    ci.priority);
+		cell_jobs(m, v->d_id, s, y, ymax);
 		return;
 	case DD_VC: {
 		const struct dash_vc *c;

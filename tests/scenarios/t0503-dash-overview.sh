@@ -56,4 +56,17 @@ check_out_lacks events-no-meters "  cluster  ["
 run "$CELLAR" dash --once --size 120x40 --panel cells
 check_out_has panel-cells-alias "  cluster  ["
 
+# Enter on a cell lists the jobs on it (it showed only counts), as
+# `cells NODE` does; a rack lists those of all its nodes
+run "$CELLAR" dash --once --at 2h --size 100x30 --keys 'j<Enter>'
+check_out_has cell-detail " cell r0n00 (V100-NODE, level 4)"
+check_out_has cell-jobs-count " 8 jobs on it:"
+printf '%s\n' "$OUT" | grep -Eq '^   open-[0-9]+ +vc research +1 of its 1 GPUs here +guaranteed' &&
+    ok cell-job-row || not_ok cell-job-row "$OUT"
+run "$CELLAR" dash --once --at 2h --size 100x40 --keys '<Enter>'
+check_out_has rack-detail " cell r0 (V100-RACK"
+check_out_has rack-jobs " jobs on it:"
+run "$CELLAR" dash --once --size 100x30 --keys 'j<Enter>'
+check_out_has cell-no-job "no job on it"
+
 done_testing
