@@ -274,35 +274,117 @@ queues_fields(const struct dash_model *m, const struct dash_view *v, int row,
 	return 6;
 }
 
+/*
+ * The queues' columns, in order: each header sits over its values. REASON
+ * takes what is left (10 at least); when the width is short, columns go
+ * whole in the order of drop (highest first) before REASON is cut: the
+ * running time, then the policy's priority, then the class.
+ */
+enum { QC_VC, QC_JOB, QC_ST, QC_GPUS, QC_PRIO, QC_CLASS, QC_WAIT, QC_RUN,
+	QC_REASON, QC_N };
+static const struct {
+	const char	*head;
+	int		 w;
+	int		 drop;	/* 0: never */
+} qcols[QC_N] = {
+	[QC_VC] = { "VC", 10, 0 },
+	[QC_JOB] = { "JOB", 24, 0 },
+	[QC_ST] = { "ST", 2, 0 },
+	[QC_GPUS] = { "GPUS", 4, 0 },
+	[QC_PRIO] = { "PRIO", 14, 2 },
+	[QC_CLASS] = { "CLASS", 5, 3 },
+	[QC_WAIT] = { "WAIT", 8, 0 },	/* pending: since it was queued */
+	[QC_RUN] = { "RUN", 8, 1 },	/* running: since it started */
+	[QC_REASON] = { "REASON", 10, 0 },
+};
+
+/* Each column's x at width w, or -1 where it is dropped. */
+static void
+queue_layout(int w, int *x)
+{
+	bool on[QC_N];
+	int i, tot, worst;
+
+	for (i = 0; i < QC_N; i++)
+		on[i] = true;
+	for (;;) {
+		for (i = 0, tot = 0; i < QC_N; i++)
+			if (on[i])
+				tot += qcols[i].w + 1;
+		if (tot <= w)
+			break;
+		for (i = 0, worst = -1; i < QC_N; i++)
+			if (on[i] && qcols[i].drop > 0 &&
+			    (worst < 0 || qcols[i].drop < qcols[worst].drop))
+				worst = i;
+		if (worst < 0)
+			break;
+		on[worst] = false;
+	}
+	for (i = 0, tot = 0; i < QC_N; i++) {
+		x[i] = on[i] ? tot : -1;
+		if (on[i])
+			tot += qcols[i].w + 1;
+	}
+}
+
+static void
+queues_header(struct dash_screen *s, int y)
+{
+	int x[QC_N], i;
+
+	queue_layout(s->w - 1, x);
+	for (i = 0; i < QC_N; i++)
+		if (x[i] >= 0)
+			dash_put(s, x[i], y, -1, DR_HEADER, qcols[i].head);
+}
+
+/* How a job's class reads: as it runs, or as asked while it waits. */
+static const char *
+class_short(const struct job *j)
+{
+	if (j->state != JOB_PENDING)
+		return j->opportunistic ? "opp" : "gua";
+	return j->klass == JOB_AUTO ? "auto" : j->klass == JOB_OPPORTUNISTIC ?
+	    "opp" : "gua";
+}
+
 static void
 queues_draw_row(const struct dash_model *m, const struct dash_view *v,
     struct dash_screen *s, int row, int y, int w)
 {
 	const struct dash_qrow *r = qrow_at(m, row);
 	const struct job *j = &m->d.jobs[r->job];
-	char prio[48], wait[32];
+	char prio[48], t[32];
+	int x[QC_N];
+	bool pend = j->state == JOB_PENDING;
 
 	(void)v;
-	(void)w;
-	dash_format_prio(m->d.policy, r, j, prio, sizeof prio);
-	dash_format_dur(m->d.now - (j->state == JOB_PENDING ? j->state_since : j->submit),
-	    wait, sizeof wait);
-	dash_putf(s, 0, y, 10, DR_VC0 + j->vc % DASH_VC_COLORS, "%c %s",
-	    dash_vc_letter(j->vc), m->d.spec->vcs[j->vc].name);
-	dash_put(s, 11, y, 24, DR_NORMAL, j->name);
-	dash_put(s, 36, y, 2, dash_state_role(j->state), job_state_code(j->state));
-	dash_putf(s, 39, y, 4, DR_NORMAL, "%4d", j->gpus);
-	dash_put(s, 44, y, 14, DR_NORMAL, prio);
-	dash_putf(s, 59, y, 5, DR_DIM, "%5d", r->klass);
-	dash_put(s, 65, y, 3, j->opportunistic ? DR_OPP : DR_NORMAL,
-	    j->state == JOB_PENDING ? "" : j->opportunistic ? "opp" : "gua");
-	dash_put(s, 69, y, 8, DR_NORMAL, wait);
-	if (j->state == JOB_PENDING)
-		dash_put(s, 78, y, -1, DR_WARN, job_reason_name(j->reason));
+	queue_layout(w, x);
+	dash_putf(s, x[QC_VC], y, qcols[QC_VC].w, DR_VC0 + j->vc % DASH_VC_COLORS,
+	    "%c %s", dash_vc_letter(j->vc), m->d.spec->vcs[j->vc].name);
+	dash_put(s, x[QC_JOB], y, qcols[QC_JOB].w, DR_NORMAL, j->name);
+	dash_put(s, x[QC_ST], y, 2, dash_state_role(j->state), job_state_code(j->state));
+	dash_putf(s, x[QC_GPUS], y, 4, DR_NORMAL, "%4d", j->gpus);
+	if (x[QC_PRIO] >= 0) {
+		dash_format_prio(m->d.policy, r, j, prio, sizeof prio);
+		dash_put(s, x[QC_PRIO], y, qcols[QC_PRIO].w, DR_NORMAL, prio);
+	}
+	if (x[QC_CLASS] >= 0)
+		dash_put(s, x[QC_CLASS], y, 5, j->opportunistic ? DR_OPP : DR_NORMAL,
+		    class_short(j));
+	/* a pending job's wait, a running one's time since it (re)started */
+	dash_format_dur(m->d.now - j->state_since, t, sizeof t);
+	if (pend)
+		dash_put(s, x[QC_WAIT], y, 8, DR_NORMAL, t);
+	else if (x[QC_RUN] >= 0)
+		dash_put(s, x[QC_RUN], y, 8, DR_NORMAL, t);
+	if (pend)
+		dash_put(s, x[QC_REASON], y, -1, DR_WARN, job_reason_name(j->reason));
 	else if (m->d.phases != NULL && m->d.phases[r->job] != NULL &&
 	    strcmp(m->d.phases[r->job], "running") != 0)
 		/* a live job between states: suspended, migrating ... */
-		dash_put(s, 78, y, -1, DR_DIM, m->d.phases[r->job]);
+		dash_put(s, x[QC_REASON], y, -1, DR_DIM, m->d.phases[r->job]);
 }
 
 static void
@@ -410,8 +492,7 @@ static const struct dash_panel_ops panels[DASH_NPANELS] = {
 	[DP_VCS] = { "vcs", "VCs", vcs_rows, vcs_fields, vcs_draw_row,
 	    "VC           GPUS: used/bad/free", vcs_enter },
 	[DP_QUEUES] = { "queues", "Queues", queues_rows, queues_fields, queues_draw_row,
-	    "VC         JOB                      ST GPUS PRIO           CLASS RUN WAIT     REASON",
-	    queues_enter },
+	    NULL, queues_enter },
 	[DP_EVENTS] = { "events", "Events", events_rows, events_fields, events_draw_row,
 	    "TIME     KIND       VC         WHAT", events_enter },
 	[DP_DETAIL] = { "detail", "Detail", NULL, NULL, NULL, NULL, NULL },
@@ -1116,7 +1197,10 @@ draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s
 	dash_role_span(s, 0, y0, s->w, DR_HEADER);
 	/* a one-column gutter holds the selection marker, seen without colour */
 	s->ox = 1;
-	dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
+	if (p == DP_QUEUES)
+		queues_header(s, y0);	/* its columns fit the width */
+	else
+		dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
 	y0++;
 	h--;
 	visible_rows(v, m, p);

@@ -39,6 +39,29 @@ check_out_has vcs-labelled "of 64 assigned GPUs"
 run "$CELLAR" dash --once --size 120x40 --at 1d --keys 3
 check_out_has keys-queues "VC         JOB                      ST GPUS PRIO"
 check_out_has keys-queues-prio " q1 "
+# headers over their values: CLASS is the job's class (not the policy's
+# 0/1), WAIT a pending job's wait, RUN a running job's time since it
+# started; at 80 columns RUN and PRIO go before REASON is cut
+run "$CELLAR" dash --once --size 120x40 --at 8h --panel queues
+check_out_has queues-header " VC         JOB                      ST GPUS PRIO           CLASS WAIT     RUN      REASON"
+out_row=$(printf '%s\n' "$OUT" | grep -E '^.A research [a-z0-9-]+ +PD ' | head -1)
+case $out_row in
+*" auto  "[0-9]*"Resources"*|*" auto  "[0-9]*"Priority"*|*" auto  "[0-9]*"VCFull"*) ok queues-pending-row ;;
+*) not_ok queues-pending-row "[$out_row]" ;;
+esac
+run "$CELLAR" dash --once --size 120x40 --at 8h --panel queues --keys '/state=R<Enter>'
+head=$(printf '%s\n' "$OUT" | sed -n 3p)
+run_row=$(printf '%s\n' "$OUT" | grep -E '^.A research [a-z0-9-]+ +R ' | head -1)
+# the running time starts under RUN, nothing under WAIT
+at=$(awk -v h="$head" -v r="$run_row" 'BEGIN {
+	i = index(h, "RUN"); w = index(h, "WAIT")
+	print (substr(r, i, 1) ~ /[0-9]/ && substr(r, w, 8) ~ /^ *$/) ? "yes" : "no" }')
+printf '%s\n' "$run_row" | grep -Eq ' (gua|opp) ' && [ "$at" = yes ] &&
+    ok queues-running-row || not_ok queues-running-row "[$head] [$run_row]"
+run "$CELLAR" dash --once --size 80x30 --at 8h --panel queues --keys '/state=PD<Enter>'
+check_out_has queues-80-header " VC         JOB                      ST GPUS CLASS WAIT     REASON"
+printf '%s\n' "$OUT" | grep -Eq ' PD .* (Resources|Priority|VCFull|Fragmented)$' &&
+    ok queues-80-reason || not_ok queues-80-reason "$OUT"
 
 # filter on pending jobs, Enter on the first: explain
 run "$CELLAR" dash --once --size 120x30 --at 1d --keys '3/state=PD<Enter><Enter>'
