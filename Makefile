@@ -232,12 +232,17 @@ $(B)/gen/default-spec.c: specs/default.yaml
 $(B)/gen/default-spec.o: $(B)/gen/default-spec.c
 	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
 
-# The dashboard's demo workload (a Philly sample, see specs/README.md).
-$(B)/gen/demo-trace.c: specs/demo-philly.csv
+# The dashboard's demo workload: a scripted opening, then a Philly sample
+# (see specs/README.md), two C strings.
+$(B)/gen/demo-trace.c: specs/demo-opening.csv specs/demo-philly.csv
 	@mkdir -p $(@D)
-	@{ echo '/* generated from specs/demo-philly.csv by the Makefile; do not edit */'; \
+	@{ echo '/* generated from specs/demo-opening.csv and specs/demo-philly.csv by the Makefile; do not edit */'; \
+	   echo 'const char dash_demo_opening[] = {'; \
+	   od -An -v -tx1 specs/demo-opening.csv | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '0x00 };'; \
+	   echo 'const unsigned long dash_demo_opening_len = sizeof dash_demo_opening - 1;'; \
 	   echo 'const char dash_demo_trace[] = {'; \
-	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   od -An -v -tx1 specs/demo-philly.csv | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '0x00 };'; \
 	   echo 'const unsigned long dash_demo_trace_len = sizeof dash_demo_trace - 1;'; } > $@
 

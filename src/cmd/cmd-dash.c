@@ -59,7 +59,7 @@ static const struct cmd_opt dash_opts[] = {
 	{ 0, "once", NULL, "print one frame as plain text and exit (no terminal)", VALUE_NONE },
 	{ 0, "size", "WxH", "--once: the frame's size (default 120x40)", VALUE_NONE },
 	{ 0, "at", "T", "play the emulator T emulated seconds first (30m, 6h, 2d)", VALUE_NONE },
-	{ 0, "panel", "NAME", "start on cells, vcs, queues, events or detail", VALUE_NONE },
+	{ 0, "panel", "NAME", "start on overview (or cells), vcs, queues, events or detail", VALUE_NONE },
 	{ 0, "keys", "KEYS", "press these keys first (<Enter> <Esc> <Tab> <Up> <Down> <Left> <Right>)", VALUE_NONE },
 	{ 0, "map", NULL, "cells as a compact node map", VALUE_NONE },
 	{ 0, "follow", NULL, "show the newest run of the --db store another process writes", VALUE_NONE },
@@ -83,6 +83,7 @@ static const struct {
 	{ "Up", DK_UP }, { "Down", DK_DOWN }, { "Left", DK_LEFT }, { "Right", DK_RIGHT },
 	{ "PgUp", DK_PGUP }, { "PgDn", DK_PGDN }, { "Home", DK_HOME }, { "End", DK_END },
 	{ "BS", DK_BACKSPACE }, { "Space", ' ' }, { "lt", '<' },
+	{ "C-u", DK_KILL }, { "C-w", DK_WERASE },
 };
 
 /* Feed --keys to the view: characters, or <Name> from key_names. */
@@ -406,7 +407,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if ((val = args_get(a, "size")) != NULL && parse_size(val, &w, &h, cause) != 0)
 		return cmd_usage_error(ctx);
 	if ((val = args_get(a, "panel")) != NULL && dash_panel_parse(val) < 0) {
-		*cause = xasprintf("unknown panel '%s' (cells, vcs, queues, events, detail)", val);
+		*cause = xasprintf("unknown panel '%s' (overview, vcs, queues, events, detail)", val);
 		return cmd_usage_error(ctx);
 	}
 	dash_view_init(&v);
@@ -418,6 +419,7 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			return cmd_usage_error(ctx);
 		}
 		v.speed = x;
+		v.speed_given = true;
 	}
 	if (args_has(a, "refresh")) {
 		n = args_strtonum(a, "refresh", 50, 60000, cause);
@@ -449,8 +451,10 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	   first frame */
 	if ((at > 0 || live) && dash_model_advance(&m, at, cause) != 0)
 		goto out;
-	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0)
+	if ((val = args_get(a, "panel")) != NULL && (p = dash_panel_parse(val)) >= 0) {
 		v.panel = p;
+		v.panel_given = true;
+	}
 	v.map = args_has(a, "map");
 	v.mouse = !args_has(a, "no-mouse");
 	v.color = ctx->out.color && !args_has(a, "no-color");
@@ -502,11 +506,12 @@ const struct cmd_entry cmd_dash_entry = {
 	    "With no server it shows what the store holds, read-only, and the "
 	    "status line says 'no cellar server is running for STORE'. "
 	    "Otherwise it shows the emulated cluster of the session's spec, "
-	    "playing a workload: by default the demo (a sample of the public "
-	    "Philly trace, its four busiest VCs mapped to the default spec's "
-	    "research, prod, dev and infer, arrivals 40 times faster, every job "
-	    "auto: guaranteed while its VC has room); --trace plays another trace "
-	    "(its VCs by name). Panels: cells (tree or --map node map: a letter "
+	    "playing a workload: by default the demo (a scripted opening, then "
+	    "a sample of the public Philly trace, its four busiest VCs mapped to "
+	    "the default spec's research, prod, dev and infer, arrivals 50 times "
+	    "faster, every job auto: guaranteed while its VC has room; two nodes "
+	    "fail and come back; it ends at 39h with a summary, and r plays it "
+	    "again); --trace plays another trace (its VCs by name). Panels: cells (tree or --map node map: a letter "
 	    "per VC, lower case for opportunistic, '.' free, ',' bound to a VC "
 	    "but idle, '#' bad), VCs (guaranteed used / free / bad of each VC's "
 	    "assigned GPUs, and its opportunistic GPUs elsewhere), queues (per VC, "
@@ -522,7 +527,8 @@ const struct cmd_entry cmd_dash_entry = {
 	    "(ASCII unless --unicode), of --size WxH (default 120x40), after "
 	    "playing --at T emulated seconds and pressing --keys (characters, "
 	    "or <Enter>, <Esc>, <Tab>, <S-Tab>, <Up>, <Down>, <Left>, <Right>, "
-	    "<PgUp>, <PgDn>, <Home>, <End>, <BS>, <Space>, <lt>). Commands on "
+	    "<PgUp>, <PgDn>, <Home>, <End>, <BS>, <Space>, <lt>, <C-u>, <C-w>). "
+	    "Commands on "
 	    "the ':' line read the cluster on screen, read-only until ':admin' "
 	    "(an ADMIN banner); a command that changes state then asks for "
 	    "confirmation, Cancel by default, and runs only on a live session "

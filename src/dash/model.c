@@ -606,6 +606,7 @@ model_respec(struct dash_model *m)
 	struct rec *ev = m->ev;
 	int head = m->ev_head, n = m->ev_n;
 	long long total = m->ev_total, rebuilds = m->rebuilds, full = m->full;
+	long long kinds[REC_NKINDS];
 
 	const int *vm = m->d.vc_map, *cm = m->d.cell_map;
 	int nvm = m->d.nvc_map, ncm = m->d.ncell_map, i;
@@ -617,6 +618,7 @@ model_respec(struct dash_model *m)
 		if (cm != NULL && ev[i].cell >= 0)
 			ev[i].cell = ev[i].cell < ncm ? cm[ev[i].cell] : -1;
 	}
+	memcpy(kinds, m->ev_kinds, sizeof kinds);
 	m->ev = NULL;
 	dash_model_release(m);
 	dash_model_init(m, src);
@@ -625,6 +627,7 @@ model_respec(struct dash_model *m)
 	m->ev_head = head;
 	m->ev_n = n;
 	m->ev_total = total;
+	memcpy(m->ev_kinds, kinds, sizeof kinds);
 	m->rebuilds += rebuilds;
 	m->full += full;
 }
@@ -677,6 +680,52 @@ on_rec(void *arg, const struct rec *r)
 	if (m->ev_n < DASH_EVENTS)
 		m->ev_n++;
 	m->ev_total++;
+	if ((unsigned)r->kind < REC_NKINDS)
+		m->ev_kinds[r->kind]++;
+}
+
+int
+dash_model_restart(struct dash_model *m, char **cause)
+{
+	struct dash_source *src = m->src;
+
+	if (src->ops->restart == NULL) {
+		*cause = xasprintf("the %s cannot start over", m->d.backend);
+		return -1;
+	}
+	if (src->ops->restart(src->self, cause) != 0)
+		return -1;
+	dash_model_release(m);
+	dash_model_init(m, src);
+	return 0;
+}
+
+/* Busy GPU-time is the jobs' attained service (emu.h invariant 2). */
+void
+dash_model_summary(const struct dash_model *m, struct dash_summary *su)
+{
+	const struct job *j;
+	double busy = 0;
+	int i;
+
+	memset(su, 0, sizeof *su);
+	su->now = m->d.now;
+	for (i = 0; i < m->d.njobs; i++) {
+		j = &m->d.jobs[i];
+		if (j->submit > m->d.now)
+			continue;
+		su->jobs++;
+		busy += j->attained;
+		if (j->state == JOB_COMPLETED)
+			su->done++;
+		else if (!job_is_final(j))
+			su->left++;
+	}
+	if (m->st.gpus > 0 && m->d.now - m->d.epoch > 0)
+		su->util = busy / ((double)m->st.gpus * (m->d.now - m->d.epoch));
+	su->preemptions = m->ev_kinds[REC_PREEMPT] + m->ev_kinds[REC_DOWNGRADE];
+	su->node_failures = m->ev_kinds[REC_NODE_BAD];
+	su->failed = m->ev_kinds[REC_FAIL];
 }
 
 int

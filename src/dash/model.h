@@ -119,6 +119,19 @@ struct dash_model {
 	int			 ev_head;	/* next slot */
 	int			 ev_n;
 	long long		 ev_total;
+	long long		 ev_kinds[REC_NKINDS];	/* all records seen, by kind */
+};
+
+/* What a workload that has ended shows (the demo's summary screen). */
+struct dash_summary {
+	double		 now;
+	int		 jobs;		/* arrived by now */
+	int		 done;		/* completed */
+	int		 left;		/* still queued or running */
+	double		 util;		/* busy GPU-time / (GPUs x now) */
+	long long	 preemptions;	/* preempt and downgrade records */
+	long long	 node_failures;	/* node-bad records */
+	long long	 failed;	/* jobs failed by a node */
 };
 
 void	dash_model_init(struct dash_model *m, struct dash_source *src);
@@ -130,6 +143,14 @@ void	dash_model_refresh(struct dash_model *m);
 void	dash_model_rebuild(struct dash_model *m);
 /* Play dt seconds (or follow), collect the events, refresh. */
 int	dash_model_advance(struct dash_model *m, double dt, char **cause);
+
+/*
+ * Start the source over (its restart op: the demo's 'r') and the model
+ * with it, events and all. -1 with *cause when the source cannot.
+ */
+int	dash_model_restart(struct dash_model *m, char **cause);
+/* The figures of the summary screen, from the jobs and the events seen. */
+void	dash_model_summary(const struct dash_model *m, struct dash_summary *su);
 
 /* The i-th event, 0 = oldest kept; NULL past the end. */
 const struct rec *dash_model_event(const struct dash_model *m, int i);

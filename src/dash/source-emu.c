@@ -4,14 +4,19 @@
  * workload is the Philly trace sample compiled in (specs/demo-philly.csv,
  * CC-BY-4.0 data; see specs/README.md), its four busiest VCs mapped onto
  * the default spec's and its arrivals compressed DASH_DEMO_LOAD times so
- * that 128 GPUs queue and preempt. Jobs are `auto`: guaranteed while their
- * VC has room, else opportunistic.
+ * that 128 GPUs queue and preempt, after a scripted opening
+ * (specs/demo-opening.csv; source.h says how the two are put together).
+ * Jobs are `auto`: guaranteed while their VC has room, else opportunistic.
+ * The demo's node failures are demo_faults below; it ends at
+ * DASH_DEMO_END (its last jobs would run on for days).
  *
- * advance(dt) runs the emulator up to clock + dt and hands over its
- * journal; the clock is the play position, which may be past the last
- * event's time.
+ * advance(dt) runs the emulator up to clock + dt (never past the end) and
+ * hands over its journal; the clock is the play position, which may be
+ * past the last event's time. restart builds the emulator again from the
+ * jobs as they were made.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,13 +79,18 @@ idset_release(struct idset *x)
 struct emu_src {
 	const struct spec	*spec;
 	char			*spec_name;
+	enum engine_mode	 mode;
 	struct policy		 pol;
 	bool			 pol_init;
 	struct job		*jobs;
+	struct job		*jobs0;		/* as made, for restart */
 	int			 njobs;
+	struct emu_params	 ep;
+	struct emu_fault	*faults;	/* ep's */
 	struct emu		*m;
 	double			 clock;
-	uint64_t		 gen;
+	double			 end;		/* 0: play until all is done */
+	uint64_t		 gen, spec_gen;
 	/* changed since the last changes() (source.h invariant 4): the
 	   emulator's dirty jobs and the nodes of its health records */
 	struct idset		 cj, cn;
@@ -108,6 +118,8 @@ emu_src_free(void *self)
 	if (x->pol_init)
 		policy_release(&x->pol);
 	free(x->jobs);
+	free(x->jobs0);
+	free(x->faults);
 	free(x->spec_name);
 	idset_release(&x->cj);
 	idset_release(&x->cn);
@@ -131,8 +143,10 @@ emu_src_data(void *self, struct dash_data *d)
 	d->njobs = x->njobs;
 	d->now = x->clock;
 	d->can_play = true;
-	d->done = emu_done(x->m);
+	d->done = emu_done(x->m) || (x->end > 0 && x->clock >= x->end);
+	d->end = x->end;
 	d->gen = x->gen;
+	d->spec_gen = x->spec_gen;
 }
 
 static int
@@ -144,9 +158,11 @@ emu_src_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
 	int i, n;
 	long long ev;
 
-	if (!(dt > 0))
+	if (!(dt > 0) || (x->end > 0 && x->clock >= x->end))
 		return 0;
 	x->clock += dt;
+	if (x->end > 0 && x->clock > x->end)
+		x->clock = x->end;
 	if ((ev = emu_run(x->m, x->clock, NULL, NULL, cause)) < 0)
 		return -1;
 	r = emu_journal(x->m, &n);
@@ -187,10 +203,121 @@ emu_src_changes(void *self, struct dash_changes *ch)
 	ch->nodes = x->out_n;
 }
 
+/* The emulator at time 0 over x->jobs0. */
+static int
+emu_src_build(struct emu_src *x, char **cause)
+{
+	struct emu *m;
+
+	memcpy(x->jobs, x->jobs0, (size_t)x->njobs * sizeof *x->jobs);
+	if ((m = emu_create(x->spec, x->mode, &x->pol, &x->ep, x->jobs, x->njobs,
+	    cause)) == NULL)
+		return -1;
+	emu_free(x->m);
+	x->m = m;
+	x->clock = 0;
+	return 0;
+}
+
+static int
+emu_src_restart(void *self, char **cause)
+{
+	struct emu_src *x = self;
+	int *ids;
+	size_t cap = 0;
+
+	if (emu_src_build(x, cause) != 0)
+		return -1;
+	/* nothing the model kept holds: it starts over (source.h 5) */
+	ids = NULL;
+	idset_take(&x->cj, &ids, &cap);
+	idset_take(&x->cn, &ids, &cap);
+	free(ids);
+	x->gen++;
+	x->spec_gen++;
+	return 0;
+}
+
 static const struct dash_source_ops emu_src_ops = {
 	"emulator", emu_src_data, emu_src_advance, emu_src_key, emu_src_changes,
-	emu_src_free, NULL,
+	emu_src_free, NULL, emu_src_restart,
 };
+
+/*
+ * The demo's node failures: a research node early, while the opening has
+ * filled it, and a prod node in the sample's busy part. Only the nodes
+ * the spec has (another spec plays the demo without them).
+ */
+static const struct {
+	const char	*node;
+	double		 at, until;
+} demo_faults[] = {
+	{ "r0n05", 60 * 60, 150 * 60 },
+	{ "r1n02", DASH_DEMO_OPENING + 14 * 3600, DASH_DEMO_OPENING + 17 * 3600 },
+};
+
+static void
+demo_faults_add(struct emu_src *x)
+{
+	size_t i;
+	int n;
+
+	x->faults = xcalloc(sizeof demo_faults / sizeof demo_faults[0],
+	    sizeof *x->faults);
+	for (i = 0, n = 0; i < sizeof demo_faults / sizeof demo_faults[0]; i++) {
+		if (spec_find_node(x->spec, demo_faults[i].node) < 0)
+			continue;
+		snprintf(x->faults[n].node, sizeof x->faults[n].node, "%s",
+		    demo_faults[i].node);
+		x->faults[n].at = demo_faults[i].at;
+		x->faults[n].until = demo_faults[i].until;
+		n++;
+	}
+	x->ep.faults = x->faults;
+	x->ep.nfaults = n;
+}
+
+/*
+ * The demo's workload as one trace (source.h): the opening, then the
+ * sample's busy window at the demo's load, from DASH_DEMO_OPENING on.
+ */
+static int
+demo_trace(double load, struct trace *t, char **cause)
+{
+	struct trace smp;
+	int i;
+
+	if (trace_load_string("open.csv", dash_demo_opening, dash_demo_opening_len,
+	    TRACE_PHILLY, t, cause) != 0)
+		return -1;
+	/* both sorted, the opening before the sample: so is their sequence */
+	if (t->njobs > 0 && t->jobs[t->njobs - 1].submit >= DASH_DEMO_OPENING) {
+		*cause = xasprintf("the demo's opening runs past %.0f s",
+		    DASH_DEMO_OPENING);
+		goto fail;
+	}
+	if (trace_load_string("philly.csv", dash_demo_trace, dash_demo_trace_len,
+	    TRACE_PHILLY, &smp, cause) != 0)
+		goto fail;
+	if (trace_scale_load(&smp, load, cause) != 0 ||
+	    trace_window(&smp, DASH_DEMO_FROM, DASH_DEMO_FROM + DASH_DEMO_SPAN,
+	    cause) != 0) {
+		trace_release(&smp);
+		goto fail;
+	}
+	t->jobs = xreallocarray(t->jobs, (size_t)t->njobs + (size_t)smp.njobs + 1,
+	    sizeof *t->jobs);
+	for (i = 0; i < smp.njobs; i++) {
+		t->jobs[t->njobs + i] = smp.jobs[i];
+		t->jobs[t->njobs + i].submit += DASH_DEMO_OPENING;
+	}
+	t->njobs += smp.njobs;
+	trace_release(&smp);
+	return 0;
+fail:
+	trace_release(t);
+	return -1;
+}
 
 int
 dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **cause)
@@ -198,7 +325,6 @@ dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **ca
 	struct emu_src *x = xcalloc(1, sizeof *x);
 	const struct policy_ops *ops;
 	struct policy_params par;
-	struct emu_params ep;
 	struct trace t;
 	const char *vcmap = c->trace == NULL ? DASH_DEMO_VCMAP : NULL;
 	double load = c->load > 0 ? c->load : c->trace == NULL ? DASH_DEMO_LOAD : 1;
@@ -215,16 +341,12 @@ dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **ca
 		goto fail;
 	x->pol_init = true;
 	if (c->trace == NULL)
-		rc = trace_load_string("demo-philly.csv", dash_demo_trace,
-		    dash_demo_trace_len, TRACE_AUTO, &t, cause);
-	else
-		rc = trace_load(c->trace, TRACE_AUTO, &t, cause);
+		rc = demo_trace(load, &t, cause);
+	else if ((rc = trace_load(c->trace, TRACE_AUTO, &t, cause)) == 0 &&
+	    load != 1 && (rc = trace_scale_load(&t, load, cause)) != 0)
+		trace_release(&t);
 	if (rc != 0)
 		goto fail;
-	if (load != 1 && trace_scale_load(&t, load, cause) != 0) {
-		trace_release(&t);
-		goto fail;
-	}
 	/* the demo's VCs are the default spec's: on another spec, keep what maps */
 	rc = trace_to_jobs(&t, c->spec, vcmap, c->seed, true, &x->jobs, &x->njobs,
 	    NULL, NULL, cause);
@@ -240,11 +362,16 @@ dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **ca
 	for (i = 0; i < x->njobs; i++)
 		if (!x->jobs[i].class_given)
 			x->jobs[i].klass = JOB_AUTO;
-	emu_params_init(&ep);
-	if ((x->m = emu_create(c->spec, c->mode, &x->pol, &ep, x->jobs, x->njobs,
-	    cause)) == NULL)
+	x->jobs0 = xreallocarray(NULL, (size_t)x->njobs + 1, sizeof *x->jobs);
+	memcpy(x->jobs0, x->jobs, (size_t)x->njobs * sizeof *x->jobs);
+	x->mode = c->mode;
+	emu_params_init(&x->ep);
+	if (c->trace == NULL) {
+		demo_faults_add(x);
+		x->end = DASH_DEMO_END;
+	}
+	if (emu_src_build(x, cause) != 0)
 		goto fail;
-	x->clock = 0;
 	x->gen = 1;
 	src->ops = &emu_src_ops;
 	src->self = x;

@@ -268,6 +268,7 @@ ask_server(struct live_src *x)
 	    &cause) != 0) {
 		/* gone (or it answered something else): looked for again */
 		free(cause);
+		cause = NULL;	/* freed once more below */
 		disconnect(x);
 		set_why(x, NULL);
 	} else if (status != 0) {
@@ -342,6 +343,7 @@ live_src_data(void *self, struct dash_data *d)
 	d->follow = NULL;
 	d->server = x->status;
 	d->now = x->now;	/* the wall clock: waits go on between commits */
+	d->wall = true;
 	d->done = false;
 	d->writable = x->fd >= 0;
 	d->gen = x->gen;
@@ -425,7 +427,7 @@ live_src_free(void *self)
 
 static const struct dash_source_ops live_src_ops = {
 	"live", live_src_data, live_src_advance, live_src_key, live_src_changes,
-	live_src_free, live_src_history,
+	live_src_free, live_src_history, NULL,
 };
 
 int

@@ -666,6 +666,7 @@ store_src_data(void *self, struct dash_data *d)
 	d->now = x->run.now;
 	/* a session's clock is Unix time: shown since the run began */
 	d->epoch = x->run.kind == STORE_RUN_SESSION ? x->run.created : 0;
+	d->wall = x->run.kind == STORE_RUN_SESSION;
 	d->done = x->run.state != STORE_RUN_RUNNING;
 	d->gen = x->gen;
 	d->spec_gen = x->spec_gen;
@@ -763,7 +764,7 @@ store_src_free(void *self)
 
 static const struct dash_source_ops store_src_ops = {
 	"store", store_src_data, store_src_advance, store_src_key, store_src_changes,
-	store_src_free, store_src_history,
+	store_src_free, store_src_history, NULL,
 };
 
 int

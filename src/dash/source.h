@@ -63,8 +63,13 @@ struct dash_data {
 	const char *const	*phases;
 	double			 now;		/* the source's clock, seconds */
 	double			 epoch;		/* status line's clock shows now - epoch */
+	/* times are the wall clock (seconds since 1970: a live session's),
+	   shown as local times of day, not as offsets from epoch */
+	bool			 wall;
 	bool			 can_play;	/* advance(dt) moves virtual time */
 	bool			 done;		/* nothing more will happen */
+	/* the workload's end (the demo's DASH_DEMO_END); 0: when all is done */
+	double			 end;
 	/* ':' commands that change state may act on it: a live spec whose
 	   server runs (cmd_dispatch sends them there) */
 	bool			 writable;
@@ -116,6 +121,12 @@ struct dash_source_ops {
 	 * (dash_store_history); NULL when the source has no store.
 	 */
 	int		(*history)(void *self, const char *job, struct strbuf *out);
+	/*
+	 * Play it again from the start (the demo's 'r'): everything as at
+	 * creation, spec_gen moved (invariant 5). NULL: the source cannot.
+	 * 0, or -1 with *cause.
+	 */
+	int		(*restart)(void *self, char **cause);
 };
 
 struct dash_source {
@@ -208,11 +219,25 @@ int	dash_store_events(struct store *st, int64_t run, int64_t *seq, int limit,
 int	dash_store_history(struct store *st, int64_t run, int job, double epoch,
 	    struct strbuf *out);
 
-/* The embedded demo trace (specs/demo-philly.csv, compiled in). */
+/*
+ * The demo (no --trace), compiled in: a scripted opening
+ * (specs/demo-opening.csv, the default spec's VCs by name: they fill
+ * their cells, overflow as opportunistic jobs and take their cells back),
+ * then from DASH_DEMO_OPENING on a window of the Philly sample
+ * (specs/demo-philly.csv, its four busiest VCs mapped by DASH_DEMO_VCMAP)
+ * at DASH_DEMO_LOAD times its arrival rate, the part that keeps 128 GPUs
+ * 60-90% busy. The demo's nodes fail and come back (source-emu.c's
+ * table, on the nodes the spec has) and it ends at DASH_DEMO_END.
+ */
+extern const char	dash_demo_opening[];
+extern const unsigned long dash_demo_opening_len;
 extern const char	dash_demo_trace[];
 extern const unsigned long dash_demo_trace_len;
-/* How the demo maps the Philly VCs onto the default spec's, and its load. */
 #define DASH_DEMO_VCMAP	"6214e9=research,11cb48=prod,6c71a0=dev,b436b2=infer,*=-"
-#define DASH_DEMO_LOAD	40.0
+#define DASH_DEMO_LOAD	50.0
+#define DASH_DEMO_OPENING	(3 * 3600.0)
+#define DASH_DEMO_FROM	(8.5 * 3600.0)	/* the sample's busy part, after load */
+#define DASH_DEMO_SPAN	(36 * 3600.0)
+#define DASH_DEMO_END	(DASH_DEMO_OPENING + DASH_DEMO_SPAN)
 
 #endif

@@ -2,6 +2,9 @@
  * view.c — the dashboard's frame and keys: one table of panels, one table
  * of keys, and the actions between them. Everything here draws into a
  * struct dash_screen; the face (ui/dash.c) only moves it to the terminal.
+ * The first panel, the overview, is the cell tree (or node map) between
+ * the VC meters and the newest events (overview.c); the overlays are
+ * help.c's.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -10,15 +13,15 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
-#include "dash/view.h"
+#include "dash/view-int.h"
 
 const struct dash_key dash_keys[] = {
 	{ DK_TAB, "Tab", DA_NEXT, 0, "next panel" },
 	{ DK_BTAB, "S-Tab", DA_PREV, 0, "previous panel" },
-	{ '1', "1", DA_PANEL, DP_CELLS, "cells: tree (or node map) with state and health" },
-	{ '2', "2", DA_PANEL, DP_VCS, "VCs: usage of each VC's assigned GPUs" },
-	{ '3', "3", DA_PANEL, DP_QUEUES, "queues: jobs in the policy's order" },
-	{ '4', "4", DA_PANEL, DP_EVENTS, "events: starts, preemptions, failures" },
+	{ '1', "1", DA_PANEL, DP_CELLS, "overview: meters, tree, events" },
+	{ '2', "2", DA_PANEL, DP_VCS, "VCs: usage of their GPUs" },
+	{ '3', "3", DA_PANEL, DP_QUEUES, "queues: jobs in policy order" },
+	{ '4', "4", DA_PANEL, DP_EVENTS, "events: starts, preemptions..." },
 	{ '5', "5", DA_PANEL, DP_DETAIL, "detail of what Enter opened" },
 	{ DK_UP, "Up", DA_UP, 0, "move up" },
 	{ 'k', "k", DA_UP, 0, "move up" },
@@ -28,21 +31,22 @@ const struct dash_key dash_keys[] = {
 	{ DK_PGDN, "PgDn", DA_PGDN, 0, "page down" },
 	{ DK_HOME, "Home", DA_HOME, 0, "first row" },
 	{ 'g', "g", DA_HOME, 0, "first row" },
-	{ DK_END, "End", DA_END, 0, "last row (events: follow the log)" },
-	{ 'G', "G", DA_END, 0, "last row (events: follow the log)" },
+	{ DK_END, "End", DA_END, 0, "last row (events: follow)" },
+	{ 'G', "G", DA_END, 0, "last row (events: follow)" },
 	{ DK_RIGHT, "Right", DA_OPEN, 0, "cells: expand" },
 	{ 'l', "l", DA_OPEN, 0, "cells: expand" },
 	{ DK_LEFT, "Left", DA_CLOSE, 0, "cells: collapse" },
 	{ 'h', "h", DA_CLOSE, 0, "cells: collapse" },
-	{ DK_ENTER, "Enter", DA_ENTER, 0, "describe the selected job, cell or VC (explain a pending job)" },
-	{ DK_ESC, "Esc", DA_BACK, 0, "back; close help, input or command output" },
-	{ '/', "/", DA_FILTER, 0, "filter rows: regex, !regex inverts, field=value" },
-	{ 's', "s", DA_SORT, 0, "queues: sort by policy order, GPUs, wait, name" },
+	{ DK_ENTER, "Enter", DA_ENTER, 0, "describe the row (why a job waits)" },
+	{ DK_ESC, "Esc", DA_BACK, 0, "back; close input or output" },
+	{ '/', "/", DA_FILTER, 0, "filter: regex, !regex, field=value" },
+	{ 's', "s", DA_SORT, 0, "sort queues: policy, GPUs, wait, name" },
 	{ 'm', "m", DA_MAP, 0, "cells: tree / compact node map" },
 	{ ' ', "Space", DA_PAUSE, 0, "pause or play the emulator" },
 	{ '+', "+", DA_FASTER, 0, "play faster (x2)" },
 	{ '-', "-", DA_SLOWER, 0, "play slower (/2)" },
-	{ ':', ":", DA_COMMAND, 0, "command line (REPL grammar, Tab completes; :admin for changes)" },
+	{ 'r', "r", DA_RESTART, 0, "play the demo again" },
+	{ ':', ":", DA_COMMAND, 0, "command line (Tab completes; :admin to change)" },
 	{ '?', "?", DA_HELP, 0, "this help" },
 	{ 'q', "q", DA_QUIT, 0, "quit" },
 	{ 0, NULL, DA_NONE, 0, NULL }
@@ -176,7 +180,7 @@ cells_draw_row(const struct dash_model *m, const struct dash_view *v,
 		dash_put(s, 42, y, 1, DR_DIM, "-");
 	dash_putf(s, 55, y, -1, DR_NORMAL, "%4d %4d %4d %5d", ci.used, ci.opp, ci.bad,
 	    ci.leaves);
-	if (w > 78)
+	if (w - 78 >= 6)	/* a bar of a cell or two says nothing */
 		bar(s, 77, y, w - 78 < 24 ? w - 78 : 24, ci.leaves, ci.used, ci.opp, ci.bad);
 }
 
@@ -270,35 +274,117 @@ queues_fields(const struct dash_model *m, const struct dash_view *v, int row,
 	return 6;
 }
 
+/*
+ * The queues' columns, in order: each header sits over its values. REASON
+ * takes what is left (10 at least); when the width is short, columns go
+ * whole in the order of drop (highest first) before REASON is cut: the
+ * running time, then the policy's priority, then the class.
+ */
+enum { QC_VC, QC_JOB, QC_ST, QC_GPUS, QC_PRIO, QC_CLASS, QC_WAIT, QC_RUN,
+	QC_REASON, QC_N };
+static const struct {
+	const char	*head;
+	int		 w;
+	int		 drop;	/* 0: never */
+} qcols[QC_N] = {
+	[QC_VC] = { "VC", 10, 0 },
+	[QC_JOB] = { "JOB", 24, 0 },
+	[QC_ST] = { "ST", 2, 0 },
+	[QC_GPUS] = { "GPUS", 4, 0 },
+	[QC_PRIO] = { "PRIO", 14, 2 },
+	[QC_CLASS] = { "CLASS", 5, 3 },
+	[QC_WAIT] = { "WAIT", 8, 0 },	/* pending: since it was queued */
+	[QC_RUN] = { "RUN", 8, 1 },	/* running: since it started */
+	[QC_REASON] = { "REASON", 10, 0 },
+};
+
+/* Each column's x at width w, or -1 where it is dropped. */
+static void
+queue_layout(int w, int *x)
+{
+	bool on[QC_N];
+	int i, tot, worst;
+
+	for (i = 0; i < QC_N; i++)
+		on[i] = true;
+	for (;;) {
+		for (i = 0, tot = 0; i < QC_N; i++)
+			if (on[i])
+				tot += qcols[i].w + 1;
+		if (tot <= w)
+			break;
+		for (i = 0, worst = -1; i < QC_N; i++)
+			if (on[i] && qcols[i].drop > 0 &&
+			    (worst < 0 || qcols[i].drop < qcols[worst].drop))
+				worst = i;
+		if (worst < 0)
+			break;
+		on[worst] = false;
+	}
+	for (i = 0, tot = 0; i < QC_N; i++) {
+		x[i] = on[i] ? tot : -1;
+		if (on[i])
+			tot += qcols[i].w + 1;
+	}
+}
+
+static void
+queues_header(struct dash_screen *s, int y)
+{
+	int x[QC_N], i;
+
+	queue_layout(s->w - 1, x);
+	for (i = 0; i < QC_N; i++)
+		if (x[i] >= 0)
+			dash_put(s, x[i], y, -1, DR_HEADER, qcols[i].head);
+}
+
+/* How a job's class reads: as it runs, or as asked while it waits. */
+static const char *
+class_short(const struct job *j)
+{
+	if (j->state != JOB_PENDING)
+		return j->opportunistic ? "opp" : "gua";
+	return j->klass == JOB_AUTO ? "auto" : j->klass == JOB_OPPORTUNISTIC ?
+	    "opp" : "gua";
+}
+
 static void
 queues_draw_row(const struct dash_model *m, const struct dash_view *v,
     struct dash_screen *s, int row, int y, int w)
 {
 	const struct dash_qrow *r = qrow_at(m, row);
 	const struct job *j = &m->d.jobs[r->job];
-	char prio[48], wait[32];
+	char prio[48], t[32];
+	int x[QC_N];
+	bool pend = j->state == JOB_PENDING;
 
 	(void)v;
-	(void)w;
-	dash_format_prio(m->d.policy, r, j, prio, sizeof prio);
-	dash_format_dur(m->d.now - (j->state == JOB_PENDING ? j->state_since : j->submit),
-	    wait, sizeof wait);
-	dash_putf(s, 0, y, 10, DR_VC0 + j->vc % DASH_VC_COLORS, "%c %s",
-	    dash_vc_letter(j->vc), m->d.spec->vcs[j->vc].name);
-	dash_put(s, 11, y, 24, DR_NORMAL, j->name);
-	dash_put(s, 36, y, 2, dash_state_role(j->state), job_state_code(j->state));
-	dash_putf(s, 39, y, 4, DR_NORMAL, "%4d", j->gpus);
-	dash_put(s, 44, y, 14, DR_NORMAL, prio);
-	dash_putf(s, 59, y, 5, DR_DIM, "%5d", r->klass);
-	dash_put(s, 65, y, 3, j->opportunistic ? DR_OPP : DR_NORMAL,
-	    j->state == JOB_PENDING ? "" : j->opportunistic ? "opp" : "gua");
-	dash_put(s, 69, y, 8, DR_NORMAL, wait);
-	if (j->state == JOB_PENDING)
-		dash_put(s, 78, y, -1, DR_WARN, job_reason_name(j->reason));
+	queue_layout(w, x);
+	dash_putf(s, x[QC_VC], y, qcols[QC_VC].w, DR_VC0 + j->vc % DASH_VC_COLORS,
+	    "%c %s", dash_vc_letter(j->vc), m->d.spec->vcs[j->vc].name);
+	dash_put(s, x[QC_JOB], y, qcols[QC_JOB].w, DR_NORMAL, j->name);
+	dash_put(s, x[QC_ST], y, 2, dash_state_role(j->state), job_state_code(j->state));
+	dash_putf(s, x[QC_GPUS], y, 4, DR_NORMAL, "%4d", j->gpus);
+	if (x[QC_PRIO] >= 0) {
+		dash_format_prio(m->d.policy, r, j, prio, sizeof prio);
+		dash_put(s, x[QC_PRIO], y, qcols[QC_PRIO].w, DR_NORMAL, prio);
+	}
+	if (x[QC_CLASS] >= 0)
+		dash_put(s, x[QC_CLASS], y, 5, j->opportunistic ? DR_OPP : DR_NORMAL,
+		    class_short(j));
+	/* a pending job's wait, a running one's time since it (re)started */
+	dash_format_dur(m->d.now - j->state_since, t, sizeof t);
+	if (pend)
+		dash_put(s, x[QC_WAIT], y, 8, DR_NORMAL, t);
+	else if (x[QC_RUN] >= 0)
+		dash_put(s, x[QC_RUN], y, 8, DR_NORMAL, t);
+	if (pend)
+		dash_put(s, x[QC_REASON], y, -1, DR_WARN, job_reason_name(j->reason));
 	else if (m->d.phases != NULL && m->d.phases[r->job] != NULL &&
 	    strcmp(m->d.phases[r->job], "running") != 0)
 		/* a live job between states: suspended, migrating ... */
-		dash_put(s, 78, y, -1, DR_DIM, m->d.phases[r->job]);
+		dash_put(s, x[QC_REASON], y, -1, DR_DIM, m->d.phases[r->job]);
 }
 
 static void
@@ -353,23 +439,15 @@ events_fields(const struct dash_model *m, const struct dash_view *v, int row,
 	return 4;
 }
 
-static void
-events_draw_row(const struct dash_model *m, const struct dash_view *v,
-    struct dash_screen *s, int row, int y, int w)
+void
+dash_event_row(const struct dash_model *m, const struct rec *r, struct dash_screen *s,
+    int y, int w)
 {
-	const struct rec *r = dash_model_event(m, row);
 	char t[32], text[256];
 	enum dash_role role = DR_NORMAL;
 
-	(void)v;
 	(void)w;
-	/* on the status line's clock; a live session's earlier records are
-	   before its start */
-	if (r->t <= m->d.epoch - 1) {
-		t[0] = '-';
-		dash_format_dur(m->d.epoch - r->t, t + 1, sizeof t - 1);
-	} else
-		dash_format_dur(r->t - m->d.epoch, t, sizeof t);
+	dash_time_text(m, r->t, t, sizeof t);
 	if (r->kind == REC_PREEMPT || r->kind == REC_FAIL || r->kind == REC_NODE_BAD)
 		role = DR_BAD;
 	else if (r->kind == REC_DOWNGRADE)
@@ -383,6 +461,14 @@ events_draw_row(const struct dash_model *m, const struct dash_view *v,
 		    dash_vc_letter(r->vc), m->vcs[r->vc].name);
 	event_text(m, r, text, sizeof text);
 	dash_put(s, 31, y, -1, DR_NORMAL, text);
+}
+
+static void
+events_draw_row(const struct dash_model *m, const struct dash_view *v,
+    struct dash_screen *s, int row, int y, int w)
+{
+	(void)v;
+	dash_event_row(m, dash_model_event(m, row), s, y, w);
 }
 
 static void
@@ -400,14 +486,13 @@ events_enter(const struct dash_model *m, struct dash_view *v, int row)
 }
 
 static const struct dash_panel_ops panels[DASH_NPANELS] = {
-	[DP_CELLS] = { "cells", "Cells", cells_rows, cells_fields, cells_draw_row,
+	[DP_CELLS] = { "overview", "Overview", cells_rows, cells_fields, cells_draw_row,
 	    "  CELL                  TYPE          S H VC           USED  OPP  BAD  GPUS",
 	    cells_enter },
 	[DP_VCS] = { "vcs", "VCs", vcs_rows, vcs_fields, vcs_draw_row,
 	    "VC           GPUS: used/bad/free", vcs_enter },
 	[DP_QUEUES] = { "queues", "Queues", queues_rows, queues_fields, queues_draw_row,
-	    "VC         JOB                      ST GPUS PRIO           CLASS RUN WAIT     REASON",
-	    queues_enter },
+	    NULL, queues_enter },
 	[DP_EVENTS] = { "events", "Events", events_rows, events_fields, events_draw_row,
 	    "TIME     KIND       VC         WHAT", events_enter },
 	[DP_DETAIL] = { "detail", "Detail", NULL, NULL, NULL, NULL, NULL },
@@ -421,6 +506,9 @@ dash_panel_parse(const char *name)
 	for (i = 0; i < DASH_NPANELS; i++)
 		if (strcmp(panels[i].name, name) == 0)
 			return i;
+	/* the overview's cell tree was the panel "cells" */
+	if (strcmp(name, "cells") == 0)
+		return DP_CELLS;
 	return -1;
 }
 
@@ -436,7 +524,7 @@ void
 dash_view_init(struct dash_view *v)
 {
 	memset(v, 0, sizeof *v);
-	v->speed = 600;		/* ten emulated minutes per second */
+	v->speed = DASH_SPEED_START;	/* ten emulated minutes per second */
 	v->refresh_ms = 500;
 	v->mouse = true;
 	v->color = true;
@@ -577,6 +665,13 @@ visible_rows(struct dash_view *v, const struct dash_model *m, int p)
 	}
 }
 
+/* The end's summary screen is up: a workload played to its end. */
+static bool
+summary_up(const struct dash_view *v, const struct dash_model *m)
+{
+	return m->d.can_play && m->d.done && !v->summary_off;
+}
+
 /* ---- keys ---- */
 
 static void
@@ -592,7 +687,7 @@ run_line(struct dash_view *v, const char *line)
 }
 
 static void
-commit_command(struct dash_view *v)
+commit_command(struct dash_view *v, const struct dash_model *m)
 {
 	const char *p = v->line;
 
@@ -611,6 +706,12 @@ commit_command(struct dash_view *v)
 		return;
 	}
 	if (v->mutates != NULL && v->mutates(v->arg, p)) {
+		/* on what only its workload changes (the emulator, a followed
+		   store, no server), no admin mode or y/N first: the refusal */
+		if (!m->d.writable) {
+			run_line(v, p);
+			return;
+		}
 		if (!v->admin) {
 			snprintf(v->msg, sizeof v->msg, "'%.100s' changes state: "
 			    "turn on admin mode with :admin first", p);
@@ -644,6 +745,18 @@ line_key(struct dash_view *v, struct dash_model *m, int key)
 		v->line[0] = '\0';
 		return;
 	}
+	if (key == DK_KILL) {		/* Ctrl-U: the whole line, as a shell */
+		v->line[0] = '\0';
+		return;
+	}
+	if (key == DK_WERASE) {		/* Ctrl-W: the word before the cursor */
+		while (n > 0 && v->line[n - 1] == ' ')
+			n--;
+		while (n > 0 && v->line[n - 1] != ' ')
+			n--;
+		v->line[n] = '\0';
+		return;
+	}
 	if (key == DK_BACKSPACE || key == 0x7f || key == 8) {
 		if (n > 0) {
 			/* drop a whole UTF-8 character */
@@ -670,8 +783,7 @@ line_key(struct dash_view *v, struct dash_model *m, int key)
 			v->sel[v->panel] = v->panel == DP_EVENTS ? -1 : 0;
 			v->top[v->panel] = 0;
 		} else
-			commit_command(v);
-		(void)m;
+			commit_command(v, m);
 		return;
 	}
 	if (key >= 0x20 && key < 0x100 && key != 0x7f && n + 1 < sizeof v->line) {
@@ -730,6 +842,8 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 	if (key == '\n' || key == '\r')
 		for (k = dash_keys; k->key != 0 && k->action != DA_ENTER; k++)
 			;
+	if (!dash_action_usable(m, k->action))
+		return false;	/* nothing to play, nothing to start over */
 	v->msg[0] = '\0';
 	switch (k->action) {
 	case DA_NONE:
@@ -777,7 +891,9 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 		}
 		break;
 	case DA_BACK:
-		if (v->out.len > 0)
+		if (summary_up(v, m))
+			v->summary_off = true;
+		else if (v->out.len > 0)
 			strbuf_reset(&v->out);
 		else if (v->panel == DP_DETAIL)
 			v->panel = v->back;
@@ -804,6 +920,20 @@ dash_view_key(struct dash_view *v, struct dash_model *m, int key)
 	case DA_SLOWER:
 		v->speed = fmax(v->speed / 2, DASH_SPEED_MIN);
 		break;
+	case DA_RESTART: {
+		char *cause = NULL;
+
+		if (dash_model_restart(m, &cause) != 0) {
+			snprintf(v->msg, sizeof v->msg, "%s", cause);
+			free(cause);
+			break;
+		}
+		v->summary_off = false;
+		v->paused = false;
+		v->sel[DP_EVENTS] = -1;
+		snprintf(v->msg, sizeof v->msg, "playing again from the start");
+		break;
+	}
 	case DA_COMMAND:
 		v->input = DI_COMMAND;
 		v->line[0] = '\0';
@@ -901,7 +1031,7 @@ dash_view_state_load(struct dash_view *v, struct dash_model *m, const char *text
 			continue;
 		val++;
 		if (strncmp(line, "panel ", 6) == 0 && (n = dash_panel_parse(val)) >= 0 &&
-		    n != DP_DETAIL)
+		    n != DP_DETAIL && !v->panel_given)
 			v->panel = n;
 		else if (strncmp(line, "map ", 4) == 0)
 			v->map = strcmp(val, "1") == 0;
@@ -909,8 +1039,8 @@ dash_view_state_load(struct dash_view *v, struct dash_model *m, const char *text
 		    val[1] == '\0')
 			v->sort = val[0] - '0';
 		else if (strncmp(line, "speed ", 6) == 0 && (x = strtod(val, NULL)) >=
-		    DASH_SPEED_MIN && x <= DASH_SPEED_MAX)
-			v->speed = x;
+		    DASH_SPEED_MIN && x <= DASH_SPEED_MAX && !v->speed_given)
+			v->speed = fmin(x, DASH_SPEED_START);
 		else if (strncmp(line, "filter ", 7) == 0)
 			dash_view_set_filter(v, val, NULL);
 		else if (strncmp(line, "open ", 5) == 0 || strncmp(line, "closed ", 7) == 0)
@@ -994,13 +1124,14 @@ draw_status(const struct dash_view *v, const struct dash_model *m, struct dash_s
 	bool on[SF_N];
 	int i, x = 0, worst, drop[SF_N];
 
-	dash_format_dur(m->d.now - m->d.epoch, t, sizeof t);
+	dash_time_text(m, m->d.now, t, sizeof t);
 	snprintf(f[SF_NAME], sizeof f[0], "cellar");
 	snprintf(f[SF_SPEC], sizeof f[0], "%s", m->d.spec_name);
 	snprintf(f[SF_MODE], sizeof f[0], "%s", engine_mode_name(engine_mode(m->d.engine)));
 	snprintf(f[SF_POLICY], sizeof f[0], "policy %s", m->d.policy);
 	snprintf(f[SF_BACKEND], sizeof f[0], "%s", m->d.backend);
-	snprintf(f[SF_TIME], sizeof f[0], "t=%s", t);
+	/* a live cluster's clock is the time of day, an emulator's t=elapsed */
+	snprintf(f[SF_TIME], sizeof f[0], "%s%s", m->d.wall ? "" : "t=", t);
 	f[SF_PLAY][0] = '\0';
 	if (m->d.can_play)
 		snprintf(f[SF_PLAY], sizeof f[0], "%s x%.0f",
@@ -1066,7 +1197,10 @@ draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s
 	dash_role_span(s, 0, y0, s->w, DR_HEADER);
 	/* a one-column gutter holds the selection marker, seen without colour */
 	s->ox = 1;
-	dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
+	if (p == DP_QUEUES)
+		queues_header(s, y0);	/* its columns fit the width */
+	else
+		dash_put(s, 0, y0, -1, DR_HEADER, panels[p].header);
 	y0++;
 	h--;
 	visible_rows(v, m, p);
@@ -1106,6 +1240,26 @@ draw_list(struct dash_view *v, const struct dash_model *m, struct dash_screen *s
 	}
 }
 
+/* Rows the node map takes at width w, with its header. */
+static int
+map_rows(const struct dash_model *m, int w)
+{
+	const struct spec *sp = m->d.spec;
+	int c, k, lv, up, n, per = w - 11 > 1 ? w - 11 : 1, rows = 1;
+
+	for (c = 0; c < sp->nchains; c++) {
+		lv = sp->chains[c].node_level;
+		up = lv < sp->chains[c].levels ? lv + 1 : lv;
+		for (k = 0; k < sp->chains[c].level_count[up]; k++) {
+			int cell = sp->chains[c].level_first[up] + k;
+
+			n = up == lv ? 1 : sp->cells[cell].nchild;
+			rows += (n + per - 1) / per;
+		}
+	}
+	return rows;
+}
+
 /* The compact node map: one character per node, a rack (the level above
    nodes) per line, wrapped to the width. */
 static void
@@ -1142,6 +1296,38 @@ draw_map(const struct dash_model *m, struct dash_screen *s, int y0, int h)
 			y++;
 		}
 	}
+}
+
+/*
+ * The first panel: the VC meters (at most a quarter of the rows), the cell
+ * tree or node map, and the newest events in the rows the tree leaves (a
+ * fifth of them at least, 3 to start with).
+ */
+static void
+draw_overview(struct dash_view *v, const struct dash_model *m, struct dash_screen *s,
+    int y0, int h)
+{
+	int mh, th, eh, want;
+
+	mh = dash_meter_rows(m, s->w, h / 4);
+	if (mh > 0)
+		mh = dash_meters_draw(m, s, y0, mh);
+	eh = h / 5 > 3 ? h / 5 : 3;
+	if (h - mh - eh < 4)
+		eh = 0;		/* too short: the tree alone */
+	/* the tree's rows (its header and a row per visible cell), or the map's */
+	want = 1 + (v->map ? map_rows(m, s->w) : m->nrows);
+	th = h - mh - eh;
+	if (eh > 0 && want < th) {
+		eh += th - want;
+		th = want;
+	}
+	if (v->map)
+		draw_map(m, s, y0 + mh, th);
+	else
+		draw_list(v, m, s, y0 + mh, th);
+	if (eh > 0)
+		dash_event_tail(m, s, y0 + mh + th, eh);
 }
 
 static int
@@ -1208,6 +1394,51 @@ explain(const struct dash_model *m, const struct job *j, struct dash_screen *s,
 	return y;
 }
 
+/*
+ * The jobs on a cell's GPUs, as `cells NODE` lists them: each with its
+ * VC, its GPUs here (of all it holds) and its class, in leaf order.
+ */
+static void
+cell_jobs(const struct dash_model *m, int cell, struct dash_screen *s, int y, int ymax)
+{
+	const struct spec *sp = m->d.spec;
+	struct engine_cell_info ci;
+	struct engine_job_info ji;
+	int lo = cell, hi = cell, i, k, n = 0, *ids, *here;
+
+	while (sp->cells[lo].nchild > 0)
+		lo = sp->cells[lo].first_child;
+	while (sp->cells[hi].nchild > 0)
+		hi = sp->cells[hi].first_child + sp->cells[hi].nchild - 1;
+	ids = xcalloc((size_t)(hi - lo + 1), sizeof *ids);
+	here = xcalloc((size_t)(hi - lo + 1), sizeof *here);
+	for (i = lo; i <= hi; i++) {	/* a subtree's leaves are contiguous */
+		engine_cell(m->d.engine, i, &ci);
+		if (ci.job < 0)
+			continue;
+		for (k = 0; k < n && ids[k] != ci.job; k++)
+			;
+		if (k == n)
+			ids[n++] = ci.job;
+		here[k]++;
+	}
+	if (n == 0)
+		y = detail_line(s, y, ymax, DR_DIM, "no job on it");
+	else
+		y = detail_line(s, y, ymax, DR_HEADER, "%d job%s on it:", n,
+		    n == 1 ? "" : "s");
+	for (k = 0; k < n; k++) {
+		if (!engine_job(m->d.engine, ids[k], &ji))
+			continue;
+		y = detail_line(s, y, ymax, DR_NORMAL, "  %-24s vc %-10s %d of its "
+		    "%d GPUs here  %s", ji.name, ji.vc >= 0 && ji.vc < sp->nvcs ?
+		    sp->vcs[ji.vc].name : "-", here[k], ji.nleaves,
+		    ji.priority < 0 ? "opportunistic" : "guaranteed");
+	}
+	free(ids);
+	free(here);
+}
+
 static void
 draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen *s,
     int y, int ymax)
@@ -1229,11 +1460,12 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 			return;
 		j = &m->d.jobs[v->d_id];
 		y = detail_line(s, y, ymax, DR_TITLE, "job %s", j->name);
-		dash_format_dur(j->submit, a, sizeof a);
+		dash_time_text(m, j->submit, a, sizeof a);
 		y = detail_line(s, y, ymax, DR_NORMAL, "vc %s  state %s (%s)  gpus %d  "
-		    "class %s%s  submitted t=%s", sp->vcs[j->vc].name,
+		    "class %s%s  submitted %s%s", sp->vcs[j->vc].name,
 		    job_state_code(j->state), job_state_name(j->state), j->gpus,
-		    job_class_name(j->klass), j->opportunistic ? ", running opportunistic" : "", a);
+		    job_class_name(j->klass), j->opportunistic ? ", running opportunistic" : "",
+		    m->d.wall ? "" : "t=", a);
 		dash_format_dur(j->queued, a, sizeof a);
 		dash_format_dur(j->run_time, b, sizeof b);
 		y = detail_line(s, y, ymax, DR_NORMAL, "queued %s  ran %s  attained %.0f "
@@ -1281,9 +1513,7 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 		    ci.doomed ? "  doomed (bound because bad)" : "", ci.pinned ? "  pinned" : "");
 		y = detail_line(s, y, ymax, DR_NORMAL, "GPUs %d: %d guaranteed, %d "
 		    "opportunistic, %d bad", ci.leaves, ci.used, ci.opp, ci.bad);
-		if (ci.job >= 0 && engine_job(m->d.engine, ci.job, &ji))
-			detail_line(s, y, ymax, DR_NORMAL, "job %s (priority %d)", ji.name,
-			    ci.priority);
+		cell_jobs(m, v->d_id, s, y, ymax);
 		return;
 	case DD_VC: {
 		const struct dash_vc *c;
@@ -1307,24 +1537,42 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 	}
 }
 
-static void
-draw_help(struct dash_screen *s)
-{
-	const struct dash_key *k;
-	int n = 0, rows = s->h - 4, cols, cw, i, x, y;
+/*
+ * The bottom line's reminders, in order of use; each shown whole or not
+ * at all, and only where the key does something here (nothing to play
+ * on a live cluster).
+ */
+static const struct {
+	const char	*text;
+	enum dash_action need;	/* DA_NONE: always */
+	bool		 at_end;	/* only once the workload has ended */
+} hints[] = {
+	{ "?:help", DA_NONE, false },
+	{ "r:restart", DA_RESTART, true },
+	{ "Tab/1-5:panels", DA_NONE, false },
+	{ "Enter:detail", DA_NONE, false },
+	{ "/:filter", DA_NONE, false },
+	{ "Space:pause", DA_PAUSE, false },
+	{ "+/-:speed", DA_FASTER, false },
+	{ "::command", DA_NONE, false },
+	{ "s:sort", DA_NONE, false },
+	{ "m:map", DA_NONE, false },
+	{ "q:quit", DA_NONE, false },
+};
 
-	for (k = dash_keys; k->key != 0; k++)
-		n++;
-	cols = (n + rows - 1) / rows;	/* as many columns as it takes */
-	cw = (s->w - 4) / (cols > 0 ? cols : 1);
-	for (y = 2; y < s->h - 1; y++) {
-		dash_fill(s, 0, y, s->w, DR_NORMAL, DG_HEALTHY);
-	}
-	dash_put(s, 3, 2, -1, DR_TITLE, "keys (any key closes this)");
-	for (i = 0, k = dash_keys; k->key != 0; k++, i++) {
-		x = 3 + i / rows * cw;
-		y = 3 + i % rows;
-		dash_putf(s, x, y, cw - 1, DR_NORMAL, "%-6s %s", k->name, k->help);
+static void
+draw_hints(const struct dash_model *m, struct dash_screen *s, int y)
+{
+	size_t i;
+	int x = 0, n;
+
+	for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+		if (!dash_action_usable(m, hints[i].need) || (hints[i].at_end && !m->d.done))
+			continue;
+		n = (int)strlen(hints[i].text);
+		if (x + n > s->w)
+			continue;
+		x += dash_put(s, x, y, n, DR_DIM, hints[i].text) + 2;
 	}
 }
 
@@ -1349,8 +1597,8 @@ dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_scre
 	body = s->h - 3 - outh;
 	if (v->panel == DP_DETAIL)
 		draw_detail(v, m, s, 2, 2 + body);
-	else if (v->panel == DP_CELLS && v->map)
-		draw_map(m, s, 2, body);
+	else if (v->panel == DP_CELLS)
+		draw_overview(v, m, s, 2, body);
 	else
 		draw_list(v, m, s, 2, body);
 	if (outh > 0) {
@@ -1382,8 +1630,9 @@ dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_scre
 	else if (v->msg[0] != '\0')
 		dash_put(s, 0, y, -1, DR_WARN, v->msg);
 	else
-		dash_put(s, 0, y, -1, DR_DIM, "?:help  Tab/1-5:panels  Enter:detail  "
-		    "/:filter  s:sort  m:map  Space:pause  +/-:speed  ::command  q:quit");
+		draw_hints(m, s, y);
 	if (v->help)
-		draw_help(s);
+		dash_help_draw(v, m, s);
+	else if (summary_up(v, m))
+		dash_summary_draw(m, s);
 }

@@ -16,6 +16,9 @@
  *     (or is 0 when it has none) after every draw.
  *  2. A command that mutates runs only in admin mode and only after a
  *     confirmation whose default (Enter, Esc, anything but 'y') is Cancel.
+ *     Where the cluster cannot be changed (dash_data.writable false: the
+ *     emulator, a followed store, no server) it goes to run at once,
+ *     which refuses it, rather than through admin mode and y/N first.
  *  3. Every key in dash_keys has a help line; no key appears twice.
  */
 #ifndef CELLAR_DASH_VIEW_H
@@ -30,6 +33,10 @@
 
 enum dash_panel_id { DP_CELLS, DP_VCS, DP_QUEUES, DP_EVENTS, DP_DETAIL, DASH_NPANELS };
 
+/* Control keys the input line knows (the face reports them as typed). */
+#define DK_KILL		0x15	/* Ctrl-U */
+#define DK_WERASE	0x17	/* Ctrl-W */
+
 /* Keys beyond ASCII, as the face reports them. */
 enum {
 	DK_UP = 0x101, DK_DOWN, DK_LEFT, DK_RIGHT, DK_PGUP, DK_PGDN, DK_HOME,
@@ -39,8 +46,8 @@ enum {
 enum dash_action {
 	DA_NONE, DA_NEXT, DA_PREV, DA_PANEL, DA_UP, DA_DOWN, DA_PGUP, DA_PGDN,
 	DA_HOME, DA_END, DA_OPEN, DA_CLOSE, DA_ENTER, DA_BACK, DA_FILTER,
-	DA_SORT, DA_MAP, DA_PAUSE, DA_FASTER, DA_SLOWER, DA_COMMAND, DA_HELP,
-	DA_QUIT,
+	DA_SORT, DA_MAP, DA_PAUSE, DA_FASTER, DA_SLOWER, DA_RESTART, DA_COMMAND,
+	DA_HELP, DA_QUIT,
 };
 
 struct dash_key {
@@ -64,6 +71,9 @@ struct dash_view {
 	bool		 map;		/* cells panel: node map instead of tree */
 	bool		 paused;
 	double		 speed;		/* virtual seconds per wall second */
+	bool		 speed_given;	/* --speed: a saved speed does not replace it */
+	bool		 panel_given;	/* --panel: nor a saved panel this one */
+	bool		 summary_off;	/* Esc hid the end's summary (until 'r') */
 	bool		 admin;
 	bool		 quit;
 	int		 sort;		/* queues: 0 policy order, then gpus, wait, name */
@@ -112,6 +122,9 @@ struct dash_view {
 #define DASH_MIN_W	60
 #define DASH_MIN_H	12
 #define DASH_SPEED_MIN	1.0
+/* The start speed, and the fastest a saved speed comes back at: a demo
+   left at x604800 must not be over before the next one is seen. */
+#define DASH_SPEED_START	600.0
 #define DASH_SPEED_MAX	(86400.0 * 7)
 
 void	dash_view_init(struct dash_view *v);

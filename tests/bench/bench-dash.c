@@ -84,7 +84,7 @@ fx_free(void *self)
 }
 
 static const struct dash_source_ops fx_ops = {
-	"bench", fx_data, fx_advance, NULL, fx_changes, fx_free, NULL,
+	"bench", fx_data, fx_advance, NULL, fx_changes, fx_free, NULL, NULL,
 };
 
 static int

@@ -16,7 +16,7 @@ case $status in
 *) not_ok once-status-whole "status line [$status] does not end with a whole field" ;;
 esac
 check_out_has once-util "% of 128 GPUs"
-check_out_has once-tabs " 1 Cells   2 VCs   3 Queues   4 Events   5 Detail"
+check_out_has once-tabs " 1 Overview   2 VCs   3 Queues   4 Events   5 Detail"
 check_out_has once-tree "- r0                    V100-RACK"
 lines=$(printf '%s\n' "$OUT" | wc -l)
 [ "$lines" -eq 30 ] && ok once-height || not_ok once-height "$lines lines"
@@ -39,11 +39,34 @@ check_out_has vcs-labelled "of 64 assigned GPUs"
 run "$CELLAR" dash --once --size 120x40 --at 1d --keys 3
 check_out_has keys-queues "VC         JOB                      ST GPUS PRIO"
 check_out_has keys-queues-prio " q1 "
+# headers over their values: CLASS is the job's class (not the policy's
+# 0/1), WAIT a pending job's wait, RUN a running job's time since it
+# started; at 80 columns RUN and PRIO go before REASON is cut
+run "$CELLAR" dash --once --size 120x40 --at 8h --panel queues
+check_out_has queues-header " VC         JOB                      ST GPUS PRIO           CLASS WAIT     RUN      REASON"
+out_row=$(printf '%s\n' "$OUT" | grep -E '^.A research [a-z0-9-]+ +PD ' | head -1)
+case $out_row in
+*" auto  "[0-9]*"Resources"*|*" auto  "[0-9]*"Priority"*|*" auto  "[0-9]*"VCFull"*) ok queues-pending-row ;;
+*) not_ok queues-pending-row "[$out_row]" ;;
+esac
+run "$CELLAR" dash --once --size 120x40 --at 8h --panel queues --keys '/state=R<Enter>'
+head=$(printf '%s\n' "$OUT" | sed -n 3p)
+run_row=$(printf '%s\n' "$OUT" | grep -E '^.A research [a-z0-9-]+ +R ' | head -1)
+# the running time starts under RUN, nothing under WAIT
+at=$(awk -v h="$head" -v r="$run_row" 'BEGIN {
+	i = index(h, "RUN"); w = index(h, "WAIT")
+	print (substr(r, i, 1) ~ /[0-9]/ && substr(r, w, 8) ~ /^ *$/) ? "yes" : "no" }')
+printf '%s\n' "$run_row" | grep -Eq ' (gua|opp) ' && [ "$at" = yes ] &&
+    ok queues-running-row || not_ok queues-running-row "[$head] [$run_row]"
+run "$CELLAR" dash --once --size 80x30 --at 8h --panel queues --keys '/state=PD<Enter>'
+check_out_has queues-80-header " VC         JOB                      ST GPUS CLASS WAIT     REASON"
+printf '%s\n' "$OUT" | grep -Eq ' PD .* (Resources|Priority|VCFull|Fragmented)$' &&
+    ok queues-80-reason || not_ok queues-80-reason "$OUT"
 
 # filter on pending jobs, Enter on the first: explain
 run "$CELLAR" dash --once --size 120x30 --at 1d --keys '3/state=PD<Enter><Enter>'
 check_rc explain-rc 0
-check_out_has explain-job " job demo-philly-"
+check_out_has explain-job " job philly-"
 check_out_has explain-state "state PD (pending)"
 check_out_has explain-waits " waits: "
 
@@ -53,7 +76,7 @@ check_out_has map-rack "r0         "
 
 run "$CELLAR" dash --once --size 100x30 --keys '?'
 check_out_has help-overlay "keys (any key closes this)"
-check_out_has help-quit "q      quit"
+check_out_has help-quit "q       quit"
 
 run "$CELLAR" dash --once --size 40x10
 check_out_has too-small "terminal too small (need 60x12)"
@@ -69,15 +92,32 @@ run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':vcs<Enter>'
 check_out_has colon-on-screen "cluster: 128 GPUs, of which"
 check_out_lacks colon-not-session "of which 0 guaranteed (0.0%), 0 opportunistic"
 run "$CELLAR" dash --once --size 120x30 --at 1d --keys ':jobs<Enter>'
-check_out_has colon-jobs-emulated "demo-philly-"
+check_out_has colon-jobs-emulated "philly-"
+# a change on the emulated cluster is refused at once: not sent to
+# :admin, not asked y/N, then refused (issue 21)
 run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<Enter>'
-check_out_has colon-refused "changes state: turn on admin mode with :admin first"
-run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>'
-check_out_has colon-confirm "run 'node bad r0n00'? [y/N]"
-check_out_has colon-banner " ADMIN"
-# confirmed, it is still refused: the emulated cluster is not a live session
-run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>y'
 check_out_has colon-emu-refused "error: the cluster on screen is the emulator's"
+check_out_lacks colon-no-admin-detour "turn on admin mode"
+run "$CELLAR" dash --once --size 120x30 --keys ':alloc x --vc prod --gpus 1<Enter>'
+check_out_has colon-alloc-refused "error: the cluster on screen is the emulator's"
+run "$CELLAR" dash --once --size 120x30 --keys ':admin<Enter>:node bad r0n00<Enter>'
+check_out_lacks colon-no-confirm "[y/N]"
+check_out_has colon-banner " ADMIN"
+check_out_has colon-admin-refused "error: the cluster on screen is the emulator's"
+# the ':' line: Ctrl-U clears it, Ctrl-W takes a word, Tab lists
+run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<C-u>'
+check_out_lacks colon-ctrl-u ":node"
+printf '%s\n' "$OUT" | tail -1 | grep -qx ':' && ok colon-ctrl-u-empty ||
+    not_ok colon-ctrl-u-empty "$(printf '%s\n' "$OUT" | tail -1)"
+run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n00<C-w>'
+printf '%s\n' "$OUT" | tail -1 | grep -qx ':node bad' && ok colon-ctrl-w ||
+    not_ok colon-ctrl-w "$(printf '%s\n' "$OUT" | tail -1)"
+run "$CELLAR" dash --once --size 120x30 --keys ':c<Tab>'
+check_out_has colon-tab-lists "cancel  cells  compare"
+printf '%s\n' "$OUT" | tail -1 | grep -qx ':c' && ok colon-tab-no-pick ||
+    not_ok colon-tab-no-pick "$(printf '%s\n' "$OUT" | tail -1)"
+run "$CELLAR" dash --once --size 120x30 --keys ':node bad r0n0<Tab>'
+check_out_has colon-tab-nodes "r0n00  r0n01  r0n02"
 # the selected row is marked without colour
 run "$CELLAR" dash --once --size 120x30 --keys 'j'
 check_out_has select-marker ">  + r0n00"

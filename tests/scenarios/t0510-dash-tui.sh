@@ -13,19 +13,20 @@
 
 ST=$TMP/state
 term_start a "XDG_STATE_HOME=$ST" "NO_COLOR=" --
-expect_screen start a " 1 Cells   2 VCs   3 Queues   4 Events   5 Detail"
+expect_screen start a " 1 Overview   2 VCs   3 Queues   4 Events   5 Detail"
 expect_screen tree a "r0n00               V100-NODE"
 expect_screen status a "hived  policy las  t="
 expect_screen marker a "▶▾ r0"
 # the status line white on blue, the column header yellow, the selected
 # row black on white
 expect_screen_e color-status a "[44mcellar  default.yaml (embedded)"
-expect_screen_e color-header a "[33m   CELL"
+# (after the meters' last cell, the background is reset first)
+expect_screen_e color-header a "$(printf '[33m\033[49m   CELL')"
 expect_screen_e color-select a "[47m▶"
 
 type_keys a '?'
 expect_screen help a "keys (any key closes this)"
-expect_screen help-quit a "q      quit"
+expect_screen help-quit a "q       quit"
 type_keys a Escape
 expect_gone help-closed a "keys (any key closes this)"
 
@@ -50,7 +51,7 @@ type_keys a Escape
 expect_gone colon-closed a "cluster: 128 GPUs, of which"
 
 type_keys a Enter
-expect_screen detail a " job demo-philly-"
+expect_screen detail a " job open-"
 expect_screen detail-state a "state R (running)"
 type_keys a Escape
 expect_screen detail-back a "filter: state=R"
@@ -66,23 +67,25 @@ expect_screen admin-msg a "admin mode on"
 expect_screen_e admin-banner a "[41m ADMIN"
 type_text a ':node bad r0n00'
 type_keys a Enter
-expect_screen confirm a "run 'node bad r0n00'? [y/N] (default: cancel)"
-type_keys a Enter
-expect_screen cancelled a "cancelled"
+# the emulated cluster changes only by its workload: refused at once,
+# no y/N first (a live cluster's confirmation is t0525's)
+expect_screen refused a "error: the cluster on screen is the emulator's"
+type_keys a Escape
+expect_gone refused-closed a "error: the cluster on screen is the emulator's"
 
 # the dashboard asked the terminal for mouse reports (tmux's view of the
 # pane); --no-mouse, further down, does not
 [ "$(tmux -L "$SOCK" display-message -p -t a '#{mouse_any_flag}')" = 1 ] &&
     ok mouse-on || not_ok mouse-on "the pane has no mouse mode"
-# a click on the second tab (X10 mouse report: button 1 at column 13,
+# a click on the second tab (X10 mouse report: button 1 at column 16,
 # row 2, then the release)
-tmux -L "$SOCK" send-keys -t a -H 1b 5b 4d 20 2d 22 1b 5b 4d 23 2d 22
+tmux -L "$SOCK" send-keys -t a -H 1b 5b 4d 20 30 22 1b 5b 4d 23 30 22
 expect_screen click-tab a "VC           GPUS: used/bad/free"
 
 resize a 50 10
 expect_screen too-small a "terminal too small (need 60x12)"
 resize a 100 30
-expect_screen resized a " 1 Cells   2 VCs"
+expect_screen resized a " 1 Overview   2 VCs"
 expect_gone resized-clean a "terminal too small"
 
 # stopped and continued: curses gives the terminal back and repaints
@@ -97,7 +100,7 @@ else
 fi
 
 term_start m "XDG_STATE_HOME=$TMP/state-m" -- dash --no-mouse
-expect_screen no-mouse-start m " 1 Cells   2 VCs"
+expect_screen no-mouse-start m " 1 Overview   2 VCs"
 [ "$(tmux -L "$SOCK" display-message -p -t m '#{mouse_any_flag}')" = 0 ] &&
     ok no-mouse || not_ok no-mouse "the pane is in a mouse mode"
 type_keys m q

@@ -44,13 +44,19 @@ check_out_has none-status "no cellar server is running for $TMP/none.db"
 serve_start "$TMP/two.yaml"
 run "$CELLAR" -c "submit big --vc a --gpus 4 --pods 2 --priority 3 -- $trainer 400 0.05; wait big --state running --timeout 30s; submit small --vc a --gpus 2 -- $trainer 3 0.05; dash --once --size 120x20 --panel queues; dash --once --size 120x20 --panel events; dash --once --size 120x12 --map; dash --once -o json"
 check_rc live-rc 0
-check_out_has live-status "policy priority  local  t="
+out_matches live-status "policy priority  local  [0-9][0-9]:[0-9][0-9]:[0-9][0-9]  util"
+check_out_lacks live-status-no-offset "  t="
 check_out_has live-status-util "util 100% of 8 GPUs"
 out_matches live-big-running " big  *R  *8 prio 3 "
 # the reason is the server's (its pass's): the store has it only as of
 # the job's last decision
 out_matches live-small-pending " small  *PD  *2 prio 0 .*VCFull"
 out_matches live-event-start "start *A a *big n1:\[0-3\] n2:\[0-3\]"
+# events at their time of day, not as offsets from the session's start
+out_matches live-event-wall "^ [0-9][0-9]:[0-9][0-9]:[0-9][0-9]  *start "
+# nothing to play on a live cluster: no Space, + or - in the key hints
+check_out_lacks live-no-play "Space:pause"
+check_out_lacks live-no-speed "+/-:speed"
 out_matches live-map "n1  *A"
 check_out_has live-json '"backend":"local"'
 check_out_has live-json-counts '"running":1,"pending":1'

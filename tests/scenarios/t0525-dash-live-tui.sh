@@ -45,7 +45,7 @@ expect_screen nosrv-refused d "no cellar server runs for this store"
 # for the policy and backend again)
 serve_start "$TMP/two.yaml"
 expect_gone srv-found d "no cellar server is running"
-expect_screen live-status d "policy priority  local  t="
+expect_screen live-status d "policy priority  local  "
 # submit on the ':' line: asked, then done by the server
 type_text d ":submit j1 --vc a --gpus 2 --priority 2 -- $trainer 30 0.1"
 type_keys d Enter
@@ -88,4 +88,26 @@ check_out_has store-start "start,j1"
 check_out_has store-complete "complete,j1"
 check_out_has store-j2-cancel "cancel,j2"
 check_out_lacks store-no-j0 ",j0,"
+
+# the server restarts under an open dashboard (issue 21): it lives on (it
+# freed the dead connection's error twice, an abort) and its events name
+# the jobs the store's events name, before and after the restart
+term_start e -- --db "$db" dash --panel events
+expect_re restart-before e 'cancel  *A a  *j2'
+serve_again
+run "$CELLAR" -c "submit k1 --vc a --gpus 1 -- $trainer 2 0.05; submit k2 --vc a --gpus 2 -- $trainer 2 0.05; wait"
+check_rc restart-jobs-rc 0
+expect_re restart-k1 e 'start  *A a  *k1 n[12]:'
+expect_re restart-k2 e 'complete  *A a  *k2'
+expect_re restart-j2-kept e 'cancel  *A a  *j2'
+run "$CELLAR" events -o csv --no-header
+for k in k1 k2; do
+	n_store=$(printf '%s\n' "$OUT" | grep -c ",$k,")
+	n_dash=$(screen e | grep -Ec "  $k( |\$)")
+	[ "$n_store" -gt 0 ] && [ "$n_dash" -eq "$n_store" ] && ok "restart-count-$k" ||
+	    not_ok "restart-count-$k" "store $n_store events of $k, dashboard $n_dash: $(screen e)"
+done
+type_keys e q
+wait_exit e
+[ "$RC" = 0 ] && ok restart-quit || not_ok restart-quit "exit $RC: $(screen e)"
 done_testing

@@ -38,7 +38,7 @@ cmd() {
 }
 
 term_start d -- --db "$db" --spec "$TMP/two.yaml" dash --panel queues
-expect_screen live-status d "policy priority  local  t="
+expect_screen live-status d "policy priority  local  "
 type_text d ":admin"
 type_keys d Enter
 expect_screen live-admin d "ADMIN"

@@ -54,7 +54,8 @@ grep -q "Starting session: command for .* from 127.0.0.1 port [0-9]* id" "$SSHD_
 serve_start "$TMP/eight.yaml"
 run "$CELLAR" -c "submit dj --vc a --gpus 4 $TD -- $trainer 400 0.05; wait dj --state running --timeout 60s; dash --once --size 120x20 --panel queues; dash --once --size 120x14 --map; dash --once -o json; cancel dj"
 check_rc dash-ssh-rc 0
-check_out_has dash-ssh-status "  ssh  t="
+printf '%s\n' "$OUT" | grep -Eq "  ssh  [0-9][0-9]:[0-9][0-9]:[0-9][0-9]  " &&
+    ok dash-ssh-status || not_ok dash-ssh-status "no backend and time of day: [$OUT]"
 check_out_has dash-ssh-json '"backend":"ssh"'
 printf '%s\n' "$OUT" | grep -Eq " dj  *R  *4 " && ok dash-ssh-queue ||
     not_ok dash-ssh-queue "no running dj in the queues: [$OUT]"
