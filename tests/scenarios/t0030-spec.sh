@@ -106,6 +106,19 @@ check_out_has failed-load-keeps-spec '"gpus":128'
 run "$CELLAR" --spec tests/fixtures/cmd/small.yaml -c 'load -o json'
 check_json_field reload spec tests/fixtures/cmd/small.yaml
 
+# A misspelt top-level key is an error naming the key meant (it used to
+# be a warning, and the spec was "valid" with no VCs); HiveD's own
+# Kubernetes keys load with a note.
+sed 's/^virtualClusters:/virtualCluster:/' specs/local.yaml >"$TMP/typo.yaml"
+run "$CELLAR" spec check "$TMP/typo.yaml"
+check_rc top-typo-rc 3
+check_out_has top-typo-msg "error: unknown key 'virtualCluster' in the spec (did you mean 'virtualClusters'? keys: physicalCluster, virtualClusters, backend, access,"
+check_out_lacks top-typo-not-valid "is valid"
+{ echo "webServerAddress: ':30096'"; cat specs/local.yaml; } >"$TMP/hived-keys.yaml"
+run "$CELLAR" spec check "$TMP/hived-keys.yaml"
+check_rc hived-key-rc 0
+check_out_has hived-key-note "note: key 'webServerAddress' ignored: only used by hived's kubernetes scheduler"
+
 # An empty spec loads with a warning and an empty cluster.
 run "$CELLAR" --spec tests/fixtures/cmd/empty.yaml -c 'status -o json; cells; jobs -o json'
 check_rc empty-rc 0
