@@ -119,6 +119,30 @@ run "$CELLAR" spec check "$TMP/hived-keys.yaml"
 check_rc hived-key-rc 0
 check_out_has hived-key-note "note: key 'webServerAddress' ignored: only used by hived's kubernetes scheduler"
 
+# The notes of a spec come from spec check, load and the --spec that makes
+# it current, not again from every later command that recovers it from
+# the store (each one-shot used to repeat them).
+db=$TMP/notes.db
+run "$CELLAR" --db "$db" --spec "$TMP/hived-keys.yaml" alloc j1 --vc prod --gpus 1
+check_rc notes-first-rc 0
+check_err_has notes-first-load "note: key 'webServerAddress' ignored"
+for c in jobs status vcs; do
+	run "$CELLAR" --db "$db" $c
+	check_rc "notes-later-$c-rc" 0
+	check_err_empty "notes-later-$c"
+done
+run "$CELLAR" --db "$db" --spec "$TMP/hived-keys.yaml" jobs -o name
+check_out notes-same-spec-jobs j1
+check_err_empty notes-same-spec-quiet
+run "$CELLAR" --db "$db" load "$TMP/hived-keys.yaml"
+check_rc notes-load-rc 0
+check_err_has notes-load "note: key 'webServerAddress' ignored"
+run "$CELLAR" --db "$db" spec check "$TMP/hived-keys.yaml"
+check_out_has notes-check "note: key 'webServerAddress' ignored"
+run "$CELLAR" --db "$db" jobs -o name
+check_out notes-after-load-jobs j1
+check_err_empty notes-after-load-quiet
+
 # An empty spec loads with a warning and an empty cluster.
 run "$CELLAR" --spec tests/fixtures/cmd/empty.yaml -c 'status -o json; cells; jobs -o json'
 check_rc empty-rc 0
