@@ -262,7 +262,7 @@ build_req(struct cmd_ctx *ctx, const struct args *a, struct engine_req *r,
 	r->lazy = args_has(a, "lazy");
 
 	if ((r->vc = spec_find_vc(s, v)) < 0) {
-		*cause = xasprintf("unknown vc '%s'", v);
+		*cause = spec_unknown_vc(s, v);
 		return -1;
 	}
 	if ((v = args_get(a, "type")) != NULL) {
@@ -697,7 +697,7 @@ jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (args_has(a, "run"))
 		return cmd_jobs_stored(ctx, args_get(a, "run"), vcname, cause);
 	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
-		*cause = xasprintf("unknown vc '%s'", vcname);
+		*cause = spec_unknown_vc(s, vcname);
 		return -1;
 	}
 	t = table_create();

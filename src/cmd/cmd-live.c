@@ -87,7 +87,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (live_console(ctx, &c, cause) != 0)
 		return -1;
 	if ((sub.vc = spec_find_vc(s->spec, vc)) < 0) {
-		*cause = xasprintf("unknown vc '%s'", vc);
+		*cause = spec_unknown_vc(s->spec, vc);
 		return -1;
 	}
 	for (i = 0; i < args_nopts(a); i++)
@@ -427,7 +427,7 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (live_console(ctx, &c, cause) != 0)
 		return -1;
 	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
-		*cause = xasprintf("unknown vc '%s'", vcname);
+		*cause = spec_unknown_vc(s, vcname);
 		return -1;
 	}
 	/* a tick first: hooks that finished are counted, a pass has run */

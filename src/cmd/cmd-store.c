@@ -28,6 +28,7 @@
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
 #include "core/strvec.h"
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "job/record.h"
 #include "sim/model.h"
@@ -167,13 +168,22 @@ vc_name(struct sctx *sc, int vc)
 static int
 vc_find(struct sctx *sc, const char *name, char **cause)
 {
+	struct strbuf hint = STRBUF_INIT;
+	const char **names;
 	int i;
 
 	run_spec(sc);
 	for (i = 0; i < sc->sp.nvcs; i++)
 		if (sc->sp.vcs[i].name != NULL && strcmp(sc->sp.vcs[i].name, name) == 0)
 			return i;
-	*cause = xasprintf("unknown vc '%s' in run %lld", name, (long long)sc->run.id);
+	names = xcalloc((size_t)sc->sp.nvcs + 1, sizeof *names);
+	for (i = 0; i < sc->sp.nvcs; i++)
+		names[i] = sc->sp.vcs[i].name;
+	suggest_hint(&hint, name, names, (size_t)sc->sp.nvcs, "vcs");
+	*cause = xasprintf("unknown vc '%s' in run %lld%s", name,
+	    (long long)sc->run.id, hint.buf);
+	free(names);
+	strbuf_release(&hint);
 	return -1;
 }
 

@@ -74,7 +74,7 @@ const char *
 suggest_closest(const char *word, const char *const *cands, size_t n)
 {
 	size_t wl = strlen(word), i, cl;
-	int limit = (int)((wl + 2) / 3), best = -1, d;
+	int limit = (int)((wl + 1) / 3), best = -1, d;
 	const char *hit = NULL;
 
 	if (limit > SUGGEST_MAX_EDITS)

@@ -11,7 +11,8 @@
  *     ASCII case, and counts a swap of two neighbouring letters as one
  *     edit (optimal string alignment).
  *  2. suggest_closest returns a candidate only within SUGGEST_MAX_EDITS
- *     edits and at most a third of the word's length (rounded up), the
+ *     edits and at most a third of the word's length (rounded to the
+ *     nearest: "frob" is not one edit from "job", "prdo" is from "prod"), the
  *     first of the closest in the candidates' order: the same input gives
  *     the same suggestion.
  */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "engine/engine-int.h"
 
@@ -199,6 +200,17 @@ engine_mode_parse(const char *name)
 		if (strcmp(name, mode_names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+char *
+engine_mode_unknown(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "unknown mode '%s'", name);
+	suggest_hint(&sb, name, mode_names, sizeof mode_names / sizeof mode_names[0],
+	    "modes");
+	return strbuf_detach(&sb, NULL);
 }
 
 static void

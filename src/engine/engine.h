@@ -138,6 +138,9 @@ enum engine_mode engine_mode(const struct engine *e);
 const char	*engine_mode_name(enum engine_mode m);
 /* Parse "hived" / "quota" / "private"; -1 if unknown. */
 int		 engine_mode_parse(const char *name);
+/* "unknown mode 'NAME' (did you mean 'X'? modes: hived, quota, private)",
+   malloc'ed: the one message for a name engine_mode_parse refuses. */
+char		*engine_mode_unknown(const char *name);
 
 /*
  * Dry run: where would this request land and whom would it preempt. Leaves

@@ -2377,6 +2377,24 @@ spec_find_vc(const struct spec *s, const char *name)
 	return -1;
 }
 
+char *
+spec_unknown_vc(const struct spec *s, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char **names = xcalloc((size_t)s->nvcs + 1, sizeof *names);
+	int i;
+
+	for (i = 0; i < s->nvcs; i++)
+		names[i] = s->vcs[i].name;
+	strbuf_addf(&sb, "unknown vc '%s'", name);
+	if (s->nvcs == 0)
+		strbuf_adds(&sb, " (the spec has no virtual clusters)");
+	else
+		suggest_hint(&sb, name, names, (size_t)s->nvcs, "vcs");
+	free(names);
+	return strbuf_detach(&sb, NULL);
+}
+
 int
 spec_find_type(const struct spec *s, const char *name)
 {

@@ -62,6 +62,9 @@ test_closest(void)
 	/* too far: no guess */
 	CHECK(suggest_closest("zzz", vcs, 4) == NULL);
 	CHECK(suggest_closest("training", vcs, 4) == NULL);
+	/* four letters allow one edit: "frob" is two from "job" */
+	CHECK(suggest_closest("frob", (const char *const []){ "job", "jobs" }, 2) == NULL);
+	CHECK_STREQ(suggest_closest("lass", (const char *const []){ "las", "fifo" }, 2), "las");
 	/* a short word allows one edit only: "de" -> "dev", "d" nothing */
 	CHECK_STREQ(suggest_closest("de", vcs, 4), "dev");
 	CHECK(suggest_closest("x", vcs, 4) == NULL);
