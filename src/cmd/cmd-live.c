@@ -139,7 +139,9 @@ const struct cmd_entry cmd_submit_entry = {
 	    "(env NAME=VALUE ... COMMAND), never for the hooks.\n"
 	    "NAME is letters, digits, '.', '_' and '-' (no shell "
 	    "metacharacters); the submission is committed to the state store "
-	    "before anything runs.",
+	    "before anything runs. A job its VC could never hold (a pod larger "
+	    "than any of its cells, more pods than it has cells for) is refused "
+	    "with place's reason.",
 	.examples = (const char *const []){
 		"submit train1 --vc prod --gpus 2 -- sleep 30",
 		"submit train2 --vc prod --gpus 2 -- sleep 60",

@@ -924,6 +924,32 @@ vc_name(const struct engine *e, int vc)
 }
 
 /*
+ * The cell type a pod of g GPUs goes in (HiveD's affinity level) in the
+ * first candidate view that has one, and how many cells of that type the
+ * views hold; -1 when no view has a cell that large. Error messages name
+ * the type, not the level number.
+ */
+static int
+pod_cell_type(const struct engine *e, const int *views, int nv, int g, int *ncells)
+{
+	int i, l, t, type = -1;
+
+	*ncells = 0;
+	for (i = 0; i < nv; i++) {
+		const struct vview *w = &e->views[views[i]];
+
+		if ((l = view_pod_level(&w->view, g)) < 0)
+			continue;
+		t = e->s->chains[w->chain].level_type[l];
+		if (type < 0)
+			type = t;
+		if (t == type)
+			*ncells += w->view.count[l];
+	}
+	return type;
+}
+
+/*
  * Guaranteed placement inside the VC (hived, private). On success the
  * chosen virtual leaves are in vleaves (global ids), *view set, victims
  * (same-VC jobs of lower priority) listed in the plan.
@@ -933,6 +959,7 @@ place_in_vc(struct engine *e, const struct engine_req *r, const int *sizes, int 
     int total, int *vleaves, int *viewp, struct engine_plan *plan)
 {
 	int views[64], nv = candidate_views(e, r, views), i, k, tier, fits = 0;
+	int type, ncells;
 	struct vtier t;
 	enum engine_fail f;
 
@@ -1008,9 +1035,18 @@ place_in_vc(struct engine *e, const struct engine_req *r, const int *sizes, int 
 	if (r->pin >= 0)
 		return plan_fail(plan, ENGINE_EPINBUSY, "pinned cell '%s' has no room for %d gpus",
 		    e->s->pins[r->pin].id, total);
-	return plan_fail(plan, ENGINE_EVCFULL, "vc '%s' has no room for %d pod(s) of %d gpus "
-	    "at level %d", vc_name(e, r->vc), npods, sizes[0],
-	    view_pod_level(&e->views[views[0]].view, sizes[0]));
+	type = pod_cell_type(e, views, nv, sizes[0], &ncells);
+	/* a dry run tried every tier: even with all the VC's cells free and
+	   healthy the gang does not fit, so it never will */
+	if (e->diagnose)
+		return plan_fail(plan, ENGINE_ETOOBIG, "vc '%s' can never hold %d pod%s "
+		    "of %d gpu%s: each takes a cell of type '%s' and it has %d",
+		    vc_name(e, r->vc), npods, npods == 1 ? "" : "s", sizes[0],
+		    sizes[0] == 1 ? "" : "s", e->s->types[type].name, ncells);
+	return plan_fail(plan, ENGINE_EVCFULL, "vc '%s' has no room for %d pod%s of %d "
+	    "gpu%s (each in a cell of type '%s')", vc_name(e, r->vc), npods,
+	    npods == 1 ? "" : "s", sizes[0], sizes[0] == 1 ? "" : "s",
+	    e->s->types[type].name);
 }
 
 struct ptier {
@@ -1146,6 +1182,10 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 	if (npods < 0)
 		return plan_fail(plan, ENGINE_EBADREQ, "a gang needs 1 to %d members of at "
 		    "least one pod of at least one gpu", ENGINE_MAX_MEMBERS);
+	if (e->mode == ENGINE_QUOTA && r->priority >= 0 && e->diagnose &&
+	    total > e->vc_quota[r->vc])
+		return plan_fail(plan, ENGINE_ETOOBIG, "vc '%s' can never hold %d gpus: "
+		    "its quota is %lld", vc_name(e, r->vc), total, e->vc_quota[r->vc]);
 	if (e->mode == ENGINE_QUOTA && r->priority >= 0 &&
 	    e->vc_gused[r->vc] + total > e->vc_quota[r->vc])
 		return plan_fail(plan, ENGINE_EQUOTA, "vc '%s' would use %lld of its %lld gpus",

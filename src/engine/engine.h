@@ -85,7 +85,9 @@ enum engine_fail {
 	ENGINE_OK = 0,
 	ENGINE_EBADREQ,		/* malformed: unknown VC, zero GPUs, name in use... */
 	ENGINE_ENOTYPE,		/* no cell of that leaf type (in the VC / cluster) */
-	ENGINE_ETOOBIG,		/* a pod larger than any cell the VC could ever offer */
+	ENGINE_ETOOBIG,		/* more than the VC could ever offer (a pod larger than any
+				   of its cells; a dry run also: a gang it has too few
+				   cells for, over its quota) */
 	ENGINE_EVCFULL,		/* VC has no room at that level now */
 	ENGINE_EBADONLY,	/* room only on bad nodes */
 	ENGINE_EPINBUSY,	/* the pinned cell has no room */

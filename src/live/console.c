@@ -201,6 +201,37 @@ name_taken(const struct console *c, const char *name)
 	return engine_job_find(c->s->engine, name) >= 0;
 }
 
+/*
+ * A job its VC could not hold even with every cell free (a pod larger
+ * than any of its cells, more pods than it has cells for, a type it does
+ * not have) would wait forever with reason Resources while GPUs idle:
+ * refused at submit with place's words (the engine's dry run).
+ */
+static bool
+never_fits(struct console *c, const struct console_submit *sub, char **cause)
+{
+	struct engine_plan plan;
+	struct engine_req r;
+	bool never;
+
+	memset(&r, 0, sizeof r);
+	r.name = sub->name;
+	r.vc = sub->vc;
+	r.priority = sub->priority < 0 ? ENGINE_PRIO_OPPORTUNISTIC : sub->priority;
+	r.leaf_type = -1;
+	r.pin = -1;
+	r.nmembers = 1;
+	r.members[0].pods = sub->pods;
+	r.members[0].gpus = sub->gpus;
+	engine_plan_init(&plan);
+	never = engine_place(c->s->engine, &r, &plan) != 0 &&
+	    (plan.fail == ENGINE_ETOOBIG || plan.fail == ENGINE_ENOTYPE);
+	if (never)
+		*cause = xasprintf("cannot place job '%s': %s", sub->name, plan.why);
+	engine_plan_release(&plan);
+	return never;
+}
+
 int
 console_submit(struct console *c, const struct console_submit *sub, int *status,
     char **cause)
@@ -247,6 +278,8 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 			return -1;
 		}
 	}
+	if (never_fits(c, sub, cause))
+		return -1;
 	if (session_log_begin(s, &created, cause) != 0) {
 		*status = 4;
 		return -1;
