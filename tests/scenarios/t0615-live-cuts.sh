@@ -2,7 +2,9 @@
 # t0615-live-cuts — the live operator's papercuts of issue 21, on the
 # shipped one-box spec (specs/local.yaml: VCs of two 2-GPU switches) run
 # by a server: submit refuses a job its VC could never hold, with place's
-# words, instead of queueing it forever with reason Resources.
+# words, instead of queueing it forever with reason Resources; jobs lists
+# pending jobs with the running ones (as squeue), finished ones with
+# --all.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 
@@ -34,4 +36,35 @@ run "$CELLAR" -c "submit a --vc prod --gpus 2 --pods 2 -- sleep 30; submit b --v
 check_rc fits-later-rc 0
 check_out_has fits-later-queued "prod,1,b,"
 
+# 2. jobs (and ps): running and pending together; --filter state=PD, as
+# 'help states' says; --vc; JSON; finished ones only with --all
+run "$CELLAR" wait a --state running --timeout 60s
+check_rc jobs-a-running 0
+run "$CELLAR" jobs -o csv --no-header
+check_rc jobs-rc 0
+check_out_has jobs-running 'a,0,prod,R,guaranteed,0,0,4,2,BOX,box,"box/0,box/1",no,-'
+check_out_has jobs-pending "b,-,prod,PD,guaranteed,0,0,2,1,-,-,-,no,VCFull"
+run "$CELLAR" ps --filter state=PD -o name
+check_out jobs-filter-pd "b"
+run "$CELLAR" jobs --vc research -o name
+check_out jobs-vc-other ""
+run "$CELLAR" jobs -o json
+check_json_field jobs-json-n jobs.# 2
+check_json_field jobs-json-pending-id jobs.1.id null
+check_json_field jobs-json-pending-state jobs.1.state_code PD
+check_json_field jobs-json-pending-reason jobs.1.reason VCFull
+check_json_field jobs-json-pending-gpus jobs.1.gpus 2
+run "$CELLAR" -c "cancel b; wait b --timeout 60s; jobs -o name"
+check_out jobs-finished-left-out "cancelled b
+b cancelled
+a"
+run "$CELLAR" jobs --all -o csv --no-header
+check_out_has jobs-all-finished "b,"
+check_out_has jobs-all-cancelled ",CA,"
+check_out_has jobs-all-running "a,"
+run "$CELLAR" jobs --all --run last
+check_rc jobs-all-and-run 2
+
+run "$CELLAR" -c "cancel a; wait a --timeout 60s"
+check_rc cleanup-rc 0
 done_testing
