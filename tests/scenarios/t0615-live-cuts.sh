@@ -4,7 +4,7 @@
 # by a server: submit refuses a job its VC could never hold, with place's
 # words, instead of queueing it forever with reason Resources; jobs lists
 # pending jobs with the running ones (as squeue), finished ones with
-# --all.
+# --all; job show counts the wait or run going on.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 
@@ -54,6 +54,25 @@ check_json_field jobs-json-pending-id jobs.1.id null
 check_json_field jobs-json-pending-state jobs.1.state_code PD
 check_json_field jobs-json-pending-reason jobs.1.reason VCFull
 check_json_field jobs-json-pending-gpus jobs.1.gpus 2
+# 3. job show counts the period going on: b pending since its submit
+# read "queued 0 s", a running since its start "run time 0 s"
+secs() {	# secs JOB FIELD: the whole seconds job show gives FIELD
+	"$CELLAR" job show "$1" 2>/dev/null | sed -n "s/^$2  *\([0-9][0-9]*\) s\$/\1/p"
+}
+i=0
+while [ "$i" -lt 200 ]; do
+	q=$(secs b queued) r=$(secs a "run time")
+	[ "${q:-0}" -ge 2 ] && [ "${r:-0}" -ge 2 ] && break
+	sleep 0.05
+	i=$((i + 1))
+done
+[ "${q:-0}" -ge 2 ] && ok show-queued-grows || not_ok show-queued-grows "queued [$q] after $i polls"
+[ "${r:-0}" -ge 2 ] && ok show-run-time-grows || not_ok show-run-time-grows "run time [$r] after $i polls"
+run "$CELLAR" job show a
+check_out_has show-running-queued-closed "queued          0 s"
+run "$CELLAR" job show b -o json
+case $(json_get job.queued) in 0|0.0|'') not_ok show-json-queued "$OUT" ;; *) ok show-json-queued ;; esac
+
 run "$CELLAR" -c "cancel b; wait b --timeout 60s; jobs -o name"
 check_out jobs-finished-left-out "cancelled b
 b cancelled
