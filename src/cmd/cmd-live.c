@@ -552,7 +552,9 @@ const struct cmd_entry cmd_job_log_entry = {
 	    "The captured standard output and error of job NAME's hooks (start, "
 	    "stop, status messages of failures) and cellar's notes on it, the "
 	    "newest 64 KiB, kept in the state store: it outlives a restart of "
-	    "cellar and the job.",
+	    "cellar and the job. The job's own output is where its hook set "
+	    "puts it, on the pod's node; the shipped start hooks name it in a "
+	    "line 'output of pod P: ...' (a file, or the kubectl logs command).",
 	.examples = (const char *const []){ "job log train1", NULL },
 	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
 	    CMD_GROUP,

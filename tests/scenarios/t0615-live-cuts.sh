@@ -4,7 +4,8 @@
 # by a server: submit refuses a job its VC could never hold, with place's
 # words, instead of queueing it forever with reason Resources; jobs lists
 # pending jobs with the running ones (as squeue), finished ones with
-# --all; job show counts the wait or run going on.
+# --all; job show counts the wait or run going on; job log names where
+# the job's own output is.
 . tests/scenarios/lib.sh
 . tests/scenarios/lib-live.sh
 
@@ -32,7 +33,8 @@ check_out never-nothing-queued ""
 run "$CELLAR" events -o csv --no-header
 check_out_lacks never-no-submit-event "submit"
 # what fits once the VC is free is queued, as before
-run "$CELLAR" -c "submit a --vc prod --gpus 2 --pods 2 -- sleep 30; submit b --vc prod --gpus 2 -- true; queue -o csv --no-header"
+printf 'echo "out of pod $CELLAR_POD"\nsleep 30\n' >"$TMP/job.sh"
+run "$CELLAR" -c "submit a --vc prod --gpus 2 --pods 2 -- sh $TMP/job.sh; submit b --vc prod --gpus 2 -- true; queue -o csv --no-header"
 check_rc fits-later-rc 0
 check_out_has fits-later-queued "prod,1,b,"
 
@@ -72,6 +74,20 @@ run "$CELLAR" job show a
 check_out_has show-running-queued-closed "queued          0 s"
 run "$CELLAR" job show b -o json
 case $(json_get job.queued) in 0|0.0|'') not_ok show-json-queued "$OUT" ;; *) ok show-json-queued ;; esac
+
+# 4. job log points at the job's own output (it showed the hooks' lines
+# only): the process set's start hook names the file, on its node
+run "$CELLAR" job log a
+check_out_has log-hook-line "started pod 0 on box"
+check_out_has log-points-pod0 "output of pod 0: $TMP/run/box/a.0/out on box"
+check_out_has log-points-pod1 "output of pod 1: $TMP/run/box/a.1/out on box"
+i=0
+while ! grep -q "out of pod 1" "$TMP/run/box/a.1/out" 2>/dev/null && [ "$i" -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+grep -q "out of pod 1" "$TMP/run/box/a.1/out" 2>/dev/null && ok log-file-is-output ||
+    not_ok log-file-is-output "$(cat "$TMP/run/box/a.1/out" 2>&1)"
 
 run "$CELLAR" -c "cancel b; wait b --timeout 60s; jobs -o name"
 check_out jobs-finished-left-out "cancelled b
