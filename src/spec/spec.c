@@ -192,7 +192,8 @@ kind_name(const struct loader *L, int node)
 /*
  * Read the known keys of a mapping: val[i] (and key[i]) for names[i], -1 when
  * absent. Duplicate keys are errors; `ignored` keys get a note saying why;
- * anything else is an unknown key, a warning naming it and where it was.
+ * anything else is an unknown key, a warning (an error at the top level:
+ * get_fields_sev) naming it, where it was and the key most likely meant.
  */
 struct ignored_key {
 	const char	*name;

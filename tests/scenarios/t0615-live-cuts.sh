@@ -74,6 +74,11 @@ run "$CELLAR" job show a
 check_out_has show-running-queued-closed "queued          0 s"
 run "$CELLAR" job show b -o json
 case $(json_get job.queued) in 0|0.0|'') not_ok show-json-queued "$OUT" ;; *) ok show-json-queued ;; esac
+# and why it waits, as the queue says (the store kept "None", the reason
+# at submission)
+check_json_field show-json-reason job.reason VCFull
+run "$CELLAR" jobs --all -o csv --no-header
+check_out_has jobs-all-reason "b,1,prod,PD,guaranteed,0,-,2,1,-,-,-,-,VCFull"
 
 # 4. job log points at the job's own output (it showed the hooks' lines
 # only): the process set's start hook names the file, on its node
