@@ -79,7 +79,7 @@ test_hint(void)
 {
 	static const char *const vcs[] = { "research", "prod", "dev", "infer" };
 	const char *many[20];
-	char names[20][8];
+	char names[20][16];
 	struct strbuf sb = STRBUF_INIT;
 	int i;
 
