@@ -1084,9 +1084,18 @@ static int
 place_physical(struct engine *e, const struct engine_req *r, const int *sizes, int npods,
     int total, int *leaves, int *chainp, struct engine_plan *plan)
 {
-	int c, k, pass, any = 0;
+	int c, k, pass, any = 0, fits = 0;
 	bool guaranteed = r->priority >= 0;
 
+	/* a pod larger than any cell of its type's chains never fits */
+	for (c = 0; c < e->s->nchains; c++)
+		if ((r->leaf_type < 0 || e->s->chains[c].leaf_type == r->leaf_type) &&
+		    view_pod_level(&e->pc[c].t1, sizes[0]) >= 0)
+			fits = 1;
+	for (c = 0; c < e->s->nchains && !fits; c++)
+		if (r->leaf_type < 0 || e->s->chains[c].leaf_type == r->leaf_type)
+			return plan_fail(plan, ENGINE_ETOOBIG, "a pod of %d gpus is larger "
+			    "than any cell of the cluster", sizes[0]);
 	for (pass = 0; pass < 3; pass++) {
 		if (pass == 2 && !guaranteed)
 			break;

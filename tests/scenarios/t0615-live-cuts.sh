@@ -28,6 +28,9 @@ check_err_has never-pod-msg "cannot place job 'big': a pod of 4 gpus is larger t
 run "$CELLAR" submit wide --vc research --gpus 2 --pods 3 -- true
 check_rc never-gang-rc 1
 check_err_has never-gang-msg "cannot place job 'wide': vc 'research' can never hold 3 pods of 2 gpus: each takes a cell of type 'SWITCH' and it has 2"
+run "$CELLAR" submit scav --vc prod --gpus 16 --priority -1 -- true
+check_rc never-opp-rc 1
+check_err_has never-opp-msg "cannot place job 'scav': a pod of 16 gpus is larger than any cell of the cluster"
 run "$CELLAR" queue -o name
 check_out never-nothing-queued ""
 run "$CELLAR" events -o csv --no-header

@@ -501,6 +501,15 @@ test_never_fits(void)
 	CHECK_INTEQ(p.fail, ENGINE_EVCFULL);
 	CHECK_STREQ(p.why, "vc 'prod' has no room for 3 pods of 2 gpus (each in a "
 	    "cell of type 'SWITCH')");
+	/* an opportunistic pod larger than any cell of the cluster */
+	req(&r, "opp", 0, 1, 16, ENGINE_PRIO_OPPORTUNISTIC);
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	CHECK_STREQ(p.why, "a pod of 16 gpus is larger than any cell of the cluster");
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	req(&r, "opp", 0, 1, 8, ENGINE_PRIO_OPPORTUNISTIC);
+	CHECK(engine_place(e, &r, &p) == 0);
 	/* what fits once the VC is free is not "never": the dry run says
 	   whom it would have to preempt */
 	req(&r, "a", 0, 2, 2, 5);
