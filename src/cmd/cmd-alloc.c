@@ -1,6 +1,8 @@
 /*
  * cmd-alloc.c — the job commands: `alloc` places and starts a job, `place`
- * is its dry run, `release` ends jobs, `jobs` lists them. They turn options
+ * is its dry run, `release` ends jobs, `jobs` lists them (those holding
+ * cells from the engine, then a live cluster's waiting ones from its
+ * console). They turn options
  * into a struct engine_req, ask the (pure) engine for a plan and print the
  * plan: pods with their nodes and GPU addresses, and the victims.
  *
@@ -665,6 +667,8 @@ jobs_row(struct table *t, const struct spec *s, int id,
 static bool
 live_waits(const struct console_job *cj)
 {
+	if (job_is_final(&cj->job))
+		return false;	/* cancelled or failed, its stop hooks running */
 	return cj->phase == CONSOLE_QUEUED || cj->phase == CONSOLE_STOPPING ||
 	    cj->phase == CONSOLE_SUSPENDING || cj->phase == CONSOLE_SUSPENDED;
 }
