@@ -511,7 +511,7 @@ apply_globals(struct runner *r, const struct args *a, char **cause)
 	}
 	if ((v = args_get(a, "mode")) != NULL) {
 		if ((m = engine_mode_parse(v)) < 0) {
-			*cause = xasprintf("unknown mode '%s' (hived, quota, private)", v);
+			*cause = engine_mode_unknown(v);
 			return -1;
 		}
 		r->sess.mode = (enum engine_mode)m;

@@ -816,7 +816,7 @@ session_run_rebuild(struct store *st, const struct store_run *run,
 		return -1;
 	spec_diags_init(&d);
 	spec = spec_load_string(sp.path, sp.text, sp.text_len, &d);
-	session_add_diags(diags, &d);
+	session_add_errors(diags, &d);	/* the rest was said at its load */
 	spec_diags_release(&d);
 	mode = engine_mode_parse(run->mode);
 	if (spec == NULL || mode < 0 ||

@@ -295,6 +295,7 @@ session_reconfigure(struct session *s, const char *path, enum engine_mode mode,
 	struct engine *e;
 	char *keep = NULL;
 	bool created = false;
+	size_t said;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -302,6 +303,7 @@ session_reconfigure(struct session *s, const char *path, enum engine_mode mode,
 		*status = CMD_EXIT_STORE;
 		return -1;
 	}
+	said = diags->len;
 	if (session_build(path, mode, diags, &spec, &e, cause) != 0) {
 		*status = CMD_EXIT_SPEC;
 		return -1;
@@ -312,6 +314,9 @@ session_reconfigure(struct session *s, const char *path, enum engine_mode mode,
 	}
 	out->changed = !session_same_spec(s, spec, mode);
 	if (!out->changed && (flags & SESSION_RECONF_IF_CHANGED)) {
+		/* the current spec again: its warnings and notes were said
+		   when it was made current, not again with every command */
+		strbuf_setlen(diags, said);
 		engine_free(e);
 		spec_free(spec);
 		return 0;

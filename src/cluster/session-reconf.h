@@ -60,7 +60,9 @@ void	session_reconf_release(struct session_reconf *r);
  * nothing changed), or -1 with *cause and *status: CMD_EXIT_SPEC for a
  * spec that does not load, CMD_EXIT_FAIL when the new spec removes VCs
  * with jobs and FORCE is not given (the VCs named),
- * CMD_EXIT_STORE for the store. Diagnostics of the spec go to diags.
+ * CMD_EXIT_STORE for the store. Diagnostics of the spec go to diags
+ * (with IF_CHANGED and nothing changed, none: the current spec's were
+ * said when it was made current).
  */
 #define SESSION_RECONF_FORCE		0x1	/* cancel the jobs of removed VCs */
 #define SESSION_RECONF_IF_CHANGED	0x2	/* same text and mode: do nothing */

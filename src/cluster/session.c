@@ -209,6 +209,16 @@ session_add_diags(struct strbuf *sb, const struct spec_diags *d)
 		strbuf_addf(sb, "(%zu more diagnostics not shown)\n", d->dropped);
 }
 
+void
+session_add_errors(struct strbuf *sb, const struct spec_diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].severity == SPEC_ERROR)
+			strbuf_addf(sb, "%s\n", d->v[i].text);
+}
+
 int
 session_njobs(const struct session *s)
 {

@@ -176,5 +176,8 @@ int	session_njobs(const struct session *s);
 
 /* Append every diagnostic of d to sb, one per line. */
 void	session_add_diags(struct strbuf *sb, const struct spec_diags *d);
+/* Only its errors: a spec read back from the store had its warnings and
+   notes shown when it was made current (spec check, load, --spec). */
+void	session_add_errors(struct strbuf *sb, const struct spec_diags *d);
 
 #endif

@@ -44,6 +44,8 @@ enum cmd_value {
 	VALUE_FILTER,		/* a listing's column key, then '=' (--filter) */
 	VALUE_COMMAND,		/* a command name, one or two words (help) */
 	VALUE_CMDLINE,		/* a whole command with its arguments (watch) */
+	VALUE_POLICY,		/* a scheduling policy (policy_table); help
+				   lists them, so the list cannot drift */
 };
 
 /* One option of a command's template; a table ends with a zeroed entry. */

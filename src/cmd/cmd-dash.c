@@ -63,7 +63,7 @@ static const struct cmd_opt dash_opts[] = {
 	{ 0, "keys", "KEYS", "press these keys first (<Enter> <Esc> <Tab> <Up> <Down> <Left> <Right>)", VALUE_NONE },
 	{ 0, "map", NULL, "cells as a compact node map", VALUE_NONE },
 	{ 0, "follow", NULL, "show the newest run of the --db store another process writes", VALUE_NONE },
-	{ 0, "policy", "P", "the emulator's policy (default las)", VALUE_NONE },
+	{ 0, "policy", "P", "the emulator's policy (default las)", VALUE_POLICY },
 	{ 0, "trace", "FILE", "play this trace instead of the demo", VALUE_FILE },
 	{ 0, "load", "X", "scale the trace's arrival rate by X", VALUE_NONE },
 	{ 0, "speed", "X", "emulated seconds per second (default 600)", VALUE_NONE },

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/xmalloc.h"
 #include "job/job.h"
+#include "policy/policy.h"
 
 #define HELP_WIDTH	76
 
@@ -64,6 +65,18 @@ help_opt_label(struct strbuf *sb, const struct cmd_opt *o)
 		strbuf_addf(sb, " %s", o->value);
 }
 
+/* An option's help line; the values of a policy option come from the
+   policy table (a list written by hand left antman out). */
+static void
+help_opt_help(struct strbuf *sb, const struct cmd_opt *o)
+{
+	strbuf_adds(sb, o->help);
+	if (o->kind == VALUE_POLICY) {
+		strbuf_adds(sb, "; one of: ");
+		policy_names(sb);
+	}
+}
+
 static void
 help_opts_text(struct strbuf *sb, const char *title, const struct cmd_opt *opts)
 {
@@ -86,7 +99,8 @@ help_opts_text(struct strbuf *sb, const char *title, const struct cmd_opt *opts)
 		start = sb->len;
 		help_opt_label(sb, o);
 		strbuf_addchars(sb, ' ', width - (sb->len - start) + 2);
-		strbuf_addf(sb, "%s\n", o->help);
+		help_opt_help(sb, o);
+		strbuf_addc(sb, '\n');
 	}
 }
 
@@ -140,6 +154,7 @@ help_opts_json(struct json *j, const char *key, const struct cmd_opt *opts)
 {
 	const struct cmd_opt *o;
 	char s[2] = { 0, 0 };
+	struct strbuf h = STRBUF_INIT;
 
 	json_key(j, key);
 	json_array_begin(j);
@@ -149,9 +164,12 @@ help_opts_json(struct json *j, const char *key, const struct cmd_opt *opts)
 		json_kv_string(j, "short", o->short_name ? s : NULL);
 		json_kv_string(j, "long", o->name);
 		json_kv_string(j, "value", o->value);
-		json_kv_string(j, "help", o->help);
+		strbuf_reset(&h);
+		help_opt_help(&h, o);
+		json_kv_string(j, "help", h.buf);
 		json_object_end(j);
 	}
+	strbuf_release(&h);
 	json_array_end(j);
 }
 

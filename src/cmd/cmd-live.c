@@ -87,7 +87,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (live_console(ctx, &c, cause) != 0)
 		return -1;
 	if ((sub.vc = spec_find_vc(s->spec, vc)) < 0) {
-		*cause = xasprintf("unknown vc '%s'", vc);
+		*cause = spec_unknown_vc(s->spec, vc);
 		return -1;
 	}
 	for (i = 0; i < args_nopts(a); i++)
@@ -139,7 +139,9 @@ const struct cmd_entry cmd_submit_entry = {
 	    "(env NAME=VALUE ... COMMAND), never for the hooks.\n"
 	    "NAME is letters, digits, '.', '_' and '-' (no shell "
 	    "metacharacters); the submission is committed to the state store "
-	    "before anything runs.",
+	    "before anything runs. A job its VC could never hold (a pod larger "
+	    "than any of its cells, more pods than it has cells for) is refused "
+	    "with place's reason.",
 	.examples = (const char *const []){
 		"submit train1 --vc prod --gpus 2 -- sleep 30",
 		"submit train2 --vc prod --gpus 2 -- sleep 60",
@@ -427,7 +429,7 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (live_console(ctx, &c, cause) != 0)
 		return -1;
 	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
-		*cause = xasprintf("unknown vc '%s'", vcname);
+		*cause = spec_unknown_vc(s, vcname);
 		return -1;
 	}
 	/* a tick first: hooks that finished are counted, a pass has run */
@@ -550,7 +552,9 @@ const struct cmd_entry cmd_job_log_entry = {
 	    "The captured standard output and error of job NAME's hooks (start, "
 	    "stop, status messages of failures) and cellar's notes on it, the "
 	    "newest 64 KiB, kept in the state store: it outlives a restart of "
-	    "cellar and the job.",
+	    "cellar and the job. The job's own output is where its hook set "
+	    "puts it, on the pod's node; the shipped start hooks name it in a "
+	    "line 'output of pod P: ...' (a file, or the kubectl logs command).",
 	.examples = (const char *const []){ "job log train1", NULL },
 	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
 	    CMD_GROUP,

@@ -83,7 +83,7 @@
 	{ 0, "opp-window", "T", "antman: GPU utilization averaged over T (default 5m)", VALUE_NONE }
 
 static const struct cmd_opt replay_opts[] = {
-	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_NONE },
+	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_POLICY },
 	{ 0, "sharing", "MODE", "hived, quota or private (default: the session's mode)", VALUE_MODE },
 	{ 0, "series", "FILE", "write the time series as CSV to FILE", VALUE_FILE },
 	{ 0, "fresh", NULL, "with a store: start a new run, do not resume", VALUE_NONE },
@@ -93,14 +93,14 @@ static const struct cmd_opt replay_opts[] = {
 };
 
 static const struct cmd_opt compare_opts[] = {
-	{ 0, "policy", "P,...", "policies to compare (default fifo,las,gittins,srtf)", VALUE_NONE },
+	{ 0, "policy", "P,...", "policies to compare (default fifo,las,gittins,srtf)", VALUE_POLICY },
 	{ 0, "sharing", "MODE,...", "sharing modes to compare (default: the session's)", VALUE_MODE },
 	SIM_COMMON_OPTS,
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
 static const struct cmd_opt anomaly_opts[] = {
-	{ 0, "policy", "P", "scheduling policy in both runs (default las)", VALUE_NONE },
+	{ 0, "policy", "P", "scheduling policy in both runs (default las)", VALUE_POLICY },
 	{ 0, "sharing", "MODE", "the shared mode: hived or quota (default hived)", VALUE_MODE },
 	{ 0, "window", "T", "length of the windows compared (default 1d)", VALUE_NONE },
 	SIM_COMMON_OPTS,
@@ -220,7 +220,7 @@ sim_release(struct sim *m)
 /* Comma-separated list of policies into runs (crossed with modes later). */
 static int
 parse_list(const char *list, const char *what, int (*one)(const char *, int *),
-    int *out, int max, int *n, char **cause)
+    char *(*unknown)(const char *), int *out, int max, int *n, char **cause)
 {
 	char *copy = xstrdup(list), *item, *save = NULL;
 	int v;
@@ -229,7 +229,7 @@ parse_list(const char *list, const char *what, int (*one)(const char *, int *),
 	for (item = strtok_r(copy, ",", &save); item != NULL;
 	    item = strtok_r(NULL, ",", &save)) {
 		if (one(item, &v) < 0) {
-			*cause = xasprintf("unknown %s '%s'", what, item);
+			*cause = unknown(item);
 			free(copy);
 			return -1;
 		}
@@ -266,15 +266,6 @@ one_mode(const char *name, int *v)
 {
 	*v = engine_mode_parse(name);
 	return *v < 0 ? -1 : 0;
-}
-
-static void
-policy_names(struct strbuf *sb)
-{
-	int i;
-
-	for (i = 0; policy_table[i] != NULL; i++)
-		strbuf_addf(sb, "%s%s", i ? ", " : "", policy_table[i]->name);
 }
 
 /* Parse the options shared by the three commands and prepare the replay. */
@@ -436,21 +427,14 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 
 	/* the runs: policies x sharing modes */
 	if (parse_list((v = args_get(a, "policy")) ? v : def_policies, "policy",
-	    one_policy, pol, SIM_MAX_RUNS, &np, cause) < 0) {
-		struct strbuf sb = STRBUF_INIT;
-		char *old = *cause;
-
-		policy_names(&sb);
-		*cause = xasprintf("%s (policies: %s)", old, sb.buf);
-		free(old);
-		strbuf_release(&sb);
+	    one_policy, policy_unknown, pol, SIM_MAX_RUNS, &np, cause) < 0)
 		return cmd_usage_error(ctx);
-	}
 	v = args_get(a, "sharing");
 	if (v == NULL) {
 		modes[0] = ctx->sess->mode;
 		nm = 1;
-	} else if (parse_list(v, "sharing mode", one_mode, modes, 4, &nm, cause) < 0)
+	} else if (parse_list(v, "sharing mode", one_mode, engine_mode_unknown, modes,
+	    4, &nm, cause) < 0)
 		return cmd_usage_error(ctx);
 	for (k = 0; k < np; k++)
 		for (l = 0; l < nm; l++) {
@@ -1279,8 +1263,7 @@ const struct cmd_entry cmd_replay_entry = {
 	.help =
 	    "Replay TRACE (a Philly, ITP or Tiresias CSV file, or synth[:N] for N "
 	    "generated jobs) on the emulated cluster of the spec, under one "
-	    "scheduling policy (--policy: fifo, fifo-skip, las, gittins, srtf, srsf, "
-	    "gandiva) "
+	    "scheduling policy (--policy, one of those its option lists) "
 	    "and one sharing mode (--sharing: hived, quota, private). The run is "
 	    "deterministic: the same spec, trace, policy and seed give the same "
 	    "report.\n"

@@ -343,7 +343,7 @@ load_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	if (m != NULL) {
 		if ((v = engine_mode_parse(m)) < 0) {
-			*cause = xasprintf("unknown mode '%s' (hived, quota, private)", m);
+			*cause = engine_mode_unknown(m);
 			return cmd_usage_error(ctx);
 		}
 		mode = (enum engine_mode)v;

@@ -28,6 +28,7 @@
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
 #include "core/strvec.h"
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "job/record.h"
 #include "sim/model.h"
@@ -163,17 +164,39 @@ vc_name(struct sctx *sc, int vc)
 	    sc->sp.vcs[vc].name : "-";
 }
 
+/*
+ * The time a job's open period (pending or running since its last change)
+ * runs to: now for a session run still running (live and alloc'd jobs
+ * count queued and run time only when they leave a state), else 0 (a
+ * finished run's jobs are final; a replay's clock is its own).
+ */
+static double
+open_now(const struct store_run *run)
+{
+	return run->kind == STORE_RUN_SESSION && run->state == STORE_RUN_RUNNING ?
+	    session_now() : 0;
+}
+
 /* A VC name of the run's spec; -1 with *cause if it has none such. */
 static int
 vc_find(struct sctx *sc, const char *name, char **cause)
 {
+	struct strbuf hint = STRBUF_INIT;
+	const char **names;
 	int i;
 
 	run_spec(sc);
 	for (i = 0; i < sc->sp.nvcs; i++)
 		if (sc->sp.vcs[i].name != NULL && strcmp(sc->sp.vcs[i].name, name) == 0)
 			return i;
-	*cause = xasprintf("unknown vc '%s' in run %lld", name, (long long)sc->run.id);
+	names = xcalloc((size_t)sc->sp.nvcs + 1, sizeof *names);
+	for (i = 0; i < sc->sp.nvcs; i++)
+		names[i] = sc->sp.vcs[i].name;
+	suggest_hint(&hint, name, names, (size_t)sc->sp.nvcs, "vcs");
+	*cause = xasprintf("unknown vc '%s' in run %lld%s", name,
+	    (long long)sc->run.id, hint.buf);
+	free(names);
+	strbuf_release(&hint);
 	return -1;
 }
 
@@ -1204,9 +1227,9 @@ job_show_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_double(&j, "state_since", jb->state_since);
 		json_kv_double(&j, "first_start", jb->first_start);
 		json_kv_double(&j, "end", jb->end);
-		json_kv_double(&j, "queued", jb->queued);
+		json_kv_double(&j, "queued", job_queued_at(jb, open_now(&sc.run)));
 		json_kv_double(&j, "attained", jb->attained);
-		json_kv_double(&j, "run_time", jb->run_time);
+		json_kv_double(&j, "run_time", job_run_time_at(jb, open_now(&sc.run)));
 		json_kv_double(&j, "work_done", jb->work_done);
 		json_kv_double(&j, "ckpt_work", jb->ckpt_work);
 		json_kv_double(&j, "lost_work", jb->lost_work);
@@ -1266,8 +1289,8 @@ job_show_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	ROW("first start", "%s", fmt_t(&sc.run, jb->first_start, b1, sizeof b1));
 	ROW("since", "%s", fmt_t(&sc.run, jb->state_since, b1, sizeof b1));
 	ROW("end", "%s", fmt_t(&sc.run, jb->end, b2, sizeof b2));
-	ROW("queued", "%.0f s", jb->queued);
-	ROW("run time", "%.0f s", jb->run_time);
+	ROW("queued", "%.0f s", job_queued_at(jb, open_now(&sc.run)));
+	ROW("run time", "%.0f s", job_run_time_at(jb, open_now(&sc.run)));
 	ROW("service", "%.1f GPU-hours", jb->attained / 3600);
 	ROW("progress", "%.0f s of work (last checkpoint %.0f s, lost %.0f s)",
 	    jb->work_done, jb->ckpt_work, jb->lost_work);
@@ -1419,7 +1442,7 @@ jobs_json_stored(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_kv_double(j, "submit", jb->submit);
 	json_kv_double(j, "first_start", jb->first_start);
 	json_kv_double(j, "end", jb->end);
-	json_kv_double(j, "queued", jb->queued);
+	json_kv_double(j, "queued", job_queued_at(jb, open_now(&ja->sc->run)));
 	json_kv_int(j, "preemptions", jb->preemptions);
 	json_object_end(j);
 }

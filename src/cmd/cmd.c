@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmdline.h"
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "ipc/ipc.h"
 #include "store/store.h"
@@ -187,6 +188,27 @@ cmd_cand_list(struct strbuf *sb, const struct cmd_cand *c, size_t n,
 	}
 }
 
+#define CMD_MAX_CANDS	64
+
+/* The candidate a misspelt word most likely meant (malloc'ed), or NULL. */
+static char *
+cmd_cand_closest(const char *word, const struct cmd_cand *c, size_t n)
+{
+	const char *names[CMD_MAX_CANDS] = { NULL }, *hit;
+	char *meant;
+	size_t i;
+
+	if (n > CMD_MAX_CANDS)
+		n = CMD_MAX_CANDS;
+	for (i = 0; i < n; i++)
+		names[i] = xstrndup(c[i].w, c[i].len);
+	hit = suggest_closest(word, names, n);
+	meant = hit != NULL ? xstrdup(hit) : NULL;
+	for (i = 0; i < n; i++)
+		free((char *)names[i]);
+	return meant;
+}
+
 /* Match word among the candidates: exact, then unique prefix. */
 static const struct cmd_cand *
 cmd_match(const char *word, const char *family, struct cmd_cand *cands,
@@ -211,17 +233,24 @@ cmd_match(const char *word, const char *family, struct cmd_cand *cands,
 		*cause = family ?
 		    xasprintf("ambiguous command '%s %s': %s", family, word, sb.buf) :
 		    xasprintf("ambiguous command '%s': %s", word, sb.buf);
-	} else if (family != NULL) {
-		cmd_cand_list(&sb, cands, n, NULL);
-		*cause = xasprintf("unknown command '%s %s' ('%s' has: %s)", family,
-		    word, family, sb.buf);
-	} else
-		*cause = xasprintf("unknown command '%s'", word);
+	} else {
+		char *meant = cmd_cand_closest(word, cands, n);
+
+		if (family != NULL) {
+			cmd_cand_list(&sb, cands, n, NULL);
+			*cause = meant != NULL ? xasprintf("unknown command '%s %s' "
+			    "(did you mean '%s %s'? '%s' has: %s)", family, word, family,
+			    meant, family, sb.buf) : xasprintf("unknown command '%s %s' "
+			    "('%s' has: %s)", family, word, family, sb.buf);
+		} else
+			*cause = meant != NULL ? xasprintf("unknown command '%s' (did "
+			    "you mean '%s'?)", word, meant) :
+			    xasprintf("unknown command '%s'", word);
+		free(meant);
+	}
 	strbuf_release(&sb);
 	return NULL;
 }
-
-#define CMD_MAX_CANDS	64
 
 bool
 cmd_family_match(const char *word, char *buf, size_t len)

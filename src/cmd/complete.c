@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
+#include "policy/policy.h"
 
 /* The last command of a line, split into words, and the word at its end. */
 struct scan {
@@ -328,6 +329,10 @@ add_values(struct collect *k, const struct complete_env *env, enum cmd_value kin
 	case VALUE_MODE:
 		for (i = 0; strcmp(engine_mode_name((enum engine_mode)i), "?") != 0; i++)
 			add(k, engine_mode_name((enum engine_mode)i));
+		return;
+	case VALUE_POLICY:
+		for (i = 0; policy_table[i] != NULL; i++)
+			add(k, policy_table[i]->name);
 		return;
 	case VALUE_FORMAT:
 		for (i = 0; i < OUT_NFORMATS; i++)

@@ -333,7 +333,7 @@ dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **ca
 	x->spec = c->spec;
 	x->spec_name = xstrdup(c->spec_name != NULL ? c->spec_name : "-");
 	if ((ops = policy_find(c->policy)) == NULL) {
-		*cause = xasprintf("unknown policy '%s'", c->policy);
+		*cause = policy_unknown(c->policy);
 		goto fail;
 	}
 	policy_params_init(&par);

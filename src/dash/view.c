@@ -1466,8 +1466,12 @@ draw_detail(struct dash_view *v, const struct dash_model *m, struct dash_screen 
 		    job_state_code(j->state), job_state_name(j->state), j->gpus,
 		    job_class_name(j->klass), j->opportunistic ? ", running opportunistic" : "",
 		    m->d.wall ? "" : "t=", a);
-		dash_format_dur(j->queued, a, sizeof a);
-		dash_format_dur(j->run_time, b, sizeof b);
+		/* the open period counts: a job waiting since its submission
+		   read "queued 0s"; a live job's run time grows only when it
+		   stops (the emulator's as it goes) */
+		dash_format_dur(job_queued_at(j, m->d.now), a, sizeof a);
+		dash_format_dur(m->d.phases != NULL ? job_run_time_at(j, m->d.now) :
+		    j->run_time, b, sizeof b);
 		y = detail_line(s, y, ymax, DR_NORMAL, "queued %s  ran %s  attained %.0f "
 		    "GPU-s  restarts %d  preemptions %d", a, b, j->attained, j->restarts,
 		    j->preemptions);

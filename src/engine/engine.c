@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "engine/engine-int.h"
 
@@ -199,6 +200,17 @@ engine_mode_parse(const char *name)
 		if (strcmp(name, mode_names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+char *
+engine_mode_unknown(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "unknown mode '%s'", name);
+	suggest_hint(&sb, name, mode_names, sizeof mode_names / sizeof mode_names[0],
+	    "modes");
+	return strbuf_detach(&sb, NULL);
 }
 
 static void
@@ -912,6 +924,32 @@ vc_name(const struct engine *e, int vc)
 }
 
 /*
+ * The cell type a pod of g GPUs goes in (HiveD's affinity level) in the
+ * first candidate view that has one, and how many cells of that type the
+ * views hold; -1 when no view has a cell that large. Error messages name
+ * the type, not the level number.
+ */
+static int
+pod_cell_type(const struct engine *e, const int *views, int nv, int g, int *ncells)
+{
+	int i, l, t, type = -1;
+
+	*ncells = 0;
+	for (i = 0; i < nv; i++) {
+		const struct vview *w = &e->views[views[i]];
+
+		if ((l = view_pod_level(&w->view, g)) < 0)
+			continue;
+		t = e->s->chains[w->chain].level_type[l];
+		if (type < 0)
+			type = t;
+		if (t == type)
+			*ncells += w->view.count[l];
+	}
+	return type;
+}
+
+/*
  * Guaranteed placement inside the VC (hived, private). On success the
  * chosen virtual leaves are in vleaves (global ids), *view set, victims
  * (same-VC jobs of lower priority) listed in the plan.
@@ -921,6 +959,7 @@ place_in_vc(struct engine *e, const struct engine_req *r, const int *sizes, int 
     int total, int *vleaves, int *viewp, struct engine_plan *plan)
 {
 	int views[64], nv = candidate_views(e, r, views), i, k, tier, fits = 0;
+	int type, ncells;
 	struct vtier t;
 	enum engine_fail f;
 
@@ -996,9 +1035,18 @@ place_in_vc(struct engine *e, const struct engine_req *r, const int *sizes, int 
 	if (r->pin >= 0)
 		return plan_fail(plan, ENGINE_EPINBUSY, "pinned cell '%s' has no room for %d gpus",
 		    e->s->pins[r->pin].id, total);
-	return plan_fail(plan, ENGINE_EVCFULL, "vc '%s' has no room for %d pod(s) of %d gpus "
-	    "at level %d", vc_name(e, r->vc), npods, sizes[0],
-	    view_pod_level(&e->views[views[0]].view, sizes[0]));
+	type = pod_cell_type(e, views, nv, sizes[0], &ncells);
+	/* a dry run tried every tier: even with all the VC's cells free and
+	   healthy the gang does not fit, so it never will */
+	if (e->diagnose)
+		return plan_fail(plan, ENGINE_ETOOBIG, "vc '%s' can never hold %d pod%s "
+		    "of %d gpu%s: each takes a cell of type '%s' and it has %d",
+		    vc_name(e, r->vc), npods, npods == 1 ? "" : "s", sizes[0],
+		    sizes[0] == 1 ? "" : "s", e->s->types[type].name, ncells);
+	return plan_fail(plan, ENGINE_EVCFULL, "vc '%s' has no room for %d pod%s of %d "
+	    "gpu%s (each in a cell of type '%s')", vc_name(e, r->vc), npods,
+	    npods == 1 ? "" : "s", sizes[0], sizes[0] == 1 ? "" : "s",
+	    e->s->types[type].name);
 }
 
 struct ptier {
@@ -1036,9 +1084,18 @@ static int
 place_physical(struct engine *e, const struct engine_req *r, const int *sizes, int npods,
     int total, int *leaves, int *chainp, struct engine_plan *plan)
 {
-	int c, k, pass, any = 0;
+	int c, k, pass, any = 0, fits = 0;
 	bool guaranteed = r->priority >= 0;
 
+	/* a pod larger than any cell of its type's chains never fits */
+	for (c = 0; c < e->s->nchains; c++)
+		if ((r->leaf_type < 0 || e->s->chains[c].leaf_type == r->leaf_type) &&
+		    view_pod_level(&e->pc[c].t1, sizes[0]) >= 0)
+			fits = 1;
+	for (c = 0; c < e->s->nchains && !fits; c++)
+		if (r->leaf_type < 0 || e->s->chains[c].leaf_type == r->leaf_type)
+			return plan_fail(plan, ENGINE_ETOOBIG, "a pod of %d gpus is larger "
+			    "than any cell of the cluster", sizes[0]);
 	for (pass = 0; pass < 3; pass++) {
 		if (pass == 2 && !guaranteed)
 			break;
@@ -1134,6 +1191,10 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 	if (npods < 0)
 		return plan_fail(plan, ENGINE_EBADREQ, "a gang needs 1 to %d members of at "
 		    "least one pod of at least one gpu", ENGINE_MAX_MEMBERS);
+	if (e->mode == ENGINE_QUOTA && r->priority >= 0 && e->diagnose &&
+	    total > e->vc_quota[r->vc])
+		return plan_fail(plan, ENGINE_ETOOBIG, "vc '%s' can never hold %d gpus: "
+		    "its quota is %lld", vc_name(e, r->vc), total, e->vc_quota[r->vc]);
 	if (e->mode == ENGINE_QUOTA && r->priority >= 0 &&
 	    e->vc_gused[r->vc] + total > e->vc_quota[r->vc])
 		return plan_fail(plan, ENGINE_EQUOTA, "vc '%s' would use %lld of its %lld gpus",

@@ -85,7 +85,9 @@ enum engine_fail {
 	ENGINE_OK = 0,
 	ENGINE_EBADREQ,		/* malformed: unknown VC, zero GPUs, name in use... */
 	ENGINE_ENOTYPE,		/* no cell of that leaf type (in the VC / cluster) */
-	ENGINE_ETOOBIG,		/* a pod larger than any cell the VC could ever offer */
+	ENGINE_ETOOBIG,		/* more than the VC could ever offer (a pod larger than any
+				   of its cells; a dry run also: a gang it has too few
+				   cells for, over its quota) */
 	ENGINE_EVCFULL,		/* VC has no room at that level now */
 	ENGINE_EBADONLY,	/* room only on bad nodes */
 	ENGINE_EPINBUSY,	/* the pinned cell has no room */
@@ -138,6 +140,9 @@ enum engine_mode engine_mode(const struct engine *e);
 const char	*engine_mode_name(enum engine_mode m);
 /* Parse "hived" / "quota" / "private"; -1 if unknown. */
 int		 engine_mode_parse(const char *name);
+/* "unknown mode 'NAME' (did you mean 'X'? modes: hived, quota, private)",
+   malloc'ed: the one message for a name engine_mode_parse refuses. */
+char		*engine_mode_unknown(const char *name);
 
 /*
  * Dry run: where would this request land and whom would it preempt. Leaves

@@ -195,6 +195,22 @@ job_account_shared(struct job *j, double dt, double speed, double share)
 		j->work_done = j->duration;
 }
 
+double
+job_queued_at(const struct job *j, double now)
+{
+	if (j->state == JOB_PENDING && now > j->state_since)
+		return j->queued + (now - j->state_since);
+	return j->queued;
+}
+
+double
+job_run_time_at(const struct job *j, double now)
+{
+	if (j->state == JOB_RUNNING && now > j->state_since)
+		return j->run_time + (now - j->state_since);
+	return j->run_time;
+}
+
 bool
 job_is_final(const struct job *j)
 {

@@ -161,6 +161,19 @@ void		 job_account(struct job *j, double dt, double speed);
  */
 void		 job_account_shared(struct job *j, double dt, double speed, double share);
 
+/*
+ * Seconds pending up to now, the open period included: queued grows only
+ * when a job leaves PENDING, so a job waiting for the first time read 0.
+ */
+double		 job_queued_at(const struct job *j, double now);
+/*
+ * Seconds running up to now for a job whose run time is accounted when it
+ * leaves RUNNING (a live or alloc'd job: job_account at the transition),
+ * the open period included. Not for the emulator's jobs, which account as
+ * they go (their run_time is current to the emulator's clock).
+ */
+double		 job_run_time_at(const struct job *j, double now);
+
 bool		 job_is_final(const struct job *j);
 /* Holds cells now: RUNNING, SUSPENDED or COMPLETING. */
 bool		 job_holds_cells(const struct job *j);

@@ -201,6 +201,37 @@ name_taken(const struct console *c, const char *name)
 	return engine_job_find(c->s->engine, name) >= 0;
 }
 
+/*
+ * A job its VC could not hold even with every cell free (a pod larger
+ * than any of its cells, more pods than it has cells for, a type it does
+ * not have) would wait forever with reason Resources while GPUs idle:
+ * refused at submit with place's words (the engine's dry run).
+ */
+static bool
+never_fits(struct console *c, const struct console_submit *sub, char **cause)
+{
+	struct engine_plan plan;
+	struct engine_req r;
+	bool never;
+
+	memset(&r, 0, sizeof r);
+	r.name = sub->name;
+	r.vc = sub->vc;
+	r.priority = sub->priority < 0 ? ENGINE_PRIO_OPPORTUNISTIC : sub->priority;
+	r.leaf_type = -1;
+	r.pin = -1;
+	r.nmembers = 1;
+	r.members[0].pods = sub->pods;
+	r.members[0].gpus = sub->gpus;
+	engine_plan_init(&plan);
+	never = engine_place(c->s->engine, &r, &plan) != 0 &&
+	    (plan.fail == ENGINE_ETOOBIG || plan.fail == ENGINE_ENOTYPE);
+	if (never)
+		*cause = xasprintf("cannot place job '%s': %s", sub->name, plan.why);
+	engine_plan_release(&plan);
+	return never;
+}
+
 int
 console_submit(struct console *c, const struct console_submit *sub, int *status,
     char **cause)
@@ -247,6 +278,8 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 			return -1;
 		}
 	}
+	if (never_fits(c, sub, cause))
+		return -1;
 	if (session_log_begin(s, &created, cause) != 0) {
 		*status = 4;
 		return -1;
@@ -423,12 +456,47 @@ flush_logs(struct console *c, char **cause)
 	return 0;
 }
 
+/* Each alive job's pending reason before a pass (by live index). */
+static enum job_reason *
+reasons_before(const struct console *c)
+{
+	enum job_reason *was = xcalloc((size_t)c->n + 1, sizeof *was);
+	int ai;
+
+	for (ai = 0; ai < c->nalive; ai++)
+		was[c->alive[ai]] = c->jobs[c->alive[ai]].reason;
+	return was;
+}
+
+/*
+ * Store the rows of the queued jobs whose reason the pass changed, so
+ * job show, jobs --all and a followed store say why a job waits as the
+ * queue does (they said "None", the reason at submission). How many, or
+ * -1 with *cause.
+ */
+static int
+reasons_put(struct console *c, const enum job_reason *was, char **cause)
+{
+	int ai, i, n = 0;
+
+	for (ai = 0; ai < c->nalive; ai++) {
+		i = c->alive[ai];
+		if (c->live[i].phase != CONSOLE_QUEUED || c->jobs[i].reason == was[i])
+			continue;
+		if (store_job_put(c->s->store, c->s->run, &c->jobs[i], cause) != 0)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
 static int
 tick(struct console *c, char **cause)
 {
 	double now = session_now();
 	bool created;
-	int ai, i, k, p, nout;
+	int ai, i, k, p, nout, nreasons;
+	enum job_reason *was;
 
 	alive_prune(c);
 	/* no hook for what a server's open group has not committed yet */
@@ -458,6 +526,7 @@ tick(struct console *c, char **cause)
 		if (live_begin(c, &created, cause) != 0)
 			return -1;
 		c->nacts = 0;
+		was = reasons_before(c);
 		sched_pass(c->sched, now, &c->acts, &c->nacts, &c->acap);
 		for (k = 0; k < c->nacts; k++) {
 			struct sched_action *a = &c->acts[k];
@@ -472,10 +541,17 @@ tick(struct console *c, char **cause)
 				    a->by, NULL, now, cause);
 			if (rc != 0) {
 				session_log_rollback(c->s, created);
+				free(was);
 				return -1;
 			}
 		}
-		if (c->nacts == 0)
+		nreasons = reasons_put(c, was, cause);
+		free(was);
+		if (nreasons < 0) {
+			session_log_rollback(c->s, created);
+			return -1;
+		}
+		if (c->nacts == 0 && nreasons == 0)
 			session_log_rollback(c->s, created);
 		else if (live_commit(c, created, cause) != 0)
 			return -1;

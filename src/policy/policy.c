@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "policy/policy.h"
 
@@ -143,6 +144,29 @@ policy_find(const char *name)
 		if (strcmp(policy_table[i]->name, name) == 0)
 			return policy_table[i];
 	return NULL;
+}
+
+void
+policy_names(struct strbuf *sb)
+{
+	int i;
+
+	for (i = 0; policy_table[i] != NULL; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", policy_table[i]->name);
+}
+
+char *
+policy_unknown(const char *name)
+{
+	const char *names[sizeof policy_table / sizeof policy_table[0]];
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
+
+	for (n = 0; policy_table[n] != NULL; n++)
+		names[n] = policy_table[n]->name;
+	strbuf_addf(&sb, "unknown policy '%s'", name);
+	suggest_hint(&sb, name, names, n, "policies");
+	return strbuf_detach(&sb, NULL);
 }
 
 /* The checks every policy relies on; the policy's init checks the rest. */

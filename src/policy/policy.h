@@ -46,6 +46,8 @@
 
 #include "job/job.h"
 
+struct strbuf;
+
 #define POLICY_MAX_QUEUES	16
 #define POLICY_MAX_CLASS	ENGINE_PRIO_MAX
 
@@ -123,6 +125,11 @@ void	 policy_params_init(struct policy_params *par);
  */
 int	 policy_params_thresholds(struct policy_params *par, const char *list, char **cause);
 const struct policy_ops *policy_find(const char *name);
+/* Every policy's name, ", "-separated, in table order (help, messages). */
+void	 policy_names(struct strbuf *sb);
+/* "unknown policy 'NAME' (did you mean 'X'? policies: ...)", malloc'ed:
+   the one message for a name policy_find does not know. */
+char	*policy_unknown(const char *name);
 
 /* Set up / tear down a policy; params are copied (the sample is not). */
 int	 policy_init(struct policy *p, const struct policy_ops *ops,

@@ -1391,7 +1391,7 @@ vcmap_parse(const char *text, const struct spec *s, struct vcmap *m, char **caus
 				free(ent);
 				break;
 			}
-			*cause = xasprintf("bad vcmap entry '%s': expected TRACE_VC=SPEC_VC, "
+			*cause = xasprintf("bad --vc-map entry '%s': expected TRACE_VC=SPEC_VC, "
 			    "*=SPEC_VC or *=-", ent);
 			free(ent);
 			goto fail;
@@ -1401,20 +1401,20 @@ vcmap_parse(const char *text, const struct spec *s, struct vcmap *m, char **caus
 		to = trimmed(eq + 1, e);
 		m->n++;
 		if (*m->v[m->n - 1].from == '\0' || *to == '\0') {
-			*cause = xasprintf("bad vcmap entry '%.*s': empty VC name", (int)(e - p), p);
+			*cause = xasprintf("bad --vc-map entry '%.*s': empty VC name", (int)(e - p), p);
 			free(to);
 			goto fail;
 		}
 		for (i = 0; i < m->n - 1; i++)
 			if (strcmp(m->v[i].from, m->v[m->n - 1].from) == 0) {
-				*cause = xasprintf("vcmap maps '%s' twice", m->v[i].from);
+				*cause = xasprintf("--vc-map maps '%s' twice", m->v[i].from);
 				free(to);
 				goto fail;
 			}
 		m->v[m->n - 1].to = strcmp(to, "-") == 0 ? -1 : spec_find_vc(s, to);
 		if (m->v[m->n - 1].to < 0 && strcmp(to, "-") != 0) {
 			add_vc_names(&sb, s);
-			*cause = xasprintf("vcmap entry '%s=%s': spec '%s' has no VC '%s' "
+			*cause = xasprintf("--vc-map entry '%s=%s': spec '%s' has no VC '%s' "
 			    "(VCs: %s)", m->v[m->n - 1].from, to, s->path, to,
 			    s->nvcs ? sb.buf : "none");
 			free(to);
@@ -1474,7 +1474,7 @@ unmatched_error(const struct trace *t, const struct spec *s, const char **names,
 		strbuf_addf(&sb, "trace '%s' names no VCs and spec '%s' has %d (", t->path,
 		    s->path, s->nvcs);
 		add_vc_names(&sb, s);
-		strbuf_addf(&sb, "); choose one with a vcmap '*=%s'", s->vcs[0].name);
+		strbuf_addf(&sb, "); choose one with --vc-map '*=%s'", s->vcs[0].name);
 		return strbuf_detach(&sb, NULL);
 	}
 	qsort(names, (size_t)n, sizeof *names, cmp_str);
@@ -1485,7 +1485,7 @@ unmatched_error(const struct trace *t, const struct spec *s, const char **names,
 		strbuf_addf(&sb, " and %d more", n - 20);
 	strbuf_addf(&sb, " match%s no VC of spec '%s' (", n == 1 ? "es" : "", s->path);
 	add_vc_names(&sb, s);
-	strbuf_addf(&sb, "); map %s in a vcmap ('%s=%s', or '*=-' to drop %s)",
+	strbuf_addf(&sb, "); map %s with --vc-map ('%s=%s', or '*=-' to drop %s)",
 	    n == 1 ? "it" : "them", names[0][0] ? names[0] : "*", s->vcs[0].name,
 	    n == 1 ? "its jobs" : "their jobs");
 	return strbuf_detach(&sb, NULL);

@@ -7,7 +7,9 @@
  * reporting every problem it finds and carrying on where that is safe, so one
  * run shows the operator as many mistakes as possible:
  *
- *   1. top-level keys (Kubernetes-only ones are noted and ignored)
+ *   1. top-level keys (HiveD's Kubernetes-only ones are noted and ignored,
+ *      any other unknown one is an error: a misspelt virtualClusters must
+ *      not leave a valid spec without VCs)
  *   2. cellTypes: fields, leaf types, cycles, levels, node levels
  *   3. physicalCells, first pass: which top-level cells make which chain
  *   4. layout: every chain's cells, breadth-first per level (spec.h inv. 3)
@@ -34,6 +36,7 @@
 
 #include "core/shquote.h"
 #include "core/strbuf.h"
+#include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "spec/spec-int.h"
 
@@ -189,16 +192,44 @@ kind_name(const struct loader *L, int node)
 /*
  * Read the known keys of a mapping: val[i] (and key[i]) for names[i], -1 when
  * absent. Duplicate keys are errors; `ignored` keys get a note saying why;
- * anything else is an unknown key, a warning naming it and where it was.
+ * anything else is an unknown key, a warning (an error at the top level:
+ * get_fields_sev) naming it, where it was and the key most likely meant.
  */
 struct ignored_key {
 	const char	*name;
 	const char	*why;
 };
 
+/* "unknown key" with the closest known or ignored key, and for an error
+   (the spec's top level) every key that may be there. */
 static void
-get_fields(struct loader *L, int map, const char *ctx, const char *const *names,
-    int nnames, const struct ignored_key *ign, int *key, int *val)
+unknown_key(struct loader *L, enum spec_severity sev, int k, const char *ctx,
+    const char *const *names, int nnames, const struct ignored_key *ign)
+{
+	struct strbuf hint = STRBUF_INIT;
+	const char **cands;
+	int n = 0, j;
+
+	for (j = 0; ign != NULL && ign[j].name != NULL; j++)
+		;
+	cands = xcalloc((size_t)(nnames + j) + 1, sizeof *cands);
+	for (j = 0; j < nnames; j++)
+		cands[n++] = names[j];
+	for (j = 0; ign != NULL && ign[j].name != NULL; j++)
+		cands[n++] = ign[j].name;
+	if (sev == SPEC_ERROR)
+		suggest_hint(&hint, str(L, k), cands, (size_t)n, "keys");
+	else
+		suggest_hint(&hint, str(L, k), cands, (size_t)n, NULL);
+	diag_node(L, sev, k, "unknown key '%s' in %s%s", str(L, k), ctx, hint.buf);
+	strbuf_release(&hint);
+	free(cands);
+}
+
+static void
+get_fields_sev(struct loader *L, int map, const char *ctx, const char *const *names,
+    int nnames, const struct ignored_key *ign, int *key, int *val,
+    enum spec_severity unknown)
 {
 	const struct ydoc_node *m = &L->doc.nodes[map];
 	int i, j;
@@ -230,8 +261,17 @@ get_fields(struct loader *L, int map, const char *ctx, const char *const *names,
 		if (ign != NULL && ign[j].name != NULL)
 			diag_node(L, SPEC_NOTE, k, "key '%s' ignored: %s", name, ign[j].why);
 		else
-			diag_node(L, SPEC_WARNING, k, "unknown key '%s' in %s", name, ctx);
+			unknown_key(L, unknown, k, ctx, names, nnames, ign);
 	}
+}
+
+/* Unknown keys are warnings below the top level (cellar's own sections
+   and HiveD's nested ones may grow). */
+static void
+get_fields(struct loader *L, int map, const char *ctx, const char *const *names,
+    int nnames, const struct ignored_key *ign, int *key, int *val)
+{
+	get_fields_sev(L, map, ctx, names, nnames, ign, key, val, SPEC_WARNING);
 }
 
 /* A plain decimal integer in [lo, hi]; -1 when it is not one. */
@@ -2151,12 +2191,12 @@ load_doc(struct loader *L)
 	static const char *const names[] = { "physicalCluster", "virtualClusters",
 	    "backend", "access" };
 	static const char k8s[] = "only used by hived's kubernetes scheduler";
+	/* the rest of HiveD's Config (pkg/api/config.go): its YAML keys */
 	static const struct ignored_key ign[] = {
 		{ "kubeApiServerAddress", k8s },
 		{ "kubeConfigFilePath", k8s },
 		{ "webServerAddress", k8s },
 		{ "waitingPodSchedulingBlockMilliSec", k8s },
-		{ "podBindAttempts", k8s },
 		{ "forcePodBindThreshold", k8s },
 		{ "quotaExcludeVCs", k8s },
 		{ NULL, NULL },
@@ -2174,7 +2214,7 @@ load_doc(struct loader *L)
 		    "'virtualClusters', not %s", kind_name(L, root));
 		return;
 	}
-	get_fields(L, root, "the spec", names, 4, ign, key, val);
+	get_fields_sev(L, root, "the spec", names, 4, ign, key, val, SPEC_ERROR);
 	L->pc_key = key[0];
 	if (key[0] < 0)
 		err(L, root, "missing 'physicalCluster'");
@@ -2360,6 +2400,24 @@ spec_find_vc(const struct spec *s, const char *name)
 		if (strcmp(s->vcs[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+char *
+spec_unknown_vc(const struct spec *s, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char **names = xcalloc((size_t)s->nvcs + 1, sizeof *names);
+	int i;
+
+	for (i = 0; i < s->nvcs; i++)
+		names[i] = s->vcs[i].name;
+	strbuf_addf(&sb, "unknown vc '%s'", name);
+	if (s->nvcs == 0)
+		strbuf_adds(&sb, " (the spec has no virtual clusters)");
+	else
+		suggest_hint(&sb, name, names, (size_t)s->nvcs, "vcs");
+	free(names);
+	return strbuf_detach(&sb, NULL);
 }
 
 int

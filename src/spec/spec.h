@@ -287,6 +287,9 @@ int		 spec_find_type(const struct spec *s, const char *name);
 int		 spec_find_chain(const struct spec *s, const char *top_type_name);
 int		 spec_find_node(const struct spec *s, const char *name);
 int		 spec_find_pin(const struct spec *s, const char *id);
+/* "unknown vc 'NAME' (did you mean 'X'? vcs: ...)", malloc'ed: the one
+   message for a VC name spec_find_vc does not know. */
+char		*spec_unknown_vc(const struct spec *s, const char *name);
 /*
  * A cell by name, or -1. Tried in this order: a full path of addresses from
  * a top-level cell ("rack0/node3/1/0/5"); a path from a node name down with

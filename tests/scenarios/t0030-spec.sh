@@ -125,6 +125,43 @@ check_out_has failed-load-keeps-spec '"gpus":128'
 run "$CELLAR" --spec tests/fixtures/cmd/small.yaml -c 'load -o json'
 check_json_field reload spec tests/fixtures/cmd/small.yaml
 
+# A misspelt top-level key is an error naming the key meant (it used to
+# be a warning, and the spec was "valid" with no VCs); HiveD's own
+# Kubernetes keys load with a note.
+sed 's/^virtualClusters:/virtualCluster:/' specs/local.yaml >"$TMP/typo.yaml"
+run "$CELLAR" spec check "$TMP/typo.yaml"
+check_rc top-typo-rc 3
+check_out_has top-typo-msg "error: unknown key 'virtualCluster' in the spec (did you mean 'virtualClusters'? keys: physicalCluster, virtualClusters, backend, access,"
+check_out_lacks top-typo-not-valid "is valid"
+{ echo "webServerAddress: ':30096'"; cat specs/local.yaml; } >"$TMP/hived-keys.yaml"
+run "$CELLAR" spec check "$TMP/hived-keys.yaml"
+check_rc hived-key-rc 0
+check_out_has hived-key-note "note: key 'webServerAddress' ignored: only used by hived's kubernetes scheduler"
+
+# The notes of a spec come from spec check, load and the --spec that makes
+# it current, not again from every later command that recovers it from
+# the store (each one-shot used to repeat them).
+db=$TMP/notes.db
+run "$CELLAR" --db "$db" --spec "$TMP/hived-keys.yaml" alloc j1 --vc prod --gpus 1
+check_rc notes-first-rc 0
+check_err_has notes-first-load "note: key 'webServerAddress' ignored"
+for c in jobs status vcs; do
+	run "$CELLAR" --db "$db" $c
+	check_rc "notes-later-$c-rc" 0
+	check_err_empty "notes-later-$c"
+done
+run "$CELLAR" --db "$db" --spec "$TMP/hived-keys.yaml" jobs -o name
+check_out notes-same-spec-jobs j1
+check_err_empty notes-same-spec-quiet
+run "$CELLAR" --db "$db" load "$TMP/hived-keys.yaml"
+check_rc notes-load-rc 0
+check_err_has notes-load "note: key 'webServerAddress' ignored"
+run "$CELLAR" --db "$db" spec check "$TMP/hived-keys.yaml"
+check_out_has notes-check "note: key 'webServerAddress' ignored"
+run "$CELLAR" --db "$db" jobs -o name
+check_out notes-after-load-jobs j1
+check_err_empty notes-after-load-quiet
+
 # An empty spec loads with a warning and an empty cluster.
 run "$CELLAR" --spec tests/fixtures/cmd/empty.yaml -c 'status -o json; cells; jobs -o json'
 check_rc empty-rc 0

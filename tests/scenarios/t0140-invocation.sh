@@ -2,7 +2,7 @@
 # t0140-invocation — how cellar is started, beyond one-shot and batch
 # (t0010, t0020): `cellar repl` off a terminal reads plain lines (no prompt,
 # banner or history) and exits with the last command's status; `repl` takes
-# no arguments; --db and CELLAR_DB are kept and shown by status, not used.
+# no arguments; --db and CELLAR_DB name the state store, shown by status.
 . tests/scenarios/lib.sh
 
 run_stdin 'release nope
@@ -32,6 +32,9 @@ check_err_has repl-args-usage "[repl | COMMAND [ARGS...]]"
 
 run "$CELLAR" --help
 check_out_has help-db "--db PATH"
+# it is used, and says so (issue 21: "not used yet")
+check_out_has help-db-store "--db PATH              state store (also CELLAR_DB)"
+check_out_lacks help-db-used "not used"
 check_out_has help-repl "repl | COMMAND"
 
 # --db: kept and shown; CELLAR_DB when --db is absent; empty means unset

@@ -69,6 +69,15 @@ check_rc explain-rc 0
 check_out_has explain-job " job philly-"
 check_out_has explain-state "state PD (pending)"
 check_out_has explain-waits " waits: "
+# its wait so far counts (the detail said "queued 0s"): the queue's WAIT
+job=$(printf '%s\n' "$OUT" | sed -n 's/^ job \(demo-philly-[0-9]*\).*/\1/p')
+run "$CELLAR" dash --once --size 120x60 --at 1d --keys 3
+wait=$(printf '%s\n' "$OUT" | awk -v j="$job" '$3 == j && $4 == "PD" { print $(NF-1) }')
+case $wait in
+''|0s) not_ok explain-queued-wait "job [$job] wait [$wait]" ;;
+*)	run "$CELLAR" dash --once --size 120x30 --at 1d --keys '3/state=PD<Enter><Enter>'
+	check_out_has explain-queued " queued $wait  ran " ;;
+esac
 
 run "$CELLAR" dash --once --size 80x24 --at 1d --map
 check_out_has map-header "node map: letter = VC"

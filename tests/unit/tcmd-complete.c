@@ -141,7 +141,7 @@ test_families(void)
 static void
 test_options(void)
 {
-	CHECK_COMP("jobs -", "--filter --help --no-header --output --run --sort --vc");
+	CHECK_COMP("jobs -", "--all --filter --help --no-header --output --run --sort --vc");
 	CHECK_COMP("jobs --v", "--vc");
 	CHECK_COMP("alloc j1 --p", "--pin --pods --priority");
 	CHECK_COMP("alloc j1 --vc prod --o", "--opportunistic --output");

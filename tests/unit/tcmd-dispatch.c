@@ -119,12 +119,17 @@ test_lookup(void)
 		{ { "sp", "c", NULL }, "spec check", 2, NULL },
 		{ { "n", "o", NULL }, "node ok", 2, NULL },
 		{ { "s", NULL }, NULL, 0, "ambiguous command 's': spec, status, serve, submit" },
-		{ { "nope", NULL }, NULL, 0, "unknown command 'nope'" },
+		/* one edit from a command: named (issue 21) */
+		{ { "nope", NULL }, NULL, 0, "unknown command 'nope' (did you mean 'node'?)" },
+		{ { "frobnicate", NULL }, NULL, 0, "unknown command 'frobnicate'" },
+		{ { "sttaus", NULL }, NULL, 0, "unknown command 'sttaus' (did you mean 'status'?)" },
+		{ { "node", "bda", NULL }, NULL, 0, "unknown command 'node bda' (did you "
+		    "mean 'node bad'? 'node' has: bad, ok)" },
 		{ { "", NULL }, NULL, 0, "unknown command ''" },
 		{ { "node", NULL }, NULL, 0, "command 'node' needs a subcommand: bad, ok" },
 		{ { "node", "--help", NULL }, NULL, 0, "command 'node' needs a subcommand: bad, ok" },
 		{ { "node", "x", NULL }, NULL, 0, "unknown command 'node x' ('node' has: bad, ok)" },
-		{ { "allocate", NULL }, NULL, 0, "unknown command 'allocate'" },
+		{ { "allocate", NULL }, NULL, 0, "unknown command 'allocate' (did you mean 'alloc'?)" },
 	};
 	size_t i;
 

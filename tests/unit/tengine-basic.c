@@ -408,6 +408,13 @@ test_quota_and_private(void)
 	req(&r, "a1", 0, 1, 1, 0);
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
+	/* over the quota for now, and over it forever */
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
+	req(&r, "a8", 0, 1, 8, 0);
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	CHECK_STREQ(p.why, "vc 'A' can never hold 8 gpus: its quota is 7");
 	engine_free(e);
 	/* private: A alone on its 7 GPUs; a 7-GPU pod cannot exist there */
 	e = engine_create(s, ENGINE_PRIVATE, &cause);
@@ -452,6 +459,70 @@ test_bad_requests(void)
 	spec_free(s);
 }
 
+/*
+ * A gang the VC could not hold even empty (issue 21): the dry run says
+ * so (ETOOBIG, what the live submit refuses on), naming the cell type a
+ * pod takes, never a level number; the real alloc, which does not
+ * diagnose, says the VC has no room, with the type too.
+ */
+static void
+test_never_fits(void)
+{
+	static const char box[] =
+		"physicalCluster:\n"
+		"  cellTypes:\n"
+		"    SWITCH: {childCellType: GPU, childCellNumber: 2}\n"
+		"    BOX: {childCellType: SWITCH, childCellNumber: 4, isNodeLevel: true}\n"
+		"  physicalCells:\n"
+		"  - {cellType: BOX, cellAddress: box}\n"
+		"virtualClusters:\n"
+		"  prod: {virtualCells: [{cellType: BOX.SWITCH, cellNumber: 2}]}\n"
+		"  research: {virtualCells: [{cellType: BOX.SWITCH, cellNumber: 2}]}\n";
+	struct spec *s = load(box);
+	char *cause = NULL;
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	/* a pod larger than any cell of the VC */
+	req(&r, "big", 0, 1, 4, 0);
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	/* more pods than the VC has cells for, in the same VC */
+	req(&r, "wide", 0, 3, 2, 0);
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	CHECK_STREQ(p.why, "vc 'prod' can never hold 3 pods of 2 gpus: each takes "
+	    "a cell of type 'SWITCH' and it has 2");
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EVCFULL);
+	CHECK_STREQ(p.why, "vc 'prod' has no room for 3 pods of 2 gpus (each in a "
+	    "cell of type 'SWITCH')");
+	/* an opportunistic pod larger than any cell of the cluster */
+	req(&r, "opp", 0, 1, 16, ENGINE_PRIO_OPPORTUNISTIC);
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	CHECK_STREQ(p.why, "a pod of 16 gpus is larger than any cell of the cluster");
+	CHECK(engine_alloc(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
+	req(&r, "opp", 0, 1, 8, ENGINE_PRIO_OPPORTUNISTIC);
+	CHECK(engine_place(e, &r, &p) == 0);
+	/* what fits once the VC is free is not "never": the dry run says
+	   whom it would have to preempt */
+	req(&r, "a", 0, 2, 2, 5);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	req(&r, "b", 0, 1, 2, 5);
+	CHECK(engine_place(e, &r, &p) < 0);
+	CHECK_INTEQ(p.fail, ENGINE_EPREEMPT);
+	CHECK(strstr(p.why, "level") == NULL);
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "fig3-orders", test_fig3_orders },
 	{ "opportunistic-fill-and-preempt", test_opportunistic_fill_and_preempt },
@@ -461,5 +532,6 @@ static const struct test tests[] = {
 	{ "pinned", test_pinned },
 	{ "quota-and-private", test_quota_and_private },
 	{ "bad-requests", test_bad_requests },
+	{ "never-fits", test_never_fits },
 };
 TEST_MAIN(tests)

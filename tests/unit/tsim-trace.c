@@ -834,8 +834,8 @@ test_vcmap_philly(void)
 	CHECK(trace_to_jobs(&t, s, NULL, 1, false, &jobs, &n, &skipped, &dropped, &cause) < 0);
 	CHECK_STREQ(cause, "trace VCs '23dbec', '51b7ef', '795a4c', '925e2b' match no VC of "
 	    "spec 'specs/philly.yaml' ('6214e9', '7f04ca', '11cb48', 'b436b2', 'ee9e8c', "
-	    "'e13805', '6c71a0', '2869ce', 'ed69ec', '103959', '0e4a51'); map them in a "
-	    "vcmap ('23dbec=6214e9', or '*=-' to drop their jobs)");
+	    "'e13805', '6c71a0', '2869ce', 'ed69ec', '103959', '0e4a51'); map them with "
+	    "--vc-map ('23dbec=6214e9', or '*=-' to drop their jobs)");
 	free(cause);
 	CHECK(trace_to_jobs(&t, s, "*=-", 1, false, &jobs, &n, &skipped, &dropped, &cause) == 0);
 	CHECK_INTEQ(dropped, 18);
@@ -863,17 +863,17 @@ test_vcmap_philly(void)
 	free(jobs);
 	/* vcmap mistakes */
 	CHECK(trace_to_jobs(&t, s, "23dbec=nope", 1, false, &jobs, &n, NULL, NULL, &cause) < 0);
-	CHECK(cause != NULL && strncmp(cause, "vcmap entry '23dbec=nope': spec "
+	CHECK(cause != NULL && strncmp(cause, "--vc-map entry '23dbec=nope': spec "
 	    "'specs/philly.yaml' has no VC 'nope' (VCs: '6214e9', ", 70) == 0);
 	free(cause);
 	CHECK(trace_to_jobs(&t, s, "23dbec", 1, false, &jobs, &n, NULL, NULL, &cause) < 0);
-	CHECK_STREQ(cause, "bad vcmap entry '23dbec': expected TRACE_VC=SPEC_VC, *=SPEC_VC or *=-");
+	CHECK_STREQ(cause, "bad --vc-map entry '23dbec': expected TRACE_VC=SPEC_VC, *=SPEC_VC or *=-");
 	free(cause);
 	CHECK(trace_to_jobs(&t, s, "a=-,a=6214e9", 1, false, &jobs, &n, NULL, NULL, &cause) < 0);
-	CHECK_STREQ(cause, "vcmap maps 'a' twice");
+	CHECK_STREQ(cause, "--vc-map maps 'a' twice");
 	free(cause);
 	CHECK(trace_to_jobs(&t, s, "=6214e9", 1, false, &jobs, &n, NULL, NULL, &cause) < 0);
-	CHECK_STREQ(cause, "bad vcmap entry '=6214e9': empty VC name");
+	CHECK_STREQ(cause, "bad --vc-map entry '=6214e9': empty VC name");
 	free(cause);
 	trace_release(&t);
 	spec_free(s);
@@ -1017,7 +1017,7 @@ test_novc_traces(void)
 	CHECK(trace_to_jobs(&itp, def, NULL, 1, false, &jobs, &n, &skipped, &dropped, &cause) < 0);
 	CHECK_STREQ(cause, "trace '" FIX "itp-cluster10.csv' names no VCs and spec "
 	    "'specs/default.yaml' has 4 ('research', 'prod', 'dev', 'infer'); choose one "
-	    "with a vcmap '*=research'");
+	    "with --vc-map '*=research'");
 	free(cause);
 	CHECK(trace_to_jobs(&itp, def, "*=prod", 1, false, &jobs, &n, &skipped, &dropped,
 	    &cause) == 0);

@@ -454,7 +454,7 @@ static void
 test_unknown_keys_warn(void)
 {
 	static const char y[] =
-		"extra: 1\n"					/* 1 */
+		"backend: {type: emulator, extra: 1}\n"	/* 1 */
 		"physicalCluster:\n"
 		"  cellTypez: {}\n"				/* 3 */
 		"  cellTypes:\n"
@@ -478,8 +478,10 @@ test_unknown_keys_warn(void)
 	CHECKF(s != NULL, "%.400s", all_diags(&d));
 	CHECK_INTEQ(d.errors, 0);
 	CHECK_INTEQ(d.warnings, 7);
-	CHECK_DIAG(&d, "t.yaml:1:1: warning: ", "unknown key 'extra' in the spec");
-	CHECK_DIAG(&d, "t.yaml:3:3: warning: ", "unknown key 'cellTypez' in physicalCluster");
+	CHECK_DIAG(&d, "t.yaml:1:27: warning: ", "unknown key 'extra' in backend");
+	/* a near miss names the key meant */
+	CHECK_DIAG(&d, "t.yaml:3:3: warning: ", "unknown key 'cellTypez' in "
+	    "physicalCluster (did you mean 'cellTypes'?)");
 	CHECK_DIAG(&d, "t.yaml:5:71: warning: ", "unknown key 'color' in cell type 'NODE'");
 	CHECK_DIAG(&d, "t.yaml:9:5: warning: ", "unknown key 'rack' in physicalCells entry");
 	CHECK_DIAG(&d, "t.yaml:10:37: warning: ", "unknown key 'slot' in cellChildren entry");
@@ -487,6 +489,58 @@ test_unknown_keys_warn(void)
 	CHECK_DIAG(&d, "t.yaml:15:39: warning: ", "unknown key 'why' in virtualCells entry");
 	spec_free(s);
 	spec_diags_release(&d);
+}
+
+/*
+ * At the top level an unknown key is an error (issue 21): a misspelt
+ * virtualClusters left a "valid" spec without VCs. HiveD's own
+ * Kubernetes keys (pkg/api/config.go) still load, with a note each.
+ */
+static void
+test_unknown_top_key_errs(void)
+{
+	static const char body[] =
+		"physicalCluster:\n"
+		"  cellTypes:\n"
+		"    NODE: {childCellType: GPU, childCellNumber: 2, isNodeLevel: true}\n"
+		"  physicalCells:\n"
+		"  - {cellType: NODE, cellAddress: n0}\n";
+	static const char hived[] =
+		"kubeApiServerAddress: http://10.0.0.1:8080\n"
+		"kubeConfigFilePath: /etc/kube\n"
+		"webServerAddress: ':30096'\n"
+		"waitingPodSchedulingBlockMilliSec: 50\n"
+		"forcePodBindThreshold: 3\n"
+		"quotaExcludeVCs: [default]\n";
+	struct strbuf y = STRBUF_INIT;
+	struct spec_diags d;
+	struct spec *s;
+
+	strbuf_addf(&y, "%svirtualCluster:\n  a: {virtualCells: [{cellType: NODE, "
+	    "cellNumber: 1}]}\n", body);
+	CHECK_LOAD_FAILS(y.buf, "t.yaml:6:1: error: ", "unknown key 'virtualCluster' "
+	    "in the spec (did you mean 'virtualClusters'? keys: physicalCluster, "
+	    "virtualClusters, backend, access, kubeApiServerAddress, ");
+	strbuf_reset(&y);
+	strbuf_addf(&y, "extra: 1\n%s", body);
+	CHECK_LOAD_FAILS(y.buf, "t.yaml:1:1: error: ", "unknown key 'extra' in the "
+	    "spec (keys: physicalCluster, ");
+	/* not a key of HiveD's config: an error too */
+	strbuf_reset(&y);
+	strbuf_addf(&y, "podBindAttempts: 3\n%s", body);
+	CHECK_LOAD_FAILS(y.buf, "t.yaml:1:1: error: ", "unknown key 'podBindAttempts'");
+
+	strbuf_reset(&y);
+	strbuf_addf(&y, "%s%s", hived, body);
+	s = load_str(y.buf, &d);
+	CHECKF(s != NULL, "%.400s", all_diags(&d));
+	CHECK_INTEQ(d.errors, 0);
+	CHECK_INTEQ(d.warnings, 0);
+	CHECK_DIAG(&d, "t.yaml:1:1: note: ", "key 'kubeApiServerAddress' ignored");
+	CHECK_DIAG(&d, "t.yaml:6:1: note: ", "key 'quotaExcludeVCs' ignored");
+	spec_free(s);
+	spec_diags_release(&d);
+	strbuf_release(&y);
 }
 
 static void
@@ -984,6 +1038,7 @@ static const struct test tests[] = {
 	{ "vc-type-ambiguous-or-unused", test_vc_type_ambiguous_or_unused },
 	{ "cell-number", test_cell_number },
 	{ "unknown-keys-warn", test_unknown_keys_warn },
+	{ "unknown-top-key-errs", test_unknown_top_key_errs },
 	{ "infeasible-every-level", test_infeasible_every_level },
 	{ "infeasible-with-pinned-cell", test_infeasible_with_pinned_cell },
 	{ "infeasible-design-pinned-gpu", test_infeasible_design_pinned_gpu },
