@@ -33,12 +33,13 @@ expect_screen nosrv-status d "no cellar server is running for $db"
 type_text d ":admin"
 type_keys d Enter
 expect_screen live-admin d "ADMIN"
-# a change with no server: asked, then refused, and nothing is created
+# a change with no server: refused at once, not asked (cellar(1)), and
+# nothing is created
 type_text d ":submit j0 --vc a --gpus 2 -- $trainer 3 0.1"
 type_keys d Enter
-expect_screen nosrv-confirm d "submit j0"
-type_keys d y
 expect_screen nosrv-refused d "no cellar server runs for this store"
+screen d | grep -q 'submit j0.*?' && not_ok nosrv-not-asked "$(screen d)" ||
+    ok nosrv-not-asked
 [ ! -e "$db" ] && ok nosrv-no-store || not_ok nosrv-no-store "$db exists"
 
 # a server starts: the next refreshes find it (the status line has room
