@@ -66,6 +66,7 @@ static const struct cmd_opt dash_opts[] = {
 	{ 0, "policy", "P", "the emulator's policy (default las)", VALUE_POLICY },
 	{ 0, "trace", "FILE", "play this trace instead of the demo", VALUE_FILE },
 	{ 0, "load", "X", "scale the trace's arrival rate by X", VALUE_NONE },
+	{ 0, "vc-map", "MAP", "--trace: its VCs to the spec's (a=b,c=d,*=x; x '-' drops)", VALUE_NONE },
 	{ 0, "speed", "X", "emulated seconds per second (default 600)", VALUE_NONE },
 	{ 0, "refresh", "MS", "at most one frame per MS milliseconds (default 500)", VALUE_NONE },
 	{ 0, "unicode", NULL, "--once: UTF-8 glyphs", VALUE_NONE },
@@ -317,7 +318,8 @@ static int
 follow_source(struct cmd_ctx *ctx, const struct args *a, struct dash_source *src,
     char **cause)
 {
-	static const char *const emu_only[] = { "at", "policy", "trace", "load" };
+	static const char *const emu_only[] = { "at", "policy", "trace", "load",
+	    "vc-map" };
 	const struct frontend *fe = ctx->sess->fe;
 	const char *path = ctx->sess->db_path;
 	bool waiting = false, wait = !args_has(a, "once") && fe != NULL &&
@@ -392,6 +394,10 @@ dash_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if ((val = args_get(a, "policy")) != NULL)
 		cfg.policy = val;
 	cfg.trace = args_get(a, "trace");
+	if ((cfg.vcmap = args_get(a, "vc-map")) != NULL && cfg.trace == NULL) {
+		*cause = xstrdup("--vc-map maps a --trace's VCs (the demo's are mapped already)");
+		return cmd_usage_error(ctx);
+	}
 	if ((val = args_get(a, "load")) != NULL) {
 		x = strtod(val, NULL);
 		if (!(x > 0) || x > 1e6) {
@@ -493,7 +499,7 @@ const struct cmd_entry cmd_dash_entry = {
 	.opts = dash_opts,
 	.min = 0, .max = 0,
 	.usage = "[--once [--size WxH]] [--at T] [--panel NAME] [--keys KEYS] [--map] [--follow] "
-	    "[--policy P] [--trace FILE] [--load X] [--speed X] [--refresh MS] "
+	    "[--policy P] [--trace FILE [--vc-map MAP]] [--load X] [--speed X] [--refresh MS] "
 	    "[--unicode | --ascii] [--no-mouse] [--no-color]",
 	.summary = "the dashboard: cells, VC usage, queues, events",
 	.help =

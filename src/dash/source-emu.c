@@ -326,7 +326,7 @@ dash_source_emu(struct dash_source *src, const struct dash_emu_cfg *c, char **ca
 	const struct policy_ops *ops;
 	struct policy_params par;
 	struct trace t;
-	const char *vcmap = c->trace == NULL ? DASH_DEMO_VCMAP : NULL;
+	const char *vcmap = c->trace == NULL ? DASH_DEMO_VCMAP : c->vcmap;
 	double load = c->load > 0 ? c->load : c->trace == NULL ? DASH_DEMO_LOAD : 1;
 	int i, rc;
 

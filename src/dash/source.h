@@ -144,6 +144,7 @@ struct dash_emu_cfg {
 	enum engine_mode	 mode;
 	const char		*policy;	/* "las" */
 	const char		*trace;		/* a file; NULL: the embedded demo */
+	const char		*vcmap;		/* --vc-map for trace; NULL: by name */
 	double			 load;		/* arrival-rate factor; 0: the demo's */
 	uint64_t		 seed;
 };

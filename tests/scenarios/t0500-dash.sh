@@ -169,4 +169,14 @@ run "$CELLAR" dash
 check_rc no-terminal 1
 check_err_has no-terminal-msg "the dashboard needs a terminal"
 
+# a trace whose VCs the spec lacks: the error names --vc-map, which dash takes
+run "$CELLAR" dash --once --trace tests/fixtures/traces/philly-sample.csv
+check_rc trace-vcs-unmapped 1
+check_err_has trace-vcs-hint "map them with --vc-map"
+run "$CELLAR" dash --once --size 100x12 --at 6h --trace tests/fixtures/traces/philly-sample.csv --vc-map '*=prod'
+check_rc trace-vc-map 0
+check_out_has trace-vc-map-runs " 1 run "
+expect_exit vc-map-needs-trace 2 "$CELLAR" dash --once --vc-map '*=-'
+check_err_has vc-map-needs-trace-msg "--vc-map maps a --trace's VCs"
+
 done_testing
