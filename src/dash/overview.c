@@ -67,31 +67,6 @@ dash_meter_rows(const struct dash_model *m, int w, int maxh)
 	return r < maxh ? r : maxh > 0 ? maxh : 0;
 }
 
-/* A bar of w cells over total: used, opp, bad, then free. */
-static void
-meter_bar(struct dash_screen *s, int x, int y, int w, long long total,
-    long long used, long long opp, long long bad)
-{
-	int nu = 0, no = 0, nb = 0;
-
-	if (total > 0 && w > 0) {
-		nu = (int)(used * w / total);
-		no = (int)(opp * w / total);
-		nb = (int)(bad * w / total);
-		/* what is there shows, however small */
-		nu += used > 0 && nu == 0;
-		no += opp > 0 && no == 0;
-		nb += bad > 0 && nb == 0;
-		while (nu + no + nb > w) {
-			if (no > 0) no--; else if (nu > 0) nu--; else nb--;
-		}
-	}
-	dash_fill(s, x, y, nu, DR_USED, DG_BAR_FULL);
-	dash_fill(s, x + nu, y, no, DR_OPP, DG_BAR_OPP);
-	dash_fill(s, x + nu + no, y, nb, DR_BAD, DG_BAR_BAD);
-	dash_fill(s, x + nu + no + nb, y, w - nu - no - nb, DR_FREE, DG_BAR_EMPTY);
-}
-
 /* Figures, most important first; each added only whole and if it fits. */
 static void
 meter_text(char *buf, size_t len, int room, const char *const *parts, int n)
@@ -153,7 +128,7 @@ meter_draw(const struct dash_model *m, struct dash_screen *s, int i, int x, int 
 	if (bw < 4)
 		return;
 	dash_put(s, x + METER_LABEL, y, 1, DR_DIM, "[");
-	meter_bar(s, x + METER_LABEL + 1, y, bw, total, used, i == 0 ? opp : 0, bad);
+	dash_bar(s, x + METER_LABEL + 1, y, bw, total, used, i == 0 ? opp : 0, bad);
 	dash_put(s, x + METER_LABEL + 1 + bw, y, 1, DR_DIM, "]");
 	/* the figures over the bar's right end after a blank, leaving it 4
 	   cells at least */

@@ -157,6 +157,32 @@ dash_fill(struct dash_screen *s, int x, int y, int n, enum dash_role role,
 }
 
 void
+dash_bar(struct dash_screen *s, int x, int y, int w, long long total,
+    long long used, long long opp, long long bad)
+{
+	int nu = 0, no = 0, nb = 0;
+
+	if (w <= 0)
+		return;
+	if (total > 0) {
+		nu = (int)(used * w / total);
+		no = (int)(opp * w / total);
+		nb = (int)(bad * w / total);
+		/* what is there shows, however small */
+		nu += used > 0 && nu == 0;
+		no += opp > 0 && no == 0;
+		nb += bad > 0 && nb == 0;
+		while (nu + no + nb > w) {
+			if (no > 0) no--; else if (nu > 0) nu--; else nb--;
+		}
+	}
+	dash_fill(s, x, y, nu, DR_USED, DG_BAR_FULL);
+	dash_fill(s, x + nu, y, no, DR_OPP, DG_BAR_OPP);
+	dash_fill(s, x + nu + no, y, nb, DR_BAD, DG_BAR_BAD);
+	dash_fill(s, x + nu + no + nb, y, w - nu - no - nb, DR_FREE, DG_BAR_EMPTY);
+}
+
+void
 dash_role_span(struct dash_screen *s, int x, int y, int n, enum dash_role role)
 {
 	int i;

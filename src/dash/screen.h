@@ -90,6 +90,13 @@ int	dash_putf(struct dash_screen *s, int x, int y, int maxw, enum dash_role role
 /* Repeat a glyph n times. */
 void	dash_fill(struct dash_screen *s, int x, int y, int n, enum dash_role role,
 	    enum dash_glyph g);
+/*
+ * A bar of w cells over total: used, opp and bad GPUs in proportion (each
+ * at least one cell when there is any), then free; an empty bar when total
+ * is 0.
+ */
+void	dash_bar(struct dash_screen *s, int x, int y, int w, long long total,
+	    long long used, long long opp, long long bad);
 /* Give a whole row (x..x+n-1) one role, keeping its characters. */
 void	dash_role_span(struct dash_screen *s, int x, int y, int n, enum dash_role role);
 /* The frame as text lines, trailing spaces dropped. */

@@ -121,32 +121,6 @@ cells_fields(const struct dash_model *m, const struct dash_view *v, int row,
 }
 
 static void
-bar(struct dash_screen *s, int x, int y, int w, long long total, long long used,
-    long long opp, long long bad)
-{
-	int nu, no, nb;
-
-	if (total <= 0 || w <= 0)
-		return;
-	nu = (int)(used * w / total);
-	no = (int)(opp * w / total);
-	nb = (int)(bad * w / total);
-	if (used > 0 && nu == 0)
-		nu = 1;
-	if (opp > 0 && no == 0)
-		no = 1;
-	if (bad > 0 && nb == 0)
-		nb = 1;
-	while (nu + no + nb > w) {
-		if (no > 0) no--; else if (nu > 0) nu--; else nb--;
-	}
-	dash_fill(s, x, y, nu, DR_USED, DG_BAR_FULL);
-	dash_fill(s, x + nu, y, no, DR_OPP, DG_BAR_OPP);
-	dash_fill(s, x + nu + no, y, nb, DR_BAD, DG_BAR_BAD);
-	dash_fill(s, x + nu + no + nb, y, w - nu - no - nb, DR_FREE, DG_BAR_EMPTY);
-}
-
-static void
 cells_draw_row(const struct dash_model *m, const struct dash_view *v,
     struct dash_screen *s, int row, int y, int w)
 {
@@ -181,7 +155,9 @@ cells_draw_row(const struct dash_model *m, const struct dash_view *v,
 	dash_putf(s, 55, y, -1, DR_NORMAL, "%4d %4d %4d %5d", ci.used, ci.opp, ci.bad,
 	    ci.leaves);
 	if (w - 78 >= 6)	/* a bar of a cell or two says nothing */
-		bar(s, 77, y, w - 78 < 24 ? w - 78 : 24, ci.leaves, ci.used, ci.opp, ci.bad);
+		if (ci.leaves > 0)
+			dash_bar(s, 77, y, w - 78 < 24 ? w - 78 : 24, ci.leaves, ci.used,
+			    ci.opp, ci.bad);
 }
 
 static void
@@ -220,7 +196,8 @@ vcs_draw_row(const struct dash_model *m, const struct dash_view *v,
 
 	(void)v;
 	dash_putf(s, 0, y, 12, DR_VC0 + row % DASH_VC_COLORS, "%c %s", c->letter, c->name);
-	bar(s, 13, y, 20, u->gpus, u->used, 0, u->bad);
+	if (u->gpus > 0)
+		dash_bar(s, 13, y, 20, u->gpus, u->used, 0, u->bad);
 	x = 34 + dash_putf(s, 34, y, -1, DR_NORMAL,
 	    "used %lld  free %lld  bad %lld  of %lld assigned GPUs (%.0f%% of assigned used)",
 	    u->used, u->free, u->bad, u->gpus,
