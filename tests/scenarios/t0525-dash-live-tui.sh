@@ -104,7 +104,14 @@ expect_re restart-j2-kept e 'cancel  *A a  *j2'
 run "$CELLAR" events -o csv --no-header
 for k in k1 k2; do
 	n_store=$(printf '%s\n' "$OUT" | grep -c ",$k,")
-	n_dash=$(screen e | grep -Ec "  $k( |\$)")
+	# the dashboard shows them at its next refreshes: poll (a cap on looks)
+	i=0
+	while :; do
+		n_dash=$(screen e | grep -Ec "  $k( |\$)")
+		[ "$n_dash" -ge "$n_store" ] || [ "$i" -ge "$POLL_MAX" ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
 	[ "$n_store" -gt 0 ] && [ "$n_dash" -eq "$n_store" ] && ok "restart-count-$k" ||
 	    not_ok "restart-count-$k" "store $n_store events of $k, dashboard $n_dash: $(screen e)"
 done
