@@ -787,12 +787,12 @@ store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
     int target, char **cause)
 {
 	char sql[64];
-	int v, i;
+	int v, v0, i;
 
 	if (store_exec(st, "BEGIN IMMEDIATE", cause) != 0)
 		return -1;
 	/* Another process may have migrated while we waited for the lock. */
-	if ((v = store_user_version(st, cause)) < 0)
+	if ((v0 = v = store_user_version(st, cause)) < 0)
 		goto fail;
 	if (v > target) {
 		*cause = xasprintf("state store '%s' has schema version %d, newer "
@@ -809,10 +809,9 @@ store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
 			    target);
 			goto fail;
 		}
-		if (steps[i].sql != NULL && store_exec(st, steps[i].sql, cause) != 0)
-			goto fail;
-		if (steps[i].fn != NULL && steps[i].fn(st, cause) != 0)
-			goto fail;
+		if ((steps[i].sql != NULL && store_exec(st, steps[i].sql, cause) != 0) ||
+		    (steps[i].fn != NULL && steps[i].fn(st, cause) != 0))
+			goto fail_step;
 		v = v == 0 ? target : v + 1;
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
 		if (store_exec(st, sql, cause) != 0)
@@ -822,6 +821,24 @@ store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
 	if (store_exec(st, sql, cause) != 0 || store_exec(st, "COMMIT", cause) != 0)
 		goto fail;
 	return 0;
+fail_step:
+	/* SQLITE_ERROR, not busy, full or read-only: the SQL of the step
+	   does not fit the tables ("table x already exists", "no such
+	   column"), so the version the file states is not the one its
+	   tables are at. Rerunning cannot help, as any user. */
+	if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_ERROR) {
+		char *why = *cause;
+
+		*cause = xasprintf("state store '%s' says it has schema version %d, "
+		    "but its tables do not match it (%s): it was damaged or edited "
+		    "by another program, and no cellar command can migrate or "
+		    "repair it; restore it from a copy", st->path, v0,
+		    why != NULL ? why : "unknown error");
+		free(why);
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return STORE_MISMATCH;
+	}
 fail:
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -869,6 +886,9 @@ store_check_header(struct store *st, bool *fresh, int *version, char **cause)
 	return 0;
 }
 
+static int	open_store(const char *, unsigned, const struct store *,
+		    struct store **, char **);
+
 /*
  * A read-only open found an older schema: migrate it with a writing open,
  * then open read-only again. When this process may not write the store
@@ -883,7 +903,12 @@ store_open_upgrade(const char *path, unsigned oflags, int version,
 	char *why = NULL;
 	int rc;
 
-	if (store_open(path, STORE_WRITE, &w, &why) != 0) {
+	if ((rc = open_store(path, STORE_WRITE, NULL, &w, &why)) != 0) {
+		if (rc == STORE_MISMATCH) {
+			/* not a matter of who runs what: say so, no hint */
+			*cause = why;
+			return -1;
+		}
 		*cause = xasprintf("state store '%s' has schema version %d, older "
 		    "than this cellar (%d), and cannot be migrated here (%s): run "
 		    "a command that writes, e.g. 'cellar --db %s db vacuum', as a "
@@ -933,8 +958,6 @@ store_sqlite_config(void)
  * journal that no read-only open could roll back. st's test hooks count
  * the builder's steps (the file, WAL mode, the migration) as its own.
  */
-static int	open_store(const char *, unsigned, const struct store *,
-		    struct store **, char **);
 
 static void
 store_sweep_new(const char *path)
@@ -1125,9 +1148,11 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	    store_exec(st, "PRAGMA cache_size = -16384", cause) != 0)
 		goto fail;
 	if ((fresh || version < STORE_SCHEMA_VERSION) &&
-	    store_migrate(st, store_migrations, store_nmigrations,
-	    STORE_SCHEMA_VERSION, cause) != 0)
-		goto fail;
+	    (rc = store_migrate(st, store_migrations, store_nmigrations,
+	    STORE_SCHEMA_VERSION, cause)) != 0) {
+		store_close(st);
+		return rc;
+	}
 	*out = st;
 	return 0;
 fail:
@@ -1138,7 +1163,9 @@ fail:
 int
 store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 {
-	return open_store(path, oflags, NULL, out, cause);
+	int rc = open_store(path, oflags, NULL, out, cause);
+
+	return rc == STORE_MISMATCH ? -1 : rc;
 }
 
 int
