@@ -115,6 +115,8 @@ struct store {
 	char			*path;
 	bool			 write;
 	bool			 memory;
+	bool			 immutable;	/* read as it is: store_read_mode */
+	int			 guard;		/* its shared lock's fd, or -1 */
 	bool			 txn;		/* between store_begin and commit/rollback */
 	bool			 group;		/* between store_group_begin and its
 						   commit: txn is a savepoint */
