@@ -892,7 +892,7 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			/* a retry of a replay that ended (killed between its
 			   last commit and its exit, say): not a second run */
 			cmd_note(ctx, "replay already done: run %lld in '%s' holds "
-			    "it ('runs show %lld' prints its report; --fresh "
+			    "it ('run show %lld' prints its report; --fresh "
 			    "records another)", (long long)d.run, store_path(st),
 			    (long long)d.run);
 			rdb_release(&d);
