@@ -24,6 +24,7 @@ struct check {
 	void		*arg;
 	int		 n;
 	int		 shown;
+	int		 rule_shown;	/* of the current check (query) */
 	struct leaf_use	*leaves;
 	size_t		 nleaves, cap;
 	int64_t		 last_block;	/* the previous event block's seq */
@@ -31,6 +32,8 @@ struct check {
 };
 
 #define CHECK_MAX_SHOWN	200	/* problems listed one by one, then a count */
+#define CHECK_MAX_RULE	50	/* of one check: one broken rule does not
+				   hide the others */
 
 static void
 problem(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -42,9 +45,10 @@ problem(struct check *c, const char *fmt, ...)
 	va_list ap;
 
 	c->n++;
-	if (c->shown >= CHECK_MAX_SHOWN)
+	if (c->shown >= CHECK_MAX_SHOWN || c->rule_shown >= CHECK_MAX_RULE)
 		return;
 	c->shown++;
+	c->rule_shown++;
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
@@ -65,6 +69,7 @@ check_query(struct check *c, const char *sql, void (*row)(struct check *,
 
 	if ((rc = sqlite3_prepare_v2(c->st->db, sql, -1, &q, NULL)) != SQLITE_OK)
 		return store_fail(c->st, rc, cause);
+	c->rule_shown = 0;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 		row(c, q);
 	sqlite3_finalize(q);
@@ -136,12 +141,28 @@ row_orphan_event(struct check *c, sqlite3_stmt *q)
 	    (long long)sqlite3_column_int64(q, 3));
 }
 
+/*
+ * A prev link: to an earlier event of the same job in the same run; in a
+ * replay, whose virtual clock never goes back, not to a later time either
+ * (two writers on one run, issue 23 F4: the second's history of a job
+ * continues the first's, from the start again).
+ */
 static void
-row_bad_link(struct check *c, sqlite3_stmt *q)
+row_link(struct check *c, sqlite3_stmt *q)
 {
-	problem(c, "run %lld: event %lld links to event %lld, which is not an "
-	    "earlier event of the same job", (long long)sqlite3_column_int64(q, 1),
-	    (long long)sqlite3_column_int64(q, 0), (long long)sqlite3_column_int64(q, 2));
+	if (sqlite3_column_int(q, 3))
+		problem(c, "run %lld: event %lld links to event %lld, which is not "
+		    "an earlier event of the same job",
+		    (long long)sqlite3_column_int64(q, 1),
+		    (long long)sqlite3_column_int64(q, 0),
+		    (long long)sqlite3_column_int64(q, 2));
+	else if (sqlite3_column_int(q, 4))
+		problem(c, "run %lld: job %lld has overlapping histories (event "
+		    "%lld at t=%.3f follows event %lld at t=%.3f)",
+		    (long long)sqlite3_column_int64(q, 1),
+		    (long long)sqlite3_column_int64(q, 5),
+		    (long long)sqlite3_column_int64(q, 0), sqlite3_column_double(q, 6),
+		    (long long)sqlite3_column_int64(q, 2), sqlite3_column_double(q, 7));
 }
 
 static void
@@ -152,12 +173,20 @@ row_shared_link(struct check *c, sqlite3_stmt *q)
 	    (long long)sqlite3_column_int64(q, 1));
 }
 
+/* One history per job: one first event, and in a replay one submit (two
+   writers on one run, issue 23 F4, submit each job twice; a session's
+   history is the live loop's to define) */
 static void
 row_firsts(struct check *c, sqlite3_stmt *q)
 {
-	problem(c, "run %lld: the history of job '%s' has %lld first events",
-	    (long long)sqlite3_column_int64(q, 0), text(q, 2),
-	    (long long)sqlite3_column_int64(q, 3));
+	if (sqlite3_column_int64(q, 3) != 1)
+		problem(c, "run %lld: the history of job '%s' has %lld first events",
+		    (long long)sqlite3_column_int64(q, 0), text(q, 2),
+		    (long long)sqlite3_column_int64(q, 3));
+	if (sqlite3_column_int64(q, 4) > 1)
+		problem(c, "run %lld: job '%s' has %lld submit events",
+		    (long long)sqlite3_column_int64(q, 0), text(q, 2),
+		    (long long)sqlite3_column_int64(q, 4));
 }
 
 /*
@@ -321,7 +350,7 @@ int
 store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
     int *nproblems, char **cause)
 {
-	struct check c = { st, fn, arg, 0, 0, NULL, 0, 0, 0, 0 };
+	struct check c = { st, fn, arg, 0, 0, 0, NULL, 0, 0, 0, 0 };
 	struct leaf_use *v;
 	size_t i;
 	int rc = -1;
@@ -359,6 +388,7 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	v = c.leaves;
 	if (c.nleaves > 1)
 		qsort(v, c.nleaves, sizeof *v, leaf_cmp);
+	c.rule_shown = 0;
 	for (i = 1; i < c.nleaves; i++)
 		if (v[i].run == v[i - 1].run && v[i].leaf == v[i - 1].leaf)
 			problem(&c, "run %lld: leaf cell %d is held by jobs %d and %d",
@@ -376,17 +406,24 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 	    "SELECT e.seq, e.run, e.kind, e.by_job FROM events e "
 	    "WHERE e.by_job IS NOT NULL AND NOT EXISTS (SELECT 1 FROM jobs j "
 	    "WHERE j.run = e.run AND j.id = e.by_job)", row_orphan_event, cause) != 0 ||
-	    check_query(&c, "SELECT e.seq, e.run, e.prev FROM events e "
-	    "LEFT JOIN events p ON p.seq = e.prev WHERE e.prev IS NOT NULL AND "
-	    "(p.seq IS NULL OR p.run != e.run OR p.job IS NOT e.job OR "
-	    "p.seq >= e.seq)", row_bad_link, cause) != 0 ||
 	    check_query(&c, "SELECT prev, count(*) FROM events WHERE prev IS NOT NULL "
 	    "GROUP BY prev HAVING count(*) > 1", row_shared_link, cause) != 0 ||
-	    check_query(&c, "SELECT x.run, x.job, coalesce(j.name, x.job), x.firsts "
-	    "FROM (SELECT run, job, count(*) - count(prev) AS firsts FROM events "
-	    "WHERE job IS NOT NULL GROUP BY run, job) x "
+	    check_query(&c, "SELECT x.run, x.job, coalesce(j.name, x.job), x.firsts, "
+	    "x.submits * (r.kind = 'replay') FROM (SELECT run, job, "
+	    "count(*) - count(prev) AS firsts, sum(kind = 'submit') AS submits "
+	    "FROM events WHERE job IS NOT NULL GROUP BY run, job) x "
+	    "JOIN runs r ON r.id = x.run "
 	    "LEFT JOIN jobs j ON j.run = x.run AND j.id = x.job "
-	    "WHERE x.firsts != 1", row_firsts, cause) != 0 ||
+	    "WHERE x.firsts != 1 OR (x.submits > 1 AND r.kind = 'replay')",
+	    row_firsts, cause) != 0 ||
+	    /* one pass over the links: bad ones, and those going back in
+	       a replay's time */
+	    check_query(&c, "SELECT e.seq, e.run, e.prev, "
+	    "(p.seq IS NULL OR p.run != e.run OR p.job IS NOT e.job OR "
+	    "p.seq >= e.seq), e.t < p.t AND r.kind = 'replay', e.job, e.t, p.t "
+	    "FROM events e LEFT JOIN events p ON p.seq = e.prev "
+	    "JOIN runs r ON r.id = e.run WHERE e.prev IS NOT NULL",
+	    row_link, cause) != 0 ||
 	    check_query(&c, "SELECT run, upto, seqs FROM heads", row_heads,
 	    cause) != 0 ||
 	    check_query(&c, "SELECT run, chg, jobs FROM job_changes ORDER BY run, chg",

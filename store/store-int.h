@@ -118,6 +118,8 @@ struct store {
 	char			*path;
 	bool			 write;
 	bool			 memory;
+	bool			 immutable;	/* read as it is: store_read_mode */
+	int			 guard;		/* its shared lock's fd, or -1 */
 	bool			 txn;		/* between store_begin and commit/rollback */
 	bool			 group;		/* between store_group_begin and its
 						   commit: txn is a savepoint */
@@ -297,8 +299,11 @@ extern const int store_nmigrations;
 /*
  * Bring the database from its user_version to `target` with steps, in one
  * transaction: either every step applies or none. Refuses a database newer
- * than target.
+ * than target. 0, or -1 with *cause; STORE_MISMATCH with *cause when a
+ * step's SQL does not fit the tables (the user_version was tampered with
+ * or the file damaged: no rerun, by anyone, can help).
  */
+#define STORE_MISMATCH	(-2)
 int		 store_migrate(struct store *st, const struct store_migration *steps,
 		    int nsteps, int target, char **cause);
 /* PRAGMA user_version, or -1 with *cause. */

@@ -14,7 +14,9 @@
  * then, for writing, WAL mode, synchronous=NORMAL (a commit is durable
  * once the WAL is synced at checkpoint; a power cut may lose the last
  * transactions, never corrupt the file), and the schema is created or
- * migrated in one transaction.
+ * migrated in one transaction. A reader that cannot or must not make the
+ * -wal and -shm files beside a store nobody has open reads it immutable
+ * (store_read_mode).
  */
 #include "store/store-int.h"
 
@@ -814,12 +816,12 @@ store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
     int target, char **cause)
 {
 	char sql[64];
-	int v, i;
+	int v, v0, i;
 
 	if (store_exec(st, "BEGIN IMMEDIATE", cause) != 0)
 		return -1;
 	/* Another process may have migrated while we waited for the lock. */
-	if ((v = store_user_version(st, cause)) < 0)
+	if ((v0 = v = store_user_version(st, cause)) < 0)
 		goto fail;
 	if (v > target) {
 		*cause = xasprintf("state store '%s' has schema version %d, newer "
@@ -836,10 +838,9 @@ store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
 			    target);
 			goto fail;
 		}
-		if (steps[i].sql != NULL && store_exec(st, steps[i].sql, cause) != 0)
-			goto fail;
-		if (steps[i].fn != NULL && steps[i].fn(st, cause) != 0)
-			goto fail;
+		if ((steps[i].sql != NULL && store_exec(st, steps[i].sql, cause) != 0) ||
+		    (steps[i].fn != NULL && steps[i].fn(st, cause) != 0))
+			goto fail_step;
 		v = v == 0 ? target : v + 1;
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
 		if (store_exec(st, sql, cause) != 0)
@@ -849,6 +850,24 @@ store_migrate(struct store *st, const struct store_migration *steps, int nsteps,
 	if (store_exec(st, sql, cause) != 0 || store_exec(st, "COMMIT", cause) != 0)
 		goto fail;
 	return 0;
+fail_step:
+	/* SQLITE_ERROR, not busy, full or read-only: the SQL of the step
+	   does not fit the tables ("table x already exists", "no such
+	   column"), so the version the file states is not the one its
+	   tables are at. Rerunning cannot help, as any user. */
+	if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_ERROR) {
+		char *why = *cause;
+
+		*cause = xasprintf("state store '%s' says it has schema version %d, "
+		    "but its tables do not match it (%s): it was damaged or edited "
+		    "by another program, and no cellar command can migrate or "
+		    "repair it; restore it from a copy", st->path, v0,
+		    why != NULL ? why : "unknown error");
+		free(why);
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return STORE_MISMATCH;
+	}
 fail:
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -896,6 +915,9 @@ store_check_header(struct store *st, bool *fresh, int *version, char **cause)
 	return 0;
 }
 
+static int	open_store(const char *, unsigned, const struct store *,
+		    struct store **, char **);
+
 /*
  * A read-only open found an older schema: migrate it with a writing open,
  * then open read-only again. When this process may not write the store
@@ -910,7 +932,12 @@ store_open_upgrade(const char *path, unsigned oflags, int version,
 	char *why = NULL;
 	int rc;
 
-	if (store_open(path, STORE_WRITE, &w, &why) != 0) {
+	if ((rc = open_store(path, STORE_WRITE, NULL, &w, &why)) != 0) {
+		if (rc == STORE_MISMATCH) {
+			/* not a matter of who runs what: say so, no hint */
+			*cause = why;
+			return -1;
+		}
 		*cause = xasprintf("state store '%s' has schema version %d, older "
 		    "than this cellar (%d), and cannot be migrated here (%s): run "
 		    "a command that writes, e.g. 'cellar --db %s db vacuum', as a "
@@ -960,8 +987,6 @@ store_sqlite_config(void)
  * journal that no read-only open could roll back. st's test hooks count
  * the builder's steps (the file, WAL mode, the migration) as its own.
  */
-static int	open_store(const char *, unsigned, const struct store *,
-		    struct store **, char **);
 
 static void
 store_sweep_new(const char *path)
@@ -1053,6 +1078,111 @@ out:
 	return rc;
 }
 
+/*
+ * How to read a store file (a read-only open). A reader of a WAL store
+ * needs its -wal and -shm files, which SQLite creates beside it when they
+ * are missing (no process has the store open). Where this process cannot
+ * create them (a read-only file system, a directory it may not write:
+ * every read failed, "No such file or directory" or "cannot be written")
+ * or must not (the store is another user's: files it made would be the
+ * reader's, and the owner's next writer could not use them), and no -wal
+ * is there, the file is complete as it is (a writer's last close folds
+ * its -wal in and removes it): SQLite reads it immutable (no locks, no
+ * -wal, no -shm). Nobody writes a read-only file system meanwhile;
+ * elsewhere a shared lock on the file (the byte range of SQLite's own
+ * SHARED lock, st->guard) stops a writer that opens meanwhile from
+ * folding its -wal into the file at its close while we read (SQLite takes
+ * an EXCLUSIVE lock first, and skips that step without it). What is left
+ * is a writer checkpointing a large transaction into the file during the
+ * read, which the read may then report as damage: retry. 0: a normal
+ * read; 1: immutable; -1 with *cause: neither can work (a -wal is there,
+ * but no -shm, and none can be made).
+ */
+#define STORE_SHARED_FIRST	(0x40000000 + 2)	/* SQLite's os_unix.c */
+#define STORE_SHARED_SIZE	510
+
+static int
+store_read_mode(const char *path, char **cause)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+	struct stat sb, ws, ss;
+	struct statvfs vfs;
+	bool rofs, canmake, other, haswal, hasshm;
+	int rc = 0;
+
+	if (slash != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		strcpy(dir, ".");
+	rofs = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0;
+	canmake = !rofs && faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0;
+	other = stat(path, &sb) == 0 && sb.st_uid != geteuid();
+	haswal = stat(wal, &ws) == 0 && ws.st_size > 0;
+	hasshm = stat(shm, &ss) == 0;
+	if (!haswal && (!canmake || other))
+		rc = 1;
+	else if (haswal && !hasshm && !canmake) {
+		*cause = xasprintf("state store '%s' cannot be read here: its "
+		    "write-ahead log '%s' holds changes not yet in the file, and "
+		    "SQLite cannot make '%s' beside it (%s): open it once as a "
+		    "user who may write '%s'", path, wal, shm, rofs ?
+		    "a read-only file system" : "the directory is not writable "
+		    "by this user", dir);
+		rc = -1;
+	}
+	free(dir);
+	free(wal);
+	free(shm);
+	return rc;
+}
+
+/* "file:PATH?immutable=1" with PATH escaped for a URI. */
+static char *
+store_immutable_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p;
+
+	strbuf_adds(&sb, "file:");
+	for (p = (const unsigned char *)path; *p != '\0'; p++)
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
+			strbuf_addf(&sb, "%%%02X", *p);
+		else
+			strbuf_addc(&sb, (char)*p);
+	strbuf_adds(&sb, "?immutable=1");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The shared lock of an immutable reader (store_read_mode). */
+static int
+store_guard(struct store *st, const char *path, char **cause)
+{
+	struct flock fl;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		*cause = xasprintf("cannot open state store '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = STORE_SHARED_FIRST;
+	fl.l_len = STORE_SHARED_SIZE;
+	/* a writer changing the file's journal mode holds it exclusively
+	   for a moment: wait as for any busy store */
+	if (fcntl(fd, F_SETLKW, &fl) != 0) {
+		*cause = xasprintf("cannot lock state store '%s': %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	st->guard = fd;
+	return 0;
+}
+
 /* store_open; like (the builder of a new store) lends its test hooks. */
 static int
 open_store(const char *path, unsigned oflags, const struct store *like,
@@ -1061,13 +1191,14 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	struct store *st = xcalloc(1, sizeof *st);
 	bool fresh, write = (oflags & STORE_WRITE) != 0;
 	struct stat sb;
-	int rc, flags, version;
+	int rc = 0, flags, version;
 
 	*out = NULL;
 	/* the builder's messages name the store it builds */
 	st->path = xstrdup(like != NULL ? like->path : path);
 	st->write = write;
 	st->memory = store_is_memory(path);
+	st->guard = -1;
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
 	strbuf_init(&st->ev_buf);
@@ -1105,11 +1236,22 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 			    strerror(EISDIR));
 			goto fail;
 		}
+		if (!write && (rc = store_read_mode(path, cause)) < 0)
+			goto fail;
+		if (!write && rc == 1 && store_guard(st, path, cause) != 0)
+			goto fail;
+		st->immutable = !write && rc == 1;
 	}
 	flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
 	    SQLITE_OPEN_NOMUTEX | (st->memory ? SQLITE_OPEN_CREATE : 0);
 	store_sqlite_config();
-	rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+	if (st->immutable) {
+		char *uri = store_immutable_uri(path);
+
+		rc = sqlite3_open_v2(uri, &st->db, flags | SQLITE_OPEN_URI, NULL);
+		free(uri);
+	} else
+		rc = sqlite3_open_v2(path, &st->db, flags, NULL);
 	if (rc != SQLITE_OK) {
 		store_fail(st, rc, cause);
 		goto fail;
@@ -1121,8 +1263,11 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 		goto fail;
 	/* SQLite opens a file it may not write read-only, without a word. */
 	if (write && sqlite3_db_readonly(st->db, "main") == 1) {
-		*cause = xasprintf("state store '%s' cannot be written: the file is "
-		    "read-only", path);
+		struct statvfs vfs;
+
+		*cause = xasprintf("state store '%s' cannot be written: %s", path,
+		    statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) ?
+		    "it is on a read-only file system" : "the file is read-only");
 		goto fail;
 	}
 	if (store_exec(st, "PRAGMA foreign_keys = ON", cause) != 0 ||
@@ -1153,9 +1298,11 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	    store_exec(st, "PRAGMA cache_size = -16384", cause) != 0)
 		goto fail;
 	if ((fresh || version < STORE_SCHEMA_VERSION) &&
-	    store_migrate(st, store_migrations, store_nmigrations,
-	    STORE_SCHEMA_VERSION, cause) != 0)
-		goto fail;
+	    (rc = store_migrate(st, store_migrations, store_nmigrations,
+	    STORE_SCHEMA_VERSION, cause)) != 0) {
+		store_close(st);
+		return rc;
+	}
 	*out = st;
 	return 0;
 fail:
@@ -1166,7 +1313,9 @@ fail:
 int
 store_open(const char *path, unsigned oflags, struct store **out, char **cause)
 {
-	return open_store(path, oflags, NULL, out, cause);
+	int rc = open_store(path, oflags, NULL, out, cause);
+
+	return rc == STORE_MISMATCH ? -1 : rc;
 }
 
 int
@@ -1194,6 +1343,7 @@ store_open_checkpointer(const struct store *st, struct store **out,
 	ck = xcalloc(1, sizeof *ck);
 	ck->path = xstrdup(st->path);
 	ck->write = true;
+	ck->guard = -1;
 	ck->busy_ms = st->busy_ms;
 	ck->heads_every = STORE_HEADS_EVERY;
 	strbuf_init(&ck->ev_buf);
@@ -1248,6 +1398,8 @@ store_close(struct store *st)
 		sqlite3_finalize(st->stmt[i]);
 	if (st->db != NULL)
 		sqlite3_close(st->db);
+	if (st->guard >= 0)
+		close(st->guard);
 	store_heads_reset(st);
 	strbuf_release(&st->ev_buf);
 	strbuf_release(&st->ev_keep);

@@ -869,7 +869,31 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		}
 		params_json(&params, &m, &m.runs[0]);
 		replay_proto(&proto, &m, &m.runs[0], params.buf);
-		if (rdb_open(&d, st, &m.r, &proto, args_has(a, "fresh"), cause) != 0) {
+		switch (rdb_open(&d, st, &m.r, &proto, args_has(a, "fresh"), cause)) {
+		case 0:
+			break;
+		case RDB_DONE:
+			/* a retry of a replay that ended (killed between its
+			   last commit and its exit, say): not a second run */
+			cmd_note(ctx, "replay already done: run %lld in '%s' holds "
+			    "it ('run show %lld' prints its report; --fresh "
+			    "records another)", (long long)d.run, store_path(st),
+			    (long long)d.run);
+			rdb_release(&d);
+			rc = 0;
+			goto out;
+		case RDB_BUSY:
+			if (d.holder > 0)
+				*cause = xasprintf("run %lld in '%s' is being "
+				    "written by another cellar process (pid %ld)",
+				    (long long)d.run, store_path(st), (long)d.holder);
+			else
+				*cause = xasprintf("run %lld in '%s' is being "
+				    "written by another cellar process",
+				    (long long)d.run, store_path(st));
+			rdb_release(&d);
+			goto out;
+		default:
 			rdb_release(&d);
 			replay_store_failed(ctx, cause);
 			goto out;

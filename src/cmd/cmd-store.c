@@ -1890,9 +1890,11 @@ const struct cmd_entry cmd_db_check_entry = {
 	    "then cellar's own invariants: every job once per run, no GPU held by "
 	    "two running jobs of a run, placements only for jobs that hold cells "
 	    "(and one for each), events only about jobs of their run, and every "
-	    "job's history linked from its newest event to its first. Each "
-	    "problem is printed on a line; the exit status is 1 when there is "
-	    "any, 4 when the store cannot be read.",
+	    "job's history linked from its newest event to its first, one "
+	    "history per job in a replay (one submit, never back in time). Each "
+	    "problem is printed on a line (50 of one kind, 200 in all, then a "
+	    "count); the exit status is 1 when there is any, 4 when the store "
+	    "cannot be read.",
 	.examples = (const char *const []){
 		"db check",
 		"db check -o json",

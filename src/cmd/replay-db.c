@@ -21,7 +21,8 @@ static void	writer_stop(struct rdb *d);
 struct find {
 	int64_t		 spec;
 	const char	*params;
-	int64_t		 found;
+	int64_t		 found;		/* the newest such run */
+	bool		 done;		/* and it is done */
 };
 
 static int
@@ -30,10 +31,30 @@ find_one(void *arg, const struct store_run *r)
 	struct find *f = arg;
 
 	if (r->kind == STORE_RUN_REPLAY && r->spec == f->spec &&
-	    r->state != STORE_RUN_DONE && r->params != NULL &&
-	    strcmp(r->params, f->params) == 0)
+	    r->params != NULL && strcmp(r->params, f->params) == 0) {
 		f->found = r->id;	/* the newest wins: runs come oldest first */
+		f->done = r->state == STORE_RUN_DONE;
+	}
 	return 0;
+}
+
+/*
+ * Take the lease on run id (replay-db.h): 0, RDB_BUSY (d->holder set) or
+ * -1 with *cause.
+ */
+static int
+take_lease(struct rdb *d, int64_t id, char **cause)
+{
+	const char *db = store_path(d->st);
+	char *path;
+	int rc;
+
+	if (store_is_memory(db))
+		return 0;
+	path = xasprintf("%s.runs.lock", db);
+	rc = ipc_lease(&d->lease, path, (long long)id, &d->holder, cause);
+	free(path);
+	return rc == 1 ? RDB_BUSY : rc;
 }
 
 static int
@@ -113,8 +134,10 @@ rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 	struct store_run run = *proto;
 	struct find f;
 	int64_t spec;
+	int rc;
 
 	memset(d, 0, sizeof *d);
+	d->lease.fd = -1;
 	d->st = st;
 	d->s = r->s;
 	d->nheld = r->njobs;
@@ -127,10 +150,20 @@ rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 	f.spec = spec;
 	f.params = proto->params != NULL ? proto->params : "{}";
 	f.found = 0;
+	f.done = false;
 	if (!fresh && store_run_list(st, find_one, &f, cause) != 0)
 		goto fail;
+	if (f.found > 0 && f.done) {
+		store_rollback(st);
+		d->run = f.found;
+		return RDB_DONE;
+	}
 	if (f.found > 0) {
 		d->run = f.found;
+		if ((rc = take_lease(d, f.found, cause)) != 0) {
+			store_rollback(st);
+			return rc;
+		}
 		if (load_saved(d, r, cause) != 0)
 			goto fail;
 		/* Killed before its first checkpoint: nothing to resume from,
@@ -144,14 +177,22 @@ rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 		if (store_run_create(st, &run, cause) != 0)
 			goto fail;
 		d->run = run.id;
+		/* Before the commit: nobody sees the run unleased. The id is
+		   new, so only a process that leased a run since deleted
+		   (db prune) can hold it: refused like any busy run. */
+		if ((rc = take_lease(d, run.id, cause)) != 0)
+			goto fail_rc;
 	}
 	if (store_commit(st, cause) != 0)
 		goto fail;
 	return writer_start(d, cause);
 fail:
+	rc = -1;
+fail_rc:
 	store_rollback(st);
-	d->run = 0;
-	return -1;
+	if (rc != RDB_BUSY)
+		d->run = 0;
+	return rc;
 }
 
 /* ---- checkpoints ----
@@ -735,5 +776,8 @@ rdb_release(struct rdb *d)
 	free(d->jobs);
 	free(d->runblob);
 	free(d->series);
+	/* last: the run is written to the end, or left resumable */
+	ipc_unlock(&d->lease);
 	memset(d, 0, sizeof *d);
+	d->lease.fd = -1;
 }

@@ -26,7 +26,16 @@
  *
  * A run is resumed when the store holds an unfinished replay run with the
  * same spec text and the same parameters (the params JSON, byte for byte);
- * fresh starts a new run regardless. One process writes a run at a time.
+ * fresh starts a new run regardless. When the newest such run is done, the
+ * replay is not run again (a retry after a kill between the last commit
+ * and the exit): rdb_open says so.
+ *
+ * One process writes a run at a time: its writer holds a lease on the run
+ * (ipc_lease on STORE.runs.lock, key the run id) from rdb_open to
+ * rdb_release, taken in the transaction that finds or creates the run, so
+ * a second process finds the run leased and stops instead of writing it
+ * too. The kernel drops the lease of a killed process: a kill -9 leaves
+ * the run resumable. A store in memory needs no lease.
  *
  * Ownership: an rdb borrows the store and the spec (both outlive it) and
  * owns what it loaded for a resume; rdb_release frees that.
@@ -37,6 +46,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ipc/ipc.h"
 #include "sim/emu.h"
 #include "sim/replay.h"
 #include "store/store.h"
@@ -63,6 +73,8 @@ struct rdb {
 	bool			*held;
 	int			 nheld;
 	struct rdb_writer	*w;		/* the writer thread, from rdb_open */
+	struct ipc_lock		 lease;		/* on the run; fd -1: none */
+	pid_t			 holder;	/* RDB_BUSY: the lease's holder */
 
 	/* what a resume starts from */
 	int			 njobs;
@@ -76,10 +88,15 @@ struct rdb {
 	struct emu_saved	 saved;
 };
 
+/* What rdb_open found besides a run to write. */
+#define RDB_BUSY	1	/* d->run is being written by d->holder */
+#define RDB_DONE	2	/* d->run already holds this replay, done */
+
 /*
  * Find the run to resume or create one (kind replay, from proto's mode,
  * policy, trace, params and seed). On resume, d->saved and d->jobs are
- * ready for replay_hooks. Returns 0, or -1 with *cause (a store error).
+ * ready for replay_hooks. Returns 0, RDB_BUSY or RDB_DONE (nothing to
+ * write: rdb_release), or -1 with *cause (a store error).
  */
 int	rdb_open(struct rdb *d, struct store *st, const struct replay *r,
 	    const struct store_run *proto, bool fresh, char **cause);

@@ -126,6 +126,46 @@ ipc_lock_holder(const char *path)
 	return pid;
 }
 
+int
+ipc_lease(struct ipc_lock *l, const char *path, long long key, pid_t *holder,
+    char **cause)
+{
+	struct flock fl;
+	int fd;
+
+	l->fd = -1;
+	l->path = NULL;
+	*holder = 0;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		*cause = xasprintf("cannot open lock file '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = (off_t)key;
+	fl.l_len = 1;
+	if (fcntl(fd, F_SETLK, &fl) != 0) {
+		if (errno == EACCES || errno == EAGAIN) {
+			/* F_GETLK names a POSIX lock's owner (it may have
+			   gone in between: then 0, "unknown") */
+			fl.l_type = F_WRLCK;
+			if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK &&
+			    fl.l_pid > 0)
+				*holder = fl.l_pid;
+			close(fd);
+			return 1;
+		}
+		*cause = xasprintf("cannot lock '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	l->fd = fd;
+	l->path = xstrdup(path);
+	return 0;
+}
+
 static void
 fill_addr(struct sockaddr_un *sun, const char *path)
 {

@@ -39,7 +39,8 @@
  *
  * Invariants:
  *  1. While an ipc_lock is held, no other process holds the same store's
- *     lock: at most one server per store.
+ *     lock: at most one server per store; likewise one holder per lease
+ *     key.
  *  2. Every reply ends with exactly one "exit N" line, and no other line
  *     of it starts with "exit".
  */
@@ -76,6 +77,18 @@ int	 ipc_lock(struct ipc_lock *l, const char *path, pid_t *holder,
 void	 ipc_unlock(struct ipc_lock *l);
 /* The pid of the process holding the lock at path, or 0 if none does. */
 pid_t	 ipc_lock_holder(const char *path);
+
+/*
+ * A lease on one key (>= 0) of the lock file at path (made 0600 if
+ * missing): an fcntl(2) write lock on byte `key`, so one file serves any
+ * number of keys (a replay's run ids). Held until ipc_unlock or this
+ * process's death (a kill -9 leaves no stale lease). A process holds at
+ * most one lease per file: POSIX record locks belong to the process, and
+ * closing any descriptor of the file drops them all. 0: held; 1: another
+ * process holds it (*holder its pid, 0 if unknown); -1 with *cause.
+ */
+int	 ipc_lease(struct ipc_lock *l, const char *path, long long key,
+	    pid_t *holder, char **cause);
 
 /* Listen on path (a stale socket there is removed; any other file is an
    error), mode 0600, or 0660 and group gid when gid != (gid_t)-1. The fd

@@ -1409,6 +1409,23 @@ sample(struct emu *m)
 	x->frag = fragmentation(m);
 }
 
+/*
+ * The time series' period: sample_interval for the first EMU_SERIES_STEP
+ * points (or two per job, if more), then doubled for each further as many,
+ * so the series of a run that goes on for centuries (one job that never
+ * fits, a trace of extreme times) holds a few times that many points, not
+ * one per hour of its clock: bounded by its jobs. A function of the
+ * series' length alone, so a resumed run samples as the uninterrupted one.
+ */
+static double
+sample_period(const struct emu *m)
+{
+	int step = m->njobs > EMU_SERIES_STEP / 2 ? 2 * m->njobs : EMU_SERIES_STEP;
+	int k = m->nseries / step;
+
+	return ldexp(m->par.sample_interval, k < 60 ? k : 60);
+}
+
 static void
 event(struct emu *m, const struct ev *x)
 {
@@ -1466,7 +1483,7 @@ event(struct emu *m, const struct ev *x)
 	case EV_SAMPLE:
 		sample(m);
 		if (m->live > 0)
-			ev_push(m, m->now + m->par.sample_interval, EV_SAMPLE, 0, 0);
+			ev_push(m, m->now + sample_period(m), EV_SAMPLE, 0, 0);
 		break;
 	}
 }

@@ -110,11 +110,18 @@ struct emu_fault {
 	double		 until;
 };
 
+/* Points of the time series at each period (at least: two per job), the
+   first at sample_interval, the next at twice that, and so on. A year of
+   hours. */
+#define EMU_SERIES_STEP	8760
+
 struct emu_params {
 	bool			 ideal;		/* speed 1 everywhere, free preemption */
 	double			 ckpt_interval;	/* seconds of progress: 1800 */
 	double			 cost_scale;	/* x model checkpoint costs: 1 */
-	double			 sample_interval; /* time series period: 3600; 0 none */
+	double			 sample_interval; /* time series period: 3600; 0 none
+						     (doubled as the series grows:
+						     EMU_SERIES_STEP) */
 	const struct emu_fault	*faults;
 	int			 nfaults;
 	/* events between progress calls (a store's checkpoints fall on

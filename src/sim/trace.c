@@ -950,11 +950,33 @@ has_role(const struct fmt_def *d, enum col_role role)
 	return false;
 }
 
+/* The rows that bound the trace's span: the first submission, the last end. */
+struct span {
+	double	 first, last_end;
+	int	 first_line, last_line;
+};
+
+static void
+span_row(struct span *sp, int line, const struct trace_job *j)
+{
+	double e = j->submit + j->duration;
+
+	if (sp->first_line == 0 || j->submit < sp->first) {
+		sp->first = j->submit;
+		sp->first_line = line;
+	}
+	if (sp->last_line == 0 || e > sp->last_end) {
+		sp->last_end = e;
+		sp->last_line = line;
+	}
+}
+
 int
 trace_load_string(const char *name, const char *text, size_t len, enum trace_format fmt,
     struct trace *t, char **cause)
 {
 	struct reader r;
+	struct span sp = { 0, 0, 0, 0 };
 	const char *p = text, *end = text + len, *q, *ls, *le;
 	size_t cap = 1;
 	int line = 0, n = 0, rc = -1;
@@ -978,10 +1000,19 @@ trace_load_string(const char *name, const char *text, size_t len, enum trace_for
 			continue;
 		if (rd_row(&r, line, ls, le, &t->jobs[n]) < 0)
 			goto out;
+		span_row(&sp, line, &t->jobs[n]);
 		n++;
 	}
 	if (n == 0) {
 		rd_err(&r, line + 1, 1, "no jobs after the header");
+		goto out;
+	}
+	if (sp.last_end - sp.first > TRACE_MAX_SPAN) {
+		rd_err(&r, sp.last_line, 1, "the trace would span %.1f years, from "
+		    "its first submission (line %d) to this job's end; a trace may "
+		    "span at most %.0f years (a wrong date or time unit?)",
+		    (sp.last_end - sp.first) / (365.25 * 86400), sp.first_line,
+		    TRACE_MAX_SPAN / (365.25 * 86400));
 		goto out;
 	}
 	t->njobs = n;

@@ -28,7 +28,9 @@
  * submission (seconds since 1970 UTC for philly, the trace's own seconds
  * otherwise), so the original time of any job is epoch + submit. A
  * malformed row is an error naming the file, the line and the column
- * ("file:line:col: ..."), never a silent skip.
+ * ("file:line:col: ..."), never a silent skip. So is a trace spanning more
+ * than TRACE_MAX_SPAN from its first submission to a job's end (at its
+ * trace duration): the error names both rows.
  *
  * Ownership: a struct trace owns its jobs and strings; trace_release frees
  * them. Transformations edit the trace in place and keep the invariants.
@@ -59,6 +61,10 @@
 #define TRACE_MAX_JOBS	(1 << 25)
 #define TRACE_MAX_GPUS	(1 << 20)
 #define TRACE_MAX_TIME	1e10		/* seconds, ~317 years */
+/* From the first submission to the last job's end at its ideal speed:
+   ten years (a Philly row dated 9999 is a typo, and a replay's clock, its
+   time series with it, runs as long as the trace spans). */
+#define TRACE_MAX_SPAN	(10 * 365.25 * 86400)
 #define TRACE_MAX_PRIORITY 1000		/* as a submission's priority */
 #define TRACE_MAX_WEIGHT 1000
 

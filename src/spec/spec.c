@@ -52,6 +52,8 @@ struct tinfo {
 	int		 below;		/* a node-level type above it, or -1 */
 	int		 chain;		/* chain whose top type it is, or -1 */
 	bool		 chainbad;	/* used as a top type but unusable */
+	int		 nin;		/* chains holding it (index_chains) */
+	int		 in[4];		/* the first of them */
 };
 
 struct loader {
@@ -69,6 +71,7 @@ struct loader {
 	int			 pc_key;	/* key node of physicalCluster */
 	int			 types_ok;	/* cellTypes was read */
 	int			 cells_ok;	/* the cell array was built */
+	bool			 chains_indexed; /* tinfo nin, in */
 	int			*ntop;		/* top-level cells per chain */
 	int			*entry_chain;	/* physicalCells entry -> chain or -1 */
 	int			*entry_rank;	/* its index among the chain's tops */
@@ -1213,20 +1216,28 @@ check_pins_nested(struct loader *L)
 
 /* ---- phase 8: virtual clusters ----------------------------------------- */
 
-/* The chains that hold type t at its level. */
-static int
-chains_with(const struct spec *s, int t, int *out, int max)
+/*
+ * Per cell type, the chains holding it (the first four, in chain order)
+ * and how many: one pass over the chains, once, where a pass for each VC
+ * cell named by a bare type was quadratic in a spec of many chains.
+ */
+static void
+index_chains(struct loader *L)
 {
-	int c, n = 0, l = s->types[t].level;
+	struct spec *s = L->s;
+	int c, l;
 
+	if (L->chains_indexed)
+		return;
+	L->chains_indexed = true;
 	for (c = 0; c < s->nchains; c++)
-		if (l >= 1 && l <= s->chains[c].levels &&
-		    s->chains[c].level_type[l] == t) {
-			if (n < max)
-				out[n] = c;
-			n++;
+		for (l = 1; l <= s->chains[c].levels; l++) {
+			struct tinfo *ti = &L->ti[s->chains[c].level_type[l]];
+
+			if (ti->nin < 4)
+				ti->in[ti->nin] = c;
+			ti->nin++;
 		}
-	return n;
 }
 
 /* Whether type t is one of the levels of chain c (its top type included). */
@@ -1294,7 +1305,9 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 		if (L->ti[t].chain >= 0)
 			c = L->ti[t].chain;
 		else {
-			n = chains_with(s, t, chs, 4);
+			index_chains(L);
+			n = L->ti[t].nin;
+			memcpy(chs, L->ti[t].in, sizeof chs);
 			if (n == 0) {
 				err(L, node, "cell type '%s' is in no chain: no "
 				    "physical cell contains it", path);
@@ -1542,36 +1555,53 @@ static void
 check_feasible(struct loader *L)
 {
 	struct spec *s = L->s;
-	int c, l, v, j, p, k;
+	int c, l, v, j, p, k, nl = SPEC_MAX_LEVELS + 1;
+	/* Per chain, gathered in one pass each: what the VCs are assigned
+	   (and where the first such cell is written), and the claimed pins
+	   (counting sort: pins[pin_first[c] .. pin_first[c + 1]]). A pass
+	   over every VC and pin for each chain was quadratic in a spec of
+	   many chains (a node type each). */
+	long long *assigned = xcalloc((size_t)s->nchains * (size_t)nl, sizeof *assigned);
+	struct spec_loc *where = xcalloc((size_t)s->nchains * (size_t)nl, sizeof *where);
+	int *pin_first = xcalloc((size_t)s->nchains + 2, sizeof *pin_first);
+	int *pins = xcalloc((size_t)s->npins + 1, sizeof *pins);
+
+	for (v = 0; v < s->nvcs; v++)
+		for (j = 0; j < s->vcs[v].ncells; j++) {
+			struct spec_vcell *vc = &s->vcs[v].cells[j];
+			size_t at = (size_t)vc->chain * (size_t)nl + (size_t)vc->level;
+
+			if (vc->chain < 0 || vc->chain >= s->nchains ||
+			    vc->level < 0 || vc->level >= nl)
+				continue;	/* reported when it was parsed */
+			assigned[at] += vc->number;
+			if (where[at].line == 0)
+				where[at] = vc->loc;
+		}
+	for (p = 0; p < s->npins; p++)
+		if (s->pins[p].vc >= 0)
+			pin_first[s->cells[s->pins[p].cell].chain + 2]++;
+	for (c = 0; c < s->nchains; c++)
+		pin_first[c + 2] += pin_first[c + 1];
+	for (p = 0; p < s->npins; p++)
+		if (s->pins[p].vc >= 0)
+			pins[pin_first[s->cells[s->pins[p].cell].chain + 1]++] = p;
 
 	for (c = 0; c < s->nchains; c++) {
 		struct spec_chain *ch = &s->chains[c];
-		long long assigned[SPEC_MAX_LEVELS + 1] = { 0 };
 		long long extra[SPEC_MAX_LEVELS + 1] = { 0 };
-		struct spec_loc where[SPEC_MAX_LEVELS + 1];
+		long long *as = &assigned[(size_t)c * (size_t)nl];
+		struct spec_loc *wh = &where[(size_t)c * (size_t)nl];
 		unsigned char *state = NULL;	/* 1 split, 2 pinned */
 		int base = ch->level_first[ch->levels];
 		int ncells = 0;
 		long long avail = 0, left = 0;
 
-		memset(where, 0, sizeof where);
-		for (v = 0; v < s->nvcs; v++)
-			for (j = 0; j < s->vcs[v].ncells; j++) {
-				struct spec_vcell *vc = &s->vcs[v].cells[j];
-
-				if (vc->chain != c)
-					continue;
-				assigned[vc->level] += vc->number;
-				if (where[vc->level].line == 0)
-					where[vc->level] = vc->loc;
-			}
 		for (l = 1; l <= ch->levels; l++)
 			ncells += ch->level_count[l];
-		for (p = 0; p < s->npins; p++) {
-			int cell = s->pins[p].cell, a;
+		for (k = pin_first[c]; k < pin_first[c + 1]; k++) {
+			int cell = s->pins[pins[k]].cell, a;
 
-			if (s->pins[p].vc < 0 || s->cells[cell].chain != c)
-				continue;
 			if (state == NULL)
 				state = xcalloc((size_t)ncells, 1);
 			state[cell - base] = 2;
@@ -1594,17 +1624,21 @@ check_feasible(struct loader *L)
 			else
 				avail = left * s->types[ch->level_type[l + 1]].nchild +
 				    extra[l];
-			left = avail - assigned[l];
+			left = avail - as[l];
 			if (left < 0) {
-				diag_at(L, SPEC_ERROR, where[l], "chain '%s' level %d "
+				diag_at(L, SPEC_ERROR, wh[l], "chain '%s' level %d "
 				    "(%s): %lld cells assigned, %lld available",
 				    s->types[ch->top_type].name, l,
-				    s->types[ch->level_type[l]].name, assigned[l], avail);
+				    s->types[ch->level_type[l]].name, as[l], avail);
 				left = 0;
 			}
 		}
 		free(state);
 	}
+	free(assigned);
+	free(where);
+	free(pin_first);
+	free(pins);
 }
 
 /* ---- the loader -------------------------------------------------------- */

@@ -75,4 +75,24 @@ check_rc write-after 0
 run "$CELLAR" events -o csv --no-header
 [ "$(printf '%s\n' "$OUT" | wc -l)" = 2 ] && ok two-events || not_ok two-events "$OUT"
 
+# A tampered user_version (issue 23, F9): the tables are at 9, the file
+# says 5, so the migration's SQL fails for anyone. Not "run db vacuum as a
+# user who may write it" (the writer here is root, or the owner, and
+# vacuum fails the same way), but what is wrong; the file as it was.
+"$SQLEXEC" "$db" "PRAGMA user_version = 5" >/dev/null && ok tampered-made ||
+    not_ok tampered-made "sqlexec failed"
+cp "$db" "$TMP/tampered.db"
+for c in "events" "db vacuum" "db check"; do
+	n=$(echo "$c" | tr ' ' -)
+	run "$CELLAR" $c
+	check_rc "tampered-$n-rc" 4
+	check_err_has "tampered-$n-msg" "says it has schema version 5, but its tables do not match it"
+	case $ERR in
+	*vacuum*) not_ok "tampered-$n-no-vacuum" "$ERR" ;;
+	*) ok "tampered-$n-no-vacuum" ;;
+	esac
+done
+cmp -s "$db" "$TMP/tampered.db" && ok tampered-unchanged ||
+    not_ok tampered-unchanged "the file changed"
+
 done_testing

@@ -289,6 +289,21 @@ static const struct {
 	  "t.csv:1:8: submission_time 'when' is not a number" },
 	{ "a,1,2,3\n", TRACE_SYNTH, "t.csv:1:1: cannot read a trace of format 'synth' "
 	  "from a file" },
+	/* a span beyond TRACE_MAX_SPAN (issue 23, F5): both rows named, the
+	   outlier first submitted or last to end */
+	{ PH "2017-10-09 07:01:55,66,1,66.0,a\n9999-12-31 00:00:00,6,1,6.0,a\n"
+	  "2017-10-08 07:01:55,66,1,66.0,a\n", TRACE_AUTO,
+	  "t.csv:3:1: the trace would span 7982.1 years, from its first submission "
+	  "(line 4) to this job's end; a trace may span at most 10 years (a wrong "
+	  "date or time unit?)" },
+	{ IT "a,0,2,1\nb,9e9,1e9,1\n", TRACE_AUTO,
+	  "t.csv:3:1: the trace would span 316.9 years, from its first submission "
+	  "(line 2) to this job's end; a trace may span at most 10 years (a wrong "
+	  "date or time unit?)" },
+	{ IT "a,0,315576001,1\n", TRACE_AUTO,
+	  "t.csv:2:1: the trace would span 10.0 years, from its first submission "
+	  "(line 2) to this job's end; a trace may span at most 10 years (a wrong "
+	  "date or time unit?)" },
 	/* no final newline: the last line still counts */
 	{ IT "a,1,2,3\nb,1,2,0", TRACE_AUTO,
 	  "t.csv:3:7: num_gpu must be a whole number >= 1, not '0'" },

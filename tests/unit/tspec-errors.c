@@ -6,6 +6,7 @@
  * file may make the load fail, never crash it.
  */
 #include <stdio.h>
+#include <time.h>
 
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
@@ -949,6 +950,89 @@ test_fuzz_huge_and_deep(void)
 	strbuf_release(&sb);
 }
 
+/*
+ * A generated spec of n chains (a node type each, with its own GPU type),
+ * one node each, every node pinned, and a VC per node that claims either
+ * a GPU by its bare cell type ("G7": the loader finds its chain) or the
+ * node's pin.
+ */
+static void
+many_chains(struct strbuf *sb, int n, bool bare)
+{
+	int i;
+
+	strbuf_reset(sb);
+	strbuf_adds(sb, "physicalCluster:\n  cellTypes:\n");
+	for (i = 0; i < n; i++)
+		strbuf_addf(sb, "    N%d: {childCellType: G%d, childCellNumber: 4, "
+		    "isNodeLevel: true}\n", i, i);
+	strbuf_adds(sb, "  physicalCells:\n");
+	for (i = 0; i < n; i++)
+		strbuf_addf(sb, "  - {cellType: N%d, cellAddress: n%d, "
+		    "pinnedCellId: p%d}\n", i, i, i);
+	strbuf_adds(sb, "virtualClusters:\n");
+	for (i = 0; i < n; i++)
+		if (bare)
+			strbuf_addf(sb, "  v%d: {virtualCells: [{cellType: G%d, "
+			    "cellNumber: 1}]}\n", i, i);
+		else
+			strbuf_addf(sb, "  v%d: {pinnedCells: [{pinnedCellId: p%d}]}\n",
+			    i, i);
+}
+
+/* The least CPU time of three loads of text (noise only adds). */
+static double
+load_cpu(const char *text)
+{
+	double best = -1;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		struct spec_diags d;
+		struct timespec a, b;
+		struct spec *s;
+		double t;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		s = load_str(text, &d);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		CHECKF(s != NULL, "%.300s", all_diags(&d));
+		spec_free(s);
+		spec_diags_release(&d);
+		t = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * Huge generated specs load in time linear in their size (issue 23, F5:
+ * 5,000-20,000-node specs of many chains took seconds, quadratic in the
+ * feasibility check and in resolving bare VC cell types). Four times the
+ * chains must take less than eight times the CPU time (linear: four;
+ * quadratic: sixteen): a ratio, not a wall-clock limit, so a loaded
+ * machine does not fail it.
+ */
+static void
+test_fuzz_huge_linear(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	double t1, t4;
+	int bare;
+
+	for (bare = 0; bare <= 1; bare++) {
+		many_chains(&sb, 3000, bare);
+		t1 = load_cpu(sb.buf);
+		many_chains(&sb, 12000, bare);
+		t4 = load_cpu(sb.buf);
+		CHECKF(t4 < 8 * t1 + 0.02, "%s: 3000 chains load in %.3f s, 12000 "
+		    "in %.3f s (x%.1f)", bare ? "bare types" : "pins", t1, t4,
+		    t4 / t1);
+	}
+	strbuf_release(&sb);
+}
+
 static void
 test_fuzz_aliases(void)
 {
@@ -1050,6 +1134,7 @@ static const struct test tests[] = {
 	{ "fuzz-truncated", test_fuzz_truncated },
 	{ "fuzz-wrong-types", test_fuzz_wrong_types },
 	{ "fuzz-huge-and-deep", test_fuzz_huge_and_deep },
+	{ "fuzz-huge-linear", test_fuzz_huge_linear },
 	{ "fuzz-aliases", test_fuzz_aliases },
 	{ "fuzz-garbage", test_fuzz_garbage },
 };

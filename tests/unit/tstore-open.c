@@ -377,9 +377,11 @@ test_migrations(void)
 	CHECK_STREQ((const char *)sqlite3_column_text(q, 0), "migrated");
 	sqlite3_finalize(q);
 
-	/* A failing step: nothing of it stays, the version neither. */
-	CHECK(store_migrate(st, bad, 1, STORE_SCHEMA_VERSION + 2, &cause) == -1);
+	/* A failing step: nothing of it stays, the version neither; its SQL
+	   does not fit the tables, so the store is called damaged. */
+	CHECK(store_migrate(st, bad, 1, STORE_SCHEMA_VERSION + 2, &cause) == STORE_MISMATCH);
 	CHECKF(cause != NULL && strstr(cause, "no such table: nosuch") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "tables do not match it") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION + 1);
