@@ -1137,12 +1137,16 @@ out:
 static const struct table_colspec anomaly_columns[] = {
 	{ "VC", "vc", TABLE_NAME, "the virtual cluster" },
 	{ "JOBS", "jobs", TABLE_NUM, "jobs completed in both runs" },
-	{ "Q_SHARED", "queue_shared", TABLE_NUM, "mean queuing delay in the shared cluster, seconds" },
+	{ "Q_SHARED", "queue_shared", TABLE_NUM, "mean queuing delay (submission to first start) in the shared cluster, seconds" },
 	{ "Q_PRIVATE", "queue_private", TABLE_NUM, "mean queuing delay in its private cluster, seconds" },
 	{ "RATIO", "ratio", TABLE_NUM, "Q_SHARED / Q_PRIVATE" },
 	{ "WINDOWS", "windows", TABLE_NUM, "windows with jobs of the VC" },
 	{ "WORSE", "worse", TABLE_NUM, "windows where shared was worse beyond noise" },
+	{ "W_SHARED", "worst_shared", TABLE_NUM, "the worst window (shared most above private): mean delay shared, seconds" },
+	{ "W_PRIVATE", "worst_private", TABLE_NUM, "the worst window: mean delay private, seconds" },
 	{ "WORST_AT", "worst_at", TABLE_NUM | TABLE_WIDE, "start of the worst window, seconds" },
+	{ "PEND_SHARED", "pending_shared", TABLE_NUM | TABLE_WIDE, "mean time pending shared, waits after a preemption included" },
+	{ "PEND_PRIVATE", "pending_private", TABLE_NUM | TABLE_WIDE, "mean time pending private, waits after a preemption included" },
 	{ "VERDICT", "verdict", 0, "ok, or ANOMALY when shared is worse beyond noise" },
 	{ NULL, NULL, 0, NULL }
 };
@@ -1163,6 +1167,10 @@ anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_kv_int(j, "windows", x->windows);
 	json_kv_int(j, "worse", x->worse);
 	json_kv_double(j, "worst_at", x->worst_at);
+	json_kv_double(j, "worst_shared", x->worst_shared);
+	json_kv_double(j, "worst_private", x->worst_private);
+	json_kv_double(j, "pending_shared", x->pend_shared);
+	json_kv_double(j, "pending_private", x->pend_private);
 	json_key(j, "worse_windows");
 	json_array_begin(j);
 	for (i = 0; i < x->worse && i < ANOMALY_MAX_WINDOWS; i++)
@@ -1170,6 +1178,18 @@ anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_array_end(j);
 	json_kv_bool(j, "anomalous", x->anomalous);
 	json_object_end(j);
+}
+
+/* Is every job of the run guaranteed (its own class or the run's)? */
+static bool
+all_guaranteed(const struct job *jobs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].klass != JOB_GUARANTEED)
+			return false;
+	return true;
 }
 
 static int
@@ -1184,6 +1204,7 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	const char *v;
 	double window = 86400;
 	int i, nbad = 0, ran = 0, rc = -1;
+	bool same, allg;
 
 	if ((v = args_get(a, "window")) != NULL &&
 	    (parse_duration(v, "--window", &window, cause) < 0 || window <= 0)) {
@@ -1195,6 +1216,9 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		goto out;
 	if (!args_has(a, "sharing"))
 		m.runs[0].mode = ENGINE_HIVED;
+	/* the paper's setting: jobs beyond their VC's quota run opportunistic */
+	if (!args_has(a, "class"))
+		m.rc.klass = m.r.klass = JOB_AUTO;
 	if (m.nruns != 1 || m.runs[0].mode == ENGINE_PRIVATE) {
 		*cause = xstrdup("anomaly compares one policy in one shared mode (hived or quota) "
 		    "with private clusters");
@@ -1211,6 +1235,8 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	ran = 2;
 	an = xcalloc((size_t)m.s->nvcs + 1, sizeof *an);
 	anomaly_compute(m.s, shared.jobs, priv.jobs, m.r.njobs, window, an);
+	same = anomaly_identical(shared.jobs, priv.jobs, m.r.njobs);
+	allg = all_guaranteed(shared.jobs, m.r.njobs);
 	t = table_create();
 	table_columns(t, anomaly_columns);
 	for (i = 0; i < m.s->nvcs; i++) {
@@ -1229,7 +1255,11 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			table_cell(t, "inf");
 		table_cell_int(t, an[i].windows);
 		table_cell_role(t, an[i].worse ? ROLE_WARN : ROLE_NONE, "%d", an[i].worse);
+		table_cell(t, "%.0f", an[i].worst_shared);
+		table_cell(t, "%.0f", an[i].worst_private);
 		table_cell(t, "%.0f", an[i].worst_at);
+		table_cell(t, "%.0f", an[i].pend_shared);
+		table_cell(t, "%.0f", an[i].pend_private);
 		table_cell_role(t, an[i].anomalous ? ROLE_BAD : ROLE_OK, "%s",
 		    an[i].anomalous ? "ANOMALY" : "ok");
 	}
@@ -1242,6 +1272,10 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_double(&j, "tolerance", ANOMALY_TOLERANCE);
 		json_kv_double(&j, "slack", ANOMALY_SLACK);
 		json_kv_int(&j, "anomalous_vcs", nbad);
+		json_kv_string(&j, "class", job_class_name(replay_class(m.rc.klass,
+		    m.runs[0].ops)));
+		json_kv_bool(&j, "all_guaranteed", allg);
+		json_kv_bool(&j, "identical", same);
 		cmd_list_json(ctx, &j, "vcs", t, anomaly_json_one, an);
 		cmd_json_end(ctx, &j);
 	} else {
@@ -1254,6 +1288,22 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			strbuf_addf(ctx->o, "\n%d VC(s) worse than private beyond noise "
 			    "(shared > private x %.2f + %.0f s, on average and per %.0f s window)\n",
 			    nbad, 1 + ANOMALY_TOLERANCE, ANOMALY_SLACK, window);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header && same)
+			strbuf_addf(ctx->o, "the shared and private runs are identical%s\n",
+			    allg && m.runs[0].mode == ENGINE_HIVED ?
+			    ": every job is guaranteed, so under hived each VC's jobs "
+			    "run only on its own cells, exactly as on its private cluster "
+			    "(HiveD's guarantee by construction); --class auto lets jobs "
+			    "beyond a VC's quota run as opportunistic, which is what "
+			    "sharing gives" : "");
+		else if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header && allg &&
+		    m.runs[0].mode == ENGINE_HIVED)
+			strbuf_addf(ctx->o, "every job is guaranteed, yet the runs differ%s\n",
+			    m.runs[0].ops->flags & POLICY_OVERSUB ?
+			    ": gandiva's migrations act across VCs (its "
+			    "defragmentation empties one node of the whole cluster "
+			    "per pass, not one per VC; --no-migrate makes the runs "
+			    "identical)" : "");
 	}
 	rc = 0;
 out:
