@@ -1394,9 +1394,12 @@ const struct cmd_entry cmd_anomaly_entry = {
 	.help =
 	    "Replay TRACE twice under the same policy: in the shared cluster "
 	    "(--sharing hived or quota) and with every VC alone on a private "
-	    "cluster of its own cells. For each VC: its mean queuing delay in both, "
+	    "cluster of its own cells, by default in HiveD's setting (--class auto: "
+	    "jobs beyond a VC's quota run as opportunistic). For each VC: its mean "
+	    "queuing delay (submission to first start) in both, "
 	    "their ratio, how many windows (--window, default a day, by submission "
-	    "time) were worse when shared, and a verdict. Worse beyond noise means "
+	    "time) were worse when shared, the worst window's two means, and a "
+	    "verdict. Worse beyond noise means "
 	    "shared > private x 1.10 + 60 s. HiveD's claim is that hived mode "
 	    "shows no such VC, while quota sharing can.",
 	.examples = (const char *const []){
