@@ -86,6 +86,7 @@ static const struct cmd_opt replay_opts[] = {
 	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_NONE },
 	{ 0, "sharing", "MODE", "hived, quota or private (default: the session's mode)", VALUE_MODE },
 	{ 0, "series", "FILE", "write the time series as CSV to FILE", VALUE_FILE },
+	{ 0, "series-window", "T", "--series: each VC's queuing delay over the last T (default 12h)", VALUE_NONE },
 	{ 0, "fresh", NULL, "with a store: start a new run, do not resume", VALUE_NONE },
 	{ 0, "checkpoint-every", "N", "with a store: commit every N events (default 32768)", VALUE_NONE },
 	SIM_COMMON_OPTS,
@@ -661,6 +662,7 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_double(j, "makespan", res->report.makespan);
 	json_kv_double(j, "util", res->report.util);
 	json_kv_double(j, "frag_avg", res->report.frag_avg);
+	json_kv_double(j, "frag_node_avg", res->report.frag_node_avg);
 	json_kv_int(j, "events", res->events);
 	json_kv_int(j, "relaxed_starts", res->report.relaxed);
 	json_kv_int(j, "time_sliced_starts", res->report.guests);
@@ -707,23 +709,80 @@ antman_text(struct strbuf *o, const struct emu_report *r)
 	    r->ooms);
 }
 
+/* Jobs by submission (then id): insertion sort, as a replay's jobs come
+   nearly in that order already. */
+static void
+sort_by_submit(int *by, int n, const struct job *jobs)
+{
+	int i, k, x;
+
+	for (i = 1; i < n; i++) {
+		x = by[i];
+		for (k = i; k > 0 && (jobs[by[k - 1]].submit > jobs[x].submit ||
+		    (jobs[by[k - 1]].submit == jobs[x].submit && by[k - 1] > x)); k--)
+			by[k] = by[k - 1];
+		by[k] = x;
+	}
+}
+
+/*
+ * The series as CSV: the samples, then each VC's queuing delay (submission
+ * to first start, HiveD's) averaged over its started jobs submitted in
+ * (t - win, t], HiveD's moving window (Fig. 5-6: 12 hours); empty when the
+ * window holds none of its jobs.
+ */
 static int
-write_series(struct cmd_ctx *ctx, const char *path, const struct replay_result *res,
-    char **cause)
+write_series(struct cmd_ctx *ctx, const struct sim *m, const char *path,
+    const struct replay_result *res, double win, char **cause)
 {
 	FILE *fp = fopen(path, "w");
-	int i;
+	const struct job *jobs = res->jobs;
+	int nvcs = m->s->nvcs, i, v, n = 0, lo = 0, hi = 0, *by;
+	double *sum;
+	int *cnt;
 
 	if (fp == NULL) {
 		*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	fprintf(fp, "time,pending,running,gpus_guaranteed,gpus_opportunistic,gpus_bad,frag\n");
+	by = xcalloc((size_t)m->r.njobs + 1, sizeof *by);
+	for (i = 0; i < m->r.njobs; i++)
+		if (jobs[i].first_start >= 0)
+			by[n++] = i;
+	sort_by_submit(by, n, jobs);
+	sum = xcalloc((size_t)nvcs + 1, sizeof *sum);
+	cnt = xcalloc((size_t)nvcs + 1, sizeof *cnt);
+	fprintf(fp, "time,pending,running,gpus_guaranteed,gpus_opportunistic,gpus_bad,"
+	    "frag,frag_node");
+	for (v = 0; v < nvcs; v++)
+		fprintf(fp, ",queue_%s", m->s->vcs[v].name);
+	fputc('\n', fp);
+	/* the window's two ends move forward with the samples: add the jobs
+	   submitted up to t, take back those submitted by t - win */
 	for (i = 0; i < res->nseries; i++) {
 		const struct emu_sample *x = &res->series[i];
-		fprintf(fp, "%.0f,%d,%d,%lld,%lld,%lld,%.4f\n", x->t, x->pending,
-		    x->running, x->used, x->opp, x->bad, x->frag);
+		for (; hi < n && jobs[by[hi]].submit <= x->t; hi++) {
+			const struct job *j = &jobs[by[hi]];
+			sum[j->vc] += j->first_start - j->submit;
+			cnt[j->vc]++;
+		}
+		for (; lo < hi && jobs[by[lo]].submit <= x->t - win; lo++) {
+			const struct job *j = &jobs[by[lo]];
+			sum[j->vc] -= j->first_start - j->submit;
+			cnt[j->vc]--;
+		}
+		fprintf(fp, "%.0f,%d,%d,%lld,%lld,%lld,%.4f,%.4f", x->t, x->pending,
+		    x->running, x->used, x->opp, x->bad, x->frag, x->frag_node);
+		for (v = 0; v < nvcs; v++)
+			if (cnt[v] > 0)
+				fprintf(fp, ",%.0f", fmax(0, sum[v] / cnt[v]));
+			else
+				fputs(",", fp);
+		fputc('\n', fp);
 	}
+	free(by);
+	free(sum);
+	free(cnt);
 	if (fclose(fp) != 0) {
 		*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
 		return -1;
@@ -858,9 +917,17 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct table *t;
 	struct json j;
 	struct sim m;
-	const char *series;
+	const char *series, *sw;
+	double series_win = 12 * 3600;
 	int v, rc = -1;
 
+	if ((sw = args_get(a, "series-window")) != NULL &&
+	    (parse_duration(sw, "--series-window", &series_win, cause) < 0 ||
+	    !(series_win > 0))) {
+		if (*cause == NULL)
+			*cause = xasprintf("--series-window '%s' must be longer than 0", sw);
+		return cmd_usage_error(ctx);
+	}
 	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
 		goto out;
 	if (m.nruns != 1) {
@@ -937,11 +1004,13 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_render(t, &ctx->out, ctx->o);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			strbuf_addf(ctx->o, "\nmakespan %.0f s (%.2f d); GPU utilization %.1f%% of "
-			    "GPU-time; fragmentation %.1f%% of nodes partially free (average)\n"
+			    "GPU-time; fragmentation %.1f%% of nodes partially free, %.1f%% "
+			    "not wholly free for a guaranteed job (HiveD's; averages)\n"
 			    "JCT and Q (queuing delay: time pending) in seconds, over completed jobs; "
 			    "FB: early feedback, seconds until a job has run %.0f s.\n",
 			    res.report.makespan, res.report.makespan / 86400,
-			    100 * res.report.util, 100 * res.report.frag_avg, m.ep.feedback);
+			    100 * res.report.util, 100 * res.report.frag_avg,
+			    100 * res.report.frag_node_avg, m.ep.feedback);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header &&
 		    (res.report.grows > 0 || res.report.shrinks > 0))
 			strbuf_addf(ctx->o, "grow-shrink: elastic jobs grew into %lld GPUs "
@@ -957,7 +1026,7 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	table_free(t);
 	series = args_get(a, "series");
-	rc = series != NULL ? write_series(ctx, series, &res, cause) : 0;
+	rc = series != NULL ? write_series(ctx, &m, series, &res, series_win, cause) : 0;
 	if (rc == 0 && recording) {
 		report_json(&report, &m, &m.runs[0], &res);
 		if (rdb_finish(&d, report.buf, cause) != 0)
@@ -992,6 +1061,8 @@ static const struct table_colspec compare_columns[] = {
 	{ "MAKESPAN", "makespan", TABLE_NUM, "last completion - first submission, seconds" },
 	{ "UTIL%", "util_pct", TABLE_NUM, "busy GPU-time as a percentage of all GPU-time" },
 	{ "FRAG%", "frag_pct", TABLE_NUM, "partially free nodes as a percentage of nodes" },
+	{ "NODEFRAG%", "node_frag_pct", TABLE_NUM | TABLE_WIDE,
+	  "HiveD's fragmentation: nodes not wholly free for a guaranteed job, % of nodes" },
 	{ "WIN_UTIL%", "win_util_pct", TABLE_NUM | TABLE_WIDE,
 	  "submission window: busy GPU-time, % of its GPU-time" },
 	{ "WIN_SM%", "win_sm_pct", TABLE_NUM | TABLE_WIDE,
@@ -1079,6 +1150,7 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.0f", r->makespan);
 		table_cell(t, "%.1f", 100 * r->util);
 		table_cell(t, "%.1f", 100 * r->frag_avg);
+		table_cell(t, "%.1f", 100 * r->frag_node_avg);
 		table_cell(t, "%.1f", 100 * r->win_util);
 		table_cell(t, "%.1f", 100 * r->win_sm);
 		table_cell_int(t, r->all.preemptions);

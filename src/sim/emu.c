@@ -1370,14 +1370,21 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 	sched_touch_all(m->sch);
 }
 
-static double
-fragmentation(const struct emu *m)
+/*
+ * Two fragmentations, as shares of the nodes: partially free (some but not
+ * all leaves free of guaranteed jobs and healthy; it falls as the cluster
+ * fills) and HiveD's (not wholly free for a guaranteed job; it reaches 1
+ * in a full cluster).
+ */
+static void
+fragmentation(const struct emu *m, double *partial_share, double *node_share)
 {
 	struct engine_cell_info ci;
-	int i, k, partial = 0;
+	int i, k, partial = 0, taken = 0;
 
+	*partial_share = *node_share = 0;
 	if (m->s->nnodes == 0)
-		return 0;
+		return;
 	for (i = 0; i < m->s->nnodes; i++) {
 		long long leaves = 0, avail = 0;
 		for (k = 0; k < m->s->nodes[i].ncells; k++) {
@@ -1387,8 +1394,11 @@ fragmentation(const struct emu *m)
 		}
 		if (avail > 0 && avail < leaves)
 			partial++;
+		if (avail < leaves)
+			taken++;
 	}
-	return (double)partial / m->s->nnodes;
+	*partial_share = (double)partial / m->s->nnodes;
+	*node_share = (double)taken / m->s->nnodes;
 }
 
 static void
@@ -1406,7 +1416,7 @@ sample(struct emu *m)
 	x->used = st.used;
 	x->opp = st.opp;
 	x->bad = st.bad;
-	x->frag = fragmentation(m);
+	fragmentation(m, &x->frag, &x->frag_node);
 }
 
 static void
@@ -1924,7 +1934,7 @@ emu_report(const struct emu *m, struct emu_report *r)
 	double *q = xcalloc((size_t)m->njobs + 1, sizeof *q);
 	double *fb = xcalloc((size_t)m->njobs + 1, sizeof *fb);
 	struct sched_stats st;
-	double fsum = 0;
+	double fsum = 0, nsum = 0;
 	int i;
 
 	memset(r, 0, sizeof *r);
@@ -1939,9 +1949,12 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->makespan = m->njobs > 0 ? m->last_end - m->first_submit : 0;
 	if (r->makespan > 0 && m->s->gpus > 0)
 		r->util = m->busy_gpu_time / ((double)m->s->gpus * r->makespan);
-	for (i = 0; i < m->nseries; i++)
+	for (i = 0; i < m->nseries; i++) {
 		fsum += m->series[i].frag;
+		nsum += m->series[i].frag_node;
+	}
 	r->frag_avg = m->nseries ? fsum / m->nseries : 0;
+	r->frag_node_avg = m->nseries ? nsum / m->nseries : 0;
 	r->events = m->events;
 	sched_stats(m->sch, &st);
 	r->sched_passes = st.passes;
