@@ -537,7 +537,7 @@ sim_run(struct sim *m, const struct simrun *run, const struct replay_hooks *h,
 /* ---- output ---- */
 
 static const struct table_colspec replay_columns[] = {
-	{ "GROUP", "group", TABLE_NAME, "all jobs, or one VC's" },
+	{ "GROUP", "group", TABLE_NAME, "all jobs, one VC's, or one class's: (guaranteed), (opportunistic), as each job ran" },
 	{ "JOBS", "jobs", TABLE_NUM, "jobs submitted" },
 	{ "DONE", "done", TABLE_NUM, "jobs completed" },
 	{ "NEVER", "never", TABLE_NUM, "jobs that never started" },
@@ -636,7 +636,8 @@ replay_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	const struct replay_json_arg *ra = arg;
 
 	(void)ctx;
-	group_json(j, tag < 0 ? &ra->rep->all : &ra->rep->vcs[tag]);
+	group_json(j, tag == -1 ? &ra->rep->all : tag < -1 ? &ra->rep->klass[-2 - tag] :
+	    &ra->rep->vcs[tag]);
 }
 
 static void
@@ -871,6 +872,9 @@ report_json(struct strbuf *sb, const struct sim *m, const struct simrun *run,
 	for (v = 0; v < res->report.nvcs; v++)
 		if (res->report.vcs[v].jobs > 0)
 			group_json(&j, &res->report.vcs[v]);
+	for (v = 0; v < 2; v++)
+		if (res->report.klass[v].jobs > 0)
+			group_json(&j, &res->report.klass[v]);
 	json_array_end(&j);
 	json_object_end(&j);
 }
@@ -981,6 +985,10 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	for (v = 0; v < res.report.nvcs; v++)
 		if (res.report.vcs[v].jobs > 0)
 			group_row(t, v, &res.report.vcs[v]);
+	/* tags -2, -3: the class rows (replay_json_one) */
+	for (v = 0; v < 2; v++)
+		if (res.report.klass[v].jobs > 0)
+			group_row(t, -2 - v, &res.report.klass[v]);
 	if (cmd_list_apply(ctx, t, cause) != 0) {
 		table_free(t);
 		replay_result_release(&res);
@@ -1406,7 +1414,8 @@ const struct cmd_entry cmd_replay_entry = {
 	    "and one sharing mode (--sharing: hived, quota, private). The run is "
 	    "deterministic: the same spec, trace, policy and seed give the same "
 	    "report.\n"
-	    "The report has one row for all jobs and one per VC: jobs, completed, "
+	    "The report has one row for all jobs, one per VC and one per class "
+	    "((guaranteed), (opportunistic): how each job ran): jobs, completed, "
 	    "never started, job completion time (JCT) and queuing delay (time "
 	    "pending) as mean, median, p95 and p99 in seconds, GPU-hours of "
 	    "service, preemptions and GPU-hours lost, early feedback (seconds "

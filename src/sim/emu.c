@@ -1274,14 +1274,17 @@ static void
 finish(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
+	bool opp;
 
 	account(m, job);
 	if (j->duration >= 0)
 		j->work_done = j->duration;
+	opp = j->opportunistic;
 	apply(m, job, JOB_EV_FINISH);
 	emu_mg_note(m, job);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_COMPLETE);
+	j->opportunistic = opp;		/* how it ran: the report's class rows */
 	if (m->js[job].feedback < 0)
 		m->js[job].feedback = m->now;	/* done before it ran that long */
 	m->nfinal++;
@@ -1891,10 +1894,23 @@ emu_dist(double *v, int n, struct emu_dist *d)
 	d->max = v[n - 1];
 }
 
-/* Fill g from the jobs of VC vc (-1: all). */
+/*
+ * A job's class in the report: how it ran, when it completed or runs (an
+ * auto job as whatever it got); else the class it asked for.
+ */
+static int
+report_class(const struct job *j)
+{
+	if (j->state == JOB_COMPLETED || j->engine_id >= 0)
+		return j->opportunistic;
+	return j->klass == JOB_OPPORTUNISTIC;
+}
+
+/* Fill g from the jobs of VC vc (-1: all) of class klass (-1: any; 0
+   guaranteed, 1 opportunistic: report_class). */
 static void
-group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q,
-    double *fb)
+group(const struct emu *m, int vc, int klass, struct emu_group *g, double *jct,
+    double *q, double *fb)
 {
 	int i, n = 0;
 
@@ -1902,6 +1918,8 @@ group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q,
 		const struct job *j = &m->jobs[i];
 		const struct ejob_state *x = &m->js[i];
 		if (vc >= 0 && j->vc != vc)
+			continue;
+		if (klass >= 0 && report_class(j) != klass)
 			continue;
 		g->jobs++;
 		g->gpu_hours += j->attained / 3600;
@@ -1939,12 +1957,17 @@ emu_report(const struct emu *m, struct emu_report *r)
 
 	memset(r, 0, sizeof *r);
 	bufprintf(r->all.name, sizeof r->all.name, "all");
-	group(m, -1, &r->all, jct, q, fb);
+	group(m, -1, -1, &r->all, jct, q, fb);
+	for (i = 0; i < 2; i++) {
+		bufprintf(r->klass[i].name, sizeof r->klass[i].name, "%s",
+		    i ? "(opportunistic)" : "(guaranteed)");
+		group(m, -1, i, &r->klass[i], jct, q, fb);
+	}
 	r->nvcs = m->s->nvcs;
 	r->vcs = xcalloc((size_t)r->nvcs + 1, sizeof *r->vcs);
 	for (i = 0; i < r->nvcs; i++) {
 		bufprintf(r->vcs[i].name, sizeof r->vcs[i].name, "%s", m->s->vcs[i].name);
-		group(m, i, &r->vcs[i], jct, q, fb);
+		group(m, i, -1, &r->vcs[i], jct, q, fb);
 	}
 	r->makespan = m->njobs > 0 ? m->last_end - m->first_submit : 0;
 	if (r->makespan > 0 && m->s->gpus > 0)

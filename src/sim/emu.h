@@ -191,6 +191,9 @@ struct emu_group {
 
 struct emu_report {
 	struct emu_group	 all;
+	/* by class: [0] guaranteed, [1] opportunistic, as each job ran (a
+	   completed or running one) or asked (a pending one) */
+	struct emu_group	 klass[2];
 	struct emu_group	*vcs;		/* one per spec VC */
 	int			 nvcs;
 	double			 makespan;	/* last completion - first submit */

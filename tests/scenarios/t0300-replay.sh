@@ -145,7 +145,8 @@ check_out_has replay-table-legend "makespan"
 check_err_has replay-note "las/hived: 60 jobs"
 run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --policy las --sort -group -o name
 check_out replay-sort "default
-all"
+all
+(guaranteed)"
 
 # Failures: a node that fails restarts its jobs, which lose work.
 run "$CELLAR" replay synth:300 --fault r0n00@1h-3h --fault r0n01@1h -o json

@@ -82,6 +82,31 @@ check_rc import-v9-rc 0
 run "$CELLAR" --db "$TMP/y.db" db check
 check_rc import-v9-check 0
 
+# A row per class in every replay report: all guaranteed by default (one
+# row, every job); under --class auto at load 4 some jobs run as
+# opportunistic, get preempted when their cells are taken back, and the
+# two rows add up to all.
+run "$CELLAR" replay synth:300 --policy fifo --load 4 -o json
+check_json_field class-one-row groups.5.group "(guaranteed)"
+check_json_field class-one-row-all groups.5.jobs "$(json_get groups.0.jobs)"
+if printf '%s' "$OUT" | grep -q '"(opportunistic)"'; then
+	not_ok class-no-empty-row "an (opportunistic) row without jobs"
+else ok class-no-empty-row; fi
+run "$CELLAR" replay synth:300 --policy fifo --load 4 --class auto -o json
+check_json_field class-auto-g groups.5.group "(guaranteed)"
+check_json_field class-auto-o groups.6.group "(opportunistic)"
+all=$(json_get groups.0.jobs)
+g=$(json_get groups.5.jobs)
+o=$(json_get groups.6.jobs)
+op=$(json_get groups.6.preemptions)
+gp=$(json_get groups.5.preemptions)
+echo "# --class auto: $g guaranteed ($gp preemptions), $o opportunistic ($op)"
+if [ "$((g + o))" -eq "$all" ] && [ "$o" -gt 0 ] && [ "$op" -gt 0 ] && [ "$gp" -eq 0 ]; then
+	ok class-rows-add-up
+else not_ok class-rows-add-up "all $all = $g + $o? preemptions $gp / $op"; fi
+run "$CELLAR" replay synth:300 --policy fifo --load 4 --class auto
+check_out_has class-text-row "(opportunistic)"
+
 # bad input: a clear error, nothing written
 expect_exit bad-window 2 "$CELLAR" replay "$TMP/four.csv" $SET --series "$TMP/no.csv" --series-window 0
 check_err_has bad-window-msg "--series-window '0' must be longer than 0"
