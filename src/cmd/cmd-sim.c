@@ -1380,10 +1380,10 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		    m.runs[0].mode == ENGINE_HIVED)
 			strbuf_addf(ctx->o, "every job is guaranteed, yet the runs differ%s\n",
 			    m.runs[0].ops->flags & POLICY_OVERSUB ?
-			    ": gandiva's migrations act across VCs (its "
+			    ": gandiva acts on physical nodes, across VCs (its "
 			    "defragmentation empties one node of the whole cluster "
-			    "per pass, not one per VC; --no-migrate makes the runs "
-			    "identical)" : "");
+			    "per pass, not one per VC; its time-slicing and packing "
+			    "choose among nodes too)" : "");
 	}
 	rc = 0;
 out:

@@ -78,6 +78,16 @@ check_out_has philly-quota-table "ANOMALY"
 check_out_has philly-quota-legend "worse than private beyond noise"
 check_out_lacks philly-quota-not-identical "identical"
 
+# gandiva, every job guaranteed: its defragmentation picks one node of
+# the whole cluster per pass, so hived and private differ, and the report
+# says why; without migrations they are the same run on this sample.
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --policy gandiva --load 1000 --class guaranteed
+check_out_has gandiva-guaranteed-why "gandiva acts on physical nodes"
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --policy gandiva --load 1000 --class guaranteed --no-migrate -o json
+check_json_field gandiva-no-migrate-identical identical true
+
 # anomaly's default is the paper's setting: jobs beyond their VC's quota
 # run opportunistic (--class auto), so hived differs from private and
 # shares: no VC worse, some VC better; the worst window comes with both
