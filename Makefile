@@ -7,6 +7,7 @@
 #   make bench      build tests/bench/ with release flags and print the figures
 #   make run        build and start the console on the embedded default
 #   make check-man  the man pages against the command table, and their examples
+#   make check-papers the paper tier alone: tests/papers/ (also part of check)
 #   make fuzz       libFuzzer on the command grammar (clang), FUZZ_TIME seconds
 #   make install    the binary, both man pages and the systemd unit under DESTDIR/PREFIX
 #
@@ -115,7 +116,7 @@ INSTALL_BIN ?= build/rel/cellar
 $(B)/ui/%.o $(B)/store/%.o $(B)/src/spec/spec-yaml.o: CFLAGS += $(PKG_CFLAGS)
 
 .PHONY: all run check check-long asan bench clean deps variant-all variant-tests variant-bench lint-man \
-        check-man fuzz variant-fuzz install install-files
+        check-man check-papers fuzz variant-fuzz install install-files
 all: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-all
 	@ln -sf $(call BDIR,rel)/cellar cellar
@@ -139,6 +140,12 @@ asan: deps
 bench: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-bench
 	@for b in $(BENCH_SRC:%.c=$(call BDIR,rel)/%); do echo "== $$b"; $$b || exit 1; done
+
+# The seed papers' claims, one script each (tests/papers/README.md); make
+# check runs them too.
+check-papers: deps
+	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
+	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/papers/run.sh
 
 # The manual against the command table (t0050), its examples run (t0055),
 # and the lint; fails on the first "not ok".

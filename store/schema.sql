@@ -258,7 +258,8 @@ CREATE TABLE series (
 	used		INTEGER NOT NULL,	-- GPUs of guaranteed jobs
 	opp		INTEGER NOT NULL,	-- GPUs of opportunistic jobs
 	bad		INTEGER NOT NULL,
-	frag		REAL NOT NULL,
+	frag		REAL NOT NULL,		-- partially free nodes / all
+	frag_node	REAL NOT NULL DEFAULT 0,	-- HiveD's: not wholly free / all
 	PRIMARY KEY (run, t)
 ) WITHOUT ROWID;
 

@@ -50,6 +50,8 @@ struct dump_table {
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, " \
 	"opportunistic, engine_id, emu"
 #define JOB_NCOLS_7 32
+/* The series' columns up to version 9 (no frag_node: imported as 0). */
+#define SERIES_NCOLS_9 8
 
 static const struct dump_table dump_tables[T_COUNT] = {
 	{ "specs", "id, hash, path, text, created", "id" },
@@ -63,7 +65,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	{ "events", "seq, run, t, kind, job, vc, cell, by_job, detail, prev", "seq" },
 	{ "run_specs", "run, upto, spec", "run, upto" },
 	{ "heads", "run, upto, seqs", "run" },
-	{ "series", "run, t, pending, running, used, opp, bad, frag", "run, t" },
+	{ "series", "run, t, pending, running, used, opp, bad, frag, frag_node", "run, t" },
 	{ "audit", "id, at, user, run, cmdline, status", "id" },
 	{ "job_logs", "run, job, text", "run, job" },
 };
@@ -87,7 +89,7 @@ static const char *const dump_select[T_COUNT] = {
 	"ORDER BY seq",
 	"SELECT run, upto, spec FROM run_specs ORDER BY run, upto",
 	"SELECT run, upto, seqs FROM heads ORDER BY run",
-	"SELECT run, t, pending, running, used, opp, bad, frag FROM series "
+	"SELECT run, t, pending, running, used, opp, bad, frag, frag_node FROM series "
 	"ORDER BY run, t",
 	"SELECT id, at, user, run, cmdline, status FROM audit ORDER BY id",
 	"SELECT run, job, text FROM job_logs ORDER BY run, job",
@@ -115,8 +117,8 @@ static const char *const dump_insert[T_COUNT] = {
 	NULL,	/* events: into blocks by imp_event (store-events.c) */
 	"INSERT INTO run_specs(run, upto, spec) VALUES (?1, ?2, ?3)",
 	"INSERT INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
-	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag) "
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag, frag_node) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, coalesce(?9, 0))",
 	"INSERT INTO audit(id, at, user, run, cmdline, status) VALUES (?1, ?2, ?3, "
 	"?4, ?5, ?6)",
 	"INSERT INTO job_logs(run, job, text) VALUES (?1, ?2, ?3)",
@@ -785,7 +787,8 @@ imp_columns(struct import *im, int t, int *ncols)
 	}
 	while (*want == ' ' || *want == ',')
 		want++;
-	if (*want != '\0' && !(t == T_JOBS && n == JOB_NCOLS_7))
+	if (*want != '\0' && !(t == T_JOBS && n == JOB_NCOLS_7) &&
+	    !(t == T_SERIES && n == SERIES_NCOLS_9))
 		return imp_fail(im, "%d columns; this cellar has: %s", n,
 		    dump_tables[t].cols);
 	*ncols = n;
@@ -1008,9 +1011,10 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			   (change numbers are not dumped); 7's is 8's
 			   without the jobs' priority and weight; 8's is
 			   9's (traced is not dumped: it follows from the
-			   run's kind). */
-			if (store_v && got >= 3 && got <= 8)
-				got = 9;
+			   run's kind); 9's is 10's without the series'
+			   frag_node (imported as 0). */
+			if (store_v && got >= 3 && got <= 9)
+				got = 10;
 			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",

@@ -242,8 +242,9 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_EVENT_LAST] = "SELECT max(seq) FROM event_blocks",
 	[SQ_EVENT_LAST_RUN] = "SELECT max(seq) FROM event_blocks WHERE run = ?1",
 	[SQ_SERIES_PUT] = "INSERT OR REPLACE INTO series(run, t, pending, running, "
-	    "used, opp, bad, frag) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[SQ_SERIES_LOAD] = "SELECT t, pending, running, used, opp, bad, frag "
+	    "used, opp, bad, frag, frag_node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+	    "?8, ?9)",
+	[SQ_SERIES_LOAD] = "SELECT t, pending, running, used, opp, bad, frag, frag_node "
 	    "FROM series WHERE run = ?1 ORDER BY t",
 	[SQ_AUDIT_INSERT] = "INSERT INTO audit(at, user, run, cmdline, status) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -798,6 +799,10 @@ static const char store_migrate_8_9[] =
     "DROP TABLE job_logs_v8;"
     "DROP TABLE jobs_v8;";
 
+/* Version 10: HiveD's fragmentation in the series (struct emu_sample). */
+static const char store_migrate_9_10[] =
+    "ALTER TABLE series ADD COLUMN frag_node REAL NOT NULL DEFAULT 0;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -808,6 +813,7 @@ const struct store_migration store_migrations[] = {
 	{ 6, store_migrate_6_7, NULL },
 	{ 7, store_migrate_7_8, NULL },
 	{ 8, store_migrate_8_9, NULL },
+	{ 9, store_migrate_9_10, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 
@@ -2221,6 +2227,7 @@ store_series_put(struct store *st, int64_t run, const struct emu_sample *x, int 
 		sqlite3_bind_int64(q, 6, x[i].opp);
 		sqlite3_bind_int64(q, 7, x[i].bad);
 		sqlite3_bind_double(q, 8, x[i].frag);
+		sqlite3_bind_double(q, 9, x[i].frag_node);
 		if (store_step_done(st, q, cause) != 0)
 			return -1;
 	}
@@ -2252,6 +2259,7 @@ store_series_load(struct store *st, int64_t run, struct emu_sample **out, int *n
 		x->opp = sqlite3_column_int64(q, 4);
 		x->bad = sqlite3_column_int64(q, 5);
 		x->frag = sqlite3_column_double(q, 6);
+		x->frag_node = sqlite3_column_double(q, 7);
 	}
 	if (store_done(st, q, rc, cause) != 0) {
 		free(*out);

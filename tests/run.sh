@@ -4,8 +4,9 @@
 # Tiers, in order: the layer check, the C unit tests (build/VARIANT/tests/unit),
 # the deterministic fuzz run of the command grammar (tests/fuzz: the seed
 # corpus and a fixed set of mutations), the scenario scripts
-# (tests/scenarios/t*.sh, run with $CELLAR set to the binary under test), and
-# the man-page lint. Every test prints "ok - NAME" or
+# (tests/scenarios/t*.sh, run with $CELLAR set to the binary under test), the
+# paper tier (tests/papers/p-*.sh: the seed papers' claims), and the
+# man-page lint. Every test prints "ok - NAME" or
 # "not ok - NAME: why"; a binary or script that dies without printing its own
 # verdict counts as one failure. Exit status is 1 when anything failed.
 
@@ -50,6 +51,10 @@ if [ -n "$CELLAR_LONG" ]; then fuzz_n=3000; else fuzz_n=300; fi
 run fuzz-cmdline "$B/tests/fuzz/fuzz-main" -n "$fuzz_n" -x tests/fuzz/cmdline.dict \
     tests/fuzz/corpus
 for s in tests/scenarios/t*.sh; do
+	[ -f "$s" ] || continue
+	run "$(basename "$s")" sh "$s"
+done
+for s in tests/papers/p-*.sh; do	# the paper tier (make check-papers alone)
 	[ -f "$s" ] || continue
 	run "$(basename "$s")" sh "$s"
 done

@@ -86,6 +86,7 @@ static const struct cmd_opt replay_opts[] = {
 	{ 0, "policy", "P", "scheduling policy (default las)", VALUE_POLICY },
 	{ 0, "sharing", "MODE", "hived, quota or private (default: the session's mode)", VALUE_MODE },
 	{ 0, "series", "FILE", "write the time series as CSV to FILE", VALUE_FILE },
+	{ 0, "series-window", "T", "--series: each VC's queuing delay over the last T (default 12h)", VALUE_NONE },
 	{ 0, "fresh", NULL, "with a store: start a new run, do not resume", VALUE_NONE },
 	{ 0, "checkpoint-every", "N", "with a store: commit every N events (default 32768)", VALUE_NONE },
 	SIM_COMMON_OPTS,
@@ -520,7 +521,7 @@ sim_run(struct sim *m, const struct simrun *run, const struct replay_hooks *h,
 /* ---- output ---- */
 
 static const struct table_colspec replay_columns[] = {
-	{ "GROUP", "group", TABLE_NAME, "all jobs, or one VC's" },
+	{ "GROUP", "group", TABLE_NAME, "all jobs, one VC's, or one class's: (guaranteed), (opportunistic), as each job ran" },
 	{ "JOBS", "jobs", TABLE_NUM, "jobs submitted" },
 	{ "DONE", "done", TABLE_NUM, "jobs completed" },
 	{ "NEVER", "never", TABLE_NUM, "jobs that never started" },
@@ -619,7 +620,8 @@ replay_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	const struct replay_json_arg *ra = arg;
 
 	(void)ctx;
-	group_json(j, tag < 0 ? &ra->rep->all : &ra->rep->vcs[tag]);
+	group_json(j, tag == -1 ? &ra->rep->all : tag < -1 ? &ra->rep->klass[-2 - tag] :
+	    &ra->rep->vcs[tag]);
 }
 
 static void
@@ -645,6 +647,7 @@ totals_json(struct json *j, const struct replay_result *res)
 	json_kv_double(j, "makespan", res->report.makespan);
 	json_kv_double(j, "util", res->report.util);
 	json_kv_double(j, "frag_avg", res->report.frag_avg);
+	json_kv_double(j, "frag_node_avg", res->report.frag_node_avg);
 	json_kv_int(j, "events", res->events);
 	json_kv_int(j, "relaxed_starts", res->report.relaxed);
 	json_kv_int(j, "time_sliced_starts", res->report.guests);
@@ -691,23 +694,80 @@ antman_text(struct strbuf *o, const struct emu_report *r)
 	    r->ooms);
 }
 
+/* Jobs by submission (then id): insertion sort, as a replay's jobs come
+   nearly in that order already. */
+static void
+sort_by_submit(int *by, int n, const struct job *jobs)
+{
+	int i, k, x;
+
+	for (i = 1; i < n; i++) {
+		x = by[i];
+		for (k = i; k > 0 && (jobs[by[k - 1]].submit > jobs[x].submit ||
+		    (jobs[by[k - 1]].submit == jobs[x].submit && by[k - 1] > x)); k--)
+			by[k] = by[k - 1];
+		by[k] = x;
+	}
+}
+
+/*
+ * The series as CSV: the samples, then each VC's queuing delay (submission
+ * to first start, HiveD's) averaged over its started jobs submitted in
+ * (t - win, t], HiveD's moving window (Fig. 5-6: 12 hours); empty when the
+ * window holds none of its jobs.
+ */
 static int
-write_series(struct cmd_ctx *ctx, const char *path, const struct replay_result *res,
-    char **cause)
+write_series(struct cmd_ctx *ctx, const struct sim *m, const char *path,
+    const struct replay_result *res, double win, char **cause)
 {
 	FILE *fp = fopen(path, "w");
-	int i;
+	const struct job *jobs = res->jobs;
+	int nvcs = m->s->nvcs, i, v, n = 0, lo = 0, hi = 0, *by;
+	double *sum;
+	int *cnt;
 
 	if (fp == NULL) {
 		*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	fprintf(fp, "time,pending,running,gpus_guaranteed,gpus_opportunistic,gpus_bad,frag\n");
+	by = xcalloc((size_t)m->r.njobs + 1, sizeof *by);
+	for (i = 0; i < m->r.njobs; i++)
+		if (jobs[i].first_start >= 0)
+			by[n++] = i;
+	sort_by_submit(by, n, jobs);
+	sum = xcalloc((size_t)nvcs + 1, sizeof *sum);
+	cnt = xcalloc((size_t)nvcs + 1, sizeof *cnt);
+	fprintf(fp, "time,pending,running,gpus_guaranteed,gpus_opportunistic,gpus_bad,"
+	    "frag,frag_node");
+	for (v = 0; v < nvcs; v++)
+		fprintf(fp, ",queue_%s", m->s->vcs[v].name);
+	fputc('\n', fp);
+	/* the window's two ends move forward with the samples: add the jobs
+	   submitted up to t, take back those submitted by t - win */
 	for (i = 0; i < res->nseries; i++) {
 		const struct emu_sample *x = &res->series[i];
-		fprintf(fp, "%.0f,%d,%d,%lld,%lld,%lld,%.4f\n", x->t, x->pending,
-		    x->running, x->used, x->opp, x->bad, x->frag);
+		for (; hi < n && jobs[by[hi]].submit <= x->t; hi++) {
+			const struct job *j = &jobs[by[hi]];
+			sum[j->vc] += j->first_start - j->submit;
+			cnt[j->vc]++;
+		}
+		for (; lo < hi && jobs[by[lo]].submit <= x->t - win; lo++) {
+			const struct job *j = &jobs[by[lo]];
+			sum[j->vc] -= j->first_start - j->submit;
+			cnt[j->vc]--;
+		}
+		fprintf(fp, "%.0f,%d,%d,%lld,%lld,%lld,%.4f,%.4f", x->t, x->pending,
+		    x->running, x->used, x->opp, x->bad, x->frag, x->frag_node);
+		for (v = 0; v < nvcs; v++)
+			if (cnt[v] > 0)
+				fprintf(fp, ",%.0f", fmax(0, sum[v] / cnt[v]));
+			else
+				fputs(",", fp);
+		fputc('\n', fp);
 	}
+	free(by);
+	free(sum);
+	free(cnt);
 	if (fclose(fp) != 0) {
 		*cause = xasprintf("cannot write '%s': %s", path, strerror(errno));
 		return -1;
@@ -796,6 +856,9 @@ report_json(struct strbuf *sb, const struct sim *m, const struct simrun *run,
 	for (v = 0; v < res->report.nvcs; v++)
 		if (res->report.vcs[v].jobs > 0)
 			group_json(&j, &res->report.vcs[v]);
+	for (v = 0; v < 2; v++)
+		if (res->report.klass[v].jobs > 0)
+			group_json(&j, &res->report.klass[v]);
 	json_array_end(&j);
 	json_object_end(&j);
 }
@@ -842,9 +905,17 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct table *t;
 	struct json j;
 	struct sim m;
-	const char *series;
+	const char *series, *sw;
+	double series_win = 12 * 3600;
 	int v, rc = -1;
 
+	if ((sw = args_get(a, "series-window")) != NULL &&
+	    (parse_duration(sw, "--series-window", &series_win, cause) < 0 ||
+	    !(series_win > 0))) {
+		if (*cause == NULL)
+			*cause = xasprintf("--series-window '%s' must be longer than 0", sw);
+		return cmd_usage_error(ctx);
+	}
 	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
 		goto out;
 	if (m.nruns != 1) {
@@ -922,6 +993,10 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	for (v = 0; v < res.report.nvcs; v++)
 		if (res.report.vcs[v].jobs > 0)
 			group_row(t, v, &res.report.vcs[v]);
+	/* tags -2, -3: the class rows (replay_json_one) */
+	for (v = 0; v < 2; v++)
+		if (res.report.klass[v].jobs > 0)
+			group_row(t, -2 - v, &res.report.klass[v]);
 	if (cmd_list_apply(ctx, t, cause) != 0) {
 		table_free(t);
 		replay_result_release(&res);
@@ -945,11 +1020,13 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_render(t, &ctx->out, ctx->o);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			strbuf_addf(ctx->o, "\nmakespan %.0f s (%.2f d); GPU utilization %.1f%% of "
-			    "GPU-time; fragmentation %.1f%% of nodes partially free (average)\n"
+			    "GPU-time; fragmentation %.1f%% of nodes partially free, %.1f%% "
+			    "not wholly free for a guaranteed job (HiveD's; averages)\n"
 			    "JCT and Q (queuing delay: time pending) in seconds, over completed jobs; "
 			    "FB: early feedback, seconds until a job has run %.0f s.\n",
 			    res.report.makespan, res.report.makespan / 86400,
-			    100 * res.report.util, 100 * res.report.frag_avg, m.ep.feedback);
+			    100 * res.report.util, 100 * res.report.frag_avg,
+			    100 * res.report.frag_node_avg, m.ep.feedback);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header &&
 		    (res.report.grows > 0 || res.report.shrinks > 0))
 			strbuf_addf(ctx->o, "grow-shrink: elastic jobs grew into %lld GPUs "
@@ -965,7 +1042,7 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	table_free(t);
 	series = args_get(a, "series");
-	rc = series != NULL ? write_series(ctx, series, &res, cause) : 0;
+	rc = series != NULL ? write_series(ctx, &m, series, &res, series_win, cause) : 0;
 	if (rc == 0 && recording) {
 		report_json(&report, &m, &m.runs[0], &res);
 		if (rdb_finish(&d, report.buf, cause) != 0)
@@ -1000,6 +1077,8 @@ static const struct table_colspec compare_columns[] = {
 	{ "MAKESPAN", "makespan", TABLE_NUM, "last completion - first submission, seconds" },
 	{ "UTIL%", "util_pct", TABLE_NUM, "busy GPU-time as a percentage of all GPU-time" },
 	{ "FRAG%", "frag_pct", TABLE_NUM, "partially free nodes as a percentage of nodes" },
+	{ "NODEFRAG%", "node_frag_pct", TABLE_NUM | TABLE_WIDE,
+	  "HiveD's fragmentation: nodes not wholly free for a guaranteed job, % of nodes" },
 	{ "WIN_UTIL%", "win_util_pct", TABLE_NUM | TABLE_WIDE,
 	  "submission window: busy GPU-time, % of its GPU-time" },
 	{ "WIN_SM%", "win_sm_pct", TABLE_NUM | TABLE_WIDE,
@@ -1087,6 +1166,7 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.0f", r->makespan);
 		table_cell(t, "%.1f", 100 * r->util);
 		table_cell(t, "%.1f", 100 * r->frag_avg);
+		table_cell(t, "%.1f", 100 * r->frag_node_avg);
 		table_cell(t, "%.1f", 100 * r->win_util);
 		table_cell(t, "%.1f", 100 * r->win_sm);
 		table_cell_int(t, r->all.preemptions);
@@ -1145,12 +1225,16 @@ out:
 static const struct table_colspec anomaly_columns[] = {
 	{ "VC", "vc", TABLE_NAME, "the virtual cluster" },
 	{ "JOBS", "jobs", TABLE_NUM, "jobs completed in both runs" },
-	{ "Q_SHARED", "queue_shared", TABLE_NUM, "mean queuing delay in the shared cluster, seconds" },
+	{ "Q_SHARED", "queue_shared", TABLE_NUM, "mean queuing delay (submission to first start) in the shared cluster, seconds" },
 	{ "Q_PRIVATE", "queue_private", TABLE_NUM, "mean queuing delay in its private cluster, seconds" },
 	{ "RATIO", "ratio", TABLE_NUM, "Q_SHARED / Q_PRIVATE" },
 	{ "WINDOWS", "windows", TABLE_NUM, "windows with jobs of the VC" },
 	{ "WORSE", "worse", TABLE_NUM, "windows where shared was worse beyond noise" },
+	{ "W_SHARED", "worst_shared", TABLE_NUM, "the worst window (shared most above private): mean delay shared, seconds" },
+	{ "W_PRIVATE", "worst_private", TABLE_NUM, "the worst window: mean delay private, seconds" },
 	{ "WORST_AT", "worst_at", TABLE_NUM | TABLE_WIDE, "start of the worst window, seconds" },
+	{ "PEND_SHARED", "pending_shared", TABLE_NUM | TABLE_WIDE, "mean time pending shared, waits after a preemption included" },
+	{ "PEND_PRIVATE", "pending_private", TABLE_NUM | TABLE_WIDE, "mean time pending private, waits after a preemption included" },
 	{ "VERDICT", "verdict", 0, "ok, or ANOMALY when shared is worse beyond noise" },
 	{ NULL, NULL, 0, NULL }
 };
@@ -1171,6 +1255,10 @@ anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_kv_int(j, "windows", x->windows);
 	json_kv_int(j, "worse", x->worse);
 	json_kv_double(j, "worst_at", x->worst_at);
+	json_kv_double(j, "worst_shared", x->worst_shared);
+	json_kv_double(j, "worst_private", x->worst_private);
+	json_kv_double(j, "pending_shared", x->pend_shared);
+	json_kv_double(j, "pending_private", x->pend_private);
 	json_key(j, "worse_windows");
 	json_array_begin(j);
 	for (i = 0; i < x->worse && i < ANOMALY_MAX_WINDOWS; i++)
@@ -1178,6 +1266,18 @@ anomaly_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_array_end(j);
 	json_kv_bool(j, "anomalous", x->anomalous);
 	json_object_end(j);
+}
+
+/* Is every job of the run guaranteed (its own class or the run's)? */
+static bool
+all_guaranteed(const struct job *jobs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].klass != JOB_GUARANTEED)
+			return false;
+	return true;
 }
 
 static int
@@ -1192,6 +1292,7 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	const char *v;
 	double window = 86400;
 	int i, nbad = 0, ran = 0, rc = -1;
+	bool same, allg;
 
 	if ((v = args_get(a, "window")) != NULL &&
 	    (parse_duration(v, "--window", &window, cause) < 0 || window <= 0)) {
@@ -1203,6 +1304,9 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		goto out;
 	if (!args_has(a, "sharing"))
 		m.runs[0].mode = ENGINE_HIVED;
+	/* the paper's setting: jobs beyond their VC's quota run opportunistic */
+	if (!args_has(a, "class"))
+		m.rc.klass = m.r.klass = JOB_AUTO;
 	if (m.nruns != 1 || m.runs[0].mode == ENGINE_PRIVATE) {
 		*cause = xstrdup("anomaly compares one policy in one shared mode (hived or quota) "
 		    "with private clusters");
@@ -1219,6 +1323,8 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	ran = 2;
 	an = xcalloc((size_t)m.s->nvcs + 1, sizeof *an);
 	anomaly_compute(m.s, shared.jobs, priv.jobs, m.r.njobs, window, an);
+	same = anomaly_identical(shared.jobs, priv.jobs, m.r.njobs);
+	allg = all_guaranteed(shared.jobs, m.r.njobs);
 	t = table_create();
 	table_columns(t, anomaly_columns);
 	for (i = 0; i < m.s->nvcs; i++) {
@@ -1237,7 +1343,11 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			table_cell(t, "inf");
 		table_cell_int(t, an[i].windows);
 		table_cell_role(t, an[i].worse ? ROLE_WARN : ROLE_NONE, "%d", an[i].worse);
+		table_cell(t, "%.0f", an[i].worst_shared);
+		table_cell(t, "%.0f", an[i].worst_private);
 		table_cell(t, "%.0f", an[i].worst_at);
+		table_cell(t, "%.0f", an[i].pend_shared);
+		table_cell(t, "%.0f", an[i].pend_private);
 		table_cell_role(t, an[i].anomalous ? ROLE_BAD : ROLE_OK, "%s",
 		    an[i].anomalous ? "ANOMALY" : "ok");
 	}
@@ -1250,6 +1360,10 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_double(&j, "tolerance", ANOMALY_TOLERANCE);
 		json_kv_double(&j, "slack", ANOMALY_SLACK);
 		json_kv_int(&j, "anomalous_vcs", nbad);
+		json_kv_string(&j, "class", job_class_name(replay_class(m.rc.klass,
+		    m.runs[0].ops)));
+		json_kv_bool(&j, "all_guaranteed", allg);
+		json_kv_bool(&j, "identical", same);
 		cmd_list_json(ctx, &j, "vcs", t, anomaly_json_one, an);
 		cmd_json_end(ctx, &j);
 	} else {
@@ -1262,6 +1376,22 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			strbuf_addf(ctx->o, "\n%d VC(s) worse than private beyond noise "
 			    "(shared > private x %.2f + %.0f s, on average and per %.0f s window)\n",
 			    nbad, 1 + ANOMALY_TOLERANCE, ANOMALY_SLACK, window);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header && same)
+			strbuf_addf(ctx->o, "the shared and private runs are identical%s\n",
+			    allg && m.runs[0].mode == ENGINE_HIVED ?
+			    ": every job is guaranteed, so under hived each VC's jobs "
+			    "run only on its own cells, exactly as on its private cluster "
+			    "(HiveD's guarantee by construction); --class auto lets jobs "
+			    "beyond a VC's quota run as opportunistic, which is what "
+			    "sharing gives" : "");
+		else if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header && allg &&
+		    m.runs[0].mode == ENGINE_HIVED)
+			strbuf_addf(ctx->o, "every job is guaranteed, yet the runs differ%s\n",
+			    m.runs[0].ops->flags & POLICY_OVERSUB ?
+			    ": gandiva acts on physical nodes, across VCs (its "
+			    "defragmentation empties one node of the whole cluster "
+			    "per pass, not one per VC; its time-slicing and packing "
+			    "choose among nodes too)" : "");
 	}
 	rc = 0;
 out:
@@ -1291,7 +1421,8 @@ const struct cmd_entry cmd_replay_entry = {
 	    "and one sharing mode (--sharing: hived, quota, private). The run is "
 	    "deterministic: the same spec, trace, policy and seed give the same "
 	    "report.\n"
-	    "The report has one row for all jobs and one per VC: jobs, completed, "
+	    "The report has one row for all jobs, one per VC and one per class "
+	    "((guaranteed), (opportunistic): how each job ran): jobs, completed, "
 	    "never started, job completion time (JCT) and queuing delay (time "
 	    "pending) as mean, median, p95 and p99 in seconds, GPU-hours of "
 	    "service, preemptions and GPU-hours lost, early feedback (seconds "
@@ -1351,9 +1482,12 @@ const struct cmd_entry cmd_anomaly_entry = {
 	.help =
 	    "Replay TRACE twice under the same policy: in the shared cluster "
 	    "(--sharing hived or quota) and with every VC alone on a private "
-	    "cluster of its own cells. For each VC: its mean queuing delay in both, "
+	    "cluster of its own cells, by default in HiveD's setting (--class auto: "
+	    "jobs beyond a VC's quota run as opportunistic). For each VC: its mean "
+	    "queuing delay (submission to first start) in both, "
 	    "their ratio, how many windows (--window, default a day, by submission "
-	    "time) were worse when shared, and a verdict. Worse beyond noise means "
+	    "time) were worse when shared, the worst window's two means, and a "
+	    "verdict. Worse beyond noise means "
 	    "shared > private x 1.10 + 60 s. HiveD's claim is that hived mode "
 	    "shows no such VC, while quota sharing can.",
 	.examples = (const char *const []){

@@ -131,7 +131,10 @@ struct job {
 	int			 restarts;	/* requeues */
 	int			 preemptions;
 	int			 suspensions;
-	bool			 opportunistic;	/* running as opportunistic now */
+	bool			 opportunistic;	/* running as opportunistic now; in
+						   the emulator a completed job
+						   keeps how it ran last (its
+						   report's class rows) */
 	int			 engine_id;	/* engine job id while holding cells, else -1 */
 };
 

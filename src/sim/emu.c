@@ -1274,14 +1274,17 @@ static void
 finish(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
+	bool opp;
 
 	account(m, job);
 	if (j->duration >= 0)
 		j->work_done = j->duration;
+	opp = j->opportunistic;
 	apply(m, job, JOB_EV_FINISH);
 	emu_mg_note(m, job);
 	sched_release(m->sch, job);
 	apply(m, job, JOB_EV_COMPLETE);
+	j->opportunistic = opp;		/* how it ran: the report's class rows */
 	if (m->js[job].feedback < 0)
 		m->js[job].feedback = m->now;	/* done before it ran that long */
 	m->nfinal++;
@@ -1370,14 +1373,21 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 	sched_touch_all(m->sch);
 }
 
-static double
-fragmentation(const struct emu *m)
+/*
+ * Two fragmentations, as shares of the nodes: partially free (some but not
+ * all leaves free of guaranteed jobs and healthy; it falls as the cluster
+ * fills) and HiveD's (not wholly free for a guaranteed job; it reaches 1
+ * in a full cluster).
+ */
+static void
+fragmentation(const struct emu *m, double *partial_share, double *node_share)
 {
 	struct engine_cell_info ci;
-	int i, k, partial = 0;
+	int i, k, partial = 0, taken = 0;
 
+	*partial_share = *node_share = 0;
 	if (m->s->nnodes == 0)
-		return 0;
+		return;
 	for (i = 0; i < m->s->nnodes; i++) {
 		long long leaves = 0, avail = 0;
 		for (k = 0; k < m->s->nodes[i].ncells; k++) {
@@ -1387,8 +1397,11 @@ fragmentation(const struct emu *m)
 		}
 		if (avail > 0 && avail < leaves)
 			partial++;
+		if (avail < leaves)
+			taken++;
 	}
-	return (double)partial / m->s->nnodes;
+	*partial_share = (double)partial / m->s->nnodes;
+	*node_share = (double)taken / m->s->nnodes;
 }
 
 static void
@@ -1406,7 +1419,7 @@ sample(struct emu *m)
 	x->used = st.used;
 	x->opp = st.opp;
 	x->bad = st.bad;
-	x->frag = fragmentation(m);
+	fragmentation(m, &x->frag, &x->frag_node);
 }
 
 /*
@@ -1898,10 +1911,23 @@ emu_dist(double *v, int n, struct emu_dist *d)
 	d->max = v[n - 1];
 }
 
-/* Fill g from the jobs of VC vc (-1: all). */
+/*
+ * A job's class in the report: how it ran, when it completed or runs (an
+ * auto job as whatever it got); else the class it asked for.
+ */
+static int
+report_class(const struct job *j)
+{
+	if (j->state == JOB_COMPLETED || j->engine_id >= 0)
+		return j->opportunistic;
+	return j->klass == JOB_OPPORTUNISTIC;
+}
+
+/* Fill g from the jobs of VC vc (-1: all) of class klass (-1: any; 0
+   guaranteed, 1 opportunistic: report_class). */
 static void
-group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q,
-    double *fb)
+group(const struct emu *m, int vc, int klass, struct emu_group *g, double *jct,
+    double *q, double *fb)
 {
 	int i, n = 0;
 
@@ -1909,6 +1935,8 @@ group(const struct emu *m, int vc, struct emu_group *g, double *jct, double *q,
 		const struct job *j = &m->jobs[i];
 		const struct ejob_state *x = &m->js[i];
 		if (vc >= 0 && j->vc != vc)
+			continue;
+		if (klass >= 0 && report_class(j) != klass)
 			continue;
 		g->jobs++;
 		g->gpu_hours += j->attained / 3600;
@@ -1941,24 +1969,32 @@ emu_report(const struct emu *m, struct emu_report *r)
 	double *q = xcalloc((size_t)m->njobs + 1, sizeof *q);
 	double *fb = xcalloc((size_t)m->njobs + 1, sizeof *fb);
 	struct sched_stats st;
-	double fsum = 0;
+	double fsum = 0, nsum = 0;
 	int i;
 
 	memset(r, 0, sizeof *r);
 	bufprintf(r->all.name, sizeof r->all.name, "all");
-	group(m, -1, &r->all, jct, q, fb);
+	group(m, -1, -1, &r->all, jct, q, fb);
+	for (i = 0; i < 2; i++) {
+		bufprintf(r->klass[i].name, sizeof r->klass[i].name, "%s",
+		    i ? "(opportunistic)" : "(guaranteed)");
+		group(m, -1, i, &r->klass[i], jct, q, fb);
+	}
 	r->nvcs = m->s->nvcs;
 	r->vcs = xcalloc((size_t)r->nvcs + 1, sizeof *r->vcs);
 	for (i = 0; i < r->nvcs; i++) {
 		bufprintf(r->vcs[i].name, sizeof r->vcs[i].name, "%s", m->s->vcs[i].name);
-		group(m, i, &r->vcs[i], jct, q, fb);
+		group(m, i, -1, &r->vcs[i], jct, q, fb);
 	}
 	r->makespan = m->njobs > 0 ? m->last_end - m->first_submit : 0;
 	if (r->makespan > 0 && m->s->gpus > 0)
 		r->util = m->busy_gpu_time / ((double)m->s->gpus * r->makespan);
-	for (i = 0; i < m->nseries; i++)
+	for (i = 0; i < m->nseries; i++) {
 		fsum += m->series[i].frag;
+		nsum += m->series[i].frag_node;
+	}
 	r->frag_avg = m->nseries ? fsum / m->nseries : 0;
+	r->frag_node_avg = m->nseries ? nsum / m->nseries : 0;
 	r->events = m->events;
 	sched_stats(m->sch, &st);
 	r->sched_passes = st.passes;

@@ -166,6 +166,10 @@ struct emu_sample {
 	long long	 opp;		/* GPUs of opportunistic jobs */
 	long long	 bad;
 	double		 frag;		/* partially free nodes / all nodes */
+	/* HiveD's fragmentation (OSDI'20 §5.2): nodes that cannot give a
+	   guaranteed job the whole node (a leaf used by a guaranteed job, or
+	   bad; opportunistic jobs would be preempted) / all nodes */
+	double		 frag_node;
 };
 
 /* Summary statistics of a set of values (seconds). */
@@ -194,11 +198,15 @@ struct emu_group {
 
 struct emu_report {
 	struct emu_group	 all;
+	/* by class: [0] guaranteed, [1] opportunistic, as each job ran (a
+	   completed or running one) or asked (a pending one) */
+	struct emu_group	 klass[2];
 	struct emu_group	*vcs;		/* one per spec VC */
 	int			 nvcs;
 	double			 makespan;	/* last completion - first submit */
 	double			 util;		/* busy GPU-time / (GPUs x makespan) */
 	double			 frag_avg;	/* mean of the samples' frag */
+	double			 frag_node_avg;	/* mean of their frag_node */
 	/*
 	 * The submission window (first to last arrival: the same for every
 	 * policy on one trace, so these compare policies where util cannot,

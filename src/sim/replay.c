@@ -228,6 +228,24 @@ worse(double shared, double priv)
 	return shared > priv * (1 + ANOMALY_TOLERANCE) + ANOMALY_SLACK;
 }
 
+static double
+first_delay(const struct job *j)
+{
+	return j->first_start - j->submit;
+}
+
+bool
+anomaly_identical(const struct job *a, const struct job *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].state != b[i].state || a[i].first_start != b[i].first_start ||
+		    a[i].end != b[i].end || a[i].queued != b[i].queued)
+			return false;
+	return true;
+}
+
 void
 anomaly_compute(const struct spec *s, const struct job *shared, const struct job *priv,
     int n, double window, struct anomaly_vc *out)
@@ -247,7 +265,7 @@ anomaly_compute(const struct spec *s, const struct job *shared, const struct job
 	cnt = xcalloc((size_t)nw + 1, sizeof *cnt);
 	for (v = 0; v < s->nvcs; v++) {
 		struct anomaly_vc *a = &out[v];
-		double sum_s = 0, sum_p = 0;
+		double sum_s = 0, sum_p = 0, pend_s = 0, pend_p = 0, excess = -INFINITY;
 
 		memset(a, 0, sizeof *a);
 		strncpy(a->name, s->vcs[v].name, sizeof a->name - 1);
@@ -259,37 +277,42 @@ anomaly_compute(const struct spec *s, const struct job *shared, const struct job
 			    priv[i].state != JOB_COMPLETED)
 				continue;
 			a->jobs++;
-			sum_s += shared[i].queued;
-			sum_p += priv[i].queued;
+			sum_s += first_delay(&shared[i]);
+			sum_p += first_delay(&priv[i]);
+			pend_s += shared[i].queued;
+			pend_p += priv[i].queued;
 			w = (int)fmin(nw - 1, floor((shared[i].submit - t0) / window));
-			qs[w] += shared[i].queued;
-			qp[w] += priv[i].queued;
+			qs[w] += first_delay(&shared[i]);
+			qp[w] += first_delay(&priv[i]);
 			cnt[w]++;
 		}
 		if (a->jobs == 0)
 			continue;
 		a->q_shared = sum_s / a->jobs;
 		a->q_private = sum_p / a->jobs;
+		a->pend_shared = pend_s / a->jobs;
+		a->pend_private = pend_p / a->jobs;
 		a->ratio = a->q_private > 1e-9 ? a->q_shared / a->q_private :
 		    a->q_shared > 1e-9 ? INFINITY : 1;
 		a->anomalous = worse(a->q_shared, a->q_private);
 		for (w = 0; w < nw; w++) {
-			double ws, wp, ratio;
+			double ws, wp;
 			if (cnt[w] == 0)
 				continue;
 			a->windows++;
 			ws = qs[w] / cnt[w];
 			wp = qp[w] / cnt[w];
+			if (ws - wp > excess) {
+				excess = ws - wp;
+				a->worst_at = t0 + w * window;
+				a->worst_shared = ws;
+				a->worst_private = wp;
+			}
 			if (!worse(ws, wp))
 				continue;
 			if (a->worse < ANOMALY_MAX_WINDOWS)
 				a->worse_at[a->worse] = t0 + w * window;
 			a->worse++;
-			ratio = wp > 1e-9 ? ws / wp : INFINITY;
-			if (a->worse == 1 || ratio > a->worst_ratio) {
-				a->worst_ratio = ratio;
-				a->worst_at = t0 + w * window;
-			}
 		}
 	}
 	free(qs);

@@ -105,18 +105,29 @@ int	replay_run_hooked(const struct replay *r, const struct policy *p,
 
 #define ANOMALY_MAX_WINDOWS	32
 
-/* The sharing-anomaly check of one VC. */
+/*
+ * The sharing-anomaly check of one VC. Its delay is HiveD's queuing delay,
+ * submission to first start (JCT = queuing delay + training time): a job
+ * that ran early as opportunistic, was preempted and waited again has had
+ * its start; those waits are `pend_*` (all time PENDING), reported but not
+ * judged.
+ */
 struct anomaly_vc {
 	char		 name[64];
 	int		 jobs;		/* completed in both runs */
-	double		 q_shared;	/* average queuing delay, seconds */
+	double		 q_shared;	/* mean delay to first start, seconds */
 	double		 q_private;
+	double		 pend_shared;	/* mean time PENDING, requeues included */
+	double		 pend_private;
 	double		 ratio;		/* shared / private (1 when both ~0) */
 	int		 windows;	/* windows with jobs of this VC */
 	int		 worse;		/* windows where shared was worse */
-	double		 worst_at;	/* start of the worst window, seconds */
 	double		 worse_at[ANOMALY_MAX_WINDOWS];	/* the first worse windows' starts */
-	double		 worst_ratio;
+	/* the window where shared exceeds private the most (or falls short
+	   the least): its start and both means */
+	double		 worst_at;
+	double		 worst_shared;
+	double		 worst_private;
 	bool		 anomalous;	/* worse than private beyond noise */
 };
 
@@ -130,5 +141,7 @@ struct anomaly_vc {
 /* Compare two runs of the same jobs; out has one entry per spec VC. */
 void	anomaly_compute(const struct spec *s, const struct job *shared,
 	    const struct job *priv, int n, double window, struct anomaly_vc *out);
+/* Did every job start, end and wait the same in both runs? */
+bool	anomaly_identical(const struct job *a, const struct job *b, int n);
 
 #endif

@@ -468,6 +468,53 @@ test_shipped_philly(void)
 	spec_diags_release(&d);
 }
 
+/* specs/philly-hived-*.yaml: quotas from each VC's GPU-time share
+   (specs/gen-philly-hived.sh), every node assigned. */
+static void
+check_philly_hived(const char *path, int nodes, const int *q)
+{
+	static const char *const names[] = {
+		"6214e9", "7f04ca", "11cb48", "b436b2", "ee9e8c", "e13805",
+		"6c71a0", "2869ce", "ed69ec", "103959", "0e4a51",
+	};
+	struct spec_diags d;
+	struct spec *s = load_file(path, &d);
+	long long total = 0;
+	size_t i;
+
+	CHECKF(s != NULL && d.errors == 0 && d.warnings == 0, "%s: %.400s", path,
+	    all_diags(&d));
+	if (s == NULL)
+		return;
+	CHECK_INTEQ(s->gpus, 8 * nodes);
+	CHECK_INTEQ(s->nnodes, nodes);
+	CHECK_INTEQ(s->nvcs, 11);
+	CHECK_INTEQ(check_spec_invariants(s), 0);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		int v = spec_find_vc(s, names[i]);
+
+		CHECKF(v >= 0, "%s", names[i]);
+		if (v < 0)
+			continue;
+		total += vc_gpus(s, v);
+		CHECKF(vc_gpus(s, v) == 8LL * q[i], "%s %s: %lld", path, names[i],
+		    vc_gpus(s, v));
+	}
+	CHECK(total == 8LL * nodes);
+	spec_free(s);
+	spec_diags_release(&d);
+}
+
+static void
+test_shipped_philly_hived(void)
+{
+	static const int q200[] = { 20, 33, 6, 25, 52, 4, 17, 16, 2, 9, 16 };
+	static const int q279[] = { 28, 47, 8, 36, 73, 4, 23, 23, 3, 12, 22 };
+
+	check_philly_hived("specs/philly-hived-200.yaml", 200, q200);
+	check_philly_hived("specs/philly-hived-279.yaml", 279, q279);
+}
+
 static void
 test_units(void)
 {
@@ -798,6 +845,7 @@ static const struct test tests[] = {
 	{ "shipped-default", test_shipped_default },
 	{ "shipped-fig3", test_shipped_fig3 },
 	{ "shipped-philly", test_shipped_philly },
+	{ "shipped-philly-hived", test_shipped_philly_hived },
 	{ "units", test_units },
 	{ "find-cell", test_find_cell },
 	{ "vc-levels-add-up", test_vc_levels_add_up },
