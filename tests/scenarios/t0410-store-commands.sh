@@ -178,7 +178,8 @@ got=$(json_get report)
 samples=$(json_get series.samples)
 [ "$samples" -gt 10 ] && ok replay-series || not_ok replay-series "$samples samples"
 run "$CELLAR" --db "$TMP/r.db" run show 1
-check_out_has replay-show-table "GROUP     JOBS  DONE  NEVER"
+printf '%s\n' "$OUT" | grep -Eq '^GROUP +JOBS +DONE +NEVER ' &&
+    ok replay-show-table || not_ok replay-show-table "$OUT"
 check_out_has replay-show-param "param.policy"
 run "$CELLAR" --db "$TMP/r.db" jobs --run 1 --filter state=CD -o name
 [ "$(printf '%s\n' "$OUT" | wc -l)" -ge 100 ] && ok replay-jobs || not_ok replay-jobs "$OUT"

@@ -969,6 +969,7 @@ test_migration_2_3(void)
 	raw_sql(path, store_schema_sql);
 	raw_sql(path, V3_EVENTS);
 	raw_sql(path, "DROP TABLE run_specs; ALTER TABLE runs DROP COLUMN engine;"
+	    "ALTER TABLE series DROP COLUMN frag_node;"	/* version 10's */
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO specs VALUES (2, 'h2', 'b.yaml', 't2', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8), (1, 1, 'prod', 8);"
