@@ -1398,9 +1398,42 @@ jobs_row(void *arg, const struct store_job *sj)
 	table_cell(ja->t, "%s", sj->placed ? (sj->pl.pl.lazy ? "yes" : "no") : "-");
 	table_cell(ja->t, "%s", jb->state == JOB_PENDING ?
 	    job_reason_name(jb->reason) : "-");
+	cmd_job_outcome_cells(ja->t, jb, open_now(&ja->sc->run));
 	strbuf_release(&cells);
 	ja->n++;
 	return 0;
+}
+
+/* A time or duration in whole seconds (to the ms), or '-' when v < 0. */
+static void
+cell_secs(struct table *t, double v)
+{
+	if (v < 0 || !isfinite(v))
+		table_cell(t, "-");
+	else if (v == floor(v) && v < 1e15)
+		table_cell_int(t, (long long)v);
+	else
+		table_cell(t, "%.3f", v);
+}
+
+void
+cmd_job_outcome_cells(struct table *t, const struct job *j, double now)
+{
+	int i;
+
+	if (j == NULL) {
+		for (i = 0; i < 8; i++)
+			table_cell(t, "-");
+		return;
+	}
+	cell_secs(t, j->submit);
+	cell_secs(t, j->first_start);
+	cell_secs(t, j->end);
+	cell_secs(t, j->end >= 0 ? j->end - j->submit : -1);
+	cell_secs(t, j->first_start >= 0 ? j->first_start - j->submit : -1);
+	cell_secs(t, job_queued_at(j, now));
+	table_cell_int(t, j->preemptions);
+	table_cell(t, "%.3f", j->attained / 3600);
 }
 
 static void
@@ -1443,7 +1476,16 @@ jobs_json_stored(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	json_kv_double(j, "first_start", jb->first_start);
 	json_kv_double(j, "end", jb->end);
 	json_kv_double(j, "queued", job_queued_at(jb, open_now(&ja->sc->run)));
+	if (jb->end >= 0)
+		json_kv_double(j, "jct", jb->end - jb->submit);
+	else
+		json_kv_null(j, "jct");
+	if (jb->first_start >= 0)
+		json_kv_double(j, "queue_delay", jb->first_start - jb->submit);
+	else
+		json_kv_null(j, "queue_delay");
 	json_kv_int(j, "preemptions", jb->preemptions);
+	json_kv_double(j, "gpu_hours", jb->attained / 3600);
 	json_object_end(j);
 }
 

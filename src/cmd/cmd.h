@@ -81,6 +81,7 @@ extern const struct cmd_exit_info cmd_exit_table[];
 #define CMD_SCHEMA_VERSION	1
 
 struct cmd_entry;
+struct job;
 
 /* What a running command sees. */
 struct cmd_ctx {
@@ -227,6 +228,12 @@ extern const struct cmd_entry cmd_queue_entry;
  */
 int		 cmd_jobs_stored(struct cmd_ctx *ctx, const char *run, const char *vc,
 		    char **cause);
+/*
+ * The jobs columns of a job's outcome (SUBMIT .. GPU_H, wide and csv),
+ * in seconds: j NULL (an engine job the store is not asked for) fills
+ * them with '-'. now counts an open queued or run period.
+ */
+void		 cmd_job_outcome_cells(struct table *t, const struct job *j, double now);
 
 /*
  * Write the help of entry e, or (e NULL) of the family ("node"), in ctx's

@@ -46,6 +46,8 @@ check_json_field session-status-run db_run 1 '$'
 
 run "$CELLAR" jobs --run last -o csv --no-header
 check_rc jobs-run-rc 0
+# less the outcome columns (times of a session are the wall clock's)
+OUT=$(printf '%s\n' "$OUT" | sed 's/\(,[^,]*\)\{8\}$//')
 check_out jobs-run 'lz,0,prod,R,downgraded,-1,0,32,4,V100-RACK,r1n[00-03],"r1/r1n00,r1/r1n01,r1/r1n02,r1/r1n03",yes,-
 hi~1,1,prod,CA,guaranteed,10,-,8,1,-,-,-,-,-
 low,2,research,PR,guaranteed,0,-,64,8,-,-,-,-,-
@@ -183,6 +185,23 @@ printf '%s\n' "$OUT" | grep -Eq '^GROUP +JOBS +DONE +NEVER ' &&
 check_out_has replay-show-param "param.policy"
 run "$CELLAR" --db "$TMP/r.db" jobs --run 1 --filter state=CD -o name
 [ "$(printf '%s\n' "$OUT" | wc -l)" -ge 100 ] && ok replay-jobs || not_ok replay-jobs "$OUT"
+# each job's outcome, as a researcher takes it away (csv): JCT and the
+# queuing delay follow from its times, and the GPU-hours add up to the
+# report's
+run "$CELLAR" --db "$TMP/r.db" jobs --run 1 -o csv
+check_rc replay-jobs-csv-rc 0
+printf '%s\n' "$OUT" | head -1 | grep -q ',submit,first_start,end,jct,queue_delay,queued,preemptions,gpu_hours$' &&
+    ok replay-jobs-csv-header || not_ok replay-jobs-csv-header "$(printf '%s\n' "$OUT" | head -1)"
+report_gpu_h=$(OUT=$(cat "$TMP/replay.json") json_get groups.0.gpu_hours)
+bad=$(printf '%s\n' "$OUT" | awk -F, -v want="$report_gpu_h" '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ n++; g += $c["gpu_hours"]
+	  if ($c["end"] != "-" && ($c["jct"] - ($c["end"] - $c["submit"]))^2 > 1e-4) { print "jct " $1; exit }
+	  if ($c["first_start"] != "-" && ($c["queue_delay"] - ($c["first_start"] - $c["submit"]))^2 > 1e-4) { print "delay " $1; exit } }
+	END { if (n < 100) print n " rows"; else if ((g - want)^2 > (0.001 * want + 0.01)^2) print "gpu-hours " g " vs " want }')
+[ -z "$bad" ] && ok replay-jobs-csv-outcomes || not_ok replay-jobs-csv-outcomes "$bad"
+run "$CELLAR" --db "$TMP/r.db" jobs --run 1 -o json
+check_json_field replay-jobs-json-jct jobs.0.jct "$(json_get jobs.0.end)"
 run "$CELLAR" --db "$TMP/r.db" history synth-3 -o csv --no-header
 [ "$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')" = "submit start complete " ] &&
     ok replay-history || not_ok replay-history "$OUT"
