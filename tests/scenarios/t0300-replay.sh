@@ -205,4 +205,21 @@ check_rc anomaly-private-rc 2
 run "$CELLAR" replay "$T60" --spec /nonexistent.yaml
 check_rc bad-spec-rc 3
 
+# The speed model's share of the service is said, with the way to turn it
+# off; under --ideal the service is the trace's own GPU-hours.
+run "$CELLAR" --spec specs/tiresias-n32g4.yaml replay synth:480 --load 4 -o json
+check_rc speed-note-rc 0
+check_err_has speed-note "over the trace's"
+check_err_has speed-note-ideal "--ideal runs without it"
+trace_h=$(printf '%s\n' "$ERR" | sed -n "s/.*% over the trace's \([0-9]*\):.*/\1/p")
+run "$CELLAR" --spec specs/tiresias-n32g4.yaml replay synth:480 --load 4 --ideal -o json
+check_rc speed-ideal-rc 0
+case $ERR in
+*"over the trace's"*) not_ok speed-ideal-no-note "$ERR" ;;
+*) ok speed-ideal-no-note ;;
+esac
+got=$(json_get groups.0.gpu_hours)
+awk -v g="$got" -v t="$trace_h" 'BEGIN { exit !(t > 0 && g > 0.99 * t && g < 1.01 * t) }' &&
+    ok speed-ideal-trace-hours || not_ok speed-ideal-trace-hours "ideal $got, trace [$trace_h]"
+
 done_testing
