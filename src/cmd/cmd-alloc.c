@@ -630,14 +630,14 @@ static const struct table_colspec jobs_columns[] = {
 	{ "CELLS", "cells", TABLE_WIDE, "the lowest cell holding each pod" },
 	{ "LAZY", "lazy", TABLE_WIDE, "yes if preemption downgrades it instead of stopping it" },
 	{ "REASON", "reason", 0, "why a pending job waits (help states), else -" },
-	{ "SUBMIT", "submit", TABLE_NUM | TABLE_WIDE, "when it was submitted (s; a replay's: trace time)" },
-	{ "START", "first_start", TABLE_NUM | TABLE_WIDE, "when it first ran (s), - never" },
-	{ "END", "end", TABLE_NUM | TABLE_WIDE, "when it ended (s), - not yet" },
-	{ "JCT", "jct", TABLE_NUM | TABLE_WIDE, "completion time: end - submit (s), - not ended" },
-	{ "QDELAY", "queue_delay", TABLE_NUM | TABLE_WIDE, "queuing delay: first start - submit (s; HiveD's)" },
-	{ "QUEUED", "queued", TABLE_NUM | TABLE_WIDE, "all its time pending, requeues included (s)" },
-	{ "PREEMPT", "preemptions", TABLE_NUM | TABLE_WIDE, "times preempted" },
-	{ "GPU_H", "gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of service it received" },
+	{ "SUBMIT", "submit", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "when it was submitted (s; a replay's: trace time)" },
+	{ "START", "first_start", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "when it first ran (s), - never" },
+	{ "END", "end", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "when it ended (s), - not yet" },
+	{ "JCT", "jct", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "completion time: end - submit (s), - not ended" },
+	{ "QDELAY", "queue_delay", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "queuing delay: first start - submit (s; HiveD's)" },
+	{ "QUEUED", "queued", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "all its time pending, requeues included (s)" },
+	{ "PREEMPT", "preemptions", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "times preempted" },
+	{ "GPU_H", "gpu_hours", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "GPU-hours of service it received" },
 	{ NULL, NULL, 0, NULL }
 };
 

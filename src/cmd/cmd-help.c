@@ -117,10 +117,11 @@ help_columns_text(struct strbuf *sb, const struct table_colspec *cols)
 		if (strlen(c->key) > width)
 			width = strlen(c->key);
 	strbuf_adds(sb, "\ncolumns (keys for --sort and --filter; * only in "
-	    "wide and csv output):\n");
+	    "wide and csv output, + only in csv):\n");
 	for (c = cols; c->header != NULL; c++)
 		strbuf_addf(sb, "  %-*s %c %s\n", (int)width, c->key,
-		    c->flags & TABLE_WIDE ? '*' : ' ', c->help);
+		    c->flags & TABLE_CSV ? '+' : c->flags & TABLE_WIDE ? '*' : ' ',
+		    c->help);
 }
 
 static void
@@ -212,6 +213,7 @@ help_entry_json(struct json *j, const struct cmd_entry *e)
 		json_kv_string(j, "header", c->header);
 		json_kv_bool(j, "numeric", (c->flags & TABLE_NUM) != 0);
 		json_kv_bool(j, "wide", (c->flags & TABLE_WIDE) != 0);
+		json_kv_bool(j, "csv_only", (c->flags & TABLE_CSV) != 0);
 		json_kv_bool(j, "hosts", (c->flags & TABLE_HOSTS) != 0);
 		json_kv_string(j, "help", c->help);
 		json_object_end(j);

@@ -63,6 +63,7 @@
 	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
+	{ 0, "units", "U", "times in tables: s (default), m, h or d (JSON: seconds)", VALUE_NONE }, \
 	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
 	{ 0, "thresholds", "LIST", "las/gittins: queue thresholds in GPU-time (default 1h)", VALUE_NONE }, \
 	{ 0, "promote", "KNOB", "las/gittins: back to the first queue after waiting KNOB x run time", VALUE_NONE }, \
@@ -108,6 +109,18 @@ static const struct cmd_opt anomaly_opts[] = {
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
+/* A unit for the times of report tables (--units); JSON keeps seconds. */
+static const struct time_unit {
+	const char	*name, *word;
+	double		 secs;
+	const char	*fmt;
+} time_units[] = {
+	{ "s", "seconds", 1, "%.0f" },
+	{ "m", "minutes", 60, "%.1f" },
+	{ "h", "hours", 3600, "%.2f" },
+	{ "d", "days", 86400, "%.3f" },
+};
+
 /* One configuration to run. */
 struct simrun {
 	const struct policy_ops	*ops;
@@ -133,6 +146,7 @@ struct sim {
 	const char		*label;
 	bool			 shown;
 	bool			 speed_noted;	/* speed_model_note said it once */
+	const struct time_unit	*unit;		/* --units: tables' times */
 };
 
 static double
@@ -367,6 +381,17 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		m->pp.nservice = m->service.n;
 	}
 
+	m->unit = &time_units[0];
+	if ((v = args_get(a, "units")) != NULL) {
+		for (i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
+			if (strcmp(v, time_units[i].name) == 0)
+				m->unit = &time_units[i];
+		if (strcmp(m->unit->name, v) != 0) {
+			*cause = xasprintf("invalid --units '%s' (s, m, h or d)", v);
+			return cmd_usage_error(ctx);
+		}
+	}
+
 	/* the emulator */
 	m->ep.ideal = args_has(a, "ideal");
 	if ((v = args_get(a, "opp-threshold")) != NULL &&
@@ -559,11 +584,11 @@ static const struct table_colspec replay_columns[] = {
 	{ "JOBS", "jobs", TABLE_NUM, "jobs submitted" },
 	{ "DONE", "done", TABLE_NUM, "jobs completed" },
 	{ "NEVER", "never", TABLE_NUM, "jobs that never started" },
-	{ "JCT_AVG", "jct_avg", TABLE_NUM, "job completion time, seconds: mean" },
+	{ "JCT_AVG", "jct_avg", TABLE_NUM, "job completion time, seconds (or --units): mean" },
 	{ "JCT_MED", "jct_median", TABLE_NUM, "median" },
 	{ "JCT_P95", "jct_p95", TABLE_NUM, "95th percentile" },
 	{ "JCT_P99", "jct_p99", TABLE_NUM | TABLE_WIDE, "99th percentile" },
-	{ "Q_AVG", "queue_avg", TABLE_NUM, "queuing delay (time pending), seconds: mean" },
+	{ "Q_AVG", "queue_avg", TABLE_NUM, "queuing delay (time pending), seconds (or --units): mean" },
 	{ "Q_MED", "queue_median", TABLE_NUM, "median" },
 	{ "Q_P95", "queue_p95", TABLE_NUM, "95th percentile" },
 	{ "Q_P99", "queue_p99", TABLE_NUM | TABLE_WIDE, "99th percentile" },
@@ -571,7 +596,7 @@ static const struct table_colspec replay_columns[] = {
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
 	{ "FAIL", "failures", TABLE_NUM | TABLE_WIDE, "restarts after node failures" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM, "GPU-hours lost to failures and checkpoints" },
-	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds from submission until the job has run --feedback, mean" },
+	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds (or --units) from submission until the job has run --feedback, mean" },
 	{ "FB_P95", "feedback_p95", TABLE_NUM | TABLE_WIDE, "95th percentile" },
 	{ "SUSP", "suspensions", TABLE_NUM, "suspensions (time-slicing)" },
 	{ "SUSP_GPU_H", "suspend_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of suspend+resume stalls" },
@@ -580,8 +605,16 @@ static const struct table_colspec replay_columns[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
+/* A time in the table's unit. */
 static void
-group_row(struct table *t, long tag, const struct emu_group *g)
+cell_time(struct table *t, const struct time_unit *u, double secs)
+{
+	table_cell(t, u->fmt, secs / u->secs);
+}
+
+static void
+group_row(struct table *t, const struct time_unit *u, long tag,
+    const struct emu_group *g)
 {
 	table_row(t);
 	table_row_tag(t, tag);
@@ -589,20 +622,20 @@ group_row(struct table *t, long tag, const struct emu_group *g)
 	table_cell_int(t, g->jobs);
 	table_cell_int(t, g->done);
 	table_cell_role(t, g->never ? ROLE_WARN : ROLE_NONE, "%d", g->never);
-	table_cell(t, "%.0f", g->jct.avg);
-	table_cell(t, "%.0f", g->jct.median);
-	table_cell(t, "%.0f", g->jct.p95);
-	table_cell(t, "%.0f", g->jct.p99);
-	table_cell(t, "%.0f", g->queue.avg);
-	table_cell(t, "%.0f", g->queue.median);
-	table_cell(t, "%.0f", g->queue.p95);
-	table_cell(t, "%.0f", g->queue.p99);
+	cell_time(t, u, g->jct.avg);
+	cell_time(t, u, g->jct.median);
+	cell_time(t, u, g->jct.p95);
+	cell_time(t, u, g->jct.p99);
+	cell_time(t, u, g->queue.avg);
+	cell_time(t, u, g->queue.median);
+	cell_time(t, u, g->queue.p95);
+	cell_time(t, u, g->queue.p99);
 	table_cell(t, "%.1f", g->gpu_hours);
 	table_cell_int(t, g->preemptions);
 	table_cell_int(t, g->failures);
 	table_cell(t, "%.1f", g->lost_gpu_hours);
-	table_cell(t, "%.0f", g->feedback.avg);
-	table_cell(t, "%.0f", g->feedback.p95);
+	cell_time(t, u, g->feedback.avg);
+	cell_time(t, u, g->feedback.p95);
 	table_cell_int(t, g->suspensions);
 	table_cell(t, "%.2f", g->suspend_gpu_hours);
 	table_cell_int(t, g->migrations);
@@ -1023,14 +1056,14 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	t = table_create();
 	table_columns(t, replay_columns);
-	group_row(t, -1, &res.report.all);
+	group_row(t, m.unit, -1, &res.report.all);
 	for (v = 0; v < res.report.nvcs; v++)
 		if (res.report.vcs[v].jobs > 0)
-			group_row(t, v, &res.report.vcs[v]);
+			group_row(t, m.unit, v, &res.report.vcs[v]);
 	/* tags -2, -3: the class rows (replay_json_one) */
 	for (v = 0; v < 2; v++)
 		if (res.report.klass[v].jobs > 0)
-			group_row(t, -2 - v, &res.report.klass[v]);
+			group_row(t, m.unit, -2 - v, &res.report.klass[v]);
 	if (cmd_list_apply(ctx, t, cause) != 0) {
 		table_free(t);
 		replay_result_release(&res);
@@ -1056,11 +1089,12 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			strbuf_addf(ctx->o, "\nmakespan %.0f s (%.2f d); GPU utilization %.1f%% of "
 			    "GPU-time; fragmentation %.1f%% of nodes partially free, %.1f%% "
 			    "not wholly free for a guaranteed job (HiveD's; averages)\n"
-			    "JCT and Q (queuing delay: time pending) in seconds, over completed jobs; "
-			    "FB: early feedback, seconds until a job has run %.0f s.\n",
+			    "JCT and Q (queuing delay: time pending) in %s, over completed jobs; "
+			    "FB: early feedback, %s until a job has run %.0f s.\n",
 			    res.report.makespan, res.report.makespan / 86400,
 			    100 * res.report.util, 100 * res.report.frag_avg,
-			    100 * res.report.frag_node_avg, m.ep.feedback);
+			    100 * res.report.frag_node_avg, m.unit->word, m.unit->word,
+			    m.ep.feedback);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header &&
 		    (res.report.grows > 0 || res.report.shrinks > 0))
 			strbuf_addf(ctx->o, "grow-shrink: elastic jobs grew into %lld GPUs "
@@ -1103,12 +1137,12 @@ static const struct table_colspec compare_columns[] = {
 	{ "POLICY", "policy", TABLE_NAME, "scheduling policy" },
 	{ "SHARING", "sharing", 0, "sharing mode" },
 	{ "DONE", "done", TABLE_NUM, "jobs completed" },
-	{ "JCT_AVG", "jct_avg", TABLE_NUM, "job completion time, seconds: mean" },
+	{ "JCT_AVG", "jct_avg", TABLE_NUM, "job completion time, seconds (or --units): mean" },
 	{ "JCT_MED", "jct_median", TABLE_NUM, "median" },
 	{ "JCT_P95", "jct_p95", TABLE_NUM, "95th percentile" },
-	{ "Q_AVG", "queue_avg", TABLE_NUM, "queuing delay, seconds: mean" },
+	{ "Q_AVG", "queue_avg", TABLE_NUM, "queuing delay, seconds (or --units): mean" },
 	{ "Q_P95", "queue_p95", TABLE_NUM, "95th percentile" },
-	{ "MAKESPAN", "makespan", TABLE_NUM, "last completion - first submission, seconds" },
+	{ "MAKESPAN", "makespan", TABLE_NUM, "last completion - first submission, seconds (or --units)" },
 	{ "UTIL%", "util_pct", TABLE_NUM, "busy GPU-time as a percentage of all GPU-time" },
 	{ "FRAG%", "frag_pct", TABLE_NUM, "partially free nodes as a percentage of nodes" },
 	{ "NODEFRAG%", "node_frag_pct", TABLE_NUM | TABLE_WIDE,
@@ -1119,7 +1153,7 @@ static const struct table_colspec compare_columns[] = {
 	  "submission window: SM time used, % of its GPU-time" },
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours lost" },
-	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds until a job has run --feedback, mean" },
+	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds (or --units) until a job has run --feedback, mean" },
 	{ "SUSP", "suspensions", TABLE_NUM, "suspensions (time-slicing)" },
 	{ "SUSP_GPU_H", "suspend_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours of suspend+resume stalls" },
 	{ "MIGR", "migrations", TABLE_NUM, "migrations" },
@@ -1192,12 +1226,12 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%s", m.runs[i].ops->name);
 		table_cell(t, "%s", engine_mode_name(m.runs[i].mode));
 		table_cell_int(t, r->all.done);
-		table_cell(t, "%.0f", r->all.jct.avg);
-		table_cell(t, "%.0f", r->all.jct.median);
-		table_cell(t, "%.0f", r->all.jct.p95);
-		table_cell(t, "%.0f", r->all.queue.avg);
-		table_cell(t, "%.0f", r->all.queue.p95);
-		table_cell(t, "%.0f", r->makespan);
+		cell_time(t, m.unit, r->all.jct.avg);
+		cell_time(t, m.unit, r->all.jct.median);
+		cell_time(t, m.unit, r->all.jct.p95);
+		cell_time(t, m.unit, r->all.queue.avg);
+		cell_time(t, m.unit, r->all.queue.p95);
+		cell_time(t, m.unit, r->makespan);
 		table_cell(t, "%.1f", 100 * r->util);
 		table_cell(t, "%.1f", 100 * r->frag_avg);
 		table_cell(t, "%.1f", 100 * r->frag_node_avg);
@@ -1205,7 +1239,7 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.1f", 100 * r->win_sm);
 		table_cell_int(t, r->all.preemptions);
 		table_cell(t, "%.1f", r->all.lost_gpu_hours);
-		table_cell(t, "%.0f", r->all.feedback.avg);
+		cell_time(t, m.unit, r->all.feedback.avg);
 		table_cell_int(t, r->all.suspensions);
 		table_cell(t, "%.2f", r->all.suspend_gpu_hours);
 		table_cell_int(t, r->all.migrations);

@@ -251,6 +251,8 @@ table_text(const struct table_rowv *row, int c)
 static bool
 table_shown(const struct table *t, int c, enum out_format f)
 {
+	if (t->cols[c].flags & TABLE_CSV)
+		return f == OUT_CSV;
 	return !(t->cols[c].flags & TABLE_WIDE) || f == OUT_WIDE || f == OUT_CSV;
 }
 

@@ -73,6 +73,8 @@ const char	*table_role_sgr(enum table_role role);
 #define TABLE_NUM	0x04	/* a number: right-aligned, sorts and compares as one */
 #define TABLE_WIDE	0x08	/* only in wide and csv output */
 #define TABLE_HOSTS	0x10	/* node names or hostlists: filters match ranges */
+#define TABLE_CSV	0x20	/* only in csv output (with TABLE_WIDE: data for
+				   analysis, too wide for a terminal) */
 
 /*
  * A column as a listing command declares it, statically, in its cmd_entry:

@@ -222,4 +222,16 @@ got=$(json_get groups.0.gpu_hours)
 awk -v g="$got" -v t="$trace_h" 'BEGIN { exit !(t > 0 && g > 0.99 * t && g < 1.01 * t) }' &&
     ok speed-ideal-trace-hours || not_ok speed-ideal-trace-hours "ideal $got, trace [$trace_h]"
 
+# --units: the table's times in hours, the same numbers as seconds / 3600
+run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml -o json
+secs=$(json_get groups.0.jct.avg)
+run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --units h -o csv
+hours=$(printf '%s\n' "$OUT" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["jct_avg"] }')
+awk -v s="$secs" -v h="$hours" 'BEGIN { exit !(s > 0 && (h - s / 3600)^2 < 1e-4) }' &&
+    ok units-hours || not_ok units-hours "jct $secs s, [$hours] h"
+run "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --units h
+check_out_has units-legend "in hours, over completed jobs"
+expect_exit units-bad 2 "$CELLAR" replay "$T60" --spec specs/tiresias-n2g4.yaml --units w
+check_err_has units-bad-msg "invalid --units 'w' (s, m, h or d)"
+
 done_testing
