@@ -63,7 +63,7 @@
 	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
-	{ 0, "units", "U", "times in tables: s (default), m, h or d (JSON: seconds)", VALUE_NONE }, \
+	{ 0, "units", "U", "times in tables and csv: s (default), m, h or d (JSON: seconds)", VALUE_NONE }, \
 	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
 	{ 0, "thresholds", "LIST", "las/gittins: queue thresholds in GPU-time (default 1h)", VALUE_NONE }, \
 	{ 0, "promote", "KNOB", "las/gittins: back to the first queue after waiting KNOB x run time", VALUE_NONE }, \
