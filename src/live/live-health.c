@@ -84,7 +84,7 @@ node_bad(struct console *c, int node, char **why)
 		    h->status_fails : LIVE_STATUS_FAILS);
 		return true;
 	}
-	for (a = 0; a < c->nalive; a++) {
+	for (a = 0; c->nstuck > 0 && a < c->nalive; a++) {
 		const struct live *l = &c->live[c->alive[a]];
 
 		if (l->phase != CONSOLE_STOPPING || l->stop_fails < LIVE_STOP_FAILS)

@@ -127,6 +127,8 @@ struct console {
 	struct strbuf		 notes;		/* what a restart could not take over */
 	void			(*say)(void *arg, const char *line);
 	void			*say_arg;	/* console_set_log */
+	int			 nstuck;	/* STOPPING jobs with stop_fails >=
+						   LIVE_STOP_FAILS */
 	int			*alive;		/* invariant 5: the jobs not retired */
 	int			 nalive;
 	size_t			 alive_cap;

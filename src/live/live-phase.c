@@ -236,7 +236,8 @@ live_settle(struct console *c, int i, double now, char **cause)
 			   are marked bad from LIVE_STOP_FAILS rounds on), the
 			   stop tried again (stop hooks are idempotent) */
 			l->stop_failed = false;
-			l->stop_fails++;
+			if (++l->stop_fails == LIVE_STOP_FAILS)
+				c->nstuck++;
 			l->sent = false;
 			l->next_stop = now + c->s->spec->backend.status_interval;
 			live_logf(l, "cellar: stop failed (%d %s in a row): its GPUs "
@@ -264,6 +265,8 @@ live_settle(struct console *c, int i, double now, char **cause)
 		if (l->stop_fails > 0)
 			live_logf(l, "cellar: stop succeeded after %d failed %s\n",
 			    l->stop_fails, l->stop_fails == 1 ? "round" : "rounds");
+		if (l->stop_fails >= LIVE_STOP_FAILS)
+			c->nstuck--;
 		l->stop_fails = 0;
 		for (p = 0; p < l->npods; p++)
 			free(l->pods[p].gpus);
