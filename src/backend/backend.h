@@ -42,6 +42,9 @@
 #include "spec/spec.h"
 
 #define HOOK_OUT_MAX	16384
+/* Seconds a status hook's output is still read after it exited 0, until
+   EOF: ssh's ControlMaster may write the answer after its client exits. */
+#define HOOK_EOF_GRACE	2.0
 
 struct backend;
 

@@ -39,6 +39,8 @@ struct run {
 	int		 attempts;
 	double		 due;		/* start at (WAITING) */
 	double		 deadline;	/* kill at (RUNNING) */
+	double		 eof_by;	/* > 0: reaped, output read until EOF or
+					   then (HOOK_EOF_GRACE) */
 	struct strbuf	 out;
 	size_t		 dropped;
 };
@@ -273,29 +275,12 @@ drain(struct run *r)
 	}
 }
 
+/* A reaped run is done: what its output holds is its answer. */
 static void
-reap(struct run *r, double now)
+finish(struct run *r)
 {
-	int st;
-	pid_t got;
-
-	if (r->pid <= 0)
-		return;
-	if (now >= r->deadline && !r->timed_out) {
-		kill(-r->pid, SIGKILL);
-		r->timed_out = true;
-	}
-	got = waitpid(r->pid, &st, WNOHANG);
-	if (got != r->pid)
-		return;
-	r->pid = 0;
 	r->exited = true;
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	if (r->timed_out)
-		r->status = -1;
-	/* a hook that left a background child holding the pipe: do not wait
-	   for it, take what is there */
-	drain(r);
+	r->eof_by = 0;
 	if (r->fd >= 0) {
 		close(r->fd);
 		r->fd = -1;
@@ -304,6 +289,45 @@ reap(struct run *r, double now)
 		close(r->in);
 		r->in = -1;
 	}
+}
+
+static void
+reap(struct run *r, double now)
+{
+	int st;
+	pid_t got;
+
+	if (r->pid <= 0) {
+		/* a status answer still on its way (below) */
+		if (r->eof_by > 0 && (r->fd < 0 || now >= r->eof_by))
+			finish(r);
+		return;
+	}
+	if (now >= r->deadline && !r->timed_out) {
+		kill(-r->pid, SIGKILL);
+		r->timed_out = true;
+	}
+	got = waitpid(r->pid, &st, WNOHANG);
+	if (got != r->pid)
+		return;
+	r->pid = 0;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (r->timed_out)
+		r->status = -1;
+	drain(r);
+	/*
+	 * A hook that left a background child holding the pipe: do not wait
+	 * for it, take what is there. But a status hook's answer may come
+	 * after the hook exited: ssh with ControlMaster hands its output to
+	 * the master, which may write it after the client is gone (t0650
+	 * under load: an empty answer made a running pod look gone). Its
+	 * pipe is read until EOF, for HOOK_EOF_GRACE seconds at most.
+	 */
+	if (r->fd >= 0 && r->status == 0 && r->req.hook == SPEC_HOOK_STATUS) {
+		r->eof_by = now + HOOK_EOF_GRACE;
+		return;
+	}
+	finish(r);
 }
 
 void
@@ -316,7 +340,8 @@ hookq_service(struct hookq *q, double now, struct hook_done **done, int *n)
 	for (i = 0; i < q->n; i++) {
 		struct run *r = q->runs[i];
 
-		if (r->pid <= 0 && !r->exited && now >= r->due && !q->hold)
+		if (r->pid <= 0 && !r->exited && r->eof_by == 0 &&
+		    now >= r->due && !q->hold)
 			start(q, r, now);
 		if (r->fd >= 0)
 			drain(r);
@@ -386,8 +411,10 @@ hookq_next(const struct hookq *q, double now)
 	for (i = 0; i < q->n; i++) {
 		const struct run *r = q->runs[i];
 
-		/* a running child is reaped by polling waitpid: look often */
-		t = r->pid > 0 ? 0.02 : r->due - now;
+		/* a running child is reaped by polling waitpid: look often;
+		   a late answer's grace ends at eof_by */
+		t = r->pid > 0 ? 0.02 : r->eof_by > 0 ? r->eof_by - now :
+		    r->due - now;
 		if (t < 0)
 			t = 0;
 		if (best < 0 || t < best)

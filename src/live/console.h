@@ -21,6 +21,10 @@
  *   RUNNING  -> DONE     [every pod's status says completed]
  *   STOPPING -> QUEUED   [stop hooks done after a preemption: requeued]
  *   STOPPING -> DONE     [stop hooks done after cancel or failure]
+ *   STOPPING -> STOPPING [a stop hook failed: its processes may still run,
+ *                         so its nodes stay blocked; stopped again every
+ *                         statusInterval, its nodes marked bad after
+ *                         LIVE_STOP_FAILS rounds (live-health.c)]
  *
  * Suspension (a hook set with suspend and resume; guaranteed jobs only):
  *
@@ -68,7 +72,9 @@
  * stopped or gone) before the next job is given them.
  *
  * Health: each node's health hook runs every healthInterval; a node whose
- * hook fails (after retries) is marked bad in the engine and the store
+ * hook fails (after retries), whose status hooks failed LIVE_STATUS_FAILS
+ * times in a row (until its health hook passes again), or where a
+ * stopping job's stops keep failing, is marked bad in the engine and the store
  * (node_settle), and the live jobs on it fail with reason NodeFail and go
  * STOPPING -> QUEUED; it is marked ok when the hook passes again, in the
  * same console. A node that is bad when the console would mark it (an

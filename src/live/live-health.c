@@ -25,6 +25,11 @@ live_health_back(struct console *c, const struct hook_done *d)
 	h->failed = d->status != 0;
 	free(h->why);
 	h->why = NULL;
+	/* a node marked bad for its status hooks gets its next chance */
+	if (!h->failed && h->status_bad) {
+		h->status_bad = false;
+		h->status_fails = 0;
+	}
 	if (h->failed) {
 		n = d->out != NULL ? strcspn(d->out, "\n") : 0;
 		if (n >= sizeof word)
@@ -53,6 +58,49 @@ live_node_bad_now(const struct console *c, int node)
 }
 
 /*
+ * Whether node is bad, and why: its health hook failed; or its status
+ * hooks failed LIVE_STATUS_FAILS times in a row (a hanging status hook
+ * cannot tell a running pod from one that ended: the node's jobs are
+ * failed and requeued rather than left running forever), which holds
+ * until the health hook passes again; or a job stopping there has had
+ * LIVE_STOP_FAILS rounds of stop hooks fail (its processes may still run
+ * on its GPUs: nothing new is placed there until it stops).
+ */
+static bool
+node_bad(struct console *c, int node, char **why)
+{
+	struct health *h = &c->health[node];
+	int a, p;
+
+	if (h->failed) {
+		*why = xstrdup(h->why != NULL ? h->why : "health hook failed");
+		return true;
+	}
+	if (h->status_fails >= LIVE_STATUS_FAILS)
+		h->status_bad = true;
+	if (h->status_bad) {
+		*why = xasprintf("status hooks failed %d times in a row "
+		    "(timed out or exited non-zero)", h->status_fails > 0 ?
+		    h->status_fails : LIVE_STATUS_FAILS);
+		return true;
+	}
+	for (a = 0; c->nstuck > 0 && a < c->nalive; a++) {
+		const struct live *l = &c->live[c->alive[a]];
+
+		if (l->phase != CONSOLE_STOPPING || l->stop_fails < LIVE_STOP_FAILS)
+			continue;
+		for (p = 0; p < l->npods; p++)
+			if (l->pods[p].node == node) {
+				*why = xasprintf("job '%s' may still run there: its "
+				    "stop hooks failed %d times in a row",
+				    c->jobs[c->alive[a]].name, l->stop_fails);
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
  * A node's health changed: mark it in the engine (bad nodes are avoided,
  * VCs see doomed cells), record it, and fail the live jobs that run on a
  * bad node; they are stopped and requeued (the gang as a unit). Committed
@@ -67,11 +115,18 @@ live_node_settle(struct console *c, int node, double now, char **cause)
 	struct strbuf names = STRBUF_INIT;
 	struct engine_job_info info;
 	int *ids = NULL, *mine = NULL, n, k, nmine = 0, lim;
-	char why[REC_DETAIL_MAX];
-	bool created, bad = h->failed;
+	char why[REC_DETAIL_MAX], *bwhy = NULL;
+	bool created, bad;
 
-	if (h->out || bad == h->bad || (!bad && !h->bad))
+	if (h->out)
 		return 0;
+	bad = node_bad(c, node, &bwhy);
+	if (bad == h->bad || (!bad && !h->bad)) {
+		free(bwhy);
+		return 0;
+	}
+	snprintf(why, sizeof why, "node '%s': %s", name, bad ? bwhy : "healthy again");
+	free(bwhy);
 	/* bad already, and not by this console: an operator's mark, or
 	   ours from before a restart; both stay until 'node ok' */
 	if (bad && live_node_bad_now(c, node))
@@ -84,7 +139,6 @@ live_node_settle(struct console *c, int node, double now, char **cause)
 	n = engine_node_set_bad(s->engine, name, bad, ids, lim);
 	if (n > lim)
 		n = lim;
-	snprintf(why, sizeof why, "node '%s': %s", name, bad ? h->why : "healthy again");
 	for (k = 0; k < n; k++) {
 		int i = sched_job_of(c->sched, ids[k]);
 

@@ -292,6 +292,17 @@ static const char *const status_words[] = { "running", "completed", "failed",
 
 static const char *const ended_words[] = { "completed", "failed", NULL };
 
+static bool
+is_word(const char *w, const char *const *words)
+{
+	size_t k;
+
+	for (k = 0; words[k] != NULL; k++)
+		if (strcmp(w, words[k]) == 0)
+			return true;
+	return false;
+}
+
 static void
 describe(const struct console *c, const struct hook_done *d, char *buf, size_t len)
 {
@@ -332,6 +343,17 @@ live_hook_back(struct console *c, const struct hook_done *d)
 		break;
 	case SPEC_HOOK_STATUS:
 		answer_word(d->out ? d->out : "", status_words, word, sizeof word);
+		if (d->status == 0 && !is_word(word, status_words)) {
+			/* no answer (empty: its output lost or late, or noise
+			   only) says nothing of the pod: counted as a failed
+			   status hook, never as the pod gone (t0650 under load:
+			   a running job taken over after a restart was failed) */
+			c->health[d->node].status_fails++;
+			live_logf(l, "cellar: status hook on '%s' gave no answer "
+			    "('%s'): asking again\n", c->s->spec->nodes[d->node].name,
+			    word);
+			break;
+		}
 		if (l->recovered && !l->pods[pod].checked && d->status == 0) {
 			l->pods[pod].checked = true;
 			/* taken over after a restart: a pod the node knows
@@ -345,12 +367,19 @@ live_hook_back(struct console *c, const struct hook_done *d)
 			}
 			l->pods[pod].started = true;
 		}
+		/* a status hook that keeps failing (hanging) says nothing of
+		   the pod: its node's health decides (live-health.c) */
+		if (d->status != 0)
+			c->health[d->node].status_fails++;
+		else
+			c->health[d->node].status_fails = 0;
 		if (d->status != 0) {
 			describe(c, d, why, sizeof why);
 			live_logf(l, "cellar: %s\n", why);
 		} else if (strcmp(word, "completed") == 0)
 			l->pods[pod].done = true;
 		else if (strcmp(word, "running") != 0 && strcmp(word, "suspended") != 0) {
+			/* failed, or absent */
 			snprintf(why, sizeof why, "pod %d on '%s' %s%s%s", pod,
 			    c->s->spec->nodes[d->node].name, strcmp(word, "failed") == 0 ?
 			    "failed" : "is gone: status says '", strcmp(word, "failed") == 0 ?
@@ -364,6 +393,7 @@ live_hook_back(struct console *c, const struct hook_done *d)
 			if (d->status != 0) {
 				describe(c, d, why, sizeof why);
 				live_set_error(l, why);
+				l->stop_failed = true;
 			}
 			break;
 		}

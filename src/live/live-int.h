@@ -78,7 +78,21 @@ struct live {
 						   2 failed (else 0) */
 	struct strbuf		 log;
 	bool			 log_dirty;	/* not in the store yet */
+	/* STOPPING: a stop hook of this round failed or timed out, so the
+	   job's processes may still run on its GPUs: it stays STOPPING (its
+	   nodes blocked, live_blocked) and the stop is sent again at
+	   next_stop; stop_fails rounds in a row have failed (from
+	   LIVE_STOP_FAILS on, its nodes are marked bad too). */
+	bool			 stop_failed;
+	int			 stop_fails;
+	double			 next_stop;
 };
+
+/* Failed rounds in a row after which a node is marked bad: of a job's
+   stop hooks there (the job keeps its GPUs regardless), of any status
+   hook there (a hanging status hook left its job R forever). */
+#define LIVE_STOP_FAILS		2
+#define LIVE_STATUS_FAILS	3
 
 /* A node's health as the health hook reports it. */
 struct health {
@@ -87,6 +101,9 @@ struct health {
 	bool		 bad;		/* marked bad by us (not by an operator) */
 	double		 next;		/* when to run it again */
 	char		*why;		/* the failed run's output, first line */
+	int		 status_fails;	/* status hooks failed here in a row */
+	bool		 status_bad;	/* marked bad for it: until the health
+					   hook passes again */
 };
 
 struct console {
@@ -110,6 +127,8 @@ struct console {
 	struct strbuf		 notes;		/* what a restart could not take over */
 	void			(*say)(void *arg, const char *line);
 	void			*say_arg;	/* console_set_log */
+	int			 nstuck;	/* STOPPING jobs with stop_fails >=
+						   LIVE_STOP_FAILS */
 	int			*alive;		/* invariant 5: the jobs not retired */
 	int			 nalive;
 	size_t			 alive_cap;

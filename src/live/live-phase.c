@@ -226,7 +226,25 @@ live_settle(struct console *c, int i, double now, char **cause)
 		return 0;
 	case CONSOLE_STOPPING:
 		if (!l->sent) {
-			live_stop_pods(c, i, l->after);
+			if (now >= l->next_stop)
+				live_stop_pods(c, i, l->after);
+			return 0;
+		}
+		if (l->stop_failed) {
+			/* its processes may still run on its GPUs: not given
+			   up (its nodes stay blocked while it is STOPPING, and
+			   are marked bad from LIVE_STOP_FAILS rounds on), the
+			   stop tried again (stop hooks are idempotent) */
+			l->stop_failed = false;
+			if (++l->stop_fails == LIVE_STOP_FAILS)
+				c->nstuck++;
+			l->sent = false;
+			l->next_stop = now + c->s->spec->backend.status_interval;
+			live_logf(l, "cellar: stop failed (%d %s in a row): its GPUs "
+			    "stay taken; stopping again%s\n", l->stop_fails,
+			    l->stop_fails == 1 ? "time" : "times",
+			    l->stop_fails >= LIVE_STOP_FAILS ? "; its nodes are "
+			    "marked bad until it stops" : "");
 			return 0;
 		}
 		if (live_begin(c, &created, cause) != 0)
@@ -244,6 +262,12 @@ live_settle(struct console *c, int i, double now, char **cause)
 			goto fail;
 		if (live_commit(c, created, cause) != 0)
 			return -1;	/* rolled back; the tick halts */
+		if (l->stop_fails > 0)
+			live_logf(l, "cellar: stop succeeded after %d failed %s\n",
+			    l->stop_fails, l->stop_fails == 1 ? "round" : "rounds");
+		if (l->stop_fails >= LIVE_STOP_FAILS)
+			c->nstuck--;
+		l->stop_fails = 0;
 		for (p = 0; p < l->npods; p++)
 			free(l->pods[p].gpus);
 		free(l->pods);
