@@ -186,10 +186,12 @@ static void
 test_columns(void)
 {
 	CHECK_COMP("jobs --so", "--sort");
-	CHECK_COMP("jobs --sort g", "gpus");
-	CHECK_REPL("jobs --sort g", "gpus ");
-	CHECK_COMP("jobs --sort -g", "-gpus");
-	CHECK_COMP("jobs --sort job,-p", "job,-pods job,-priority");
+	CHECK_COMP("jobs --sort g", "gpu_hours gpus");
+	CHECK_COMP("jobs --sort gpus", "gpus");
+	CHECK_REPL("jobs --sort gpus", "gpus ");
+	CHECK_COMP("jobs --sort -gpus", "-gpus");
+	CHECK_COMP("jobs --sort job,-po", "job,-pods");
+	CHECK_COMP("jobs --sort job,-pr", "job,-preemptions job,-priority");
 	CHECK_COMP("jobs --sort=orig", "--sort=orig_priority");
 	CHECK_COMP("vcs --filter fr", "free=");
 	CHECK_REPL("vcs --filter fr", "free=");	/* the value follows */

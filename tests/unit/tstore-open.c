@@ -65,6 +65,15 @@ raw_sql(const char *path, const char *sql)
 	sqlite3_close(db);
 }
 
+/* Version 9's schema, from which the older stores below are made: today's
+   less what version 10 added (series.frag_node). */
+static void
+raw_schema_v9(const char *path)
+{
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, "ALTER TABLE series DROP COLUMN frag_node;");
+}
+
 static void
 test_default_path(void)
 {
@@ -531,7 +540,7 @@ test_migration_6_7(void)
 	struct job j;
 	int np = -1;
 
-	raw_sql(path, store_schema_sql);
+	raw_schema_v9(path);
 	raw_sql(path, V6_JOBS
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
@@ -599,7 +608,7 @@ test_migration_7_8(void)
 	struct job j;
 	int np = -1;
 
-	raw_sql(path, store_schema_sql);
+	raw_schema_v9(path);
 	raw_sql(path, V7_JOBS
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
@@ -655,7 +664,7 @@ test_migration_8_9(void)
 	size_t len = 0;
 	int np = -1;
 
-	raw_sql(path, store_schema_sql);
+	raw_schema_v9(path);
 	raw_sql(path, V8_JOBS
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
@@ -736,7 +745,7 @@ test_migration_4_5(void)
 	size_t len = 0, i, n = STORE_LOG_MAX + 1000;
 	int np = -1;
 
-	raw_sql(path, store_schema_sql);
+	raw_schema_v9(path);
 	raw_sql(path, V5_JOBS "DROP TABLE job_logs;"
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8);"
@@ -826,7 +835,7 @@ test_migration_3_4(void)
 	int64_t seq = 0;
 	int np = -1, nblocks = 0;
 
-	raw_sql(path, store_schema_sql);
+	raw_schema_v9(path);
 	raw_sql(path, V3_EVENTS);
 	raw_sql(path,
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
@@ -966,10 +975,9 @@ test_migration_2_3(void)
 	const char *path = tmp_path("v2.db");
 	int np = -1;
 
-	raw_sql(path, store_schema_sql);
+	raw_schema_v9(path);
 	raw_sql(path, V3_EVENTS);
 	raw_sql(path, "DROP TABLE run_specs; ALTER TABLE runs DROP COLUMN engine;"
-	    "ALTER TABLE series DROP COLUMN frag_node;"	/* version 10's */
 	    "INSERT INTO specs VALUES (1, 'h1', 'a.yaml', 't1', 0);"
 	    "INSERT INTO specs VALUES (2, 'h2', 'b.yaml', 't2', 0);"
 	    "INSERT INTO spec_vcs VALUES (1, 0, 'dev', 8), (1, 1, 'prod', 8);"
