@@ -118,6 +118,7 @@ emu_am_init(struct emu *m)
 	m->am_load = xcalloc((size_t)n + 1, sizeof *m->am_load);
 	m->am_dist = xcalloc((size_t)n + 1, sizeof *m->am_dist);
 	m->am_cand = xcalloc((size_t)n + 1, sizeof *m->am_cand);
+	m->am_gwait = xcalloc((size_t)s->nvcs + 1, sizeof *m->am_gwait);
 	cand_all(m);
 }
 
@@ -145,6 +146,8 @@ emu_am_free(struct emu *m)
 	free(m->am_cand);
 	free(m->am_wait);
 	free(m->am_dirty);
+	free(m->am_auto);
+	free(m->am_gwait);
 }
 
 /* ---- demand ---- */
@@ -259,8 +262,10 @@ emu_am_submit(struct emu *m, int job)
 {
 	int lo = 0, hi = m->nwait, mid;
 
-	if (m->jobs[job].klass == JOB_GUARANTEED)
+	if (m->jobs[job].klass == JOB_GUARANTEED) {
+		m->am_gwait[m->jobs[job].vc]++;
 		return;
+	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (wait_before(m, m->am_wait[mid], job))
@@ -275,6 +280,49 @@ emu_am_submit(struct emu *m, int job)
 	    sizeof *m->am_wait);
 	m->am_wait[lo] = job;
 	m->nwait++;
+}
+
+/* The first index of am_auto whose job is >= job. */
+static int
+auto_at(const struct emu *m, int job)
+{
+	int lo = 0, hi = m->nauto, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (m->am_auto[mid] < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A guest of class auto joins or leaves the upgrade candidates. */
+static void
+auto_add(struct emu *m, int job)
+{
+	int i = auto_at(m, job);
+
+	if (m->jobs[job].klass != JOB_AUTO || (i < m->nauto && m->am_auto[i] == job))
+		return;
+	XGROW(m->am_auto, m->auto_cap, (size_t)m->nauto + 1);
+	memmove(&m->am_auto[i + 1], &m->am_auto[i], (size_t)(m->nauto - i) *
+	    sizeof *m->am_auto);
+	m->am_auto[i] = job;
+	m->nauto++;
+}
+
+static void
+auto_remove(struct emu *m, int job)
+{
+	int i = auto_at(m, job);
+
+	if (i == m->nauto || m->am_auto[i] != job)
+		return;
+	memmove(&m->am_auto[i], &m->am_auto[i + 1], (size_t)(m->nauto - i - 1) *
+	    sizeof *m->am_auto);
+	m->nauto--;
 }
 
 /* ---- joining and leaving GPUs ---- */
@@ -306,6 +354,8 @@ emu_am_start(struct emu *m, int job)
 	struct ejob_state *x = &m->js[job];
 	const struct job *j = &m->jobs[job];
 
+	if (j->klass == JOB_GUARANTEED)
+		m->am_gwait[j->vc]--;	/* it was pending: started */
 	if (!engine_job(m->e, j->engine_id, &info))
 		return;
 	set_gpus(m, job, info.leaves, info.nleaves);
@@ -343,6 +393,8 @@ am_detach(struct emu *m, int job)
 			guest_remove(&m->gpu[x->gpus[i]], job);
 		gpu_dirty(m, x->gpus[i]);
 	}
+	if (x->am)
+		auto_remove(m, job);
 	m->am_busy -= x->c_busy;
 	m->am_host -= x->c_host;
 	m->am_lost -= x->c_lost;
@@ -936,6 +988,31 @@ emu_am_check(struct emu *m, char *why, size_t len)
 			rc = -1;
 		}
 	free(count);
+	/* upgrades()'s lists against a walk of every job */
+	count = xcalloc((size_t)m->s->nvcs + 1, sizeof *count);
+	for (i = 0, na = 0; i < m->njobs && rc == 0; i++) {
+		const struct job *j = &m->jobs[i];
+		if (j->state == JOB_PENDING && j->klass == JOB_GUARANTEED && j->submit <= m->horizon)
+			count[j->vc]++;
+		if (!m->js[i].am || j->klass != JOB_AUTO)
+			continue;
+		if (na >= m->nauto || m->am_auto[na] != i) {
+			bufprintf(why, len, "job '%s': an auto guest, not listed as %d", j->name, na);
+			rc = -1;
+		}
+		na++;
+	}
+	if (rc == 0 && na != m->nauto) {
+		bufprintf(why, len, "%d auto guests listed, %d running", m->nauto, na);
+		rc = -1;
+	}
+	for (i = 0; i < m->s->nvcs && rc == 0; i++)
+		if (count[i] != m->am_gwait[i]) {
+			bufprintf(why, len, "vc '%s': %d guaranteed jobs waiting, counted %d",
+			    m->s->vcs[i].name, count[i], m->am_gwait[i]);
+			rc = -1;
+		}
+	free(count);
 	a = xcalloc((size_t)m->ngpu + 1, sizeof *a);
 	b = xcalloc((size_t)m->ngpu + 1, sizeof *b);
 	/* every pending job, as if it were placed now */
@@ -1001,6 +1078,7 @@ guest_start(struct emu *m, int job, const int *leaves, int n)
 	x->costs += restore;
 	set_gpus(m, job, leaves, n);
 	x->am = true;
+	auto_add(m, job);
 	x->alone = md != NULL ? md->speed[emu_locality(m->s, leaves, n)] : 1;
 	x->factor = x->share = 1;
 	x->speed = x->alone;
@@ -1126,23 +1204,29 @@ upgrade(struct emu *m, int job)
 	emu_set_speed(m, job, 1, 1);
 }
 
-/* Upgrade auto guests of VCs with quota free and no guaranteed job waiting. */
+/*
+ * Upgrade auto guests of VCs with quota free and no guaranteed job
+ * waiting, in job id order. The candidates are am_auto and the waiting
+ * counts am_gwait (a walk of every job per departure made AntMan's full
+ * Philly replay quadratic); an upgrade takes its job out of am_auto, so
+ * the walk goes by the next id above the last one visited.
+ */
 static void
 upgrades(struct emu *m)
 {
-	int *waiting = xcalloc((size_t)m->s->nvcs + 1, sizeof *waiting), i;
+	int *waiting = xcalloc((size_t)m->s->nvcs + 1, sizeof *waiting), i, at;
 	/* each VC's free quota, asked once until an upgrade changes the engine */
 	long long *vfree = xcalloc((size_t)m->s->nvcs + 1, sizeof *vfree);
 	bool *known = xcalloc((size_t)m->s->nvcs + 1, sizeof *known);
 	struct engine_vc_usage u;
+	const struct job *j;
 
-	for (i = 0; i < m->njobs; i++)
-		if (m->jobs[i].state == JOB_PENDING && m->jobs[i].klass == JOB_GUARANTEED &&
-		    m->jobs[i].submit <= m->now)
-			waiting[m->jobs[i].vc]++;
-	for (i = 0; i < m->njobs; i++) {
-		const struct job *j = &m->jobs[i];
-		if (!m->js[i].am || j->klass != JOB_AUTO || waiting[j->vc] > 0)
+	/* as they are now: preempted victims are not pending until requeued */
+	memcpy(waiting, m->am_gwait, (size_t)m->s->nvcs * sizeof *waiting);
+	for (at = 0; at < m->nauto; at = auto_at(m, i + 1)) {
+		i = m->am_auto[at];
+		j = &m->jobs[i];
+		if (waiting[j->vc] > 0)
 			continue;
 		if (!known[j->vc]) {
 			engine_vc_usage(m->e, j->vc, &u);
@@ -1223,6 +1307,7 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 		}
 		if (!x->am)
 			continue;
+		auto_add(m, i);
 		for (k = 0; k < x->ngpus; k++) {
 			struct agpu *a = &m->gpu[x->gpus[k]];
 			int q;

@@ -222,6 +222,13 @@ struct emu {
 	int			*am_wait;	/* pending non-guaranteed jobs, (submit, id) */
 	int			 nwait;
 	size_t			 wait_cap;
+	/* what upgrades() asks at every departure, kept instead of a walk
+	   of every job: the guests of class auto, by job id, and per VC
+	   the pending guaranteed-class jobs that have arrived */
+	int			*am_auto;
+	int			 nauto;
+	size_t			 auto_cap;
+	int			*am_gwait;
 	int			*am_dirty;	/* GPUs marked dirty this tick */
 	int			 ndirty_gpu;
 	size_t			 dirty_gpu_cap;

@@ -470,7 +470,8 @@ test_gang(void)
  * the engine's leaf facts) against the full scan it replaced: random
  * workloads on specs/default.yaml in every sharing mode, with and without
  * memory control, stopped every minute; at each stop every pending job's
- * placement both ways must be the same GPUs (emu_am_check).
+ * placement both ways must be the same GPUs, and the upgrade candidates and
+ * waiting counts what a walk of every job finds (emu_am_check).
  */
 static void
 test_index(void)
@@ -483,8 +484,9 @@ test_index(void)
 	struct policy p;
 	const struct rec *log;
 	char why[256], *cause = NULL;
-	long long compared = 0, guests = 0;
+	long long compared = 0, guests = 0, upgrades = 0;
 	int mi, ctl, n = 160, rc, i, nlog;
+	struct emu_report r;
 
 	for (mi = 0; mi < 3; mi++)
 		for (ctl = 0; ctl < 2; ctl++) {
@@ -509,12 +511,16 @@ test_index(void)
 			for (i = 0; i < nlog; i++)
 				guests += log[i].kind == REC_START &&
 				    strstr(log[i].detail, "(opportunistic)") != NULL;
+			emu_report(m, &r);
+			upgrades += r.upgrades;
+			emu_report_release(&r);
 			emu_free(m);
 			policy_release(&p);
 		}
-	/* not vacuous: jobs waited at the stops, and guests were placed */
-	CHECKF(compared > 100 && guests > 20, "%lld placements compared, %lld guests",
-	    compared, guests);
+	/* not vacuous: jobs waited at the stops, guests were placed, and
+	   auto ones upgraded (the lists upgrades() keeps were in use) */
+	CHECKF(compared > 100 && guests > 20 && upgrades > 10,
+	    "%lld placements compared, %lld guests, %lld upgrades", compared, guests, upgrades);
 	spec_free(s);
 }
 
