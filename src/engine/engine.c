@@ -1415,6 +1415,21 @@ engine_leaf(const struct engine *e, int c, int *job, int *vc, int *bad)
 	*bad = e->p_bad[c];
 }
 
+int
+engine_leaf_job(const struct engine *e, int leaf)
+{
+	return e->s->cells[leaf].nchild == 0 ? e->p_job[leaf] : -1;
+}
+
+void
+engine_cell_use(const struct engine *e, int c, int *leaves, int *used, int *opp, int *bad)
+{
+	*leaves = (int)spec_units(e->s, p_chain(e, c), p_level(e, c), 1);
+	*used = e->p_used[c];
+	*opp = e->p_opp[c];
+	*bad = e->p_bad[c];
+}
+
 void
 engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u)
 {

@@ -347,6 +347,11 @@ void	 engine_cell(const struct engine *e, int cell, struct engine_cell_info *inf
  * without the fields that cost (leaf counts, pins, doom): O(tree depth).
  */
 void	 engine_leaf(const struct engine *e, int leaf, int *job, int *vc, int *bad);
+/* A leaf's job only (engine_cell's job), O(1): the emulator's scans. */
+int	 engine_leaf_job(const struct engine *e, int leaf);
+/* A cell's counts only (engine_cell's leaves, used, opp, bad). */
+void	 engine_cell_use(const struct engine *e, int cell, int *leaves, int *used,
+	    int *opp, int *bad);
 
 struct engine_vc_usage {
 	/* Leaves (GPUs) of the VC's assignment, from its own view. */

@@ -311,15 +311,14 @@ static void
 node_use(const struct emu *m, int node, int *leaves, int *used, int *other)
 {
 	const struct spec_node *sn = &m->s->nodes[node];
-	struct engine_cell_info ci;
-	int k;
+	int k, l, u, opp, bad;
 
 	*leaves = *used = *other = 0;
 	for (k = 0; k < sn->ncells; k++) {
-		engine_cell(m->e, sn->cells[k], &ci);
-		*leaves += ci.leaves;
-		*used += ci.used;
-		*other += ci.opp + ci.bad;
+		engine_cell_use(m->e, sn->cells[k], &l, &u, &opp, &bad);
+		*leaves += l;
+		*used += u;
+		*other += opp + bad;
 	}
 }
 

@@ -152,6 +152,26 @@ test_fig3_orders(void)
 	spec_free(s);
 }
 
+/* The emulator's light queries say what engine_cell says, cell by cell. */
+static void
+check_light(const struct engine *e)
+{
+	const struct spec *s = engine_spec(e);
+	struct engine_cell_info ci;
+	int c, leaves, used, opp, bad, jobs = 0;
+
+	for (c = 0; c < s->ncells; c++) {
+		engine_cell(e, c, &ci);
+		engine_cell_use(e, c, &leaves, &used, &opp, &bad);
+		CHECKF(leaves == ci.leaves && used == ci.used && opp == ci.opp &&
+		    bad == ci.bad, "cell %d: %d/%d/%d/%d, engine_cell %d/%d/%d/%d", c,
+		    leaves, used, opp, bad, ci.leaves, ci.used, ci.opp, ci.bad);
+		CHECK_INTEQ(engine_leaf_job(e, c), ci.job);
+		jobs += ci.job >= 0;
+	}
+	CHECK_INTEQ(jobs, 32);	/* not vacuous: every GPU has a job */
+}
+
 static void
 test_opportunistic_fill_and_preempt(void)
 {
@@ -182,6 +202,7 @@ test_opportunistic_fill_and_preempt(void)
 	engine_stats(e, &st);
 	CHECK_INTEQ(st.opp, 24);
 	CHECK_INTEQ(st.used, 8);
+	check_light(e);
 	engine_plan_release(&p);
 	engine_free(e);
 	spec_free(s);
