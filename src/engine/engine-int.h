@@ -38,6 +38,7 @@ struct pchain {
 	struct bitset	 ub_clean[L1];	/* unbound, clean, parent bound */
 	long long	 owed[L1];	/* unbound non-pinned preassigned virtual cells */
 	long long	 nbad;		/* bad leaves in the chain */
+	int		 units[L1];	/* leaves under a cell of each level */
 	struct view	 t1;		/* idle healthy leaves on unreserved nodes */
 	struct view	 t2;		/* idle healthy leaves */
 };

@@ -220,6 +220,7 @@ pchain_init(struct engine *e, int chain)
 		bitset_init(&pc->fl_dirty[l], ch->level_count[l]);
 		bitset_init(&pc->ub_clean[l], ch->level_count[l]);
 		cap[l] = (int)spec_units(s, chain, l, 1);
+		pc->units[l] = cap[l];
 	}
 	pc->ncells = n;
 	lv = xcalloc((size_t)n, sizeof *lv);
@@ -1424,7 +1425,7 @@ engine_leaf_job(const struct engine *e, int leaf)
 void
 engine_cell_use(const struct engine *e, int c, int *leaves, int *used, int *opp, int *bad)
 {
-	*leaves = (int)spec_units(e->s, p_chain(e, c), p_level(e, c), 1);
+	*leaves = e->pc[p_chain(e, c)].units[p_level(e, c)];
 	*used = e->p_used[c];
 	*opp = e->p_opp[c];
 	*bad = e->p_bad[c];

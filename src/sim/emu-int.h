@@ -205,6 +205,13 @@ struct emu {
 	size_t			 mg_nodes_cap;
 	unsigned char		*mg_flag;
 	int			*mg_cnt;
+	/* the engine ids multi-GPU jobs got (sorted; stale ones dropped as
+	   found), so locality moves look at those only; derived, never
+	   saved: mg_multi_ok is false until filled from the engine */
+	int			*mg_multi;
+	int			 nmg_multi;
+	size_t			 mg_multi_cap;
+	bool			 mg_multi_ok;
 
 	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
 	bool			 am_on;
@@ -312,6 +319,8 @@ void		 emu_mg_init(struct emu *m);
 void		 emu_mg_free(struct emu *m);
 /* Job is about to release its cells: its nodes count as freed this tick. */
 void		 emu_mg_note(struct emu *m, int job);
+/* Job got cells (started, or a guest promoted): a locality candidate. */
+void		 emu_mg_started(struct emu *m, int job);
 /* Locality moves and a due defragmentation; true when a job moved. */
 bool		 emu_mg_tick(struct emu *m);
 

@@ -47,6 +47,7 @@ emu_mg_init(struct emu *m)
 void
 emu_mg_free(struct emu *m)
 {
+	free(m->mg_multi);
 	free(m->mg_nodes);
 	free(m->mg_flag);
 	free(m->mg_cnt);
@@ -70,6 +71,61 @@ emu_mg_note(struct emu *m, int job)
 		XGROW(m->mg_nodes, m->mg_nodes_cap, (size_t)m->nmg_nodes + 1);
 		m->mg_nodes[m->nmg_nodes++] = node;
 	}
+}
+
+/* Add engine id eid to the locality candidates, kept sorted and unique. */
+static void
+multi_add(struct emu *m, int eid)
+{
+	int lo = 0, hi = m->nmg_multi, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (m->mg_multi[mid] < eid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nmg_multi && m->mg_multi[lo] == eid)
+		return;
+	XGROW(m->mg_multi, m->mg_multi_cap, (size_t)m->nmg_multi + 1);
+	memmove(&m->mg_multi[lo + 1], &m->mg_multi[lo], (size_t)(m->nmg_multi - lo) *
+	    sizeof *m->mg_multi);
+	m->mg_multi[lo] = eid;
+	m->nmg_multi++;
+}
+
+void
+emu_mg_started(struct emu *m, int job)
+{
+	if (m->mg_on && m->mg_multi_ok && m->jobs[job].gpus >= 2 &&
+	    m->jobs[job].engine_id >= 0)
+		multi_add(m, m->jobs[job].engine_id);
+}
+
+/*
+ * The locality candidates: every engine id a job of two GPUs or more
+ * holds. A job of one GPU spans two only when grown, and a grown job
+ * does not move (movable), so it is no candidate.
+ */
+static void
+multi_refresh(struct emu *m)
+{
+	int lim = engine_job_limit(m->e), eid, job, n = 0, i;
+
+	if (!m->mg_multi_ok) {
+		m->nmg_multi = 0;
+		for (eid = 0; eid < lim; eid++)
+			if ((job = sched_job_of(m->sch, eid)) >= 0 && m->jobs[job].gpus >= 2)
+				multi_add(m, eid);
+		m->mg_multi_ok = true;
+	}
+	for (i = 0; i < m->nmg_multi; i++) {
+		eid = m->mg_multi[i];
+		if ((job = sched_job_of(m->sch, eid)) >= 0 && m->jobs[job].gpus >= 2)
+			m->mg_multi[n++] = eid;
+	}
+	m->nmg_multi = n;
 }
 
 /* A free leaf the job's VC may take (the engine has the last word). */
@@ -261,12 +317,16 @@ locality(struct emu *m)
 {
 	struct engine_job_info in;
 	struct pl p;
-	int lim = engine_job_limit(m->e), eid, job, k, cur, loc, best, bestloc;
+	int eid, job, k, cur, loc, best, bestloc, i;
 	int *out = NULL, *keep = NULL;
 	size_t cap = 0;
 	bool any = false;
 
-	for (eid = 0; eid < lim; eid++) {
+	/* in engine id order, as a walk of every engine job would go (moves
+	   keep a job's id, so the list holds still during the walk) */
+	multi_refresh(m);
+	for (i = 0; i < m->nmg_multi; i++) {
+		eid = m->mg_multi[i];
 		if (!engine_job(m->e, eid, &in) || in.nleaves < 2 ||
 		    (job = sched_job_of(m->sch, eid)) < 0 || !movable(m, job, &in))
 			continue;

@@ -486,6 +486,7 @@ start(struct emu *m, int job)
 	plan_running(m, job);
 	journal(m, REC_START, job, -1, detail_nodes(m, j));
 	mark(m, job);
+	emu_mg_started(m, job);
 	group_join(m, job);
 	if (m->am_on)
 		emu_am_start(m, job);
@@ -914,6 +915,7 @@ promote(struct emu *m, int job, int gi)
 
 	x->guest = false;
 	emu_el_start(m, job);	/* cells of its own: elastic from now on */
+	emu_mg_started(m, job);
 	if (host_node(m, j) == m->grp[gi].node) {
 		x->alone = job_speed(m, j);
 		mark(m, job);
@@ -1220,7 +1222,9 @@ gandiva_place(void *arg, int job, const struct engine_req *r)
 		for (k = 0; k < m->grp[i].nmb; k++)
 			if (m->js[m->grp[i].mb[k]].guest)
 				guests[m->grp[i].node] += m->grp[i].gpus;
-	cand = xcalloc((size_t)m->s->ncells + 1, sizeof *cand);
+	for (i = 0, k = 0; i < m->s->nnodes; i++)
+		k += m->s->nodes[i].ncells;
+	cand = xcalloc((size_t)k + 1, sizeof *cand);
 	for (i = 0; i < m->s->nnodes; i++)
 		for (k = 0; k < m->s->nodes[i].ncells; k++) {
 			int c = m->s->nodes[i].cells[k];
@@ -1232,7 +1236,7 @@ gandiva_place(void *arg, int job, const struct engine_req *r)
 			    (ci.vc >= 0 && ci.vc != r->vc))
 				continue;
 			cand[n].cell = c;
-			cand[n].tier = a1_tier(m, c, g);
+			cand[n].tier = ci.used + ci.opp == 0 ? 2 : a1_tier(m, c, g);
 			cand[n].busy = ci.used + ci.opp + guests[i];
 			cand[n].gpus = ci.leaves;
 			n++;
