@@ -212,6 +212,9 @@ struct emu {
 	int			 nmg_multi;
 	size_t			 mg_multi_cap;
 	bool			 mg_multi_ok;
+	/* per job: its locality and the best its GPU count could have, as
+	   cur * 16 + best, or -1 when its cells changed since (derived) */
+	int			*mg_loc;
 
 	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
 	bool			 am_on;
@@ -321,6 +324,8 @@ void		 emu_mg_free(struct emu *m);
 void		 emu_mg_note(struct emu *m, int job);
 /* Job got cells (started, or a guest promoted): a locality candidate. */
 void		 emu_mg_started(struct emu *m, int job);
+/* Job's cells changed (grown, shrunk): its locality is to be read again. */
+void		 emu_mg_moved(struct emu *m, int job);
 /* Locality moves and a due defragmentation; true when a job moved. */
 bool		 emu_mg_tick(struct emu *m);
 

@@ -42,12 +42,15 @@ emu_mg_init(struct emu *m)
 		return;
 	m->mg_flag = xcalloc((size_t)m->s->nnodes + 1, 1);
 	m->mg_cnt = xcalloc((size_t)m->s->ncells + 1, sizeof *m->mg_cnt);
+	m->mg_loc = xcalloc((size_t)m->njobs + 1, sizeof *m->mg_loc);
+	memset(m->mg_loc, -1, (size_t)m->njobs * sizeof *m->mg_loc);
 }
 
 void
 emu_mg_free(struct emu *m)
 {
 	free(m->mg_multi);
+	free(m->mg_loc);
 	free(m->mg_nodes);
 	free(m->mg_flag);
 	free(m->mg_cnt);
@@ -96,8 +99,16 @@ multi_add(struct emu *m, int eid)
 }
 
 void
+emu_mg_moved(struct emu *m, int job)
+{
+	if (m->mg_on)
+		m->mg_loc[job] = -1;
+}
+
+void
 emu_mg_started(struct emu *m, int job)
 {
+	emu_mg_moved(m, job);
 	if (m->mg_on && m->mg_multi_ok && m->jobs[job].gpus >= 2 &&
 	    m->jobs[job].engine_id >= 0)
 		multi_add(m, m->jobs[job].engine_id);
@@ -259,6 +270,7 @@ move_to(struct emu *m, int job, const int *pod_first, int npods, const int *leav
 
 	emu_account(m, job);	/* its progress so far: changes its state */
 	emu_mark(m, job);
+	emu_mg_moved(m, job);
 	return engine_move(m->e, m->jobs[job].engine_id, pod_first, npods, leaves,
 	    nleaves, why, sizeof why) == 0;
 }
@@ -335,9 +347,13 @@ locality(struct emu *m)
 			out = xrealloc(out, cap * sizeof *out);
 			keep = xrealloc(keep, cap * sizeof *keep);
 		}
-		/* only jobs one node could hold more compactly */
-		cur = (int)emu_locality(m->s, in.leaves, in.nleaves);
-		loc = best_loc(m, in.leaves[0], in.nleaves, out);
+		/* only jobs one node could hold more compactly (both
+		   localities kept until its cells change) */
+		if (m->mg_loc[job] < 0)
+			m->mg_loc[job] = (int)emu_locality(m->s, in.leaves, in.nleaves) * 16 +
+			    best_loc(m, in.leaves[0], in.nleaves, out);
+		cur = m->mg_loc[job] / 16;
+		loc = m->mg_loc[job] % 16;
 		if (cur <= loc || loc >= LOC_RACK)
 			continue;
 		best = -1;
@@ -383,12 +399,37 @@ node_use(const struct emu *m, int node, int *leaves, int *used, int *other)
 }
 
 /*
+ * The VC node's cell in chain is bound to, or inside a cell bound to; -1
+ * if none (or no such cell). Its leaves are that VC's: no other VC's job
+ * can move there (leaf_free), so a pass asks this before fit(). Cached
+ * in nvc for the pass (-2: not asked yet; moves bind no other VC).
+ */
+static int
+node_vc(const struct emu *m, int node, int chain, int *nvc)
+{
+	const struct spec_node *sn = &m->s->nodes[node];
+	struct engine_cell_info ci;
+	int k;
+
+	if (nvc[node] != -2)
+		return nvc[node];
+	nvc[node] = -1;
+	for (k = 0; k < sn->ncells; k++)
+		if (m->s->cells[sn->cells[k]].chain == chain) {
+			engine_cell(m->e, sn->cells[k], &ci);
+			nvc[node] = ci.vc;
+		}
+	return nvc[node];
+}
+
+/*
  * Empty node: move every job on it, or none. busy: nodes with a
  * guaranteed job; freec: their free leaves at the pass's start, an upper
- * bound of what fit() finds (moves only take leaves), to skip nodes fast.
+ * bound of what fit() finds (moves only take leaves), to skip nodes fast;
+ * nvc: node_vc's cache.
  */
 static bool
-empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec)
+empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec, int *nvc)
 {
 	const struct spec_node *sn = &m->s->nodes[node];
 	struct engine_job_info in;
@@ -441,6 +482,8 @@ empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec)
 		for (t = 0, lv = INT32_MAX; t < m->s->nnodes; t++) {
 			if (t == node || !busy[t] || freec[t] < p->nleaves)
 				continue;
+			if ((c = node_vc(m, t, in.chain, nvc)) >= 0 && c != in.vc)
+				continue;
 			if ((n = fit(m, t, in.chain, in.vc, p->nleaves, out)) == 0 || n >= lv ||
 			    (int)emu_locality(m->s, out, p->nleaves) > cur)
 				continue;
@@ -478,7 +521,7 @@ defrag(struct emu *m)
 	double every = m->par.defrag_every;
 	unsigned char *busy, *grouped;
 	int *order, n = 0, i, k, leaves, used, other, tries;
-	int *freec;
+	int *freec, *nvc;
 	bool done = false;
 
 	if (!(every > 0) || !(floor(m->now / every) > floor(m->horizon / every)))
@@ -487,6 +530,9 @@ defrag(struct emu *m)
 	grouped = xcalloc((size_t)m->s->nnodes + 1, 1);
 	order = xcalloc((size_t)m->s->nnodes + 1, sizeof *order);
 	freec = xcalloc((size_t)m->s->nnodes + 1, sizeof *freec);
+	nvc = xcalloc((size_t)m->s->nnodes + 1, sizeof *nvc);
+	for (i = 0; i < m->s->nnodes; i++)
+		nvc[i] = -2;
 	for (i = 0; i < m->ngrp; i++)
 		if (m->grp[i].nmb > 0 && m->grp[i].node >= 0)
 			grouped[m->grp[i].node] = 1;
@@ -503,7 +549,8 @@ defrag(struct emu *m)
 		}
 	}
 	for (tries = 0; tries < n && tries < MG_TRIES && !done; tries++)
-		done = empty_node(m, order[tries], busy, freec);
+		done = empty_node(m, order[tries], busy, freec, nvc);
+	free(nvc);
 	free(busy);
 	free(grouped);
 	free(order);
