@@ -1155,8 +1155,65 @@ emu_am_place(void *arg, int job, const struct engine_req *r)
 	return id;
 }
 
-/* An auto guest gets cells of its own: guaranteed from now on. */
+/*
+ * Debug builds try what upgrades() skips and stop if it would have
+ * worked: the skip must change nothing but the work.
+ */
 static void
+check_fails(struct emu *m, int job)
+{
+#ifdef CELLAR_DEBUG
+	struct sched_action *acts = NULL;
+	int nacts = 0, cap = 0;
+
+	if (sched_start_now(m->sch, job, &acts, &nacts, &cap))
+		fatal("emu: upgrade of '%s' skipped, but it fits", m->jobs[job].name);
+	free(acts);
+#else
+	(void)m;
+	(void)job;
+#endif
+}
+
+/*
+ * What a failed upgrade attempt depends on besides the engine: the
+ * request the scheduler makes of it (VC, class, shape, leaf type, soft
+ * affinity). A second guest with the same within one upgrades() pass,
+ * with no upgrade between, fails the same way (its in-place try needs
+ * a cell of the same level in the same VC view), so it is not asked.
+ */
+struct am_try {
+	int			 vc, klass, leaf_type, nmembers;
+	bool			 soft;
+	struct engine_member	 members[ENGINE_MAX_MEMBERS];
+	enum job_reason		 reason;	/* the one the failure gave */
+};
+
+static void
+try_of(const struct emu *m, int job, struct am_try *t)
+{
+	const struct job *j = &m->jobs[job];
+	struct policy_key key;
+
+	memset(t, 0, sizeof *t);
+	sched_job_key(m->sch, job, &key, &t->klass);
+	t->vc = j->vc;
+	t->leaf_type = j->leaf_type;
+	t->soft = j->soft_affinity;
+	t->nmembers = j->nmembers;
+	memcpy(t->members, j->members, (size_t)j->nmembers * sizeof *t->members);
+}
+
+static bool
+try_same(const struct am_try *a, const struct am_try *b)
+{
+	return a->vc == b->vc && a->klass == b->klass && a->leaf_type == b->leaf_type &&
+	    a->soft == b->soft && a->nmembers == b->nmembers &&
+	    memcmp(a->members, b->members, (size_t)a->nmembers * sizeof *a->members) == 0;
+}
+
+/* An auto guest gets cells of its own: guaranteed from now on. */
+static bool
 upgrade(struct emu *m, int job)
 {
 	struct sched_action *acts = NULL;
@@ -1169,7 +1226,7 @@ upgrade(struct emu *m, int job)
 
 	if (!sched_start_now(m->sch, job, &acts, &nacts, &cap)) {
 		free(acts);
-		return;
+		return false;
 	}
 	for (k = 0; k < nacts; k++)
 		if (acts[k].kind == SCHED_PREEMPT)
@@ -1202,6 +1259,7 @@ upgrade(struct emu *m, int job)
 	}
 	x->alone = emu_job_speed(m, j);
 	emu_set_speed(m, job, 1, 1);
+	return true;
 }
 
 /*
@@ -1220,6 +1278,9 @@ upgrades(struct emu *m)
 	bool *known = xcalloc((size_t)m->s->nvcs + 1, sizeof *known);
 	struct engine_vc_usage u;
 	const struct job *j;
+	struct am_try *failed = NULL, t;
+	int nfailed = 0, k;
+	size_t fcap = 0;
 
 	/* as they are now: preempted victims are not pending until requeued */
 	memcpy(waiting, m->am_gwait, (size_t)m->s->nvcs * sizeof *waiting);
@@ -1235,10 +1296,30 @@ upgrades(struct emu *m)
 		}
 		if (vfree[j->vc] < j->gpus)
 			continue;
-		upgrade(m, i);
+		try_of(m, i, &t);
+		for (k = 0; k < nfailed && !try_same(&failed[k], &t); k++)
+			;
+		if (k < nfailed) {
+			/* the reason its own attempt would give it */
+			if (m->jobs[i].reason != failed[k].reason) {
+				m->jobs[i].reason = failed[k].reason;
+				emu_mark(m, i);
+			}
+			check_fails(m, i);
+			m->am_skips++;
+			continue;
+		}
+		if (!upgrade(m, i)) {
+			t.reason = m->jobs[i].reason;
+			XGROW(failed, fcap, (size_t)nfailed + 1);
+			failed[nfailed++] = t;
+			continue;
+		}
 		replan(m);
 		memset(known, 0, (size_t)m->s->nvcs * sizeof *known);
+		nfailed = 0;	/* the engine changed */
 	}
+	free(failed);
 	free(waiting);
 	free(vfree);
 	free(known);

@@ -253,6 +253,7 @@ struct emu {
 	long long		 am_done;	/* guests that completed */
 	long long		 am_upgrades, am_ooms, am_guests;
 	long long		 am_moved;	/* upgrades that migrated */
+	long long		 am_skips;	/* upgrade attempts known to fail (not saved) */
 
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */

@@ -2005,6 +2005,7 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->opp_guests = m->am_guests;
 	r->opp_done = m->am_done;
 	r->upgrades = m->am_upgrades;
+	r->upgrade_skips = m->am_skips;
 	r->upgrades_moved = m->am_moved;
 	r->ooms = m->am_ooms;
 	free(jct);
