@@ -781,6 +781,44 @@ select_gpus(int *cand, int nc, int want, const double *load, const int *gdist,
 	}
 }
 
+/*
+ * A floor under the cost place() would find on node for `want` GPUs: the
+ * sum of the `want` smallest SM uses now among its candidate GPUs not
+ * taken, summed in increasing order as select_gpus sums loads. A GPU's
+ * load is never below its use now (load_of), the eligible GPUs are among
+ * these, and rounded sums keep the order of their terms, so a node whose
+ * floor exceeds the best cost so far cannot win or tie: place() skips it
+ * without the exp, the engine and the memory test per GPU. INFINITY when
+ * fewer than `want` (then no GPU set fits there either).
+ */
+static double
+node_floor(const struct emu *m, int node, int want, unsigned st)
+{
+	double u[64], sum = 0, t;
+	int i, k, n = 0;
+
+	for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
+		int g = m->node_gpu[i];
+		if (!m->gpu[g].cand || m->am_taken[g] == st)
+			continue;
+		if (n == 64)
+			return 0;	/* a node this big: no floor */
+		u[n++] = m->gpu[g].util_now;
+	}
+	if (n < want)
+		return INFINITY;
+	for (k = 0; k < want; k++) {
+		for (i = k + 1; i < n; i++)
+			if (u[i] < u[k]) {
+				t = u[k];
+				u[k] = u[i];
+				u[i] = t;
+			}
+		sum += u[k];
+	}
+	return sum;
+}
+
 /* A new stamp for place()'s scratch (all stale after a wrap). */
 static unsigned
 stamp(struct emu *m)
@@ -799,8 +837,9 @@ stamp(struct emu *m)
  * (AntMan's least-loaded rule first; among equals, GPUs the VC could bind
  * let a later upgrade happen in place), then the lowest node; those GPUs.
  * Only cand GPUs of nodes with enough of them are looked at (the index:
- * the others are not eligible). Returns the number of GPUs (leaves in
- * out), 0 if none fit.
+ * the others are not eligible), and not those of a node whose floor
+ * (node_floor) is above the best cost found. Returns the number of GPUs
+ * (leaves in out), 0 if none fit.
  */
 static int
 place(struct emu *m, int job, int *out)
@@ -821,7 +860,8 @@ place(struct emu *m, int job, int *out)
 			double best_cost = INFINITY;
 			long best_dist = 0;
 			for (node = 0; node < s->nnodes; node++) {
-				if (m->node_cand[node] < want)
+				if (m->node_cand[node] < want || (best >= 0 &&
+				    node_floor(m, node, want, st) > best_cost))
 					continue;
 				nc = 0;
 				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
