@@ -95,6 +95,7 @@ struct engine {
 	unsigned char	*p_split;
 	unsigned char	*p_res;		/* node cells: reserved (keeps opportunistic off) */
 	int		*p_used;	/* leaves used by guaranteed jobs */
+	unsigned long long use_serial;	/* bumped at each change of p_used, p_opp, p_bad */
 	int		*p_opp;		/* leaves used by opportunistic jobs */
 	int		*p_bad;		/* bad leaves */
 	int		*p_job;		/* leaves: job id or -1 */

@@ -1416,6 +1416,23 @@ engine_leaf(const struct engine *e, int c, int *job, int *vc, int *bad)
 	*bad = e->p_bad[c];
 }
 
+unsigned long long
+engine_use_serial(const struct engine *e)
+{
+	return e->use_serial;
+}
+
+int
+engine_cell_vc(const struct engine *e, int c)
+{
+	int vc = -1;
+
+	if (e->p_vbind[c] >= 0)
+		return vv_of(e, e->p_vbind[c])->vc;
+	(void)inside_bound(e, c, &vc);
+	return vc;
+}
+
 int
 engine_leaf_job(const struct engine *e, int leaf)
 {

@@ -215,6 +215,13 @@ struct emu {
 	/* per job: its locality and the best its GPU count could have, as
 	   cur * 16 + best, or -1 when its cells changed since (derived) */
 	int			*mg_loc;
+	/* defrag's per-node counts (node_use), good while the engine's use
+	   serial is mg_serial (derived: mg_use_ok false until filled) */
+	bool			 mg_use_ok;
+	unsigned long long	 mg_serial;
+	unsigned char		*mg_busy;
+	int			*mg_free;
+	unsigned char		*mg_other;	/* opportunistic or bad leaves */
 
 	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
 	bool			 am_on;

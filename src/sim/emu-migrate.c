@@ -43,6 +43,9 @@ emu_mg_init(struct emu *m)
 	m->mg_flag = xcalloc((size_t)m->s->nnodes + 1, 1);
 	m->mg_cnt = xcalloc((size_t)m->s->ncells + 1, sizeof *m->mg_cnt);
 	m->mg_loc = xcalloc((size_t)m->njobs + 1, sizeof *m->mg_loc);
+	m->mg_busy = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg_other = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg_free = xcalloc((size_t)m->s->nnodes + 1, sizeof *m->mg_free);
 	memset(m->mg_loc, -1, (size_t)m->njobs * sizeof *m->mg_loc);
 }
 
@@ -51,6 +54,9 @@ emu_mg_free(struct emu *m)
 {
 	free(m->mg_multi);
 	free(m->mg_loc);
+	free(m->mg_busy);
+	free(m->mg_other);
+	free(m->mg_free);
 	free(m->mg_nodes);
 	free(m->mg_flag);
 	free(m->mg_cnt);
@@ -408,17 +414,14 @@ static int
 node_vc(const struct emu *m, int node, int chain, int *nvc)
 {
 	const struct spec_node *sn = &m->s->nodes[node];
-	struct engine_cell_info ci;
 	int k;
 
 	if (nvc[node] != -2)
 		return nvc[node];
 	nvc[node] = -1;
 	for (k = 0; k < sn->ncells; k++)
-		if (m->s->cells[sn->cells[k]].chain == chain) {
-			engine_cell(m->e, sn->cells[k], &ci);
-			nvc[node] = ci.vc;
-		}
+		if (m->s->cells[sn->cells[k]].chain == chain)
+			nvc[node] = engine_cell_vc(m->e, sn->cells[k]);
 	return nvc[node];
 }
 
@@ -434,7 +437,7 @@ empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec,
 	const struct spec_node *sn = &m->s->nodes[node];
 	struct engine_job_info in;
 	struct pl *pl = NULL;
-	int npl = 0, k, c, i, t, eid, job, n, bestn, lv, lvc, lbad;
+	int npl = 0, k, c, i, t, eid, job, n, bestn, lv;
 	size_t cap = 0;
 	int *out = NULL, *keep = NULL;
 	bool ok = true;
@@ -450,8 +453,7 @@ empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec,
 					stack[top++] = m->s->cells[c].first_child + i;
 				continue;
 			}
-			engine_leaf(m->e, c, &eid, &lvc, &lbad);
-			if (eid < 0)
+			if ((eid = engine_leaf_job(m->e, c)) < 0)
 				continue;
 			job = sched_job_of(m->sch, eid);
 			for (i = 0; i < npl && pl[i].job != job; i++)
@@ -519,17 +521,27 @@ static bool
 defrag(struct emu *m)
 {
 	double every = m->par.defrag_every;
-	unsigned char *busy, *grouped;
+	unsigned char *busy = m->mg_busy, *grouped;
 	int *order, n = 0, i, k, leaves, used, other, tries;
-	int *freec, *nvc;
+	int *freec = m->mg_free, *nvc;
 	bool done = false;
 
 	if (!(every > 0) || !(floor(m->now / every) > floor(m->horizon / every)))
 		return false;
-	busy = xcalloc((size_t)m->s->nnodes + 1, 1);
+	/* the nodes' counts: read again only when the engine's changed (a
+	   pass a minute, most of them on an unchanged cluster) */
+	if (!m->mg_use_ok || m->mg_serial != engine_use_serial(m->e)) {
+		for (i = 0; i < m->s->nnodes; i++) {
+			node_use(m, i, &leaves, &used, &other);
+			busy[i] = used > 0;
+			freec[i] = leaves - used - other;
+			m->mg_other[i] = other > 0;
+		}
+		m->mg_serial = engine_use_serial(m->e);
+		m->mg_use_ok = true;
+	}
 	grouped = xcalloc((size_t)m->s->nnodes + 1, 1);
 	order = xcalloc((size_t)m->s->nnodes + 1, sizeof *order);
-	freec = xcalloc((size_t)m->s->nnodes + 1, sizeof *freec);
 	nvc = xcalloc((size_t)m->s->nnodes + 1, sizeof *nvc);
 	for (i = 0; i < m->s->nnodes; i++)
 		nvc[i] = -2;
@@ -537,10 +549,7 @@ defrag(struct emu *m)
 		if (m->grp[i].nmb > 0 && m->grp[i].node >= 0)
 			grouped[m->grp[i].node] = 1;
 	for (i = 0; i < m->s->nnodes; i++) {
-		node_use(m, i, &leaves, &used, &other);
-		busy[i] = used > 0;
-		freec[i] = leaves - used - other;
-		if (used > 0 && other == 0 && freec[i] > 0 && !grouped[i]) {
+		if (busy[i] && !m->mg_other[i] && freec[i] > 0 && !grouped[i]) {
 			/* by free leaves, most first, then by index */
 			for (k = n; k > 0 && freec[order[k - 1]] < freec[i]; k--)
 				order[k] = order[k - 1];
@@ -551,10 +560,8 @@ defrag(struct emu *m)
 	for (tries = 0; tries < n && tries < MG_TRIES && !done; tries++)
 		done = empty_node(m, order[tries], busy, freec, nvc);
 	free(nvc);
-	free(busy);
 	free(grouped);
 	free(order);
-	free(freec);
 	return done;
 }
 

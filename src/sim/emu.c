@@ -1183,6 +1183,37 @@ a1_tier(const struct emu *m, int c, int g)
 }
 
 /*
+ * The node-level cells under c that Algorithm 1 may choose, into out:
+ * g idle leaves, not bound (or inside a cell bound) to another VC. A
+ * cell above nodes with fewer idle leaves, or bound to another VC, has
+ * no such node below it (counts add up the tree; a VC's cells hold only
+ * its own bindings), so the walk skips it whole: a rack at a time, not
+ * a node at a time. Returns how many.
+ */
+static int
+a1_collect(const struct emu *m, int c, const struct engine_req *r, int g,
+    const long long *guests, struct a1_cand *out)
+{
+	const struct spec_cell *sc = &m->s->cells[c];
+	int nl, used, opp, bad, vc, k, n = 0;
+
+	engine_cell_use(m->e, c, &nl, &used, &opp, &bad);
+	if (nl - used - opp - bad < g ||
+	    ((vc = engine_cell_vc(m->e, c)) >= 0 && vc != r->vc))
+		return 0;
+	if (sc->level > m->s->chains[sc->chain].node_level) {
+		for (k = 0; k < sc->nchild; k++)
+			n += a1_collect(m, sc->first_child + k, r, g, guests, out + n);
+		return n;
+	}
+	out->cell = c;
+	out->tier = used + opp == 0 ? 2 : a1_tier(m, c, g);
+	out->busy = used + opp + guests[sc->node];
+	out->gpus = nl;
+	return 1;
+}
+
+/*
  * Gandiva's Algorithm 1 (node choice), asked by the scheduler before the
  * engine places a guaranteed single-pod job of an over-subscribing policy:
  *  1. same affinity: nodes where every running job has pods of this job's
@@ -1207,7 +1238,6 @@ gandiva_place(void *arg, int job, const struct engine_req *r)
 {
 	struct emu *m = arg;
 	struct a1_cand *cand;
-	struct engine_cell_info ci;
 	char why[256];
 	int *leaves, pf[2], n = 0, i, k, g, id = -1;
 	long long *guests;
@@ -1225,22 +1255,14 @@ gandiva_place(void *arg, int job, const struct engine_req *r)
 	for (i = 0, k = 0; i < m->s->nnodes; i++)
 		k += m->s->nodes[i].ncells;
 	cand = xcalloc((size_t)k + 1, sizeof *cand);
-	for (i = 0; i < m->s->nnodes; i++)
-		for (k = 0; k < m->s->nodes[i].ncells; k++) {
-			int c = m->s->nodes[i].cells[k];
-			if (r->leaf_type >= 0 &&
-			    m->s->chains[m->s->cells[c].chain].leaf_type != r->leaf_type)
-				continue;
-			engine_cell(m->e, c, &ci);
-			if (ci.leaves - ci.used - ci.opp - ci.bad < g ||
-			    (ci.vc >= 0 && ci.vc != r->vc))
-				continue;
-			cand[n].cell = c;
-			cand[n].tier = ci.used + ci.opp == 0 ? 2 : a1_tier(m, c, g);
-			cand[n].busy = ci.used + ci.opp + guests[i];
-			cand[n].gpus = ci.leaves;
-			n++;
-		}
+	for (i = 0; i < m->s->nchains; i++) {
+		const struct spec_chain *ch = &m->s->chains[i];
+		if (r->leaf_type >= 0 && ch->leaf_type != r->leaf_type)
+			continue;
+		for (k = 0; k < ch->level_count[ch->levels]; k++)
+			n += a1_collect(m, ch->level_first[ch->levels] + k, r, g, guests,
+			    cand + n);
+	}
 	leaves = xcalloc((size_t)g + 1, sizeof *leaves);
 	pf[0] = 0;
 	pf[1] = g;
