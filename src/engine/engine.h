@@ -352,7 +352,8 @@ int	 engine_leaf_job(const struct engine *e, int leaf);
 /*
  * A number that changes whenever any cell's used, opp or bad count does
  * (engine_cell_use): a caller's cache of those counts is good while it
- * stays the same.
+ * stays the same. It may change when they end up as they were (a dry
+ * run, a refused adoption), never the other way.
  */
 unsigned long long engine_use_serial(const struct engine *e);
 /* The VC a cell is bound to or inside (engine_cell's vc), -1. */

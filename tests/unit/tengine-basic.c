@@ -167,6 +167,7 @@ check_light(const struct engine *e)
 		    bad == ci.bad, "cell %d: %d/%d/%d/%d, engine_cell %d/%d/%d/%d", c,
 		    leaves, used, opp, bad, ci.leaves, ci.used, ci.opp, ci.bad);
 		CHECK_INTEQ(engine_leaf_job(e, c), ci.job);
+		CHECK_INTEQ(engine_cell_vc(e, c), ci.vc);
 		jobs += ci.job >= 0;
 	}
 	CHECK_INTEQ(jobs, 32);	/* not vacuous: every GPU has a job */
@@ -181,6 +182,7 @@ test_opportunistic_fill_and_preempt(void)
 	struct engine_plan p;
 	struct engine_req r;
 	struct engine_stats st;
+	unsigned long long serial;
 	int n;
 
 	if (!s) { CHECK(s != NULL); return; }
@@ -195,9 +197,12 @@ test_opportunistic_fill_and_preempt(void)
 	}
 	CHECK_INTEQ(n, 32);
 	CHECK_INTEQ(p.fail, ENGINE_ECLUSTERFULL);
-	/* C claims a whole node: 8 opportunistic jobs go */
+	/* C claims a whole node: 8 opportunistic jobs go (and the counts'
+	   serial moves) */
+	serial = engine_use_serial(e);
 	req(&r, "c8", 2, 1, 8, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK(engine_use_serial(e) != serial);
 	CHECK_INTEQ(p.nvictims, 8);
 	engine_stats(e, &st);
 	CHECK_INTEQ(st.opp, 24);
