@@ -1505,7 +1505,9 @@ const struct cmd_entry cmd_replay_entry = {
 	    "then makespan, GPU "
 	    "utilization and the average fragmentation. --series writes a CSV time "
 	    "series (hourly). A progress line shows on a terminal for runs longer "
-	    "than a second.",
+	    "than a second, with an estimate of the time left; when stderr is "
+	    "not a terminal, a plain progress line every 5 s "
+	    "(CELLAR_PROGRESS_EVERY).",
 	.examples = (const char *const []){
 		"replay synth:200 --policy las",
 		"replay tests/fixtures/traces/tiresias-60_job.csv --spec specs/tiresias-n2g4.yaml "
