@@ -175,14 +175,50 @@ fe_interrupted(const struct frontend *fe)
 	return interrupted != 0;
 }
 
-/* A transient line on stderr, only when it is a terminal. */
+/*
+ * The progress of a long run (cmd-sim.c calls it every 0.2 s or so; NULL
+ * ends the run). On a terminal a transient line, once the run has gone
+ * a second. Else (a log, a pipe) a plain line every CELLAR_PROGRESS_EVERY
+ * seconds (default 5; 0: every call), so a long run in a batch job is
+ * not silent.
+ */
 static void
 fe_progress(const struct frontend *fe, const char *line)
 {
+	static struct timespec first, last;
+	static bool running, shown;
+	struct timespec now;
+	const char *v = getenv("CELLAR_PROGRESS_EVERY");
+	double every = v != NULL && *v != '\0' ? atof(v) : 5;
+	bool tty = isatty(STDERR_FILENO);
+
 	(void)fe;
-	if (!isatty(STDERR_FILENO))
+	if (line == NULL) {
+		if (tty && shown)
+			fprintf(stderr, "\r\033[K");
+		running = shown = false;
 		return;
-	fprintf(stderr, "\r\033[K%s", line != NULL ? line : "");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!running) {
+		running = true;
+		first = last = now;
+		if (!tty && every > 0)
+			return;
+	}
+	if (tty) {
+		if ((double)(now.tv_sec - first.tv_sec) +
+		    (double)(now.tv_nsec - first.tv_nsec) / 1e9 < 0.8)
+			return;
+		fprintf(stderr, "\r\033[K%s", line);
+		shown = true;
+	} else {
+		if (every > 0 && (double)(now.tv_sec - last.tv_sec) +
+		    (double)(now.tv_nsec - last.tv_nsec) / 1e9 < every)
+			return;
+		last = now;
+		fprintf(stderr, "progress: %s\n", line);
+	}
 	fflush(stderr);
 }
 

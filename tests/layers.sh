@@ -23,8 +23,9 @@ check libedit 'histedit\.h|editline/readline\.h' 'ui/' $dirs
 # tests/helpers/sqlexec.c plays another program touching a store.
 check sqlite 'sqlite3\.h' 'store/|tests/helpers/' $dirs
 check yaml 'yaml\.h' 'src/spec/spec-yaml\.c:' $dirs
-# Threads: the replay's store writer only.
-check pthread 'pthread\.h' 'src/cmd/replay-db\.c:' $dirs
+# Threads: the replay's store writer, and compare's and anomaly's runs
+# side by side (the emulator below is pure: each run on its own thread).
+check pthread 'pthread\.h' 'src/cmd/replay-db\.c:|src/cmd/sim-pool\.c:' $dirs
 check engine-pure 'stdio\.h|time\.h|sys/time\.h|unistd\.h|fcntl\.h|sys/[a-z]+\.h|pthread\.h|signal\.h|dirent\.h' \
     '^$' src/engine src/policy src/job
 # The command layer is on top: nothing below src/cmd/ includes a command

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "cmd/cmd.h"
 #include "cmd/frontend.h"
 #include "cmd/replay-db.h"
+#include "cmd/sim-pool.h"
 #include "core/xmalloc.h"
 #include "job/record.h"
 #include "policy/policy.h"
@@ -97,6 +99,7 @@ static const struct cmd_opt replay_opts[] = {
 static const struct cmd_opt compare_opts[] = {
 	{ 0, "policy", "P,...", "policies to compare (default fifo,las,gittins,srtf)", VALUE_POLICY },
 	{ 0, "sharing", "MODE,...", "sharing modes to compare (default: the session's)", VALUE_MODE },
+	{ 0, "parallel", "N", "runs at once, on threads (default: the CPUs online)", VALUE_NONE },
 	SIM_COMMON_OPTS,
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
@@ -105,6 +108,7 @@ static const struct cmd_opt anomaly_opts[] = {
 	{ 0, "policy", "P", "scheduling policy in both runs (default las)", VALUE_POLICY },
 	{ 0, "sharing", "MODE", "the shared mode: hived or quota (default hived)", VALUE_MODE },
 	{ 0, "window", "T", "length of the windows compared (default 1d)", VALUE_NONE },
+	{ 0, "parallel", "N", "runs at once, on threads (default: the CPUs online)", VALUE_NONE },
 	SIM_COMMON_OPTS,
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
@@ -147,6 +151,7 @@ struct sim {
 	bool			 shown;
 	bool			 speed_noted;	/* speed_model_note said it once */
 	const struct time_unit	*unit;		/* --units: tables' times */
+	void			*batch;		/* sim_run_all's, while it runs */
 };
 
 static double
@@ -482,6 +487,27 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 
 /* ---- progress: a transient line on a terminal, for runs over a second ---- */
 
+/*
+ * ", ETA 1m20s" from the seconds so far and the share of the work done
+ * (jobs completed: arrivals spread over the trace, so a fair measure);
+ * empty until a twentieth of it is done. Static buffer: the main thread.
+ */
+static const char *
+eta(double secs, double f)
+{
+	static char buf[48];
+	double left;
+
+	if (!(f >= 0.05) || f >= 1)
+		return "";
+	left = secs * (1 - f) / f;
+	if (left >= 60)
+		snprintf(buf, sizeof buf, ", ETA %dm%02ds", (int)(left / 60), (int)left % 60);
+	else
+		snprintf(buf, sizeof buf, ", ETA %.0f s", left);
+	return buf;
+}
+
 static bool
 progress(void *arg, const struct emu_progress *pr)
 {
@@ -499,11 +525,13 @@ progress(void *arg, const struct emu_progress *pr)
 		return true;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = elapsed(&m->t0, &now);
-	if (secs < 1 || elapsed(&m->last, &now) < 0.2)
+	/* the frontend decides what to show when (a terminal, a log) */
+	if (elapsed(&m->last, &now) < 0.2)
 		return true;
 	m->last = now;
-	snprintf(line, sizeof line, "%s: %d/%d jobs done, sim time %.1f d, %.0f events/s",
-	    m->label, pr->done, pr->njobs, pr->now / 86400, (double)pr->events / secs);
+	snprintf(line, sizeof line, "%s: %d/%d jobs done, sim time %.1f d, %.0f events/s%s",
+	    m->label, pr->done, pr->njobs, pr->now / 86400, (double)pr->events / secs,
+	    eta(secs, pr->njobs > 0 ? (double)pr->done / pr->njobs : 0));
 	fe->progress(fe, line);
 	m->shown = true;
 	return true;
@@ -575,6 +603,191 @@ sim_run(struct sim *m, const struct simrun *run, const struct replay_hooks *h,
 	    m->r.njobs / fmax(elapsed(&m->t0, &end), 1e-9));
 	speed_model_note(m, label, res);
 	return 0;
+}
+
+/* ---- several runs at once (compare, anomaly) ---- */
+
+/* One run on a worker thread; progress through atomics, read by the main one. */
+struct simtask {
+	struct sim		*m;
+	const struct simrun	*run;
+	struct policy		 p;
+	bool			 policy_ok;
+	bool			 keep_jobs;	/* anomaly reads each job; compare not */
+	struct replay_result	*res;
+	char			*cause;
+	int			 rc;
+	double			 secs;
+	char			 label[64];
+	atomic_int		 done;		/* jobs completed so far */
+	atomic_bool		 over;		/* returned */
+};
+
+struct simbatch {
+	struct sim		*m;
+	struct simtask		*t;
+	int			 n;
+	const char		*what;		/* "compare" */
+	struct timespec		 t0, last_line;
+	atomic_bool		 stop;		/* Ctrl-C: runs return at their next progress */
+	bool			 shown;
+};
+
+static bool
+task_progress(void *arg, const struct emu_progress *pr)
+{
+	struct simtask *t = arg;
+	struct simbatch *b = (struct simbatch *)t->m->batch;
+
+	atomic_store(&t->done, pr->done);
+	return !atomic_load(&b->stop);
+}
+
+static void
+task_run(void *arg, int i)
+{
+	struct simbatch *b = arg;
+	struct simtask *t = &b->t[i];
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t->rc = replay_run_hooked(&b->m->r, &t->p, t->run->mode, &b->m->ep,
+	    task_progress, t, NULL, t->res, &t->cause);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t->secs = elapsed(&t0, &t1);
+	if (t->rc == 0 && !t->keep_jobs) {
+		free(t->res->jobs);	/* 82,229 jobs a run: not kept for nothing */
+		t->res->jobs = NULL;
+	}
+	atomic_store(&t->over, true);
+}
+
+/* The main thread's look at the runs: the progress line, Ctrl-C. */
+static void
+batch_tick(void *arg)
+{
+	struct simbatch *b = arg;
+	const struct frontend *fe = b->m->ctx->sess->fe;
+	struct timespec now;
+	struct strbuf sb = STRBUF_INIT;
+	double secs, f = 0;
+	int i, over = 0, running = 0;
+
+	if (fe == NULL)
+		return;
+	if (fe->interrupted(fe))
+		atomic_store(&b->stop, true);
+	if (fe->progress == NULL)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = elapsed(&b->t0, &now);
+	if (elapsed(&b->last_line, &now) < 0.2)
+		return;
+	b->last_line = now;
+	for (i = 0; i < b->n; i++) {
+		int njobs = b->m->r.njobs;
+		if (atomic_load(&b->t[i].over)) {
+			over++;
+			f += 1;
+			continue;
+		}
+		if (atomic_load(&b->t[i].done) == 0)
+			continue;
+		f += njobs > 0 ? (double)atomic_load(&b->t[i].done) / njobs : 0;
+		strbuf_addf(&sb, "%s%s", running++ ? ", " : " (", b->t[i].label);
+	}
+	if (running > 0)
+		strbuf_adds(&sb, ")");
+	f /= b->n;
+	{
+		char line[240];
+		snprintf(line, sizeof line, "%s: %d/%d runs done%s, %.0f%% of the jobs, "
+		    "%.0f s%s", b->what, over, b->n, sb.buf, 100 * f, secs, eta(secs, f));
+		fe->progress(fe, line);
+	}
+	b->shown = true;
+	strbuf_release(&sb);
+}
+
+/*
+ * Run runs[0..n) into res[0..n), up to --parallel at once (threads: the
+ * runs are independent and deterministic, so the reports are those of
+ * one run after another). The notes of the wall times follow in order.
+ * On a failure: -1 with the first failed run's cause (res all released).
+ */
+static int
+sim_run_all(struct sim *m, const struct args *a, const char *what,
+    const struct simrun *runs, int n, bool keep_jobs, struct replay_result *res,
+    char **cause)
+{
+	const struct frontend *fe = m->ctx->sess->fe;
+	struct simbatch b;
+	int i, threads, rc = 0;
+
+	threads = sim_pool_threads(n);
+	if (args_has(a, "parallel")) {
+		threads = (int)args_strtonum(a, "parallel", 1, 64, cause);
+		if (*cause != NULL)
+			return cmd_usage_error(m->ctx);
+	}
+	memset(&b, 0, sizeof b);
+	b.m = m;
+	b.n = n;
+	b.what = what;
+	b.t = xcalloc((size_t)n, sizeof *b.t);
+	atomic_init(&b.stop, false);
+	m->batch = &b;
+	for (i = 0; i < n; i++) {
+		struct simtask *t = &b.t[i];
+		t->m = m;
+		t->run = &runs[i];
+		t->res = &res[i];
+		t->keep_jobs = keep_jobs;
+		atomic_init(&t->done, 0);
+		atomic_init(&t->over, false);
+		snprintf(t->label, sizeof t->label, "%s/%s", runs[i].ops->name,
+		    engine_mode_name(runs[i].mode));
+		if (policy_init(&t->p, runs[i].ops, &m->pp, cause) < 0) {
+			rc = cmd_usage_error(m->ctx);
+			break;
+		}
+		t->policy_ok = true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b.t0);
+	b.last_line = b.t0;
+	if (rc == 0 && sim_pool_run(n, threads, task_run, batch_tick, 200, &b) < 0) {
+		*cause = xstrdup("cannot start the runs' threads");
+		rc = -1;
+	}
+	if (b.shown && fe != NULL && fe->progress != NULL)
+		fe->progress(fe, NULL);
+	for (i = 0; i < n; i++) {
+		struct simtask *t = &b.t[i];
+		if (t->policy_ok)
+			policy_release(&t->p);
+		if (rc == 0 && t->rc < 0 && *cause == NULL) {
+			*cause = t->cause;
+			t->cause = NULL;
+			rc = -1;
+		}
+		free(t->cause);
+		if (rc == 0 && t->rc == 0) {
+			cmd_note(m->ctx, "%s: %d jobs, %lld events in %.2f s (%.0f jobs/s)",
+			    t->label, m->r.njobs, res[i].events, t->secs,
+			    m->r.njobs / fmax(t->secs, 1e-9));
+			speed_model_note(m, t->label, &res[i]);
+		}
+	}
+	if (rc < 0) {
+		if (fe != NULL && fe->interrupted(fe))
+			m->ctx->status = CMD_EXIT_INTR;
+		for (i = 0; i < n; i++)
+			if (b.t[i].policy_ok && b.t[i].rc == 0 && atomic_load(&b.t[i].over))
+				replay_result_release(&res[i]);
+	}
+	m->batch = NULL;
+	free(b.t);
+	return rc;
 }
 
 /* ---- output ---- */
@@ -1214,9 +1427,9 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 
 	if (sim_prepare(&m, ctx, a, "fifo,las,gittins,srtf", cause) < 0)
 		goto out;
-	for (done = 0; done < m.nruns; done++)
-		if (sim_run(&m, &m.runs[done], NULL, &res[done], cause) < 0)
-			goto out;
+	if (sim_run_all(&m, a, "compare", m.runs, m.nruns, false, res, cause) < 0)
+		goto out;
+	done = m.nruns;
 	t = table_create();
 	table_columns(t, compare_columns);
 	for (i = 0; i < m.nruns; i++) {
@@ -1351,9 +1564,9 @@ all_guaranteed(const struct job *jobs, int n)
 static int
 anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
-	struct replay_result shared, priv;
+	struct replay_result shared, priv, both[2];
 	struct anomaly_vc *an = NULL;
-	struct simrun prun;
+	struct simrun runs[2];
 	struct table *t = NULL;
 	struct json j;
 	struct sim m;
@@ -1381,13 +1594,14 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		cmd_usage_error(ctx);
 		goto out;
 	}
-	if (sim_run(&m, &m.runs[0], NULL, &shared, cause) < 0)
+	/* both at once: the shared run and the private one */
+	runs[0] = m.runs[0];
+	runs[1] = m.runs[0];
+	runs[1].mode = ENGINE_PRIVATE;
+	if (sim_run_all(&m, a, "anomaly", runs, 2, true, both, cause) < 0)
 		goto out;
-	ran = 1;
-	prun = m.runs[0];
-	prun.mode = ENGINE_PRIVATE;
-	if (sim_run(&m, &prun, NULL, &priv, cause) < 0)
-		goto out;
+	shared = both[0];
+	priv = both[1];
 	ran = 2;
 	an = xcalloc((size_t)m.s->nvcs + 1, sizeof *an);
 	anomaly_compute(m.s, shared.jobs, priv.jobs, m.r.njobs, window, an);
@@ -1499,7 +1713,9 @@ const struct cmd_entry cmd_replay_entry = {
 	    "then makespan, GPU "
 	    "utilization and the average fragmentation. --series writes a CSV time "
 	    "series (hourly). A progress line shows on a terminal for runs longer "
-	    "than a second.",
+	    "than a second, with an estimate of the time left; when stderr is "
+	    "not a terminal, a plain progress line every 5 s "
+	    "(CELLAR_PROGRESS_EVERY).",
 	.examples = (const char *const []){
 		"replay synth:200 --policy las",
 		"replay tests/fixtures/traces/tiresias-60_job.csv --spec specs/tiresias-n2g4.yaml "

@@ -41,8 +41,9 @@ struct frontend {
 	bool	(*sleep)(const struct frontend *fe, unsigned ms);
 	/* True once the user has asked to stop (Ctrl-C). */
 	bool	(*interrupted)(const struct frontend *fe);
-	/* Replace the transient progress line (NULL: erase it); shown only
-	   where someone can see it (stderr a terminal). */
+	/* Replace the transient progress line (NULL: erase it, the run is
+	   over): on a terminal as it comes; elsewhere (stderr a log) as a
+	   plain line every few seconds, so a long run is never silent. */
 	void	(*progress)(const struct frontend *fe, const char *line);
 	/*
 	 * Run the terminal dashboard on a model and view the dash command

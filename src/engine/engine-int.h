@@ -38,6 +38,7 @@ struct pchain {
 	struct bitset	 ub_clean[L1];	/* unbound, clean, parent bound */
 	long long	 owed[L1];	/* unbound non-pinned preassigned virtual cells */
 	long long	 nbad;		/* bad leaves in the chain */
+	int		 units[L1];	/* leaves under a cell of each level */
 	struct view	 t1;		/* idle healthy leaves on unreserved nodes */
 	struct view	 t2;		/* idle healthy leaves */
 };
@@ -94,6 +95,7 @@ struct engine {
 	unsigned char	*p_split;
 	unsigned char	*p_res;		/* node cells: reserved (keeps opportunistic off) */
 	int		*p_used;	/* leaves used by guaranteed jobs */
+	unsigned long long use_serial;	/* bumped at each change of p_used, p_opp, p_bad */
 	int		*p_opp;		/* leaves used by opportunistic jobs */
 	int		*p_bad;		/* bad leaves */
 	int		*p_job;		/* leaves: job id or -1 */

@@ -146,6 +146,7 @@ path_add(struct engine *e, int *arr, int leaf, int d)
 	int c;
 	bool was;
 
+	e->use_serial++;
 	for (c = leaf; c >= 0; c = e->s->cells[c].parent) {
 		was = p_clean(e, c);
 		arr[c] += d;

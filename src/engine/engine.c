@@ -232,6 +232,7 @@ pchain_init(struct engine *e, int chain)
 		bitset_init(&pc->fl_dirty[l], ch->level_count[l]);
 		bitset_init(&pc->ub_clean[l], ch->level_count[l]);
 		cap[l] = (int)spec_units(s, chain, l, 1);
+		pc->units[l] = cap[l];
 	}
 	pc->ncells = n;
 	lv = xcalloc((size_t)n, sizeof *lv);
@@ -1473,6 +1474,38 @@ engine_leaf(const struct engine *e, int c, int *job, int *vc, int *bad)
 	else
 		(void)inside_bound(e, c, vc);
 	*job = e->s->cells[c].nchild == 0 ? e->p_job[c] : -1;
+	*bad = e->p_bad[c];
+}
+
+unsigned long long
+engine_use_serial(const struct engine *e)
+{
+	return e->use_serial;
+}
+
+int
+engine_cell_vc(const struct engine *e, int c)
+{
+	int vc = -1;
+
+	if (e->p_vbind[c] >= 0)
+		return vv_of(e, e->p_vbind[c])->vc;
+	(void)inside_bound(e, c, &vc);
+	return vc;
+}
+
+int
+engine_leaf_job(const struct engine *e, int leaf)
+{
+	return e->s->cells[leaf].nchild == 0 ? e->p_job[leaf] : -1;
+}
+
+void
+engine_cell_use(const struct engine *e, int c, int *leaves, int *used, int *opp, int *bad)
+{
+	*leaves = e->pc[p_chain(e, c)].units[p_level(e, c)];
+	*used = e->p_used[c];
+	*opp = e->p_opp[c];
 	*bad = e->p_bad[c];
 }
 

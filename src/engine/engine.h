@@ -352,6 +352,20 @@ void	 engine_cell(const struct engine *e, int cell, struct engine_cell_info *inf
  * without the fields that cost (leaf counts, pins, doom): O(tree depth).
  */
 void	 engine_leaf(const struct engine *e, int leaf, int *job, int *vc, int *bad);
+/* A leaf's job only (engine_cell's job), O(1): the emulator's scans. */
+int	 engine_leaf_job(const struct engine *e, int leaf);
+/*
+ * A number that changes whenever any cell's used, opp or bad count does
+ * (engine_cell_use): a caller's cache of those counts is good while it
+ * stays the same. It may change when they end up as they were (a dry
+ * run, a refused adoption), never the other way.
+ */
+unsigned long long engine_use_serial(const struct engine *e);
+/* The VC a cell is bound to or inside (engine_cell's vc), -1. */
+int	 engine_cell_vc(const struct engine *e, int cell);
+/* A cell's counts only (engine_cell's leaves, used, opp, bad). */
+void	 engine_cell_use(const struct engine *e, int cell, int *leaves, int *used,
+	    int *opp, int *bad);
 
 struct engine_vc_usage {
 	/* Leaves (GPUs) of the VC's assignment, from its own view. */

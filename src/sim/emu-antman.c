@@ -118,6 +118,7 @@ emu_am_init(struct emu *m)
 	m->am_load = xcalloc((size_t)n + 1, sizeof *m->am_load);
 	m->am_dist = xcalloc((size_t)n + 1, sizeof *m->am_dist);
 	m->am_cand = xcalloc((size_t)n + 1, sizeof *m->am_cand);
+	m->am_gwait = xcalloc((size_t)s->nvcs + 1, sizeof *m->am_gwait);
 	cand_all(m);
 }
 
@@ -145,6 +146,8 @@ emu_am_free(struct emu *m)
 	free(m->am_cand);
 	free(m->am_wait);
 	free(m->am_dirty);
+	free(m->am_auto);
+	free(m->am_gwait);
 }
 
 /* ---- demand ---- */
@@ -259,8 +262,10 @@ emu_am_submit(struct emu *m, int job)
 {
 	int lo = 0, hi = m->nwait, mid;
 
-	if (m->jobs[job].klass == JOB_GUARANTEED)
+	if (m->jobs[job].klass == JOB_GUARANTEED) {
+		m->am_gwait[m->jobs[job].vc]++;
 		return;
+	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (wait_before(m, m->am_wait[mid], job))
@@ -275,6 +280,49 @@ emu_am_submit(struct emu *m, int job)
 	    sizeof *m->am_wait);
 	m->am_wait[lo] = job;
 	m->nwait++;
+}
+
+/* The first index of am_auto whose job is >= job. */
+static int
+auto_at(const struct emu *m, int job)
+{
+	int lo = 0, hi = m->nauto, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (m->am_auto[mid] < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A guest of class auto joins or leaves the upgrade candidates. */
+static void
+auto_add(struct emu *m, int job)
+{
+	int i = auto_at(m, job);
+
+	if (m->jobs[job].klass != JOB_AUTO || (i < m->nauto && m->am_auto[i] == job))
+		return;
+	XGROW(m->am_auto, m->auto_cap, (size_t)m->nauto + 1);
+	memmove(&m->am_auto[i + 1], &m->am_auto[i], (size_t)(m->nauto - i) *
+	    sizeof *m->am_auto);
+	m->am_auto[i] = job;
+	m->nauto++;
+}
+
+static void
+auto_remove(struct emu *m, int job)
+{
+	int i = auto_at(m, job);
+
+	if (i == m->nauto || m->am_auto[i] != job)
+		return;
+	memmove(&m->am_auto[i], &m->am_auto[i + 1], (size_t)(m->nauto - i - 1) *
+	    sizeof *m->am_auto);
+	m->nauto--;
 }
 
 /* ---- joining and leaving GPUs ---- */
@@ -306,6 +354,8 @@ emu_am_start(struct emu *m, int job)
 	struct ejob_state *x = &m->js[job];
 	const struct job *j = &m->jobs[job];
 
+	if (j->klass == JOB_GUARANTEED)
+		m->am_gwait[j->vc]--;	/* it was pending: started */
 	if (!engine_job(m->e, j->engine_id, &info))
 		return;
 	set_gpus(m, job, info.leaves, info.nleaves);
@@ -343,6 +393,8 @@ am_detach(struct emu *m, int job)
 			guest_remove(&m->gpu[x->gpus[i]], job);
 		gpu_dirty(m, x->gpus[i]);
 	}
+	if (x->am)
+		auto_remove(m, job);
 	m->am_busy -= x->c_busy;
 	m->am_host -= x->c_host;
 	m->am_lost -= x->c_lost;
@@ -729,6 +781,44 @@ select_gpus(int *cand, int nc, int want, const double *load, const int *gdist,
 	}
 }
 
+/*
+ * A floor under the cost place() would find on node for `want` GPUs: the
+ * sum of the `want` smallest SM uses now among its candidate GPUs not
+ * taken, summed in increasing order as select_gpus sums loads. A GPU's
+ * load is never below its use now (load_of), the eligible GPUs are among
+ * these, and rounded sums keep the order of their terms, so a node whose
+ * floor exceeds the best cost so far cannot win or tie: place() skips it
+ * without the exp, the engine and the memory test per GPU. INFINITY when
+ * fewer than `want` (then no GPU set fits there either).
+ */
+static double
+node_floor(const struct emu *m, int node, int want, unsigned st)
+{
+	double u[64], sum = 0, t;
+	int i, k, n = 0;
+
+	for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
+		int g = m->node_gpu[i];
+		if (!m->gpu[g].cand || m->am_taken[g] == st)
+			continue;
+		if (n == 64)
+			return 0;	/* a node this big: no floor */
+		u[n++] = m->gpu[g].util_now;
+	}
+	if (n < want)
+		return INFINITY;
+	for (k = 0; k < want; k++) {
+		for (i = k + 1; i < n; i++)
+			if (u[i] < u[k]) {
+				t = u[k];
+				u[k] = u[i];
+				u[i] = t;
+			}
+		sum += u[k];
+	}
+	return sum;
+}
+
 /* A new stamp for place()'s scratch (all stale after a wrap). */
 static unsigned
 stamp(struct emu *m)
@@ -747,8 +837,9 @@ stamp(struct emu *m)
  * (AntMan's least-loaded rule first; among equals, GPUs the VC could bind
  * let a later upgrade happen in place), then the lowest node; those GPUs.
  * Only cand GPUs of nodes with enough of them are looked at (the index:
- * the others are not eligible). Returns the number of GPUs (leaves in
- * out), 0 if none fit.
+ * the others are not eligible), and not those of a node whose floor
+ * (node_floor) is above the best cost found. Returns the number of GPUs
+ * (leaves in out), 0 if none fit.
  */
 static int
 place(struct emu *m, int job, int *out)
@@ -769,7 +860,8 @@ place(struct emu *m, int job, int *out)
 			double best_cost = INFINITY;
 			long best_dist = 0;
 			for (node = 0; node < s->nnodes; node++) {
-				if (m->node_cand[node] < want)
+				if (m->node_cand[node] < want || (best >= 0 &&
+				    node_floor(m, node, want, st) > best_cost))
 					continue;
 				nc = 0;
 				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
@@ -936,6 +1028,31 @@ emu_am_check(struct emu *m, char *why, size_t len)
 			rc = -1;
 		}
 	free(count);
+	/* upgrades()'s lists against a walk of every job */
+	count = xcalloc((size_t)m->s->nvcs + 1, sizeof *count);
+	for (i = 0, na = 0; i < m->njobs && rc == 0; i++) {
+		const struct job *j = &m->jobs[i];
+		if (j->state == JOB_PENDING && j->klass == JOB_GUARANTEED && j->submit <= m->horizon)
+			count[j->vc]++;
+		if (!m->js[i].am || j->klass != JOB_AUTO)
+			continue;
+		if (na >= m->nauto || m->am_auto[na] != i) {
+			bufprintf(why, len, "job '%s': an auto guest, not listed as %d", j->name, na);
+			rc = -1;
+		}
+		na++;
+	}
+	if (rc == 0 && na != m->nauto) {
+		bufprintf(why, len, "%d auto guests listed, %d running", m->nauto, na);
+		rc = -1;
+	}
+	for (i = 0; i < m->s->nvcs && rc == 0; i++)
+		if (count[i] != m->am_gwait[i]) {
+			bufprintf(why, len, "vc '%s': %d guaranteed jobs waiting, counted %d",
+			    m->s->vcs[i].name, count[i], m->am_gwait[i]);
+			rc = -1;
+		}
+	free(count);
 	a = xcalloc((size_t)m->ngpu + 1, sizeof *a);
 	b = xcalloc((size_t)m->ngpu + 1, sizeof *b);
 	/* every pending job, as if it were placed now */
@@ -1001,6 +1118,7 @@ guest_start(struct emu *m, int job, const int *leaves, int n)
 	x->costs += restore;
 	set_gpus(m, job, leaves, n);
 	x->am = true;
+	auto_add(m, job);
 	x->alone = md != NULL ? md->speed[emu_locality(m->s, leaves, n)] : 1;
 	x->factor = x->share = 1;
 	x->speed = x->alone;
@@ -1077,8 +1195,65 @@ emu_am_place(void *arg, int job, const struct engine_req *r)
 	return id;
 }
 
-/* An auto guest gets cells of its own: guaranteed from now on. */
+/*
+ * Debug builds try what upgrades() skips and stop if it would have
+ * worked: the skip must change nothing but the work.
+ */
 static void
+check_fails(struct emu *m, int job)
+{
+#ifdef CELLAR_DEBUG
+	struct sched_action *acts = NULL;
+	int nacts = 0, cap = 0;
+
+	if (sched_start_now(m->sch, job, &acts, &nacts, &cap))
+		fatal("emu: upgrade of '%s' skipped, but it fits", m->jobs[job].name);
+	free(acts);
+#else
+	(void)m;
+	(void)job;
+#endif
+}
+
+/*
+ * What a failed upgrade attempt depends on besides the engine: the
+ * request the scheduler makes of it (VC, class, shape, leaf type, soft
+ * affinity). A second guest with the same within one upgrades() pass,
+ * with no upgrade between, fails the same way (its in-place try needs
+ * a cell of the same level in the same VC view), so it is not asked.
+ */
+struct am_try {
+	int			 vc, klass, leaf_type, nmembers;
+	bool			 soft;
+	struct engine_member	 members[ENGINE_MAX_MEMBERS];
+	enum job_reason		 reason;	/* the one the failure gave */
+};
+
+static void
+try_of(const struct emu *m, int job, struct am_try *t)
+{
+	const struct job *j = &m->jobs[job];
+	struct policy_key key;
+
+	memset(t, 0, sizeof *t);
+	sched_job_key(m->sch, job, &key, &t->klass);
+	t->vc = j->vc;
+	t->leaf_type = j->leaf_type;
+	t->soft = j->soft_affinity;
+	t->nmembers = j->nmembers;
+	memcpy(t->members, j->members, (size_t)j->nmembers * sizeof *t->members);
+}
+
+static bool
+try_same(const struct am_try *a, const struct am_try *b)
+{
+	return a->vc == b->vc && a->klass == b->klass && a->leaf_type == b->leaf_type &&
+	    a->soft == b->soft && a->nmembers == b->nmembers &&
+	    memcmp(a->members, b->members, (size_t)a->nmembers * sizeof *a->members) == 0;
+}
+
+/* An auto guest gets cells of its own: guaranteed from now on. */
+static bool
 upgrade(struct emu *m, int job)
 {
 	struct sched_action *acts = NULL;
@@ -1091,7 +1266,7 @@ upgrade(struct emu *m, int job)
 
 	if (!sched_start_now(m->sch, job, &acts, &nacts, &cap)) {
 		free(acts);
-		return;
+		return false;
 	}
 	for (k = 0; k < nacts; k++)
 		if (acts[k].kind == SCHED_PREEMPT)
@@ -1124,25 +1299,35 @@ upgrade(struct emu *m, int job)
 	}
 	x->alone = emu_job_speed(m, j);
 	emu_set_speed(m, job, 1, 1);
+	return true;
 }
 
-/* Upgrade auto guests of VCs with quota free and no guaranteed job waiting. */
+/*
+ * Upgrade auto guests of VCs with quota free and no guaranteed job
+ * waiting, in job id order. The candidates are am_auto and the waiting
+ * counts am_gwait (a walk of every job per departure made AntMan's full
+ * Philly replay quadratic); an upgrade takes its job out of am_auto, so
+ * the walk goes by the next id above the last one visited.
+ */
 static void
 upgrades(struct emu *m)
 {
-	int *waiting = xcalloc((size_t)m->s->nvcs + 1, sizeof *waiting), i;
+	int *waiting = xcalloc((size_t)m->s->nvcs + 1, sizeof *waiting), i, at;
 	/* each VC's free quota, asked once until an upgrade changes the engine */
 	long long *vfree = xcalloc((size_t)m->s->nvcs + 1, sizeof *vfree);
 	bool *known = xcalloc((size_t)m->s->nvcs + 1, sizeof *known);
 	struct engine_vc_usage u;
+	const struct job *j;
+	struct am_try *failed = NULL, t;
+	int nfailed = 0, k;
+	size_t fcap = 0;
 
-	for (i = 0; i < m->njobs; i++)
-		if (m->jobs[i].state == JOB_PENDING && m->jobs[i].klass == JOB_GUARANTEED &&
-		    m->jobs[i].submit <= m->now)
-			waiting[m->jobs[i].vc]++;
-	for (i = 0; i < m->njobs; i++) {
-		const struct job *j = &m->jobs[i];
-		if (!m->js[i].am || j->klass != JOB_AUTO || waiting[j->vc] > 0)
+	/* as they are now: preempted victims are not pending until requeued */
+	memcpy(waiting, m->am_gwait, (size_t)m->s->nvcs * sizeof *waiting);
+	for (at = 0; at < m->nauto; at = auto_at(m, i + 1)) {
+		i = m->am_auto[at];
+		j = &m->jobs[i];
+		if (waiting[j->vc] > 0)
 			continue;
 		if (!known[j->vc]) {
 			engine_vc_usage(m->e, j->vc, &u);
@@ -1151,10 +1336,30 @@ upgrades(struct emu *m)
 		}
 		if (vfree[j->vc] < j->gpus)
 			continue;
-		upgrade(m, i);
+		try_of(m, i, &t);
+		for (k = 0; k < nfailed && !try_same(&failed[k], &t); k++)
+			;
+		if (k < nfailed) {
+			/* the reason its own attempt would give it */
+			if (m->jobs[i].reason != failed[k].reason) {
+				m->jobs[i].reason = failed[k].reason;
+				emu_mark(m, i);
+			}
+			check_fails(m, i);
+			m->am_skips++;
+			continue;
+		}
+		if (!upgrade(m, i)) {
+			t.reason = m->jobs[i].reason;
+			XGROW(failed, fcap, (size_t)nfailed + 1);
+			failed[nfailed++] = t;
+			continue;
+		}
 		replan(m);
 		memset(known, 0, (size_t)m->s->nvcs * sizeof *known);
+		nfailed = 0;	/* the engine changed */
 	}
+	free(failed);
 	free(waiting);
 	free(vfree);
 	free(known);
@@ -1223,6 +1428,7 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 		}
 		if (!x->am)
 			continue;
+		auto_add(m, i);
 		for (k = 0; k < x->ngpus; k++) {
 			struct agpu *a = &m->gpu[x->gpus[k]];
 			int q;

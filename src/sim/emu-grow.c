@@ -143,6 +143,7 @@ el_move(struct emu *m, int job, const int *add, int nadd, int drop)
 	np -= drop;
 	nl = pf[np];
 	rc = engine_move(m->e, m->jobs[job].engine_id, pf, np, lv, nl, why, sizeof why);
+	emu_mg_moved(m, job);
 	free(pf);
 	free(lv);
 	return rc;

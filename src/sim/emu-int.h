@@ -205,6 +205,23 @@ struct emu {
 	size_t			 mg_nodes_cap;
 	unsigned char		*mg_flag;
 	int			*mg_cnt;
+	/* the engine ids multi-GPU jobs got (sorted; stale ones dropped as
+	   found), so locality moves look at those only; derived, never
+	   saved: mg_multi_ok is false until filled from the engine */
+	int			*mg_multi;
+	int			 nmg_multi;
+	size_t			 mg_multi_cap;
+	bool			 mg_multi_ok;
+	/* per job: its locality and the best its GPU count could have, as
+	   cur * 16 + best, or -1 when its cells changed since (derived) */
+	int			*mg_loc;
+	/* defrag's per-node counts (node_use), good while the engine's use
+	   serial is mg_serial (derived: mg_use_ok false until filled) */
+	bool			 mg_use_ok;
+	unsigned long long	 mg_serial;
+	unsigned char		*mg_busy;
+	int			*mg_free;
+	unsigned char		*mg_other;	/* opportunistic or bad leaves */
 
 	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
 	bool			 am_on;
@@ -222,6 +239,13 @@ struct emu {
 	int			*am_wait;	/* pending non-guaranteed jobs, (submit, id) */
 	int			 nwait;
 	size_t			 wait_cap;
+	/* what upgrades() asks at every departure, kept instead of a walk
+	   of every job: the guests of class auto, by job id, and per VC
+	   the pending guaranteed-class jobs that have arrived */
+	int			*am_auto;
+	int			 nauto;
+	size_t			 auto_cap;
+	int			*am_gwait;
 	int			*am_dirty;	/* GPUs marked dirty this tick */
 	int			 ndirty_gpu;
 	size_t			 dirty_gpu_cap;
@@ -236,6 +260,7 @@ struct emu {
 	long long		 am_done;	/* guests that completed */
 	long long		 am_upgrades, am_ooms, am_guests;
 	long long		 am_moved;	/* upgrades that migrated */
+	long long		 am_skips;	/* upgrade attempts known to fail (not saved) */
 
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */
@@ -305,6 +330,10 @@ void		 emu_mg_init(struct emu *m);
 void		 emu_mg_free(struct emu *m);
 /* Job is about to release its cells: its nodes count as freed this tick. */
 void		 emu_mg_note(struct emu *m, int job);
+/* Job got cells (started, or a guest promoted): a locality candidate. */
+void		 emu_mg_started(struct emu *m, int job);
+/* Job's cells changed (grown, shrunk): its locality is to be read again. */
+void		 emu_mg_moved(struct emu *m, int job);
 /* Locality moves and a due defragmentation; true when a job moved. */
 bool		 emu_mg_tick(struct emu *m);
 

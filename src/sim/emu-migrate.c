@@ -42,11 +42,21 @@ emu_mg_init(struct emu *m)
 		return;
 	m->mg_flag = xcalloc((size_t)m->s->nnodes + 1, 1);
 	m->mg_cnt = xcalloc((size_t)m->s->ncells + 1, sizeof *m->mg_cnt);
+	m->mg_loc = xcalloc((size_t)m->njobs + 1, sizeof *m->mg_loc);
+	m->mg_busy = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg_other = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg_free = xcalloc((size_t)m->s->nnodes + 1, sizeof *m->mg_free);
+	memset(m->mg_loc, -1, (size_t)m->njobs * sizeof *m->mg_loc);
 }
 
 void
 emu_mg_free(struct emu *m)
 {
+	free(m->mg_multi);
+	free(m->mg_loc);
+	free(m->mg_busy);
+	free(m->mg_other);
+	free(m->mg_free);
 	free(m->mg_nodes);
 	free(m->mg_flag);
 	free(m->mg_cnt);
@@ -70,6 +80,69 @@ emu_mg_note(struct emu *m, int job)
 		XGROW(m->mg_nodes, m->mg_nodes_cap, (size_t)m->nmg_nodes + 1);
 		m->mg_nodes[m->nmg_nodes++] = node;
 	}
+}
+
+/* Add engine id eid to the locality candidates, kept sorted and unique. */
+static void
+multi_add(struct emu *m, int eid)
+{
+	int lo = 0, hi = m->nmg_multi, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (m->mg_multi[mid] < eid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nmg_multi && m->mg_multi[lo] == eid)
+		return;
+	XGROW(m->mg_multi, m->mg_multi_cap, (size_t)m->nmg_multi + 1);
+	memmove(&m->mg_multi[lo + 1], &m->mg_multi[lo], (size_t)(m->nmg_multi - lo) *
+	    sizeof *m->mg_multi);
+	m->mg_multi[lo] = eid;
+	m->nmg_multi++;
+}
+
+void
+emu_mg_moved(struct emu *m, int job)
+{
+	if (m->mg_on)
+		m->mg_loc[job] = -1;
+}
+
+void
+emu_mg_started(struct emu *m, int job)
+{
+	emu_mg_moved(m, job);
+	if (m->mg_on && m->mg_multi_ok && m->jobs[job].gpus >= 2 &&
+	    m->jobs[job].engine_id >= 0)
+		multi_add(m, m->jobs[job].engine_id);
+}
+
+/*
+ * The locality candidates: every engine id a job of two GPUs or more
+ * holds. A job of one GPU spans two only when grown, and a grown job
+ * does not move (movable), so it is no candidate.
+ */
+static void
+multi_refresh(struct emu *m)
+{
+	int lim = engine_job_limit(m->e), eid, job, n = 0, i;
+
+	if (!m->mg_multi_ok) {
+		m->nmg_multi = 0;
+		for (eid = 0; eid < lim; eid++)
+			if ((job = sched_job_of(m->sch, eid)) >= 0 && m->jobs[job].gpus >= 2)
+				multi_add(m, eid);
+		m->mg_multi_ok = true;
+	}
+	for (i = 0; i < m->nmg_multi; i++) {
+		eid = m->mg_multi[i];
+		if ((job = sched_job_of(m->sch, eid)) >= 0 && m->jobs[job].gpus >= 2)
+			m->mg_multi[n++] = eid;
+	}
+	m->nmg_multi = n;
 }
 
 /* A free leaf the job's VC may take (the engine has the last word). */
@@ -203,6 +276,7 @@ move_to(struct emu *m, int job, const int *pod_first, int npods, const int *leav
 
 	emu_account(m, job);	/* its progress so far: changes its state */
 	emu_mark(m, job);
+	emu_mg_moved(m, job);
 	return engine_move(m->e, m->jobs[job].engine_id, pod_first, npods, leaves,
 	    nleaves, why, sizeof why) == 0;
 }
@@ -261,12 +335,16 @@ locality(struct emu *m)
 {
 	struct engine_job_info in;
 	struct pl p;
-	int lim = engine_job_limit(m->e), eid, job, k, cur, loc, best, bestloc;
+	int eid, job, k, cur, loc, best, bestloc, i;
 	int *out = NULL, *keep = NULL;
 	size_t cap = 0;
 	bool any = false;
 
-	for (eid = 0; eid < lim; eid++) {
+	/* in engine id order, as a walk of every engine job would go (moves
+	   keep a job's id, so the list holds still during the walk) */
+	multi_refresh(m);
+	for (i = 0; i < m->nmg_multi; i++) {
+		eid = m->mg_multi[i];
 		if (!engine_job(m->e, eid, &in) || in.nleaves < 2 ||
 		    (job = sched_job_of(m->sch, eid)) < 0 || !movable(m, job, &in))
 			continue;
@@ -275,9 +353,13 @@ locality(struct emu *m)
 			out = xrealloc(out, cap * sizeof *out);
 			keep = xrealloc(keep, cap * sizeof *keep);
 		}
-		/* only jobs one node could hold more compactly */
-		cur = (int)emu_locality(m->s, in.leaves, in.nleaves);
-		loc = best_loc(m, in.leaves[0], in.nleaves, out);
+		/* only jobs one node could hold more compactly (both
+		   localities kept until its cells change) */
+		if (m->mg_loc[job] < 0)
+			m->mg_loc[job] = (int)emu_locality(m->s, in.leaves, in.nleaves) * 16 +
+			    best_loc(m, in.leaves[0], in.nleaves, out);
+		cur = m->mg_loc[job] / 16;
+		loc = m->mg_loc[job] % 16;
 		if (cur <= loc || loc >= LOC_RACK)
 			continue;
 		best = -1;
@@ -311,30 +393,51 @@ static void
 node_use(const struct emu *m, int node, int *leaves, int *used, int *other)
 {
 	const struct spec_node *sn = &m->s->nodes[node];
-	struct engine_cell_info ci;
-	int k;
+	int k, l, u, opp, bad;
 
 	*leaves = *used = *other = 0;
 	for (k = 0; k < sn->ncells; k++) {
-		engine_cell(m->e, sn->cells[k], &ci);
-		*leaves += ci.leaves;
-		*used += ci.used;
-		*other += ci.opp + ci.bad;
+		engine_cell_use(m->e, sn->cells[k], &l, &u, &opp, &bad);
+		*leaves += l;
+		*used += u;
+		*other += opp + bad;
 	}
+}
+
+/*
+ * The VC node's cell in chain is bound to, or inside a cell bound to; -1
+ * if none (or no such cell). Its leaves are that VC's: no other VC's job
+ * can move there (leaf_free), so a pass asks this before fit(). Cached
+ * in nvc for the pass (-2: not asked yet; moves bind no other VC).
+ */
+static int
+node_vc(const struct emu *m, int node, int chain, int *nvc)
+{
+	const struct spec_node *sn = &m->s->nodes[node];
+	int k;
+
+	if (nvc[node] != -2)
+		return nvc[node];
+	nvc[node] = -1;
+	for (k = 0; k < sn->ncells; k++)
+		if (m->s->cells[sn->cells[k]].chain == chain)
+			nvc[node] = engine_cell_vc(m->e, sn->cells[k]);
+	return nvc[node];
 }
 
 /*
  * Empty node: move every job on it, or none. busy: nodes with a
  * guaranteed job; freec: their free leaves at the pass's start, an upper
- * bound of what fit() finds (moves only take leaves), to skip nodes fast.
+ * bound of what fit() finds (moves only take leaves), to skip nodes fast;
+ * nvc: node_vc's cache.
  */
 static bool
-empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec)
+empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec, int *nvc)
 {
 	const struct spec_node *sn = &m->s->nodes[node];
 	struct engine_job_info in;
 	struct pl *pl = NULL;
-	int npl = 0, k, c, i, t, eid, job, n, bestn, lv, lvc, lbad;
+	int npl = 0, k, c, i, t, eid, job, n, bestn, lv;
 	size_t cap = 0;
 	int *out = NULL, *keep = NULL;
 	bool ok = true;
@@ -350,8 +453,7 @@ empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec)
 					stack[top++] = m->s->cells[c].first_child + i;
 				continue;
 			}
-			engine_leaf(m->e, c, &eid, &lvc, &lbad);
-			if (eid < 0)
+			if ((eid = engine_leaf_job(m->e, c)) < 0)
 				continue;
 			job = sched_job_of(m->sch, eid);
 			for (i = 0; i < npl && pl[i].job != job; i++)
@@ -381,6 +483,8 @@ empty_node(struct emu *m, int node, const unsigned char *busy, const int *freec)
 		bestn = -1;
 		for (t = 0, lv = INT32_MAX; t < m->s->nnodes; t++) {
 			if (t == node || !busy[t] || freec[t] < p->nleaves)
+				continue;
+			if ((c = node_vc(m, t, in.chain, nvc)) >= 0 && c != in.vc)
 				continue;
 			if ((n = fit(m, t, in.chain, in.vc, p->nleaves, out)) == 0 || n >= lv ||
 			    (int)emu_locality(m->s, out, p->nleaves) > cur)
@@ -417,25 +521,35 @@ static bool
 defrag(struct emu *m)
 {
 	double every = m->par.defrag_every;
-	unsigned char *busy, *grouped;
+	unsigned char *busy = m->mg_busy, *grouped;
 	int *order, n = 0, i, k, leaves, used, other, tries;
-	int *freec;
+	int *freec = m->mg_free, *nvc;
 	bool done = false;
 
 	if (!(every > 0) || !(floor(m->now / every) > floor(m->horizon / every)))
 		return false;
-	busy = xcalloc((size_t)m->s->nnodes + 1, 1);
+	/* the nodes' counts: read again only when the engine's changed (a
+	   pass a minute, most of them on an unchanged cluster) */
+	if (!m->mg_use_ok || m->mg_serial != engine_use_serial(m->e)) {
+		for (i = 0; i < m->s->nnodes; i++) {
+			node_use(m, i, &leaves, &used, &other);
+			busy[i] = used > 0;
+			freec[i] = leaves - used - other;
+			m->mg_other[i] = other > 0;
+		}
+		m->mg_serial = engine_use_serial(m->e);
+		m->mg_use_ok = true;
+	}
 	grouped = xcalloc((size_t)m->s->nnodes + 1, 1);
 	order = xcalloc((size_t)m->s->nnodes + 1, sizeof *order);
-	freec = xcalloc((size_t)m->s->nnodes + 1, sizeof *freec);
+	nvc = xcalloc((size_t)m->s->nnodes + 1, sizeof *nvc);
+	for (i = 0; i < m->s->nnodes; i++)
+		nvc[i] = -2;
 	for (i = 0; i < m->ngrp; i++)
 		if (m->grp[i].nmb > 0 && m->grp[i].node >= 0)
 			grouped[m->grp[i].node] = 1;
 	for (i = 0; i < m->s->nnodes; i++) {
-		node_use(m, i, &leaves, &used, &other);
-		busy[i] = used > 0;
-		freec[i] = leaves - used - other;
-		if (used > 0 && other == 0 && freec[i] > 0 && !grouped[i]) {
+		if (busy[i] && !m->mg_other[i] && freec[i] > 0 && !grouped[i]) {
 			/* by free leaves, most first, then by index */
 			for (k = n; k > 0 && freec[order[k - 1]] < freec[i]; k--)
 				order[k] = order[k - 1];
@@ -444,11 +558,10 @@ defrag(struct emu *m)
 		}
 	}
 	for (tries = 0; tries < n && tries < MG_TRIES && !done; tries++)
-		done = empty_node(m, order[tries], busy, freec);
-	free(busy);
+		done = empty_node(m, order[tries], busy, freec, nvc);
+	free(nvc);
 	free(grouped);
 	free(order);
-	free(freec);
 	return done;
 }
 

@@ -486,6 +486,7 @@ start(struct emu *m, int job)
 	plan_running(m, job);
 	journal(m, REC_START, job, -1, detail_nodes(m, j));
 	mark(m, job);
+	emu_mg_started(m, job);
 	group_join(m, job);
 	if (m->am_on)
 		emu_am_start(m, job);
@@ -914,6 +915,7 @@ promote(struct emu *m, int job, int gi)
 
 	x->guest = false;
 	emu_el_start(m, job);	/* cells of its own: elastic from now on */
+	emu_mg_started(m, job);
 	if (host_node(m, j) == m->grp[gi].node) {
 		x->alone = job_speed(m, j);
 		mark(m, job);
@@ -1014,26 +1016,38 @@ oversubscribe(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
-	int *slots, *members, i, node, best = -1, gi, host = -1, off;
+	int *slots, *members, *hosts, nhosts = 0, i, k, node, best = -1, gi, host = -1, off;
+	int lim = engine_job_limit(m->e);
 
 	if (j->state != JOB_PENDING || j->klass == JOB_OPPORTUNISTIC ||
 	    j->nmembers != 1 || j->members[0].pods != 1 || m->par.height < 2)
 		return;
 	slots = xcalloc((size_t)m->s->nnodes + 1, sizeof *slots);
 	members = xcalloc((size_t)m->s->nnodes + 1, sizeof *members);
-	for (i = 0; i < m->njobs; i++) {
-		const struct job *h = &m->jobs[i];
-		if (!job_holds_cells(h) || h->vc != j->vc || h->gpus != j->gpus)
+	hosts = xcalloc((size_t)lim + 1, sizeof *hosts);
+	/* the jobs holding cells are the engine's, the guests the groups'
+	   (a walk of every job at each arrival that got no cells was
+	   quadratic); hosts by job id, the order they join a new group in */
+	for (i = 0; i < lim; i++) {
+		const struct job *h;
+		if ((k = sched_job_of(m->sch, i)) < 0 || m->js[k].guest)
 			continue;
-		if (m->js[i].guest) {
-			members[m->grp[m->js[i].grp].node]++;
-			continue;
-		}
-		if ((node = host_node(m, h)) < 0)
+		h = &m->jobs[k];
+		if (!job_holds_cells(h) || h->vc != j->vc || h->gpus != j->gpus ||
+		    (node = host_node(m, h)) < 0)
 			continue;
 		slots[node]++;
 		members[node]++;
+		hosts[nhosts++] = k;
 	}
+	for (i = 0; i < m->ngrp; i++)
+		for (k = 0; k < m->grp[i].nmb; k++) {
+			const struct job *h = &m->jobs[m->grp[i].mb[k]];
+			if (m->js[m->grp[i].mb[k]].guest && job_holds_cells(h) &&
+			    h->vc == j->vc && h->gpus == j->gpus)
+				members[m->grp[i].node]++;
+		}
+	qsort(hosts, (size_t)nhosts, sizeof *hosts, cmp_int);
 	for (i = 0; i < m->s->nnodes; i++) {
 		if (slots[i] == 0 || members[i] + 1 > (long long)m->par.height * slots[i])
 			continue;
@@ -1043,14 +1057,15 @@ oversubscribe(struct emu *m, int job)
 	}
 	free(slots);
 	free(members);
-	if (best < 0)
+	if (best < 0) {
+		free(hosts);
 		return;
+	}
 	if ((gi = group_find(m, best, j->vc, j->gpus)) < 0) {
 		gi = group_new(m, best, j->vc, j->gpus);
-		for (i = 0; i < m->njobs; i++) {
-			const struct job *h = &m->jobs[i];
-			if (job_holds_cells(h) && !m->js[i].guest && h->vc == j->vc &&
-			    h->gpus == j->gpus && host_node(m, h) == best) {
+		for (k = 0; k < nhosts; k++) {
+			i = hosts[k];
+			if (host_node(m, &m->jobs[i]) == best) {
 				m->js[i].grp = gi;
 				m->js[i].rr = ++m->rr_back;
 				emu_group_insert(&m->grp[gi], i);
@@ -1058,6 +1073,7 @@ oversubscribe(struct emu *m, int job)
 			}
 		}
 	}
+	free(hosts);
 	host = m->grp[gi].mb[0];
 	sched_take(m->sch, job);
 	apply(m, job, JOB_EV_START);
@@ -1089,15 +1105,14 @@ static bool
 idle_leaves(const struct emu *m, int c, int g, int *out)
 {
 	const struct spec_cell *sc = &m->s->cells[c];
-	struct engine_cell_info ci;
-	int k, n, stack[64], top = 0, x;
+	int k, n, stack[64], top = 0, x, leaves, used, opp, bad;
 
-	engine_cell(m->e, c, &ci);
-	if (ci.leaves - ci.used - ci.opp - ci.bad < g)
+	engine_cell_use(m->e, c, &leaves, &used, &opp, &bad);
+	if (leaves - used - opp - bad < g)
 		return false;
 	if (sc->first_child >= 0) {
-		engine_cell(m->e, sc->first_child, &ci);
-		if (ci.leaves >= g) {
+		engine_cell_use(m->e, sc->first_child, &leaves, &used, &opp, &bad);
+		if (leaves >= g) {
 			for (k = 0; k < sc->nchild; k++)
 				if (idle_leaves(m, sc->first_child + k, g, out))
 					return true;
@@ -1110,8 +1125,8 @@ idle_leaves(const struct emu *m, int c, int g, int *out)
 	while (top > 0 && n < g) {
 		x = stack[--top];
 		if (m->s->cells[x].first_child < 0) {
-			engine_cell(m->e, x, &ci);
-			if (ci.used == 0 && ci.opp == 0 && ci.bad == 0)
+			engine_cell_use(m->e, x, &leaves, &used, &opp, &bad);
+			if (used == 0 && opp == 0 && bad == 0)
 				out[n++] = x;
 			continue;
 		}
@@ -1146,9 +1161,8 @@ a1_cmp(const void *pa, const void *pb)
 static int
 a1_tier(const struct emu *m, int c, int g)
 {
-	struct engine_cell_info ci;
 	struct engine_job_info info;
-	int stack[64], top = 0, x, k, tier = 2;
+	int stack[64], top = 0, x, k, tier = 2, job;
 
 	stack[top++] = c;
 	while (top > 0) {
@@ -1158,14 +1172,45 @@ a1_tier(const struct emu *m, int c, int g)
 				stack[top++] = m->s->cells[x].first_child + k;
 			continue;
 		}
-		engine_cell(m->e, x, &ci);
-		if (ci.job < 0 || !engine_job(m->e, ci.job, &info) || info.npods == 0)
+		job = engine_leaf_job(m->e, x);
+		if (job < 0 || !engine_job(m->e, job, &info) || info.npods == 0)
 			continue;
 		if (info.nleaves / info.npods != g)
 			return 3;
 		tier = 1;
 	}
 	return tier;
+}
+
+/*
+ * The node-level cells under c that Algorithm 1 may choose, into out:
+ * g idle leaves, not bound (or inside a cell bound) to another VC. A
+ * cell above nodes with fewer idle leaves, or bound to another VC, has
+ * no such node below it (counts add up the tree; a VC's cells hold only
+ * its own bindings), so the walk skips it whole: a rack at a time, not
+ * a node at a time. Returns how many.
+ */
+static int
+a1_collect(const struct emu *m, int c, const struct engine_req *r, int g,
+    const long long *guests, struct a1_cand *out)
+{
+	const struct spec_cell *sc = &m->s->cells[c];
+	int nl, used, opp, bad, vc, k, n = 0;
+
+	engine_cell_use(m->e, c, &nl, &used, &opp, &bad);
+	if (nl - used - opp - bad < g ||
+	    ((vc = engine_cell_vc(m->e, c)) >= 0 && vc != r->vc))
+		return 0;
+	if (sc->level > m->s->chains[sc->chain].node_level) {
+		for (k = 0; k < sc->nchild; k++)
+			n += a1_collect(m, sc->first_child + k, r, g, guests, out + n);
+		return n;
+	}
+	out->cell = c;
+	out->tier = used + opp == 0 ? 2 : a1_tier(m, c, g);
+	out->busy = used + opp + guests[sc->node];
+	out->gpus = nl;
+	return 1;
 }
 
 /*
@@ -1183,13 +1228,16 @@ a1_tier(const struct emu *m, int c, int g)
  * VC (engine_adopt) or refuses them (outside the VC's cells, over quota,
  * unsafe: HiveD's rules stand), and the next candidate is tried; when none
  * is accepted the engine places the job its own way (returns -1).
+ * A node bound, or inside a cell bound, to another VC is no candidate:
+ * the engine would refuse it (a VC's guaranteed jobs stay in its cells),
+ * and computing tiers for the whole cluster at every start was most of
+ * a Gandiva replay's time.
  */
 static int
 gandiva_place(void *arg, int job, const struct engine_req *r)
 {
 	struct emu *m = arg;
 	struct a1_cand *cand;
-	struct engine_cell_info ci;
 	char why[256];
 	int *leaves, pf[2], n = 0, i, k, g, id = -1;
 	long long *guests;
@@ -1204,26 +1252,32 @@ gandiva_place(void *arg, int job, const struct engine_req *r)
 		for (k = 0; k < m->grp[i].nmb; k++)
 			if (m->js[m->grp[i].mb[k]].guest)
 				guests[m->grp[i].node] += m->grp[i].gpus;
-	cand = xcalloc((size_t)m->s->ncells + 1, sizeof *cand);
-	for (i = 0; i < m->s->nnodes; i++)
-		for (k = 0; k < m->s->nodes[i].ncells; k++) {
-			int c = m->s->nodes[i].cells[k];
-			if (r->leaf_type >= 0 &&
-			    m->s->chains[m->s->cells[c].chain].leaf_type != r->leaf_type)
-				continue;
-			engine_cell(m->e, c, &ci);
-			if (ci.leaves - ci.used - ci.opp - ci.bad < g)
-				continue;
-			cand[n].cell = c;
-			cand[n].tier = a1_tier(m, c, g);
-			cand[n].busy = ci.used + ci.opp + guests[i];
-			cand[n].gpus = ci.leaves;
-			n++;
-		}
-	qsort(cand, (size_t)n, sizeof *cand, a1_cmp);
+	for (i = 0, k = 0; i < m->s->nnodes; i++)
+		k += m->s->nodes[i].ncells;
+	cand = xcalloc((size_t)k + 1, sizeof *cand);
+	for (i = 0; i < m->s->nchains; i++) {
+		const struct spec_chain *ch = &m->s->chains[i];
+		if (r->leaf_type >= 0 && ch->leaf_type != r->leaf_type)
+			continue;
+		for (k = 0; k < ch->level_count[ch->levels]; k++)
+			n += a1_collect(m, ch->level_first[ch->levels] + k, r, g, guests,
+			    cand + n);
+	}
 	leaves = xcalloc((size_t)g + 1, sizeof *leaves);
 	pf[0] = 0;
 	pf[1] = g;
+	/* the first in a1_cmp order usually takes it: sort only when not */
+	for (k = 0, i = 1; i < n; i++)
+		if (a1_cmp(&cand[i], &cand[k]) < 0)
+			k = i;
+	if (n > 0 && idle_leaves(m, cand[k].cell, g, leaves))
+		id = engine_adopt(m->e, r, m->s->cells[cand[k].cell].chain, pf, 1,
+		    leaves, g, why, sizeof why);
+	if (id < 0 && n > 1) {
+		cand[k] = cand[--n];	/* tried */
+		qsort(cand, (size_t)n, sizeof *cand, a1_cmp);
+	} else
+		n = 0;
 	for (i = 0; i < n && id < 0; i++)
 		if (idle_leaves(m, cand[i].cell, g, leaves))
 			id = engine_adopt(m->e, r, m->s->cells[cand[i].cell].chain, pf, 1,
@@ -1382,8 +1436,7 @@ node_health(struct emu *m, const struct emu_fault *f, bool bad)
 static void
 fragmentation(const struct emu *m, double *partial_share, double *node_share)
 {
-	struct engine_cell_info ci;
-	int i, k, partial = 0, taken = 0;
+	int i, k, partial = 0, taken = 0, l, used, opp, bad;
 
 	*partial_share = *node_share = 0;
 	if (m->s->nnodes == 0)
@@ -1391,9 +1444,9 @@ fragmentation(const struct emu *m, double *partial_share, double *node_share)
 	for (i = 0; i < m->s->nnodes; i++) {
 		long long leaves = 0, avail = 0;
 		for (k = 0; k < m->s->nodes[i].ncells; k++) {
-			engine_cell(m->e, m->s->nodes[i].cells[k], &ci);
-			leaves += ci.leaves;
-			avail += ci.leaves - ci.used - ci.bad;
+			engine_cell_use(m->e, m->s->nodes[i].cells[k], &l, &used, &opp, &bad);
+			leaves += l;
+			avail += l - used - bad;
 		}
 		if (avail > 0 && avail < leaves)
 			partial++;
@@ -2027,6 +2080,7 @@ emu_report(const struct emu *m, struct emu_report *r)
 	r->opp_guests = m->am_guests;
 	r->opp_done = m->am_done;
 	r->upgrades = m->am_upgrades;
+	r->upgrade_skips = m->am_skips;
 	r->upgrades_moved = m->am_moved;
 	r->ooms = m->am_ooms;
 	free(jct);

@@ -221,6 +221,7 @@ struct emu_report {
 	long long		 events;
 	long long		 sched_passes;
 	long long		 engine_attempts;
+	long long		 upgrade_skips;	/* antman: attempts known to fail, not made */
 	long long		 relaxed;	/* soft-affinity starts as smaller pods */
 	long long		 guests;	/* starts time-sliced on others' cells */
 	long long		 packs;		/* pack trials */

@@ -47,6 +47,41 @@ n=$(printf '%s\n' "$OUT" | cut -d, -f4 | sort -u | wc -l)
 if [ "$n" -eq 1 ]; then ok tiresias60-n32g4-tie
 else not_ok tiresias60-n32g4-tie "avg JCTs differ: $OUT"; fi
 
+# compare's runs side by side on threads give the reports of one after
+# another, byte for byte (six runs, so both threads take several), and
+# anomaly's two runs too.
+run "$CELLAR" compare synth:300 --policy fifo,las,gandiva --sharing hived,quota \
+    --seed 3 --parallel 1 -o json
+check_rc parallel-one-rc 0
+one=$OUT
+run "$CELLAR" compare synth:300 --policy fifo,las,gandiva --sharing hived,quota \
+    --seed 3 --parallel 2 -o json
+check_rc parallel-two-rc 0
+if [ -n "$one" ] && [ "$OUT" = "$one" ]; then ok parallel-same
+else not_ok parallel-same "--parallel 2 differs from --parallel 1"; fi
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --policy fifo --load 1000 --parallel 1 -o json
+one=$OUT
+run "$CELLAR" anomaly "$PHILLY" --spec specs/philly.yaml --vc-map '*=-' \
+    --policy fifo --load 1000 --parallel 2 -o json
+if [ -n "$one" ] && [ "$OUT" = "$one" ]; then ok parallel-anomaly-same
+else not_ok parallel-anomaly-same "--parallel 2 differs from --parallel 1"; fi
+run "$CELLAR" compare synth:30 --parallel 0
+check_rc parallel-zero-rc 2
+check_err_has parallel-zero-msg "parallel"
+# stderr not a terminal: plain progress lines (every call at 0) with an
+# ETA, and the notes of the runs' wall times in the order of the runs
+# (runs long enough for the 0.2 s progress tick)
+run env CELLAR_PROGRESS_EVERY=0 "$CELLAR" compare synth:8000 --policy fifo,las \
+    --sharing hived,quota --seed 3 --parallel 2
+check_rc progress-rc 0
+check_err_has progress-line "progress: compare: "
+check_err_has progress-eta ", ETA "
+order=$(printf '%s\n' "$ERR" | sed -n 's/^note: \([a-z]*\/[a-z]*\): [0-9]* jobs, .*/\1/p' | tr '\n' ' ')
+if [ "$order" = "fifo/hived fifo/quota las/hived las/quota " ]
+then ok progress-notes-order
+else not_ok progress-notes-order "notes in the order: $order"; fi
+
 # Sharing safety on the Philly sample (1 job in 27 of the trace) compressed
 # so its arrivals come within hours: a cluster under pressure. With every
 # job guaranteed (--class guaranteed; anomaly's default is auto), hived is

@@ -152,6 +152,27 @@ test_fig3_orders(void)
 	spec_free(s);
 }
 
+/* The emulator's light queries say what engine_cell says, cell by cell. */
+static void
+check_light(const struct engine *e)
+{
+	const struct spec *s = engine_spec(e);
+	struct engine_cell_info ci;
+	int c, leaves, used, opp, bad, jobs = 0;
+
+	for (c = 0; c < s->ncells; c++) {
+		engine_cell(e, c, &ci);
+		engine_cell_use(e, c, &leaves, &used, &opp, &bad);
+		CHECKF(leaves == ci.leaves && used == ci.used && opp == ci.opp &&
+		    bad == ci.bad, "cell %d: %d/%d/%d/%d, engine_cell %d/%d/%d/%d", c,
+		    leaves, used, opp, bad, ci.leaves, ci.used, ci.opp, ci.bad);
+		CHECK_INTEQ(engine_leaf_job(e, c), ci.job);
+		CHECK_INTEQ(engine_cell_vc(e, c), ci.vc);
+		jobs += ci.job >= 0;
+	}
+	CHECK_INTEQ(jobs, 32);	/* not vacuous: every GPU has a job */
+}
+
 static void
 test_opportunistic_fill_and_preempt(void)
 {
@@ -161,6 +182,7 @@ test_opportunistic_fill_and_preempt(void)
 	struct engine_plan p;
 	struct engine_req r;
 	struct engine_stats st;
+	unsigned long long serial;
 	int n;
 
 	if (!s) { CHECK(s != NULL); return; }
@@ -175,13 +197,17 @@ test_opportunistic_fill_and_preempt(void)
 	}
 	CHECK_INTEQ(n, 32);
 	CHECK_INTEQ(p.fail, ENGINE_ECLUSTERFULL);
-	/* C claims a whole node: 8 opportunistic jobs go */
+	/* C claims a whole node: 8 opportunistic jobs go (and the counts'
+	   serial moves) */
+	serial = engine_use_serial(e);
 	req(&r, "c8", 2, 1, 8, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK(engine_use_serial(e) != serial);
 	CHECK_INTEQ(p.nvictims, 8);
 	engine_stats(e, &st);
 	CHECK_INTEQ(st.opp, 24);
 	CHECK_INTEQ(st.used, 8);
+	check_light(e);
 	engine_plan_release(&p);
 	engine_free(e);
 	spec_free(s);

@@ -494,7 +494,59 @@ test_figure7(void)
 	    "0 start J0; 2 done J0; 2 start J2; 8 done J2; 8 start J1; 16 done J1; ");
 }
 
+/*
+ * srtf's class at and around every bucket edge (1.5^b) and between them,
+ * against the definition: class = max - the smallest b with remaining <=
+ * 1.5^b, searched here by bisection with pow as the policy once did.
+ */
+static int
+ref_bucket(double x)
+{
+	int lo = 0, hi = POLICY_MAX_CLASS - 1, mid;
+
+	if (!(x > 1))
+		return 0;
+	if (x > pow(1.5, hi))
+		return hi;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (x <= pow(1.5, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void
+test_srtf_buckets(void)
+{
+	struct policy t;
+	struct job a;
+	double x, xs[4];
+	int b, i, bad = 0, n = 0;
+
+	mk(&t, &policy_srtf, NULL, 0, NULL, 0);
+	running(&a, 0, 0, 1, 0);
+	for (b = 0; b < 120; b++) {
+		x = pow(1.5, b);
+		xs[0] = x;
+		xs[1] = nextafter(x, 0);
+		xs[2] = nextafter(x, INFINITY);
+		xs[3] = x * 1.25;
+		for (i = 0; i < 4; i++) {
+			a.duration = xs[i];
+			if (t.ops->klass(&t, &a, 0) != POLICY_MAX_CLASS - ref_bucket(xs[i]))
+				bad++;
+			n++;
+		}
+	}
+	CHECKF(bad == 0 && n == 480, "%d of %d remaining times in the wrong class", bad, n);
+	policy_release(&t);
+}
+
 static const struct test tests[] = {
+	{ "srtf-buckets", test_srtf_buckets },
 	{ "las-demotion", test_las_demotion },
 	{ "las-promotion", test_las_promotion },
 	{ "fifo", test_fifo },
