@@ -145,7 +145,7 @@ bench: deps
 # check runs them too.
 check-papers: deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
-	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/papers/run.sh
+	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/run.sh papers
 
 # The manual against the command table (t0050), its examples run (t0055),
 # and the lint; fails on the first "not ok".

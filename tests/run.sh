@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/run.sh — run every test tier and end with "N passed, M failed".
 #
-# Tiers, in order: the layer check, the C unit tests (build/VARIANT/tests/unit),
+# Tiers, in order (arguments name some: layers unit fuzz scenarios papers
+# man; none: all): the layer check, the C unit tests (build/VARIANT/tests/unit),
 # the deterministic fuzz run of the command grammar (tests/fuzz: the seed
 # corpus and a fixed set of mutations), the scenario scripts
 # (tests/scenarios/t*.sh, run with $CELLAR set to the binary under test), the
@@ -42,23 +43,28 @@ run() {   # run NAME CMD...: stream its lines, record a crash as a failure
 	rm -f "$out"
 }
 
-run layers sh tests/layers.sh
-for t in "$B"/tests/unit/t*; do
-	[ -x "$t" ] || continue
-	run "$(basename "$t")" "$t"
-done
+# The tiers to run: the arguments (make check-papers: papers), else all.
+tiers=${*:-layers unit fuzz scenarios papers man}
+want() { case " $tiers " in *" $1 "*) return 0 ;; esac; return 1; }
+
+want layers && run layers sh tests/layers.sh
+if want unit; then
+	for t in "$B"/tests/unit/t*; do
+		[ -x "$t" ] || continue
+		run "$(basename "$t")" "$t"
+	done
+fi
 if [ -n "$CELLAR_LONG" ]; then fuzz_n=3000; else fuzz_n=300; fi
-run fuzz-cmdline "$B/tests/fuzz/fuzz-main" -n "$fuzz_n" -x tests/fuzz/cmdline.dict \
-    tests/fuzz/corpus
-for s in tests/scenarios/t*.sh; do
-	[ -f "$s" ] || continue
-	run "$(basename "$s")" sh "$s"
+want fuzz && run fuzz-cmdline "$B/tests/fuzz/fuzz-main" -n "$fuzz_n" \
+    -x tests/fuzz/cmdline.dict tests/fuzz/corpus
+for tier in scenarios:tests/scenarios/t papers:tests/papers/p-; do
+	want "${tier%%:*}" || continue
+	for s in "${tier#*:}"*.sh; do
+		[ -f "$s" ] || continue
+		run "$(basename "$s")" sh "$s"
+	done
 done
-for s in tests/papers/p-*.sh; do	# the paper tier (make check-papers alone)
-	[ -f "$s" ] || continue
-	run "$(basename "$s")" sh "$s"
-done
-run man-lint sh tests/manlint.sh
+want man && run man-lint sh tests/manlint.sh
 
 cd "$top" || exit 1
 pass=$(grep -c '^ok - ' "$log")
