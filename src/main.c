@@ -176,16 +176,16 @@ fe_interrupted(const struct frontend *fe)
 }
 
 /*
- * The progress of a long run (cmd-sim.c calls it every 0.2 s or so; NULL
- * ends the run). On a terminal a transient line, once the run has gone
- * a second. Else (a log, a pipe) a plain line every CELLAR_PROGRESS_EVERY
- * seconds (default 5; 0: every call), so a long run in a batch job is
- * not silent.
+ * The progress of a long run (cmd-sim.c calls it every 0.2 s or so once
+ * a run has gone 0.8 s; dash --follow's wait for a store at once; NULL
+ * ends it). On a terminal a transient line as it comes. Else (a log, a
+ * pipe) a plain line every CELLAR_PROGRESS_EVERY seconds (default 5; 0:
+ * every call), so a long run in a batch job is not silent.
  */
 static void
 fe_progress(const struct frontend *fe, const char *line)
 {
-	static struct timespec first, last;
+	static struct timespec last;
 	static bool running, shown;
 	struct timespec now;
 	const char *v = getenv("CELLAR_PROGRESS_EVERY");
@@ -202,14 +202,11 @@ fe_progress(const struct frontend *fe, const char *line)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!running) {
 		running = true;
-		first = last = now;
+		last = now;
 		if (!tty && every > 0)
 			return;
 	}
 	if (tty) {
-		if ((double)(now.tv_sec - first.tv_sec) +
-		    (double)(now.tv_nsec - first.tv_nsec) / 1e9 < 0.8)
-			return;
 		fprintf(stderr, "\r\033[K%s", line);
 		shown = true;
 	} else {

@@ -525,8 +525,9 @@ progress(void *arg, const struct emu_progress *pr)
 		return true;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = elapsed(&m->t0, &now);
-	/* the frontend decides what to show when (a terminal, a log) */
-	if (elapsed(&m->last, &now) < 0.2)
+	/* a short run shows no line; the frontend decides the rest (a
+	   terminal, a log) */
+	if (secs < 0.8 || elapsed(&m->last, &now) < 0.2)
 		return true;
 	m->last = now;
 	snprintf(line, sizeof line, "%s: %d/%d jobs done, sim time %.1f d, %.0f events/s%s",
@@ -681,7 +682,7 @@ batch_tick(void *arg)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = elapsed(&b->t0, &now);
-	if (elapsed(&b->last_line, &now) < 0.2)
+	if (secs < 0.8 || elapsed(&b->last_line, &now) < 0.2)
 		return;
 	b->last_line = now;
 	for (i = 0; i < b->n; i++) {
