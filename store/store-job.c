@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
-#include "sim/model.h"
+#include "job/model-class.h"
 
 /* Job ids the heads can hold (an array by id); beyond, events get no link. */
 #define HEADS_MAX_JOB	(1 << 24)

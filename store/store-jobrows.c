@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sim/model.h"
+#include "job/model-class.h"
 #include "store/store-int.h"
 
 enum jr_kind {

@@ -72,7 +72,7 @@
 #include "engine/engine.h"
 #include "job/job.h"
 #include "job/record.h"
-#include "sim/emu.h"
+#include "job/series.h"
 #include "spec/spec.h"
 
 /* The schema version this binary creates and reads (PRAGMA user_version). */

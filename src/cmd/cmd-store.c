@@ -30,8 +30,8 @@
 #include "core/strvec.h"
 #include "core/suggest.h"
 #include "core/xmalloc.h"
+#include "job/model-class.h"
 #include "job/record.h"
-#include "sim/model.h"
 #include "store/store.h"
 
 #define FOLLOW_POLL_MS		200

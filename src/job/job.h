@@ -106,7 +106,7 @@ struct job {
 						   (gandiva's sharing groups): 1 */
 	bool			 soft_affinity;	/* may run with relaxed locality */
 	double			 duration;	/* seconds at ideal placement; < 0 unknown */
-	int			 model;		/* model class (sim/model.h) */
+	int			 model;		/* model class (job/model-class.h) */
 	int			 elastic_min;	/* GPUs; 0 = not elastic */
 	int			 elastic_max;
 

@@ -4,7 +4,7 @@
  * something on a GPU changes (a job comes or goes, a job's phase moves).
  */
 #include "sim/antman.h"
-#include "sim/model.h"
+#include "job/model-class.h"
 #include "sim/share.h"
 
 static double

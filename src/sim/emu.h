@@ -5,7 +5,7 @@
  * so the same spec, jobs, policy and seed give the same results anywhere.
  *
  * Speed model: a running job progresses at speed = model.speed[locality]
- * (sim/model.h), where locality is the lowest cell holding all its GPUs;
+ * (job/model-class.h), where locality is the lowest cell holding all its GPUs;
  * 1 with --ideal. Attained service (what las and gittins rank by) grows at
  * GPUs x wall time while a job holds its cells, whatever its speed.
  *
@@ -98,9 +98,10 @@
 #include "core/strbuf.h"
 #include "engine/engine.h"
 #include "job/job.h"
+#include "job/model-class.h"
 #include "job/record.h"
+#include "job/series.h"
 #include "policy/policy.h"
-#include "sim/model.h"
 #include "spec/spec.h"
 
 /* A node failure to inject: bad at `at`, healthy again at `until` (< 0 never). */
@@ -156,21 +157,6 @@ struct emu_params {
 };
 
 void	emu_params_init(struct emu_params *par);
-
-/* One point of the time series. */
-struct emu_sample {
-	double		 t;
-	int		 pending;
-	int		 running;
-	long long	 used;		/* GPUs of guaranteed jobs */
-	long long	 opp;		/* GPUs of opportunistic jobs */
-	long long	 bad;
-	double		 frag;		/* partially free nodes / all nodes */
-	/* HiveD's fragmentation (OSDI'20 §5.2): nodes that cannot give a
-	   guaranteed job the whole node (a leaf used by a guaranteed job, or
-	   bad; opportunistic jobs would be preempted) / all nodes */
-	double		 frag_node;
-};
 
 /* Summary statistics of a set of values (seconds). */
 struct emu_dist {

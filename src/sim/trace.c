@@ -23,7 +23,7 @@
 
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "sim/model.h"
+#include "job/model-class.h"
 #include "sim/trace.h"
 
 /* ---------------------------------------------------------------------- */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "job/job.h"
-#include "sim/model.h"
+#include "job/model-class.h"
 #include "spec/spec.h"
 
 /* One node of `gpus` GPUs (a switch level in between when gpus == 8), VC A. */

@@ -14,7 +14,7 @@
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "engine/engine.h"
-#include "sim/model.h"
+#include "job/model-class.h"
 #include "sim/trace.h"
 #include "spec/spec.h"
 #include "test.h"

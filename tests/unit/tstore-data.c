@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
-#include "sim/model.h"
+#include "job/model-class.h"
 #include "store/store-int.h"
 #include "test.h"
 

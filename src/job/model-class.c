@@ -1,5 +1,5 @@
 /*
- * model.c — the model-class table. See model.h.
+ * model-class.c — the model-class table. See model-class.h.
  *
  * Sources, read off the plots and rounded:
  *  - locality: Tiresias (NSDI'19) Fig. 3 (VGG and AlexNet, with large dense
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sim/model.h"
+#include "job/model-class.h"
 
 const struct model model_table[] = {
 	/* name        family                 switch socket node  rack  cluster

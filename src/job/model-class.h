@@ -1,5 +1,5 @@
 /*
- * model.h — the table of model classes the emulator's speed model uses.
+ * model-class.h — the table of model classes the emulator's speed model uses.
  * Read-only data plus lookups; no state.
  *
  * A model class says how fast a job trains relative to its ideal placement
@@ -18,8 +18,8 @@
  * Rows with weight 0 are never picked for a job whose trace names no
  * model (model_pick); traces and tests name them.
  */
-#ifndef CELLAR_MODEL_H
-#define CELLAR_MODEL_H
+#ifndef CELLAR_MODEL_CLASS_H
+#define CELLAR_MODEL_CLASS_H
 
 #include <stdint.h>
 
@@ -74,7 +74,7 @@ const char	*locality_name(enum locality l);
  * work at which the next phase starts (INFINITY: none).
  */
 const struct model_phase *model_phase(double done, double duration, double *next);
-/* The phases in order (the first and last are short, model.c). */
+/* The phases in order (the first and last are short, model-class.c). */
 extern const struct model_phase model_phases[];
 extern const int model_nphases;
 /*
