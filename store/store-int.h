@@ -199,6 +199,8 @@ int		 store_fail(struct store *st, int rc, char **cause);
 int		 store_step_done(struct store *st, sqlite3_stmt *s, char **cause);
 /* Run constant SQL (no values) that returns no rows. */
 int		 store_exec(struct store *st, const char *sql, char **cause);
+/* Reset and unbind s; then turn rc (a step's result) into 0 or -1. */
+int		 store_done(struct store *st, sqlite3_stmt *s, int rc, char **cause);
 /* A column as text, NULL for NULL; a copy the caller frees. */
 char		*store_col_strdup(sqlite3_stmt *s, int col);
 
@@ -306,6 +308,9 @@ extern const int store_nmigrations;
 #define STORE_MISMATCH	(-2)
 int		 store_migrate(struct store *st, const struct store_migration *steps,
 		    int nsteps, int target, char **cause);
+/* One integer a PRAGMA or query gives (0 for no row), or -1 with *cause. */
+int		 store_pragma_int(struct store *st, const char *sql, long long *v,
+		    char **cause);
 /* PRAGMA user_version, or -1 with *cause. */
 int		 store_user_version(struct store *st, char **cause);
 
