@@ -1,11 +1,11 @@
 -- store/schema.sql — the cellar state store, schema version 9.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
--- into the binary (build/VARIANT/gen/store-schema.c); store.c runs it in
+-- into the binary (build/VARIANT/gen/store-schema.c); store-migrate.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
 -- table, then sets user_version to 9 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
--- is brought forward by the migrations in store.c (from version N to
+-- is brought forward by the migrations in store-migrate.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
 --
 -- History: 1, the first (job heads as a row per job); 2, job heads as one

@@ -11,10 +11,11 @@
  *
  * Writing: store_events_put buffers events in memory (the pending block)
  * and store_events_flush writes it as one row; store_commit flushes (a
- * group's commit, for all its commands), and so does every reader of the
- * log, so a writer always reads its own events. Seqs are given out at put time, from the
- * highest seq of the store (read once per transaction: the write lock is
- * held, nobody else can append).
+ * group's commit, for all its commands: the block is a buffer registered
+ * on the connection, store-int.h), and so does every reader of the log,
+ * so a writer always reads its own events. Seqs are given out at put
+ * time, from the highest seq of the store (read once per transaction:
+ * the write lock is held, nobody else can append).
  *
  * Reading: `events` is an eponymous virtual table with the columns of the
  * schema-3 table (seq, run, t, kind, job, vc, cell, by_job, detail, prev),
@@ -30,8 +31,10 @@
  *     order (seq = first + index); blocks do not overlap.
  *  2. The pending block is empty outside a write transaction and a group
  *     (store.h invariant 9); in a group it is flushed at the group's
- *     commit and before any read of the log (store_settle). Events are
- *     only ever added to the newest block of the store.
+ *     commit and before any read of the log (store_settle, the buffer's
+ *     settle hook, which store_stmt runs before a STORE_SQL_LOG
+ *     statement). Events are only ever added to the newest block of the
+ *     store.
  *  3. A cached decoded block is used only for the bytes it was decoded
  *     from (compared in full): a rolled-back block's seq may be reused.
  */
@@ -52,7 +55,12 @@
 
 /* ---- writing ---- */
 
-void
+static void	evbuf_begin(struct store *, bool);
+static void	evbuf_kept(struct store *, bool);
+static void	evbuf_undo(struct store *, bool);
+static void	evbuf_release(struct store *);
+
+static void
 store_events_reset(struct store *st)
 {
 	strbuf_reset(&st->ev_buf);
@@ -66,7 +74,7 @@ store_events_reset(struct store *st)
 	st->ev_kept = false;
 }
 
-void
+static void
 store_events_mark(struct store *st)
 {
 	st->ev_mark_len = st->ev_buf.len;
@@ -75,7 +83,7 @@ store_events_mark(struct store *st)
 	st->ev_kept = false;
 }
 
-void
+static void
 store_events_undo(struct store *st)
 {
 	if (st->ev_kept) {
@@ -96,7 +104,9 @@ store_events_undo(struct store *st)
 	st->ev_kept = false;
 }
 
-int
+/* Before a read of the log outside a group's command: the group's pending
+   events go in first, so the reader sees them (invariant 2). */
+static int
 store_settle(struct store *st, char **cause)
 {
 	return st->group && !st->txn && st->ev_n > 0 ?
@@ -752,12 +762,68 @@ static const sqlite3_module ev_module = {
 	.xRowid = ev_rowid,
 };
 
+/*
+ * The pending block as a buffer (store-int.h): flushed at the commit of a
+ * whole transaction (in a group, one block for all its commands) and
+ * before a read of the log; a group's command marks where its events
+ * start, and its rollback undoes to the mark.
+ */
+static const struct store_buffer evbuf = {
+	.name = "events",
+	.at = STORE_FLUSH_TXN,
+	.flush = store_events_flush,
+	.settle = store_settle,
+	.begin = evbuf_begin,
+	.mark = store_events_mark,
+	.kept = evbuf_kept,
+	.undo = evbuf_undo,
+	.reset = store_events_reset,
+	.release = evbuf_release,
+};
+
+static void
+evbuf_begin(struct store *st, bool changed)
+{
+	(void)changed;
+	store_events_reset(st);
+}
+
+static void
+evbuf_kept(struct store *st, bool whole)
+{
+	if (whole)
+		store_events_reset(st);
+	else
+		st->ev_kept = false;
+}
+
+static void
+evbuf_undo(struct store *st, bool whole)
+{
+	if (whole)
+		store_events_reset(st);
+	else
+		store_events_undo(st);
+}
+
+static void
+evbuf_release(struct store *st)
+{
+	strbuf_release(&st->ev_buf);
+	strbuf_release(&st->ev_keep);
+}
+
 int
 store_events_register(struct store *st, char **cause)
 {
 	int rc = sqlite3_create_module(st->db, "events", &ev_module, NULL);
 
-	return rc == SQLITE_OK ? 0 : store_fail(st, rc, cause);
+	if (rc != SQLITE_OK)
+		return store_fail(st, rc, cause);
+	strbuf_init(&st->ev_buf);
+	strbuf_init(&st->ev_keep);
+	store_buffer_add(st, &evbuf);
+	return 0;
 }
 
 /* ---- 3 -> 4 ---- */

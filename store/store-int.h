@@ -1,16 +1,42 @@
 /*
  * store-int.h — what the files of store/ share: the connection, the cache of
- * prepared statements, the in-memory event chains, error mapping and the
- * migration machinery (exposed here so tests/unit/tstore-migrate.c can run
- * a fake step). Private to store/ and its unit tests.
+ * prepared statements, the buffers that live across a transaction, the
+ * in-memory event chains, error mapping and the migration machinery
+ * (exposed here so tests/unit/tstore-migrate.c can run a fake step).
+ * Private to store/ and its unit tests.
+ *
+ * The files, each owning one part, lowest first (a file calls only those
+ * above it in this list, never one below: calls run one way):
+ *   store-sql.c      the statements (SQL and flags), errors, step and bind
+ *                    helpers, the wall clock and user name rows record
+ *   store-txn.c      transactions and groups; the buffer registry
+ *   store-events.c   the event log in packed blocks; the pending block
+ *   store-jobrows.c  the job_rows virtual table (jobs written in bulk)
+ *   store-job.c      jobs, placements, job heads, change numbers, events
+ *                    appended and queried
+ *   store-migrate.c  the schema's versions and the steps between them
+ *   store-open.c     opening (creating, checking, migrating), closing
+ *   store-spec.c, store-run.c, store-health.c, store-series.c,
+ *   store-audit.c    one table each, on store-sql.c alone
+ *   store-check.c, store-dump.c   db check and vacuum; export and import
  *
  * Invariants:
- *  1. stmt[i] is NULL or the prepared form of store_sql[i]; statements are
- *     reset after every use (store_stmt hands them out reset and unbound).
+ *  1. stmt[i] is NULL or the prepared form of store_sql[i].sql; statements
+ *     are reset after every use (store_stmt hands them out reset and
+ *     unbound).
  *  2. A loaded entry of heads[] holds, for its run, every job's newest
  *     event (0: none) as the database has it including our own writes; it
  *     is dropped when a transaction finds another connection committed
  *     since our last one (PRAGMA data_version), and on a rollback.
+ *  3. Every connection that writes has its buffers registered before its
+ *     first statement (open_store: the event block, the job heads, the
+ *     changed jobs, in the order their flushes must run: heads checkpoint
+ *     events, change rows come last); the transaction code reaches them
+ *     only through buf[], so store-txn.c and store-sql.c name no function
+ *     of the files above them.
+ *  4. Every statement of store_sql[] that reads the event log (events,
+ *     event_blocks) is flagged STORE_SQL_LOG; SQ_EVBLOCK_INSERT, which
+ *     writes it, is not.
  */
 #ifndef CELLAR_STORE_INT_H
 #define CELLAR_STORE_INT_H
@@ -19,7 +45,14 @@
 
 #include "store/store.h"
 
-/* Every statement the store runs, by number; the SQL is in store.c. */
+/*
+ * A statement's flags in store-sql.c's table. STORE_SQL_LOG: it reads the
+ * event log, so store_stmt runs the buffers' settle hooks first (a group's
+ * pending events go in before anything reads the log).
+ */
+#define STORE_SQL_LOG	0x1
+
+/* Every statement the store runs, by number; the SQL is in store-sql.c. */
 enum store_stmt_id {
 	SQ_BEGIN,
 	SQ_COMMIT,
@@ -112,6 +145,7 @@ struct store_chg {
 
 #define STORE_HEADS_RUNS	4	/* runs written by one connection at once */
 #define STORE_HEADS_EVERY	65536	/* events between checkpoints */
+#define STORE_BUFFERS		4	/* on one connection, at most */
 
 struct store {
 	sqlite3			*db;
@@ -126,6 +160,9 @@ struct store {
 	bool			 group_wrote;	/* a savepoint of it was kept */
 	int			 busy_ms;
 	sqlite3_stmt		*stmt[SQ_COUNT];
+	/* The buffers, in the order they registered (store_buffer_add). */
+	const struct store_buffer *buf[STORE_BUFFERS];
+	int			 nbuf;
 	struct store_heads	 heads[STORE_HEADS_RUNS];	/* of the runs written */
 	long long		 heads_every;	/* STORE_HEADS_EVERY; tests set less */
 	uint64_t		 heads_clock;	/* ticks of store_heads.used */
@@ -154,7 +191,6 @@ struct store {
 	int			 ev_keep_n;
 	int64_t			 ev_keep_run;
 	int64_t			 ev_keep_first;
-	bool			 stmt_log[SQ_COUNT];	/* its SQL reads the log */
 	/* The jobs the open transaction wrote (rows or placements), in
 	   the order written, repeats allowed: its job_changes rows, one per
 	   run, at commit (store.h invariant 7). */
@@ -165,18 +201,51 @@ struct store {
 };
 
 /*
- * The group's events across its commands (store-events.c): mark at a
- * command's savepoint, undo to the mark at its rollback. store_settle
- * flushes a group's pending block before a read of the log outside a
- * command (store_stmt does it for the statements that read it).
+ * A buffer: state a file of store/ keeps across a transaction's statements
+ * and writes (or forgets) at its end: the pending event block
+ * (store-events.c), the jobs the transaction changed and the cache of job
+ * heads (store-job.c). Each registers itself on the connection when the
+ * store opens (store_buffer_add); the transaction code (store-txn.c) and
+ * store_stmt call them through this table, in the order they registered,
+ * and name none of them. Any hook may be NULL.
  */
-void		 store_events_mark(struct store *st);
-void		 store_events_undo(struct store *st);
-int		 store_settle(struct store *st, char **cause);
-/* Forget the transaction's changed jobs (at begin and rollback). */
-void		 store_chg_reset(struct store *st);
-/* Write the transaction's job_changes rows (store_commit, before COMMIT). */
-int		 store_chg_flush(struct store *st, char **cause);
+enum store_flush_at {
+	STORE_FLUSH_TXN,	/* at the commit of a whole transaction: a plain
+				   store_commit, or store_group_commit */
+	STORE_FLUSH_CMD,	/* at every store_commit, a group's
+				   commands' too */
+};
+
+struct store_buffer {
+	const char		*name;
+	enum store_flush_at	 at;
+	/* write what is pending into the open transaction (before COMMIT
+	   or a command's RELEASE) */
+	int			(*flush)(struct store *st, char **cause);
+	/* before a statement that reads the event log (STORE_SQL_LOG) */
+	int			(*settle)(struct store *st, char **cause);
+	/* a transaction opened; changed: another connection committed
+	   since our last one (PRAGMA data_version) */
+	void			(*begin)(struct store *st, bool changed);
+	/* a group's command opened its savepoint */
+	void			(*mark)(struct store *st);
+	/* the flushed writes are kept: whole, the transaction committed;
+	   else a group's command released its savepoint */
+	void			(*kept)(struct store *st, bool whole);
+	/* a rollback: whole, of the transaction; else of a group's command
+	   back to its savepoint (the group goes on) */
+	void			(*undo)(struct store *st, bool whole);
+	/* the group is abandoned (rolled back, or lost to SQLite) */
+	void			(*reset)(struct store *st);
+	/* store_close: free what it holds */
+	void			(*release)(struct store *st);
+};
+
+/* Register b on st (once per open; fatal past STORE_BUFFERS). */
+void		 store_buffer_add(struct store *st,
+		    const struct store_buffer *b);
+/* Each registered buffer's release (store_close). */
+void		 store_buffer_release(struct store *st);
 
 /* The schema text, generated from store/schema.sql by the Makefile. */
 extern const char store_schema_sql[];
@@ -209,10 +278,6 @@ int		 store_bind_text(sqlite3_stmt *s, int i, const char *v);
 int		 store_bind_int_or_null(sqlite3_stmt *s, int i, long long v, bool null);
 int		 store_bind_double_or_null(sqlite3_stmt *s, int i, double v, bool null);
 
-/* At commit: checkpoint the heads of runs with enough new events. */
-int		 store_heads_flush(struct store *st, char **cause);
-/* Forget every run's heads (after a rollback, or another writer). */
-void		 store_heads_reset(struct store *st);
 /*
  * Every job's newest event in run, read from the store (checkpoint and
  * tail): a malloc'ed array by job id (0: none) of *n entries.
@@ -222,6 +287,14 @@ int		 store_heads_read(struct store *st, int64_t run, int64_t **seq,
 /* Write the heads checkpoint of run (seq[0..n), complete up to upto). */
 int		 store_heads_write(struct store *st, int64_t run, const int64_t *seq,
 		    size_t n, int64_t upto, char **cause);
+
+/* ---- jobs (store-job.c) ---- */
+
+/*
+ * Register the job heads and the transaction's changed jobs as buffers,
+ * in that order (after the event block's: heads checkpoint the events).
+ */
+void		 store_job_register(struct store *st);
 
 /* ---- job rows (store-jobrows.c) ---- */
 
@@ -265,11 +338,12 @@ struct store_evrow {
  */
 int		 store_events_put(struct store *st, int64_t seq, int64_t run,
 		    const struct store_evrow *e, int64_t *seqp, char **cause);
-/* Write the pending block, if any (store_commit and readers call it). */
+/* Write the pending block, if any (at commit, before a read of the log). */
 int		 store_events_flush(struct store *st, char **cause);
-/* Forget the pending block and the next seq (begin, rollback). */
-void		 store_events_reset(struct store *st);
-/* Register the `events` virtual table on st's connection. */
+/*
+ * Register the `events` virtual table on st's connection, and the pending
+ * block as a buffer (the first: it flushes before the others).
+ */
 int		 store_events_register(struct store *st, char **cause);
 /* Each event of a block (first..last), in order; fn returns nonzero to stop. */
 int		 store_evblock_decode(const void *data, size_t len, int64_t first,

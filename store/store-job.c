@@ -108,7 +108,9 @@ store_job_release(struct store_job *sj)
 
 /* ---- change numbers (store.h invariant 7) ---- */
 
-void
+static void	store_heads_reset(struct store *);
+
+static void
 store_chg_reset(struct store *st)
 {
 	st->nchg = 0;
@@ -166,7 +168,7 @@ chg_last(struct store *st, int64_t run, int64_t *chg, char **cause)
  * one above the run's newest: the write lock is ours from BEGIN IMMEDIATE
  * to COMMIT, so no other writer numbers in between.
  */
-int
+static int
 store_chg_flush(struct store *st, char **cause)
 {
 	unsigned char *ids = NULL;
@@ -911,7 +913,7 @@ events_settle(struct store *st, char **cause)
 
 /* ---- job heads ---- */
 
-void
+static void
 store_heads_reset(struct store *st)
 {
 	int i;
@@ -1045,7 +1047,7 @@ heads_checkpoint(struct store *st, struct store_heads *h, char **cause)
 	return 0;
 }
 
-int
+static int
 store_heads_flush(struct store *st, char **cause)
 {
 	int i;
@@ -1401,4 +1403,118 @@ store_event_last_seq(struct store *st, int64_t run, int64_t *seq, char **cause)
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
+}
+
+/* ---- the buffers (store-int.h) ---- */
+
+static void
+chg_begin(struct store *st, bool changed)
+{
+	(void)changed;
+	store_chg_reset(st);
+}
+
+/* the group's changed jobs are one job_changes row, written at its
+   commit: a command's are those past the mark */
+static void
+chg_mark(struct store *st)
+{
+	st->chg_mark = st->nchg;
+}
+
+static void
+chg_kept(struct store *st, bool whole)
+{
+	if (whole)
+		store_chg_reset(st);
+}
+
+static void
+chg_undo(struct store *st, bool whole)
+{
+	if (whole)
+		store_chg_reset(st);
+	else
+		st->nchg = st->chg_mark;
+}
+
+static void
+chg_release(struct store *st)
+{
+	free(st->chg);
+	st->chg = NULL;
+	st->nchg = st->capchg = 0;
+}
+
+/* The transaction's changed jobs: one job_changes row per run at commit. */
+static const struct store_buffer chg_buffer = {
+	.name = "changes",
+	.at = STORE_FLUSH_TXN,
+	.flush = store_chg_flush,
+	.begin = chg_begin,
+	.mark = chg_mark,
+	.kept = chg_kept,
+	.undo = chg_undo,
+	.reset = store_chg_reset,
+	.release = chg_release,
+};
+
+/* Another connection committed since our last transaction: the cached
+   heads may be stale. */
+static void
+heads_begin(struct store *st, bool changed)
+{
+	if (changed)
+		store_heads_reset(st);
+}
+
+static void
+heads_kept(struct store *st, bool whole)
+{
+	int i;
+
+	(void)whole;
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		st->heads[i].dirty = false;
+}
+
+/* Only heads the rolled-back writes touched are wrong now: an empty
+   transaction (a scheduler pass that decided nothing) must not cost a
+   reload of the run's event tail at the next event. */
+static void
+heads_undo(struct store *st, bool whole)
+{
+	int i;
+
+	(void)whole;
+	for (i = 0; i < STORE_HEADS_RUNS; i++)
+		if (st->heads[i].dirty) {
+			store_heads_reset(st);
+			break;
+		}
+}
+
+/*
+ * The job heads, a cache of the log: checkpointed at every commit, a
+ * group's commands' too (a command's events are in the heads once its
+ * savepoint is released); forgotten when a rollback touched them, when
+ * another connection wrote, and when a group is abandoned (the heads may
+ * hold what was not kept).
+ */
+static const struct store_buffer heads_buffer = {
+	.name = "heads",
+	.at = STORE_FLUSH_CMD,
+	.flush = store_heads_flush,
+	.begin = heads_begin,
+	.kept = heads_kept,
+	.undo = heads_undo,
+	.reset = store_heads_reset,
+	.release = store_heads_reset,
+};
+
+void
+store_job_register(struct store *st)
+{
+	store_buffer_add(st, &heads_buffer);
+	store_buffer_add(st, &chg_buffer);
 }

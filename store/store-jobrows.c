@@ -11,7 +11,7 @@
  * (callgrind, measured for commit 168a251).
  *
  * The columns are jr_cols, in the order of the jobs table's columns that
- * the upserts in store.c list (JOB_COLS). Eponymous only (no CREATE
+ * the upserts in store-sql.c list (JOB_COLS). Eponymous only (no CREATE
  * VIRTUAL TABLE): it exists on the store's own connections, never in the
  * schema. Without its pointer argument it yields no rows.
  *

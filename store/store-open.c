@@ -1,9 +1,9 @@
 /*
  * store-open.c — opening and closing the state store: its default path,
  * creating a new one whole, checking its header, the read-only and
- * immutable modes, the connection's settings, the WAL checkpointer, and
- * the process's wall clock and user name that rows record. The schema's
- * versions and the steps between them are in store-migrate.c.
+ * immutable modes, the connection's settings (its buffers registered in
+ * their order, store-int.h invariant 3), the WAL checkpointer. The
+ * schema's versions and the steps between them are in store-migrate.c.
  *
  * Opening, in order: a missing store we may write is built whole under a
  * name of its own (PATH.new.PID, O_EXCL, mode 0600: SQLite never creates
@@ -24,19 +24,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/xmalloc.h"
 
-/* ---- paths, clock, user ---- */
+/* ---- paths ---- */
 
 bool
 store_is_memory(const char *path)
@@ -64,32 +62,6 @@ store_default_path(char **cause)
 	*cause = xstrdup("no place for the state store: neither XDG_STATE_HOME "
 	    "nor HOME is an absolute path (give --db PATH)");
 	return NULL;
-}
-
-double
-store_wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-const char *
-store_user(void)
-{
-	static char name[64];
-	struct passwd *pw;
-	const char *u;
-
-	if (name[0] != '\0')
-		return name;
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_name != NULL)
-		u = pw->pw_name;
-	else if ((u = getenv("USER")) == NULL || *u == '\0')
-		u = "?";
-	snprintf(name, sizeof name, "%s", u);
-	return name;
 }
 
 /* ---- opening ---- */
@@ -492,8 +464,6 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	st->guard = -1;
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
-	strbuf_init(&st->ev_buf);
-	strbuf_init(&st->ev_keep);
 	if (like != NULL) {
 		st->kill_at = like->kill_at;
 		st->fail_at = like->fail_at;
@@ -549,9 +519,11 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, st->busy_ms);
+	/* the buffers register in the order their flushes must run */
 	if (store_events_register(st, cause) != 0 ||
 	    store_jobrows_register(st, cause) != 0)
 		goto fail;
+	store_job_register(st);
 	/* SQLite opens a file it may not write read-only, without a word. */
 	if (write && sqlite3_db_readonly(st->db, "main") == 1) {
 		struct statvfs vfs;
@@ -637,8 +609,6 @@ store_open_checkpointer(const struct store *st, struct store **out,
 	ck->guard = -1;
 	ck->busy_ms = st->busy_ms;
 	ck->heads_every = STORE_HEADS_EVERY;
-	strbuf_init(&ck->ev_buf);
-	strbuf_init(&ck->ev_keep);
 	rc = sqlite3_open_v2(st->path, &ck->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc == SQLITE_OK) {
@@ -691,10 +661,7 @@ store_close(struct store *st)
 		sqlite3_close(st->db);
 	if (st->guard >= 0)
 		close(st->guard);
-	store_heads_reset(st);
-	strbuf_release(&st->ev_buf);
-	strbuf_release(&st->ev_keep);
-	free(st->chg);
+	store_buffer_release(st);
 	free(st->path);
 	free(st);
 }

@@ -2,21 +2,32 @@
  * store-sql.c — the SQL plumbing every other file of store/ stands on: the
  * text of every statement (one table, by enum store_stmt_id), the cache of
  * prepared statements, stepping them with the crash and fault tests' hooks,
- * binding and reading helpers, and turning a SQLite failure into a message
- * people can act on. It calls nothing else in store/ but the buffers that
- * registered themselves (store-txn.c), so every other file may call it.
+ * binding and reading helpers, turning a SQLite failure into a message
+ * people can act on, and the wall clock and user name rows record. It
+ * calls nothing else in store/ but the buffers' settle hooks (store-int.h:
+ * struct store_buffer), so every other file may call it.
  */
 
 #include "store/store-int.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/xmalloc.h"
+
+/* A statement: its SQL and its flags (STORE_SQL_*, store-int.h). */
+struct store_sql {
+	const char	*sql;
+	unsigned	 flags;
+};
 
 /* The SQL of every statement (store-int.h: enum store_stmt_id). */
 #define RUN_COLS \
@@ -90,76 +101,96 @@
 	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id, " \
 	"priority = excluded.priority, weight = excluded.weight" sets
 
-static const char *const store_sql[SQ_COUNT] = {
-	[SQ_BEGIN] = "BEGIN IMMEDIATE",
-	[SQ_COMMIT] = "COMMIT",
-	[SQ_ROLLBACK] = "ROLLBACK",
-	[SQ_SAVEPOINT] = "SAVEPOINT cellar_cmd",
-	[SQ_RELEASE] = "RELEASE cellar_cmd",
-	[SQ_ROLLBACK_TO] = "ROLLBACK TO cellar_cmd",
-	[SQ_SPEC_BY_HASH] = "SELECT id, text FROM specs WHERE hash = ?1 ORDER BY id",
-	[SQ_SPEC_INSERT] = "INSERT INTO specs(hash, path, text, created) "
-	    "VALUES (?1, ?2, ?3, ?4)",
-	[SQ_SPEC_VC_INSERT] = "INSERT INTO spec_vcs(spec, idx, name, gpus) "
-	    "VALUES (?1, ?2, ?3, ?4)",
-	[SQ_SPEC_GET] = "SELECT id, hash, path, text FROM specs WHERE id = ?1",
-	[SQ_SPEC_VCS] = "SELECT idx, name, gpus FROM spec_vcs WHERE spec = ?1 "
-	    "ORDER BY idx",
-	[SQ_RUN_INSERT] = "INSERT INTO runs(kind, spec, mode, policy, trace, params, "
+static const struct store_sql store_sql[SQ_COUNT] = {
+	[SQ_BEGIN] = { "BEGIN IMMEDIATE" },
+	[SQ_COMMIT] = { "COMMIT" },
+	[SQ_ROLLBACK] = { "ROLLBACK" },
+	[SQ_SAVEPOINT] = { "SAVEPOINT cellar_cmd" },
+	[SQ_RELEASE] = { "RELEASE cellar_cmd" },
+	[SQ_ROLLBACK_TO] = { "ROLLBACK TO cellar_cmd" },
+	[SQ_SPEC_BY_HASH] = {
+	    "SELECT id, text FROM specs WHERE hash = ?1 ORDER BY id" },
+	[SQ_SPEC_INSERT] = { "INSERT INTO specs(hash, path, text, created) "
+	    "VALUES (?1, ?2, ?3, ?4)" },
+	[SQ_SPEC_VC_INSERT] = { "INSERT INTO spec_vcs(spec, idx, name, gpus) "
+	    "VALUES (?1, ?2, ?3, ?4)" },
+	[SQ_SPEC_GET] = {
+	    "SELECT id, hash, path, text FROM specs WHERE id = ?1" },
+	[SQ_SPEC_VCS] = {
+	    "SELECT idx, name, gpus FROM spec_vcs WHERE spec = ?1 "
+	    "ORDER BY idx" },
+	[SQ_RUN_INSERT] = {
+	    "INSERT INTO runs(kind, spec, mode, policy, trace, params, "
 	    "seed, state, now, created, updated, user) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
-	[SQ_RUN_GET] = "SELECT " RUN_COLS ", "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)" },
+	[SQ_RUN_GET] = { "SELECT " RUN_COLS ", "
 	    "(SELECT coalesce(sum(e.seq - e.first + 1), 0) FROM event_blocks e "
 	    "WHERE e.run = r.id) "
 	    "FROM runs r JOIN specs s ON s.id = r.spec WHERE r.id = ?1",
-	[SQ_RUN_LAST] = "SELECT max(id) FROM runs",
-	[SQ_RUN_LAST_KIND] = "SELECT max(id) FROM runs WHERE kind = ?1",
-	[SQ_RUN_LIST] = "SELECT " RUN_COLS ", NULL "
-	    "FROM runs r JOIN specs s ON s.id = r.spec ORDER BY r.id",
-	[SQ_RUN_STATE] = "UPDATE runs SET state = ?2, now = ?3, updated = ?4 "
-	    "WHERE id = ?1",
-	[SQ_RUN_TOUCH] = "UPDATE runs SET now = ?2, updated = ?3 WHERE id = ?1",
-	[SQ_RUN_REPORT] = "UPDATE runs SET report = ?2, updated = ?3 WHERE id = ?1",
-	[SQ_RUN_BLOB_SET] = "UPDATE runs SET emu = ?2, updated = ?3 WHERE id = ?1",
-	[SQ_RUN_BLOB_GET] = "SELECT emu FROM runs WHERE id = ?1",
-	[SQ_RUN_SPEC_KEEP] = "INSERT INTO run_specs(run, upto, spec) "
-	    "SELECT id, ?2, spec FROM runs WHERE id = ?1",
-	[SQ_RUN_SPEC_SET] = "UPDATE runs SET spec = ?2, mode = ?3, updated = ?4 "
-	    "WHERE id = ?1",
-	[SQ_RUN_ENGINE_SET] = "UPDATE runs SET engine = ?2 WHERE id = ?1",
-	[SQ_RUN_ENGINE_GET] = "SELECT engine FROM runs WHERE id = ?1",
-	[SQ_RUN_INTERRUPT] = "UPDATE runs SET state = 'interrupted', updated = ?2 "
-	    "WHERE kind = 'session' AND state = 'running' AND id != ?1",
-	[SQ_JOB_UPSERT] = JOB_UPSERT("", ""),
+	    STORE_SQL_LOG },
+	[SQ_RUN_LAST] = { "SELECT max(id) FROM runs" },
+	[SQ_RUN_LAST_KIND] = { "SELECT max(id) FROM runs WHERE kind = ?1" },
+	[SQ_RUN_LIST] = { "SELECT " RUN_COLS ", NULL "
+	    "FROM runs r JOIN specs s ON s.id = r.spec ORDER BY r.id" },
+	[SQ_RUN_STATE] = { "UPDATE runs SET state = ?2, now = ?3, updated = ?4 "
+	    "WHERE id = ?1" },
+	[SQ_RUN_TOUCH] = {
+	    "UPDATE runs SET now = ?2, updated = ?3 WHERE id = ?1" },
+	[SQ_RUN_REPORT] = {
+	    "UPDATE runs SET report = ?2, updated = ?3 WHERE id = ?1" },
+	[SQ_RUN_BLOB_SET] = {
+	    "UPDATE runs SET emu = ?2, updated = ?3 WHERE id = ?1" },
+	[SQ_RUN_BLOB_GET] = { "SELECT emu FROM runs WHERE id = ?1" },
+	[SQ_RUN_SPEC_KEEP] = { "INSERT INTO run_specs(run, upto, spec) "
+	    "SELECT id, ?2, spec FROM runs WHERE id = ?1" },
+	[SQ_RUN_SPEC_SET] = {
+	    "UPDATE runs SET spec = ?2, mode = ?3, updated = ?4 "
+	    "WHERE id = ?1" },
+	[SQ_RUN_ENGINE_SET] = { "UPDATE runs SET engine = ?2 WHERE id = ?1" },
+	[SQ_RUN_ENGINE_GET] = { "SELECT engine FROM runs WHERE id = ?1" },
+	[SQ_RUN_INTERRUPT] = {
+	    "UPDATE runs SET state = 'interrupted', updated = ?2 "
+	    "WHERE kind = 'session' AND state = 'running' AND id != ?1" },
+	[SQ_JOB_UPSERT] = { JOB_UPSERT("", "") },
 	/* A replay's: with the emulator's state, and marked traced. */
-	[SQ_JOB_UPSERT_EMU] = JOB_UPSERT(", emu, traced",
-	    ", emu = excluded.emu, traced = excluded.traced"),
-	[SQ_JOB_BLOB] = "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2",
+	[SQ_JOB_UPSERT_EMU] = { JOB_UPSERT(", emu, traced",
+	    ", emu = excluded.emu, traced = excluded.traced") },
+	[SQ_JOB_BLOB] = {
+	    "UPDATE jobs SET emu = ?3 WHERE run = ?1 AND id = ?2" },
 	/* A run's newest change number (0: none), by the primary key. */
-	[SQ_CHG_LAST] = "SELECT coalesce(max(chg), 0) FROM job_changes WHERE run = ?1",
-	[SQ_CHG_INSERT] = "INSERT INTO job_changes(run, chg, jobs) VALUES (?1, ?2, ?3)",
-	[SQ_CHG_SINCE] = "SELECT chg, jobs FROM job_changes WHERE run = ?1 AND chg > ?2 "
-	    "ORDER BY chg",
-	[SQ_JOB_LOG_PUT] = "INSERT OR REPLACE INTO job_logs(run, job, text) "
-	    "VALUES (?1, ?2, ?3)",
-	[SQ_JOB_LOG_GET] = "SELECT text FROM job_logs WHERE run = ?1 AND job = ?2",
-	[SQ_HEAD_GET] = "SELECT upto, seqs FROM heads WHERE run = ?1",
-	[SQ_HEAD_SET] = "INSERT OR REPLACE INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
-	[SQ_EVENT_TAIL_JOB] = "SELECT max(seq) FROM events WHERE run = ?1 AND seq > ?2 "
-	    "AND job = ?3",
-	[SQ_EVENT_TAIL] = "SELECT seq, job FROM events WHERE run = ?1 AND seq > ?2 "
-	    "AND job IS NOT NULL ORDER BY seq",
-	[SQ_DATA_VERSION] = "PRAGMA data_version",
-	[SQ_JOB_GET] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id = ?2",
+	[SQ_CHG_LAST] = {
+	    "SELECT coalesce(max(chg), 0) FROM job_changes WHERE run = ?1" },
+	[SQ_CHG_INSERT] = {
+	    "INSERT INTO job_changes(run, chg, jobs) VALUES (?1, ?2, ?3)" },
+	[SQ_CHG_SINCE] = {
+	    "SELECT chg, jobs FROM job_changes WHERE run = ?1 AND chg > ?2 "
+	    "ORDER BY chg" },
+	[SQ_JOB_LOG_PUT] = { "INSERT OR REPLACE INTO job_logs(run, job, text) "
+	    "VALUES (?1, ?2, ?3)" },
+	[SQ_JOB_LOG_GET] = {
+	    "SELECT text FROM job_logs WHERE run = ?1 AND job = ?2" },
+	[SQ_HEAD_GET] = { "SELECT upto, seqs FROM heads WHERE run = ?1" },
+	[SQ_HEAD_SET] = {
+	    "INSERT OR REPLACE INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)" },
+	[SQ_EVENT_TAIL_JOB] = {
+	    "SELECT max(seq) FROM events WHERE run = ?1 AND seq > ?2 "
+	    "AND job = ?3", STORE_SQL_LOG },
+	[SQ_EVENT_TAIL] = {
+	    "SELECT seq, job FROM events WHERE run = ?1 AND seq > ?2 "
+	    "AND job IS NOT NULL ORDER BY seq", STORE_SQL_LOG },
+	[SQ_DATA_VERSION] = { "PRAGMA data_version" },
+	[SQ_JOB_GET] = {
+	    "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id = ?2" },
 	/* STORE_IDS_PER_READ ids; those not bound are NULL and match nothing */
-	[SQ_JOB_GET_IDS] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id IN ("
+	[SQ_JOB_GET_IDS] = {
+	    "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 AND j.id IN ("
 	    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
 	    "?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
 	    "?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, "
 	    "?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, "
 	    "?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, "
 	    "?63, ?64, ?65"
-	    ") ORDER BY j.id",
+	    ") ORDER BY j.id" },
 	/*
 	 * A session's by jobs_name; then a replay's, reading the run's rows,
 	 * but only in a run of kind replay (store.h invariant 8): runs is
@@ -168,14 +199,16 @@ static const char *const store_sql[SQ_COUNT] = {
 	 * every name new to a session's run (each alloc's) read all of the
 	 * run's rows.
 	 */
-	[SQ_JOB_FIND] = "SELECT " JOB_COLS JOB_FROM
-	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0",
-	[SQ_JOB_FIND_TRACED] = "SELECT " JOB_COLS " FROM runs r CROSS JOIN jobs j"
+	[SQ_JOB_FIND] = { "SELECT " JOB_COLS JOB_FROM
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0" },
+	[SQ_JOB_FIND_TRACED] = {
+	    "SELECT " JOB_COLS " FROM runs r CROSS JOIN jobs j"
 	    " LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
 	    " WHERE r.id = ?1 AND r.kind = 'replay' AND j.run = ?1"
-	    " AND j.name = ?2 AND j.traced = 1",
+	    " AND j.name = ?2 AND j.traced = 1" },
 	/* a session's job without its placement: a release's read */
-	[SQ_JOB_FIND_BARE] = "SELECT j.id, j.name, j.user, j.vc, j.submit, j.members,"
+	[SQ_JOB_FIND_BARE] = {
+	    "SELECT j.id, j.name, j.user, j.vc, j.submit, j.members,"
 	    " j.gpus, j.leaf_type, j.class, j.soft_affinity, j.duration, j.model,"
 	    " j.elastic_min, j.elastic_max, j.state, j.reason, j.state_since,"
 	    " j.first_start, j.end_time, j.queued, j.attained, j.run_time,"
@@ -183,55 +216,74 @@ static const char *const store_sql[SQ_COUNT] = {
 	    " j.suspensions, j.opportunistic, j.engine_id, NULL, NULL, NULL, NULL,"
 	    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
 	    " j.priority, j.weight FROM jobs j"
-	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0",
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0" },
 	/* what a state change moves; the job's identity (and jobs_name) stays */
-	[SQ_JOB_STATE_PUT] = "UPDATE jobs SET state = ?3, reason = ?4,"
+	[SQ_JOB_STATE_PUT] = { "UPDATE jobs SET state = ?3, reason = ?4,"
 	    " state_since = ?5, first_start = ?6, end_time = ?7, queued = ?8,"
 	    " attained = ?9, run_time = ?10, work_done = ?11, ckpt_work = ?12,"
 	    " lost_work = ?13, restarts = ?14, preemptions = ?15,"
 	    " suspensions = ?16, opportunistic = ?17, engine_id = ?18,"
-	    " priority = ?19, weight = ?20 WHERE run = ?1 AND id = ?2",
+	    " priority = ?19, weight = ?20 WHERE run = ?1 AND id = ?2" },
 	/* the name indexes alone, no row read: an alloc's check misses */
-	[SQ_JOB_NAME_USED] = "SELECT 1 FROM jobs WHERE run = ?1 AND name = ?2"
+	[SQ_JOB_NAME_USED] = { "SELECT 1 FROM jobs WHERE run = ?1 AND name = ?2"
 	    " AND traced = 0 UNION ALL SELECT 1 FROM runs r CROSS JOIN jobs j"
 	    " WHERE r.id = ?1 AND r.kind = 'replay' AND j.run = ?1"
-	    " AND j.name = ?2 AND j.traced = 1 LIMIT 1",
-	[SQ_JOB_LAST_RUN] = "SELECT max(run) FROM jobs WHERE name = ?1",
-	[SQ_JOB_NEXT_ID] = "SELECT max(id) FROM jobs WHERE run = ?1",
-	[SQ_JOB_LOAD] = "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id",
-	[SQ_PL_PUT] = "INSERT OR REPLACE INTO placements(run, job, engine_id, chain, "
+	    " AND j.name = ?2 AND j.traced = 1 LIMIT 1" },
+	[SQ_JOB_LAST_RUN] = { "SELECT max(run) FROM jobs WHERE name = ?1" },
+	[SQ_JOB_NEXT_ID] = { "SELECT max(id) FROM jobs WHERE run = ?1" },
+	[SQ_JOB_LOAD] = {
+	    "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id" },
+	[SQ_PL_PUT] = {
+	    "INSERT OR REPLACE INTO placements(run, job, engine_id, chain, "
 	    "pin, priority, orig_priority, lazy, downgraded, pod_first, leaves, "
 	    "vleaves, nodes, gpus) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-	    "?11, ?12, ?13, ?14)",
-	[SQ_PL_DELETE] = "DELETE FROM placements WHERE run = ?1 AND job = ?2",
-	[SQ_HEALTH_SET] = "INSERT OR REPLACE INTO health(run, node, bad, since) "
-	    "VALUES (?1, ?2, ?3, ?4)",
-	[SQ_HEALTH_DELETE] = "DELETE FROM health WHERE run = ?1 AND node = ?2",
-	[SQ_HEALTH_LOAD] = "SELECT node, bad, since FROM health WHERE run = ?1 "
-	    "ORDER BY node",
-	[SQ_EVBLOCK_INSERT] = "INSERT INTO event_blocks(seq, run, first, data) "
-	    "VALUES (?1, ?2, ?3, ?4)",
-	[SQ_EVENT_GET] = "SELECT " EVENT_COLS ", e.prev" EVENT_FROM " WHERE e.seq = ?1",
-	[SQ_EVENT_RUN] = "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
-	    EVENT_WHERE " ORDER BY e.seq",
-	[SQ_EVENT_RUN_NEWEST] = "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
-	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6",
-	[SQ_EVENT_ALL] = "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
-	    EVENT_WHERE " ORDER BY e.seq",
-	[SQ_EVENT_ALL_NEWEST] = "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
-	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6",
+	    "?11, ?12, ?13, ?14)" },
+	[SQ_PL_DELETE] = {
+	    "DELETE FROM placements WHERE run = ?1 AND job = ?2" },
+	[SQ_HEALTH_SET] = {
+	    "INSERT OR REPLACE INTO health(run, node, bad, since) "
+	    "VALUES (?1, ?2, ?3, ?4)" },
+	[SQ_HEALTH_DELETE] = {
+	    "DELETE FROM health WHERE run = ?1 AND node = ?2" },
+	[SQ_HEALTH_LOAD] = {
+	    "SELECT node, bad, since FROM health WHERE run = ?1 "
+	    "ORDER BY node" },
+	[SQ_EVBLOCK_INSERT] = {
+	    "INSERT INTO event_blocks(seq, run, first, data) "
+	    "VALUES (?1, ?2, ?3, ?4)" },
+	[SQ_EVENT_GET] = {
+	    "SELECT " EVENT_COLS ", e.prev" EVENT_FROM " WHERE e.seq = ?1",
+	    STORE_SQL_LOG },
+	[SQ_EVENT_RUN] = {
+	    "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
+	    EVENT_WHERE " ORDER BY e.seq", STORE_SQL_LOG },
+	[SQ_EVENT_RUN_NEWEST] = {
+	    "SELECT " EVENT_COLS EVENT_FROM " WHERE e.run = ?1 AND"
+	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6", STORE_SQL_LOG },
+	[SQ_EVENT_ALL] = {
+	    "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
+	    EVENT_WHERE " ORDER BY e.seq", STORE_SQL_LOG },
+	[SQ_EVENT_ALL_NEWEST] = {
+	    "SELECT " EVENT_COLS EVENT_FROM " WHERE ?1 IS NULL AND"
+	    EVENT_WHERE " ORDER BY e.seq DESC LIMIT ?6", STORE_SQL_LOG },
 	/* A block's seq is its newest event's. */
-	[SQ_EVENT_LAST] = "SELECT max(seq) FROM event_blocks",
-	[SQ_EVENT_LAST_RUN] = "SELECT max(seq) FROM event_blocks WHERE run = ?1",
-	[SQ_SERIES_PUT] = "INSERT OR REPLACE INTO series(run, t, pending, running, "
+	[SQ_EVENT_LAST] = {
+	    "SELECT max(seq) FROM event_blocks", STORE_SQL_LOG },
+	[SQ_EVENT_LAST_RUN] = {
+	    "SELECT max(seq) FROM event_blocks WHERE run = ?1", STORE_SQL_LOG },
+	[SQ_SERIES_PUT] = {
+	    "INSERT OR REPLACE INTO series(run, t, pending, running, "
 	    "used, opp, bad, frag, frag_node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-	    "?8, ?9)",
-	[SQ_SERIES_LOAD] = "SELECT t, pending, running, used, opp, bad, frag, frag_node "
-	    "FROM series WHERE run = ?1 ORDER BY t",
-	[SQ_AUDIT_INSERT] = "INSERT INTO audit(at, user, run, cmdline, status) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[SQ_AUDIT_LIST] = "SELECT id, at, user, run, cmdline, status FROM audit "
-	    "ORDER BY id",
+	    "?8, ?9)" },
+	[SQ_SERIES_LOAD] = {
+	    "SELECT t, pending, running, used, opp, bad, frag, frag_node "
+	    "FROM series WHERE run = ?1 ORDER BY t" },
+	[SQ_AUDIT_INSERT] = {
+	    "INSERT INTO audit(at, user, run, cmdline, status) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)" },
+	[SQ_AUDIT_LIST] = {
+	    "SELECT id, at, user, run, cmdline, status FROM audit "
+	    "ORDER BY id" },
 };
 
 /* ---- errors ---- */
@@ -320,24 +372,35 @@ store_fail(struct store *st, int rc, char **cause)
 	return -1;
 }
 
+/* Each buffer's settle hook: what a read of the log must see goes in. */
+static int
+settle(struct store *st, char **cause)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->settle != NULL &&
+		    st->buf[i]->settle(st, cause) != 0)
+			return -1;
+	return 0;
+}
+
 sqlite3_stmt *
 store_stmt(struct store *st, enum store_stmt_id id, char **cause)
 {
 	int rc;
 
 	if (st->stmt[id] == NULL) {
-		rc = sqlite3_prepare_v3(st->db, store_sql[id], -1,
+		rc = sqlite3_prepare_v3(st->db, store_sql[id].sql, -1,
 		    SQLITE_PREPARE_PERSISTENT, &st->stmt[id], NULL);
 		if (rc != SQLITE_OK) {
 			st->stmt[id] = NULL;
 			store_fail(st, rc, cause);
 			return NULL;
 		}
-		st->stmt_log[id] = id != SQ_EVBLOCK_INSERT &&
-		    strstr(store_sql[id], "event") != NULL;
 	}
 	/* a group's pending events go in before anything reads the log */
-	if (st->stmt_log[id] && store_settle(st, cause) != 0)
+	if ((store_sql[id].flags & STORE_SQL_LOG) && settle(st, cause) != 0)
 		return NULL;
 	return st->stmt[id];
 }
@@ -460,4 +523,32 @@ store_i32_decode(const void *blob, int bytes, int *n)
 		v[i] = (int)((uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
 		    (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24);
 	return v;
+}
+
+/* ---- the wall clock and the user, as rows record them ---- */
+
+double
+store_wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *
+store_user(void)
+{
+	static char name[64];
+	struct passwd *pw;
+	const char *u;
+
+	if (name[0] != '\0')
+		return name;
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_name != NULL)
+		u = pw->pw_name;
+	else if ((u = getenv("USER")) == NULL || *u == '\0')
+		u = "?";
+	snprintf(name, sizeof name, "%s", u);
+	return name;
 }

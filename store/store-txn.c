@@ -1,8 +1,20 @@
 /*
  * store-txn.c — transactions: store_begin / store_commit / store_rollback,
  * and a group of commands in one transaction (store_group_*, store.h
- * invariant 9), each command a savepoint. The buffers that hold writes
- * across a transaction's statements are flushed and reset here.
+ * invariant 9), each command a savepoint; and the registry of buffers
+ * (store-int.h: struct store_buffer), which it flushes, marks, keeps and
+ * undoes at each of those steps without naming them: the files that own
+ * the buffers sit above this one, and their calls run one way.
+ *
+ * A transaction's steps, and the buffers' hooks each runs (in order of
+ * registration):
+ *   store_begin (plain), store_group_begin: BEGIN IMMEDIATE, begin
+ *   store_begin in a group:                 SAVEPOINT, mark
+ *   store_commit (plain):      flush (all), COMMIT, kept(whole)
+ *   store_commit in a group:   flush (STORE_FLUSH_CMD), RELEASE, kept(part)
+ *   store_rollback:            undo(whole), or undo(part) in a group
+ *   store_group_commit:        flush (STORE_FLUSH_TXN), COMMIT, kept(whole)
+ *   store_group_rollback, a failed group commit: reset
  */
 
 #include "store/store-int.h"
@@ -10,6 +22,94 @@
 #include <stdlib.h>
 
 #include "core/xmalloc.h"
+
+/* ---- the buffers ---- */
+
+void
+store_buffer_add(struct store *st, const struct store_buffer *b)
+{
+	if (st->nbuf == STORE_BUFFERS)
+		fatal("store_buffer_add: more than %d buffers", STORE_BUFFERS);
+	st->buf[st->nbuf++] = b;
+}
+
+void
+store_buffer_release(struct store *st)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->release != NULL)
+			st->buf[i]->release(st);
+}
+
+/* Flush the buffers whose time is at (cmd: a group's command's commit). */
+static int
+buffers_flush(struct store *st, bool txn, bool cmd, char **cause)
+{
+	const struct store_buffer *b;
+	int i;
+
+	for (i = 0; i < st->nbuf; i++) {
+		b = st->buf[i];
+		if (b->flush == NULL ||
+		    !(b->at == STORE_FLUSH_TXN ? txn : cmd))
+			continue;
+		if (b->flush(st, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+buffers_begin(struct store *st, bool changed)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->begin != NULL)
+			st->buf[i]->begin(st, changed);
+}
+
+static void
+buffers_mark(struct store *st)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->mark != NULL)
+			st->buf[i]->mark(st);
+}
+
+static void
+buffers_kept(struct store *st, bool whole)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->kept != NULL)
+			st->buf[i]->kept(st, whole);
+}
+
+static void
+buffers_undo(struct store *st, bool whole)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->undo != NULL)
+			st->buf[i]->undo(st, whole);
+}
+
+static void
+buffers_reset(struct store *st)
+{
+	int i;
+
+	for (i = 0; i < st->nbuf; i++)
+		if (st->buf[i]->reset != NULL)
+			st->buf[i]->reset(st);
+}
 
 /* ---- transactions ---- */
 
@@ -41,10 +141,8 @@ txn_open(struct store *st, char **cause)
 	if ((s = store_stmt(st, SQ_BEGIN, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
-	store_events_reset(st);
-	store_chg_reset(st);
 	/* Another connection committed since our last transaction: the
-	   cached heads may be stale. */
+	   buffers' caches may be stale. */
 	if ((s = store_stmt(st, SQ_DATA_VERSION, cause)) == NULL)
 		return -1;
 	if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
@@ -53,10 +151,8 @@ txn_open(struct store *st, char **cause)
 	}
 	dv = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
-	if (dv != st->data_version) {
-		store_heads_reset(st);
-		st->data_version = dv;
-	}
+	buffers_begin(st, dv != st->data_version);
+	st->data_version = dv;
 	return 0;
 }
 
@@ -85,10 +181,7 @@ store_begin(struct store *st, char **cause)
 		    store_step_done(st, s, cause) != 0)
 			return -1;
 		st->txn = true;
-		store_events_mark(st);
-		/* the group's changed jobs are one job_changes row, written
-		   at its commit: this command's are those past the mark */
-		st->chg_mark = st->nchg;
+		buffers_mark(st);
 		return 0;
 	}
 	st->txn = true;
@@ -103,25 +196,17 @@ int
 store_commit(struct store *st, char **cause)
 {
 	sqlite3_stmt *s;
-	int i;
 
 	if (!st->txn)
 		fatal("store_commit: no transaction");
-	/* a group's events stay pending to its commit: one block for all */
-	if ((!st->group && store_events_flush(st, cause) != 0) ||
-	    store_heads_flush(st, cause) != 0 ||
-	    (!st->group && store_chg_flush(st, cause) != 0))
+	/* in a group, what flushes at the transaction's commit stays
+	   pending to the group's (the events: one block for all) */
+	if (buffers_flush(st, !st->group, true, cause) != 0)
 		return -1;
 	if ((s = store_stmt(st, st->group ? SQ_RELEASE : SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0)
 		return -1;
-	if (!st->group) {
-		store_events_reset(st);
-		store_chg_reset(st);
-	}
-	st->ev_kept = false;
-	for (i = 0; i < STORE_HEADS_RUNS; i++)
-		st->heads[i].dirty = false;
+	buffers_kept(st, !st->group);
 	st->txn = false;
 	if (st->group)
 		st->group_wrote = true;
@@ -133,26 +218,11 @@ store_rollback(struct store *st)
 {
 	sqlite3_stmt *s;
 	char *cause = NULL;
-	int i;
 
 	if (!st->txn)
 		return;
 	st->txn = false;
-	/* only heads this transaction wrote are wrong now: an empty one (a
-	   scheduler pass that decided nothing) must not cost a reload of
-	   the run's event tail at the next event */
-	for (i = 0; i < STORE_HEADS_RUNS; i++)
-		if (st->heads[i].dirty) {
-			store_heads_reset(st);
-			break;
-		}
-	if (st->group) {
-		store_events_undo(st);
-		st->nchg = st->chg_mark;
-	} else {
-		store_events_reset(st);
-		store_chg_reset(st);
-	}
+	buffers_undo(st, !st->group);
 	/* SQLite may have rolled back already (disk full, I/O error); in a
 	   group that took the group with it (store_group_commit says so). */
 	if (sqlite3_get_autocommit(st->db))
@@ -191,9 +261,7 @@ group_abandon(struct store *st)
 	char *cause = NULL;
 
 	st->group = false;
-	store_heads_reset(st);
-	store_events_reset(st);
-	store_chg_reset(st);
+	buffers_reset(st);
 	if (!sqlite3_get_autocommit(st->db) &&
 	    (s = store_stmt(st, SQ_ROLLBACK, &cause)) != NULL)
 		store_step_done(st, s, &cause);
@@ -213,15 +281,13 @@ store_group_commit(struct store *st, char **cause)
 		group_abandon(st);
 		return -1;
 	}
-	if (store_events_flush(st, cause) != 0 ||
-	    store_chg_flush(st, cause) != 0 ||
+	if (buffers_flush(st, true, false, cause) != 0 ||
 	    (s = store_stmt(st, SQ_COMMIT, cause)) == NULL ||
 	    store_step_done(st, s, cause) != 0) {
 		group_abandon(st);
 		return -1;
 	}
-	store_events_reset(st);
-	store_chg_reset(st);
+	buffers_kept(st, true);
 	st->group = false;
 	return 0;
 }
