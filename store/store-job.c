@@ -108,7 +108,6 @@ store_job_release(struct store_job *sj)
 
 /* ---- change numbers (store.h invariant 7) ---- */
 
-static void	store_heads_reset(struct store *);
 
 static void
 store_chg_reset(struct store *st)

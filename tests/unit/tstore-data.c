@@ -1170,6 +1170,46 @@ test_group(void)
 }
 
 /*
+ * The buffers (store-int.h invariants 3 and 4): an open store has the
+ * event block, the job heads and the changed jobs registered, in the order
+ * their flushes run; in a group, a statement flagged STORE_SQL_LOG read
+ * outside a command (store_run_get counts the run's events, and settles
+ * nothing itself) sees the events the group's commands kept.
+ */
+static void
+test_buffers(void)
+{
+	struct store *st = mem_store();
+	struct store_run r;
+	char *cause = NULL;
+	int64_t run = new_run(st, STORE_RUN_SESSION);
+
+	CHECK_INTEQ(st->nbuf, 3);
+	if (st->nbuf == 3) {
+		CHECK_STREQ(st->buf[0]->name, "events");
+		CHECK_STREQ(st->buf[1]->name, "heads");
+		CHECK_STREQ(st->buf[2]->name, "changes");
+		CHECK(st->buf[0]->at == STORE_FLUSH_TXN &&
+		    st->buf[1]->at == STORE_FLUSH_CMD &&
+		    st->buf[2]->at == STORE_FLUSH_TXN);
+	}
+	CHECK(store_group_begin(st, &cause) == 0);
+	CHECK(group_cmd(st, run, 0, "a", true) == 0);
+	CHECK(group_cmd(st, run, 1, "b", true) == 0);
+	CHECK_INTEQ(st->ev_n, 2);	/* pending to the group's commit */
+	CHECK(store_run_get(st, run, &r, &cause) == 0);
+	CHECK_INTEQ(r.nevents, 2);
+	CHECK_INTEQ(st->ev_n, 0);	/* settled before the read */
+	store_run_release(&r);
+	CHECK(group_cmd(st, run, 2, "c", true) == 0);
+	CHECK(store_group_commit(st, &cause) == 0);
+	CHECK(store_run_get(st, run, &r, &cause) == 0);
+	CHECK_INTEQ(r.nevents, 3);
+	store_run_release(&r);
+	store_close(st);
+}
+
+/*
  * A release's narrow write and read: store_job_put_state moves exactly the
  * state fields of an existing row (a missing one is STORE_NOTFOUND), and
  * store_job_find_bare reads the row by name without its placement.
@@ -1281,6 +1321,7 @@ static const struct test tests[] = {
 	{ "dump-roundtrip", test_dump_roundtrip },
 	{ "job-changes", test_job_changes },
 	{ "group", test_group },
+	{ "buffers", test_buffers },
 };
 
 TEST_MAIN(tests)
