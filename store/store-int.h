@@ -5,8 +5,8 @@
  * (exposed here so tests/unit/tstore-migrate.c can run a fake step).
  * Private to store/ and its unit tests.
  *
- * The files, each owning one part, lowest first (a file calls only those
- * above it in this list, never one below: calls run one way):
+ * The files, each owning one part, lowest first: a file calls only files
+ * listed before it, never one after, so calls run one way.
  *   store-sql.c      the statements (SQL and flags), errors, step and bind
  *                    helpers, the wall clock and user name rows record
  *   store-txn.c      transactions and groups; the buffer registry
@@ -28,12 +28,13 @@
  *     event (0: none) as the database has it including our own writes; it
  *     is dropped when a transaction finds another connection committed
  *     since our last one (PRAGMA data_version), and on a rollback.
- *  3. Every connection that writes has its buffers registered before its
- *     first statement (open_store: the event block, the job heads, the
- *     changed jobs, in the order their flushes must run: heads checkpoint
- *     events, change rows come last); the transaction code reaches them
- *     only through buf[], so store-txn.c and store-sql.c name no function
- *     of the files above them.
+ *  3. A connection store_open makes has its buffers registered before
+ *     its first statement: the event block, the job heads, the changed
+ *     jobs, in the order their flushes must run (heads checkpoint events,
+ *     change rows come last). The WAL checkpointer's connection runs no
+ *     transaction and has none. The transaction code reaches them only
+ *     through buf[], so store-txn.c and store-sql.c name no function of
+ *     the files listed after them.
  *  4. Every statement of store_sql[] that reads the event log (events,
  *     event_blocks) is flagged STORE_SQL_LOG; SQ_EVBLOCK_INSERT, which
  *     writes it, is not.
