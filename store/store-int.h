@@ -12,8 +12,9 @@
  *   store-txn.c      transactions and groups; the buffer registry
  *   store-events.c   the event log in packed blocks; the pending block
  *   store-jobrows.c  the job_rows virtual table (jobs written in bulk)
- *   store-job.c      jobs, placements, job heads, change numbers, events
- *                    appended and queried
+ *   store-chain.c    the job event chains: events appended and queried,
+ *                    the job heads that link them
+ *   store-job.c      jobs, placements, change numbers
  *   store-migrate.c  the schema's versions and the steps between them
  *   store-open.c     opening (creating, checking, migrating), closing
  *   store-spec.c, store-run.c, store-health.c, store-series.c,
@@ -204,8 +205,8 @@ struct store {
 /*
  * A buffer: state a file of store/ keeps across a transaction's statements
  * and writes (or forgets) at its end: the pending event block
- * (store-events.c), the jobs the transaction changed and the cache of job
- * heads (store-job.c). Each registers itself on the connection when the
+ * (store-events.c), the cache of job heads (store-chain.c) and the jobs
+ * the transaction changed (store-job.c). Each registers itself on the connection when the
  * store opens (store_buffer_add); the transaction code (store-txn.c) and
  * store_stmt call them through this table, in the order they registered,
  * and name none of them. Any hook may be NULL.
@@ -289,12 +290,20 @@ int		 store_heads_read(struct store *st, int64_t run, int64_t **seq,
 int		 store_heads_write(struct store *st, int64_t run, const int64_t *seq,
 		    size_t n, int64_t upto, char **cause);
 
-/* ---- jobs (store-job.c) ---- */
+/* ---- event chains (store-chain.c) ---- */
 
 /*
- * Register the job heads and the transaction's changed jobs as buffers,
- * in that order (after the event block's: heads checkpoint the events).
+ * A job's newest event (0: none), as a reader sees it: from the heads in
+ * our own transaction, else from the heads row and the run's tail.
  */
+int		 store_job_newest(struct store *st, int64_t run, int job,
+		    int64_t *seq, char **cause);
+/* Register the job heads as a buffer (after the event block's). */
+void		 store_chain_register(struct store *st);
+
+/* ---- jobs (store-job.c) ---- */
+
+/* Register the transaction's changed jobs as a buffer (the last). */
 void		 store_job_register(struct store *st);
 
 /* ---- job rows (store-jobrows.c) ---- */

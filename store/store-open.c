@@ -523,6 +523,7 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	if (store_events_register(st, cause) != 0 ||
 	    store_jobrows_register(st, cause) != 0)
 		goto fail;
+	store_chain_register(st);
 	store_job_register(st);
 	/* SQLite opens a file it may not write read-only, without a word. */
 	if (write && sqlite3_db_readonly(st->db, "main") == 1) {
