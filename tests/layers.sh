@@ -96,7 +96,7 @@ function target_of(h,   p, n) {
 	n = split(h, p, "/")
 	if (n == 1)
 		return h == "serve.h" ? "src/serve.c" : ""	# beside the file
-	if (p[1] == "store" || p[1] == "ui")
+	if (p[1] == "store" || p[1] == "ui" || p[1] == "tests")
 		return p[1]
 	return ("src/" p[1]) in known_layer ? "src/" p[1] : "?" h
 }
