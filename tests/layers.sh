@@ -56,7 +56,7 @@ fail_rule() { echo "not ok - layers/$1: $2"; }
 # The map as the README's table column: LAYER<tab>MAY-INCLUDE, in order.
 table() {
 	echo "$map" | awk 'NF {
-		may = ""; all = (NR > 0); n = 0
+		may = ""; all = 1; n = 0
 		for (i = 2; i <= NF; i++) {
 			if ($i == "-") continue
 			may = may (n++ ? ", " : "") $i
@@ -104,7 +104,15 @@ function target_of(h,   p, n) {
 /^@known$/ { sect = "known"; next }
 /^@inc$/ { sect = "inc"; next }
 NF == 0 { next }
-sect == "map" { known_layer[$1] = 1; for (i = 2; i <= NF; i++) ok[$1 " " $i] = 1; next }
+sect == "map" {
+	for (i = 2; i <= NF; i++) {
+		if ($i != "-" && !($i in known_layer))
+			print "the map: " $1 " lists " $i ", which is not above it"
+		ok[$1 " " $i] = 1
+	}
+	known_layer[$1] = 1
+	next
+}
 sect == "known" { exc[$1 " " $2] = 1; next }
 sect == "inc" {
 	split($0, f, ":")
@@ -133,10 +141,13 @@ fi
 
 # The README's architecture table: its rows are the map's layers in the
 # map's order, and its last column ("may include") is the map's (--table).
+tmp=$(mktemp)
+table >"$tmp"
 readme_hits=$(grep -E '^\| `[a-z./]+` \|' README.md |
     awk -F'|' '{ l = $2; gsub(/[ `]/, "", l); sub(/\/$/, "", l);
 	may = $(NF - 1); gsub(/^ +| +$/, "", may); print l "\t" may }' |
-    diff - "$(t=$(mktemp); table >"$t"; echo "$t")" | grep '^[<>]')
+    diff - "$tmp" | grep '^[<>]')
+rm -f "$tmp"
 if [ -n "$readme_hits" ]; then
 	fail_rule readme "README.md (<) and the map (>) differ: $(echo "$readme_hits" | head -4 | tr '\n\t' '  ')"
 else
