@@ -30,7 +30,7 @@ src/live	src/core src/spec src/engine src/job src/policy src/backend store src/c
 src/dash	src/core src/spec src/engine src/job src/policy src/sim src/ipc store src/cluster
 src/cmd		src/core src/spec src/engine src/job src/policy src/sim src/ipc store src/cluster src/live src/dash
 src/serve.c	src/core src/spec src/engine src/job src/ipc store src/cluster src/live src/cmd
-ui		src/core src/spec src/engine src/job src/policy src/sim store src/cluster src/dash src/cmd
+ui		src/core src/spec src/engine src/job src/policy src/cluster src/dash src/cmd
 src/main.c	src/core src/spec src/engine src/job src/policy src/sim src/backend src/ipc store src/cluster src/live src/dash src/cmd src/serve.c ui
 tests		src/core src/spec src/engine src/job src/policy src/sim src/backend src/ipc store src/cluster src/live src/dash src/cmd src/serve.c ui src/main.c
 '
