@@ -38,6 +38,7 @@
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "live/console.h"
+#include "serve.h"
 #include "ui/dash.h"
 #include "ui/repl.h"
 
@@ -652,6 +653,16 @@ run_scripts(struct runner *r, const struct args *a)
 	}
 }
 
+/* `serve`'s loop, for the command layer below (cmd.h: cmd_serve_loop). */
+static int
+serve_loop(struct session *s, const char *spec, const char *db,
+    const char *socket, char **cause)
+{
+	struct serve_opts o = { spec, db, socket };
+
+	return serve_run(s, &o, cause);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -663,6 +674,7 @@ main(int argc, char **argv)
 	const char *spec;
 
 	memset(&r, 0, sizeof r);
+	cmd_serve_loop = serve_loop;
 	session_init(&r.sess);
 	cmd_group_init(&r.group, &r.sess, &group_ops, &r);
 	r.fe = (struct frontend){ .interactive = false, .flush = fe_flush,

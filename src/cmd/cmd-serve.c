@@ -1,13 +1,17 @@
 /*
  * cmd-serve.c — serve: this process becomes the store's server (serve.h)
- * until SIGTERM or SIGINT. A command like any other for help, completion
+ * until SIGTERM or SIGINT. The server sits above this layer: its loop is
+ * reached through cmd_serve_loop, which main.c sets, never an include. A command like any other for help, completion
  * and the manual; flagged CMD_FRONTEND so that only the command line runs
  * it (a server's clients and the dashboard's ':' line cannot).
  */
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "serve.h"
+#include "core/xmalloc.h"
+
+int (*cmd_serve_loop)(struct session *, const char *, const char *,
+    const char *, char **);
 
 static const struct cmd_opt serve_opts[] = {
 	{ 0, "spec", "FILE", "the live cluster's spec (default: the store's "
@@ -22,11 +26,14 @@ static const struct cmd_opt serve_opts[] = {
 static int
 serve_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
-	struct serve_opts o = { args_get(a, "spec"), args_get(a, "db"),
-	    args_get(a, "socket") };
 	int status;
 
-	if ((status = serve_run(ctx->sess, &o, cause)) == 0) {
+	if (cmd_serve_loop == NULL) {
+		*cause = xstrdup("this program has no server (only cellar does)");
+		return -1;
+	}
+	if ((status = cmd_serve_loop(ctx->sess, args_get(a, "spec"),
+	    args_get(a, "db"), args_get(a, "socket"), cause)) == 0) {
 		if (ctx->out.format == OUT_JSON) {
 			struct json j;
 

@@ -215,6 +215,10 @@ extern const struct cmd_entry cmd_db_vacuum_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_serve_entry;
+/* `serve`'s loop: src/serve.c is above this layer, so main.c sets this
+   (serve_run); NULL in the test programs, where `serve` is refused. */
+extern int (*cmd_serve_loop)(struct session *s, const char *spec,
+    const char *db, const char *socket, char **cause);
 extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_wait_entry;

@@ -24,124 +24,36 @@
 #include "core/xmalloc.h"
 #include "dash/model.h"
 #include "dash/view.h"
+#include "tests/unit/dash-work.h"
 
 #define NJOBS	10000
 #define NSPARE	2000
 #define NVC	10
 
-/* A source over an engine and jobs the bench changes by hand. */
-struct fixed {
-	const struct spec	*s;
-	struct engine		*e;
-	struct job		*jobs;
-	int			 njobs;
-	uint64_t		 gen;
-	int			 changed[64];	/* jobs changed since changes() */
-	int			 nchanged;
-	bool			 tell;		/* report changes (else: all) */
-};
-
-static void
-fx_data(void *self, struct dash_data *d)
-{
-	struct fixed *f = self;
-
-	memset(d, 0, sizeof *d);
-	d->backend = "bench";
-	d->spec_name = "bench-65536";
-	d->policy = "fifo";
-	d->spec = f->s;
-	d->engine = f->e;
-	d->jobs = f->jobs;
-	d->njobs = f->njobs;
-	d->now = 3600;
-	d->gen = f->gen;
-}
-
+/* Start job i on 1 to 8 GPUs; 0, or -1 when it does not fit. */
 static int
-fx_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
-{
-	(void)self; (void)dt; (void)fn; (void)arg; (void)cause;
-	return 0;
-}
-
-static void
-fx_changes(void *self, struct dash_changes *ch)
-{
-	struct fixed *f = self;
-
-	memset(ch, 0, sizeof *ch);
-	ch->all = !f->tell;
-	ch->jobs = f->changed;
-	ch->njobs = f->nchanged;
-	f->nchanged = 0;
-}
-
-static void
-fx_free(void *self)
-{
-	(void)self;
-}
-
-static const struct dash_source_ops fx_ops = {
-	"bench", fx_data, fx_advance, NULL, fx_changes, fx_free, NULL, NULL,
-};
-
-static int
-start(struct fixed *f, int i)
+start(struct hand *f, int i)
 {
 	static const int sizes[] = { 1, 1, 1, 1, 2, 2, 4, 8 };
-	struct engine_req r;
-	struct engine_plan plan;
-	struct job *j = &f->jobs[i];
-	char why[128];
-	int id;
 
-	memset(&r, 0, sizeof r);
-	r.name = j->name;
-	r.vc = j->vc;
-	r.leaf_type = -1;
-	r.pin = -1;
-	r.nmembers = 1;
-	r.members[0].pods = 1;
-	r.members[0].gpus = sizes[bench_rand() % 8];
-	engine_plan_init(&plan);
-	id = engine_alloc(f->e, &r, &plan);
-	engine_plan_release(&plan);
-	if (id < 0)
-		return -1;
-	job_set_shape(j, 1, r.members[0].gpus);
-	j->engine_id = id;
-	if (job_apply(j, JOB_EV_START, 0, why, sizeof why) != 0)
-		return -1;
-	return 0;
+	return hand_start(f, &f->jobs[i], sizes[bench_rand() % 8], 0);
 }
 
 /* One job ends and the next pending one starts: the bench's change. */
 static void
-change(struct fixed *f, int *victim, int *next)
+change(struct hand *f, int *victim, int *next)
 {
-	struct job *j;
-	char why[128];
-
 	while (f->jobs[*victim].engine_id < 0)
 		(*victim)++;
-	j = &f->jobs[*victim];
-	engine_release(f->e, j->engine_id);
-	j->engine_id = -1;
-	job_apply(j, JOB_EV_FINISH, 0, why, sizeof why);
-	job_apply(j, JOB_EV_COMPLETE, 0, why, sizeof why);
-	f->changed[f->nchanged++] = (*victim)++;
-	if (*next < f->njobs) {
-		start(f, *next);
-		f->changed[f->nchanged++] = (*next)++;
-	}
+	hand_end(f, &f->jobs[(*victim)++]);
+	if (*next < f->njobs)
+		start(f, (*next)++);
 	f->gen++;
 }
 
 /* Mean ms of n changed frames, best of 5 rounds. */
 static double
-changed_frames(struct fixed *f, struct dash_model *m, struct dash_view *v,
+changed_frames(struct hand *f, struct dash_model *m, struct dash_view *v,
     struct dash_screen *scr, int n, int *victim, int *next)
 {
 	double t0, x, best = 1e9;
@@ -165,8 +77,8 @@ main(void)
 {
 	static const int panels[] = { DP_CELLS, DP_CELLS, DP_VCS, DP_QUEUES, DP_EVENTS };
 	static const char *const names[] = { "cells", "map", "vcs", "queues", "events" };
-	struct fixed f;
-	struct dash_source src = { &fx_ops, &f };
+	struct hand f;
+	struct dash_source src = { &hand_ops, &f };
 	struct dash_model m;
 	struct dash_view v;
 	struct dash_screen scr;
@@ -178,6 +90,9 @@ main(void)
 
 	memset(&d, 0, sizeof d);
 	memset(&f, 0, sizeof f);
+	f.backend = "bench";
+	f.spec_name = "bench-65536";
+	f.now = 3600;
 	f.s = spec_load_string("bench.yaml", text, strlen(text), &d);
 	if (f.s == NULL || (f.e = engine_create(f.s, ENGINE_HIVED, &cause)) == NULL) {
 		fprintf(stderr, "bench-dash: cannot build the cluster\n");
@@ -196,7 +111,6 @@ main(void)
 			running += start(&f, i) == 0;
 	}
 	f.gen = 1;
-	f.tell = true;
 	dash_model_init(&m, &src);
 	dash_view_init(&v);
 	dash_screen_init(&scr, 120, 40, false);
@@ -216,12 +130,12 @@ main(void)
 		jobs_at = m.running;
 		pend_at = m.pending;
 		/* the source tells what changed: the model updates by delta */
-		f.tell = true;
+		f.all = false;
 		best_c = changed_frames(&f, &m, &v, &scr, changes, &victim, &next);
 		/* the same changes from a source that cannot tell: full rebuilds */
-		f.tell = false;
+		f.all = true;
 		best_f = changed_frames(&f, &m, &v, &scr, changes, &victim, &next);
-		f.tell = true;
+		f.all = false;
 		worst_c = best_c > worst_c ? best_c : worst_c;
 		printf("dash gpus=%lld jobs=%d pending=%d panel=%s frame_ms=%.3f "
 		    "changed_frame_ms=%.3f rebuild_frame_ms=%.3f rebuild/changed=%.1f%s\n",

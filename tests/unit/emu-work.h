@@ -1,7 +1,8 @@
 /*
- * emu-work.h — workloads for the emulator tests (tsim-emu.c, tsim-resume.c),
- * header only: a one-node spec, spec files, jobs one by one, and random
- * jobs on specs/default.yaml. Include after test.h.
+ * emu-work.h — workloads for the emulator tests (tsim-*.c), header only:
+ * a one-node spec, a rack of four nodes with one VC or two, spec files,
+ * jobs one by one, and random jobs on specs/default.yaml. Include after
+ * test.h.
  */
 #ifndef CELLAR_EMU_WORK_H
 #define CELLAR_EMU_WORK_H
@@ -35,6 +36,60 @@ one_node(int gpus)
 	if (s == NULL)
 		abort();
 	return s;
+}
+
+/* One rack r0 of four 4-GPU nodes n0..n3; the VCs follow it. */
+#define RACK4_CELLS \
+	    "physicalCluster:\n" \
+	    "  cellTypes:\n" \
+	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n" \
+	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n" \
+	    "  physicalCells:\n" \
+	    "  - cellType: RACK\n" \
+	    "    cellAddress: r0\n" \
+	    "    cellChildren:\n" \
+	    "    - {cellAddress: n0}\n" \
+	    "    - {cellAddress: n1}\n" \
+	    "    - {cellAddress: n2}\n" \
+	    "    - {cellAddress: n3}\n"
+
+/* A spec from text; a fixture that does not load is the test's bug. */
+static inline struct spec *
+load_text(const char *text)
+{
+	struct spec *s = spec_load_string("work.yaml", text, strlen(text), NULL);
+
+	if (s == NULL)
+		abort();
+	return s;
+}
+
+/* The rack, VC A holding it whole (one RACK cell). */
+static inline struct spec *
+rack4(void)
+{
+	return load_text(RACK4_CELLS
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK, cellNumber: 1}\n");
+}
+
+/* The rack, VC A holding `a` of its nodes and VC B the 4 - a others. */
+static inline struct spec *
+rack4_two_vcs(int a)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text, RACK4_CELLS
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK.NODE, cellNumber: %d}\n"
+	    "  B:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK.NODE, cellNumber: %d}\n", a, 4 - a);
+	return load_text(text);
 }
 
 static inline struct spec *

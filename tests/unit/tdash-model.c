@@ -14,6 +14,7 @@
 #include "core/xmalloc.h"
 #include "dash/model.h"
 #include "dash/view.h"
+#include "dash-work.h"
 
 static struct spec *
 default_spec(void)
@@ -742,64 +743,6 @@ test_delta_emu(void)
 	spec_free(spec);
 }
 
-/* A source over an engine changed by hand: allocs, releases, bad nodes. */
-struct hand {
-	const struct spec	*s;
-	struct engine		*e;
-	struct job		*jobs;
-	int			 njobs;
-	uint64_t		 gen;
-	int			 cj[8], ncj, cn[8], ncn;
-	double			 now;
-};
-
-static void
-hand_data(void *self, struct dash_data *d)
-{
-	struct hand *h = self;
-
-	memset(d, 0, sizeof *d);
-	d->backend = "test";
-	d->spec_name = "default";
-	d->policy = "fifo";
-	d->spec = h->s;
-	d->engine = h->e;
-	d->jobs = h->jobs;
-	d->njobs = h->njobs;
-	d->now = h->now;
-	d->gen = h->gen;
-}
-
-static int
-hand_advance(void *self, double dt, dash_rec_fn fn, void *arg, char **cause)
-{
-	(void)self; (void)dt; (void)fn; (void)arg; (void)cause;
-	return 0;
-}
-
-static void
-hand_changes(void *self, struct dash_changes *ch)
-{
-	struct hand *h = self;
-
-	memset(ch, 0, sizeof *ch);
-	ch->jobs = h->cj;
-	ch->njobs = h->ncj;
-	ch->nodes = h->cn;
-	ch->nnodes = h->ncn;
-	h->ncj = h->ncn = 0;
-}
-
-static void
-hand_free(void *self)
-{
-	(void)self;
-}
-
-static const struct dash_source_ops hand_ops = {
-	"test", hand_data, hand_advance, NULL, hand_changes, hand_free, NULL, NULL,
-};
-
 static void
 test_delta_hand(void)
 {
@@ -811,6 +754,8 @@ test_delta_hand(void)
 	int i, op, ops = test_long ? 2000 : 300, n = 200;
 
 	memset(&h, 0, sizeof h);
+	h.backend = "test";
+	h.spec_name = "default";
 	h.s = spec;
 	h.e = engine_create(spec, ENGINE_HIVED, &cause);
 	CHECK(h.e != NULL);
@@ -838,38 +783,14 @@ test_delta_hand(void)
 		case 0:
 		case 1:	/* start a pending job that has arrived, guaranteed or not */
 			if (j->state == JOB_PENDING && j->submit <= h.now) {
-				struct engine_req r;
-				struct engine_plan plan;
-				int id;
+				int prio = rnd(3) == 0 ? -1 : 1;
 
-				memset(&r, 0, sizeof r);
-				r.name = j->name;
-				r.vc = j->vc;
-				r.leaf_type = -1;
-				r.pin = -1;
-				r.priority = rnd(3) == 0 ? -1 : 1;
-				r.nmembers = 1;
-				r.members[0].pods = 1;
-				r.members[0].gpus = 1 << rnd(4);
-				engine_plan_init(&plan);
-				id = engine_alloc(h.e, &r, &plan);
-				engine_plan_release(&plan);
-				if (id >= 0) {
-					job_set_shape(j, 1, r.members[0].gpus);
-					j->engine_id = id;
-					job_apply(j, JOB_EV_START, h.now, why, sizeof why);
-					h.cj[h.ncj++] = j->id;
-				}
+				hand_start(&h, j, 1 << rnd(4), prio);
 			}
 			break;
 		case 2:	/* a running job ends */
-			if (j->engine_id >= 0) {
-				engine_release(h.e, j->engine_id);
-				j->engine_id = -1;
-				job_apply(j, JOB_EV_FINISH, h.now, why, sizeof why);
-				job_apply(j, JOB_EV_COMPLETE, h.now, why, sizeof why);
-				h.cj[h.ncj++] = j->id;
-			}
+			if (j->engine_id >= 0)
+				hand_end(&h, j);
 			break;
 		case 3:	/* a node goes bad or comes back */
 			if (engine_node_set_bad(h.e, spec->nodes[node].name, rnd(2) == 0,

@@ -11,56 +11,7 @@
 #include "engine/engine.h"
 #include "spec/spec.h"
 #include "test.h"
-
-static const char fig3[] =
-    "physicalCluster:\n"
-    "  cellTypes:\n"
-    "    SW: {childCellType: GPU, childCellNumber: 2}\n"
-    "    SOCK: {childCellType: SW, childCellNumber: 2}\n"
-    "    NODE: {childCellType: SOCK, childCellNumber: 2, isNodeLevel: true}\n"
-    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
-    "  physicalCells:\n"
-    "  - cellType: RACK\n"
-    "    cellChildren:\n"
-    "    - cellAddress: n0\n"
-    "    - cellAddress: n1\n"
-    "    - cellAddress: n2\n"
-    "    - cellAddress: n3\n"
-    "      pinnedCellId: PIN\n"
-    "virtualClusters:\n"
-    "  A:\n"
-    "    virtualCells:\n"
-    "    - {cellType: RACK.NODE.SOCK, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW.GPU, cellNumber: 1}\n"
-    "  B:\n"
-    "    virtualCells:\n"
-    "    - {cellType: RACK.NODE.SOCK, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW.GPU, cellNumber: 1}\n"
-    "  C:\n"
-    "    virtualCells:\n"
-    "    - {cellType: RACK.NODE, cellNumber: 2}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n";
-
-/* The same cluster with node n3 pinned to C instead of one of its nodes. */
-static const char fig3_pinned_tail[] =
-    "    pinnedCells:\n"
-    "    - pinnedCellId: PIN\n";
-
-static struct spec *
-load(const char *text)
-{
-	struct spec_diags d;
-	struct spec *s;
-
-	spec_diags_init(&d);
-	s = spec_load_string("fig3.yaml", text, strlen(text), &d);
-	if (s == NULL && d.n)
-		fprintf(stderr, "%s\n", d.v[0].text);
-	spec_diags_release(&d);
-	return s;
-}
+#include "engine-work.h"
 
 static unsigned long long rng;
 static unsigned
@@ -68,20 +19,6 @@ xr(void)
 {
 	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
 	return (unsigned)(rng >> 11);
-}
-
-static void
-req(struct engine_req *r, const char *name, int vc, int pods, int gpus, int prio)
-{
-	memset(r, 0, sizeof *r);
-	r->name = name;
-	r->vc = vc;
-	r->priority = prio;
-	r->leaf_type = -1;
-	r->pin = -1;
-	r->nmembers = 1;
-	r->members[0].pods = pods;
-	r->members[0].gpus = gpus;
 }
 
 struct want { int vc; int gpus; };
@@ -104,14 +41,14 @@ run_order(const struct spec *s, const int *order, bool opp_fill)
 	engine_plan_init(&p);
 	for (n = 0; opp_fill; n++) {
 		snprintf(name, sizeof name, "opp%d", n);
-		req(&r, name, n % 3, 1, 1, -1);
+		work_req(&r, name, n % 3, 1, 1, -1);
 		if (engine_alloc(e, &r, &p) < 0)
 			break;
 	}
 	for (i = 0; i < 9; i++) {
 		const struct want *w = &fig3_reqs[order[i]];
 		snprintf(name, sizeof name, "job%d", order[i]);
-		req(&r, name, w->vc, 1, w->gpus, 0);
+		work_req(&r, name, w->vc, 1, w->gpus, 0);
 		if (engine_alloc(e, &r, &p) < 0) {
 			fprintf(stderr, "order step %d: %s\n", i, p.why);
 			bad++;
@@ -130,7 +67,7 @@ run_order(const struct spec *s, const int *order, bool opp_fill)
 static void
 test_fig3_orders(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	int order[9], i, k, t, bad = 0, trials = 0;
 
 	CHECK(s != NULL);
@@ -176,7 +113,7 @@ check_light(const struct engine *e)
 static void
 test_opportunistic_fill_and_preempt(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL, name[16];
 	struct engine *e;
 	struct engine_plan p;
@@ -190,7 +127,7 @@ test_opportunistic_fill_and_preempt(void)
 	engine_plan_init(&p);
 	for (n = 0; ; n++) {
 		snprintf(name, sizeof name, "o%d", n);
-		req(&r, name, 0, 1, 1, -1);
+		work_req(&r, name, 0, 1, 1, -1);
 		if (engine_alloc(e, &r, &p) < 0)
 			break;
 		CHECK(p.opportunistic);
@@ -200,7 +137,7 @@ test_opportunistic_fill_and_preempt(void)
 	/* C claims a whole node: 8 opportunistic jobs go (and the counts'
 	   serial moves) */
 	serial = engine_use_serial(e);
-	req(&r, "c8", 2, 1, 8, 0);
+	work_req(&r, "c8", 2, 1, 8, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	CHECK(engine_use_serial(e) != serial);
 	CHECK_INTEQ(p.nvictims, 8);
@@ -227,7 +164,7 @@ snapshot(struct engine *e, struct engine_cell_info *out)
 static void
 test_dry_run_exact(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL;
 	struct engine *e;
 	struct engine_plan p, q;
@@ -241,17 +178,17 @@ test_dry_run_exact(void)
 	engine_plan_init(&q);
 	a = calloc((size_t)s->ncells, sizeof *a);
 	b = calloc((size_t)s->ncells, sizeof *b);
-	req(&r, "low", 2, 1, 8, 1);
+	work_req(&r, "low", 2, 1, 8, 1);
 	r.lazy = true;
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	for (n = 0; n < 6; n++) {
 		char name[16];
 		snprintf(name, sizeof name, "o%d", n);
-		req(&r, name, 1, 1, 2, -1);
+		work_req(&r, name, 1, 1, 2, -1);
 		engine_alloc(e, &r, &p);
 	}
 	snapshot(e, a);
-	req(&r, "high", 2, 2, 8, 5);
+	work_req(&r, "high", 2, 2, 8, 5);
 	CHECK(engine_place(e, &r, &p) == 0);
 	snapshot(e, b);
 	for (i = 0; i < s->ncells; i++)
@@ -276,7 +213,7 @@ test_dry_run_exact(void)
 static void
 test_priority_and_lazy(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL;
 	struct engine *e;
 	struct engine_plan p;
@@ -288,14 +225,14 @@ test_priority_and_lazy(void)
 	engine_plan_init(&p);
 	/* non-lazy: the victim is preempted */
 	e = engine_create(s, ENGINE_HIVED, &cause);
-	req(&r, "low", 2, 1, 8, 1);
+	work_req(&r, "low", 2, 1, 8, 1);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
-	req(&r, "eq", 2, 2, 8, 1);
+	work_req(&r, "eq", 2, 2, 8, 1);
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EVCFULL);
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EPREEMPT);
-	req(&r, "high", 2, 2, 8, 9);
+	work_req(&r, "high", 2, 2, 8, 9);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	CHECK_INTEQ(p.nvictims, 1);
 	CHECK(p.nvictims == 1 && p.victims[0].kind == ENGINE_VICTIM_PREEMPT);
@@ -303,11 +240,11 @@ test_priority_and_lazy(void)
 	engine_free(e);
 	/* lazy: the victim gives up its virtual node and runs on elsewhere */
 	e = engine_create(s, ENGINE_HIVED, &cause);
-	req(&r, "low", 2, 1, 8, 1);
+	work_req(&r, "low", 2, 1, 8, 1);
 	r.lazy = true;
 	low = engine_alloc(e, &r, &p);
 	CHECK(low >= 0);
-	req(&r, "high", 2, 2, 8, 9);
+	work_req(&r, "high", 2, 2, 8, 9);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	CHECK(p.nvictims == 1 && p.victims[0].kind == ENGINE_VICTIM_LAZY);
 	CHECK(engine_job(e, low, &ji));
@@ -322,7 +259,7 @@ test_priority_and_lazy(void)
 static void
 test_bad_nodes(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL;
 	struct engine *e;
 	struct engine_plan p;
@@ -336,7 +273,7 @@ test_bad_nodes(void)
 	CHECK(engine_node_set_bad(e, "nope", true, aff, 8) == -1);
 	CHECK(engine_node_set_bad(e, "n0", true, aff, 8) == 0);
 	/* C's two nodes are still whole: 3 healthy nodes remain */
-	req(&r, "c16", 2, 2, 8, 0);
+	work_req(&r, "c16", 2, 2, 8, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	for (i = 0; i < p.nleaves; i++)
 		CHECK(strcmp(s->nodes[s->cells[p.leaves[i]].node].name, "n0") != 0);
@@ -358,7 +295,7 @@ test_bad_nodes(void)
 	CHECK_INTEQ(u.bad, 0);
 	CHECK_INTEQ(u.doomed, 0);
 	/* a job on a node that goes bad is reported */
-	req(&r, "a4", 0, 1, 4, 0);
+	work_req(&r, "a4", 0, 1, 4, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	i = engine_node_set_bad(e, s->nodes[s->cells[p.leaves[0]].node].name, true, aff, 8);
 	CHECK_INTEQ(i, 1);
@@ -386,27 +323,27 @@ test_pinned(void)
 		if (x)
 			x[strlen("{cellType: RACK.NODE, cellNumber: ")] = '1';
 	}
-	s = load(text);
+	s = work_spec(text);
 	if (!s) { CHECK(s != NULL); return; }
 	engine_plan_init(&p);
 	e = engine_create(s, ENGINE_HIVED, &cause);
-	req(&r, "p8", 2, 1, 8, 0);
+	work_req(&r, "p8", 2, 1, 8, 0);
 	r.pin = spec_find_pin(s, "PIN");
 	CHECK(r.pin >= 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	for (i = 0; i < p.nleaves; i++)
 		CHECK_STREQ(s->nodes[s->cells[p.leaves[i]].node].name, "n3");
-	req(&r, "p1", 2, 1, 1, 0);
+	work_req(&r, "p1", 2, 1, 1, 0);
 	r.pin = spec_find_pin(s, "PIN");
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EPINBUSY);
 	/* A does not hold the pin */
-	req(&r, "a1", 0, 1, 1, 0);
+	work_req(&r, "a1", 0, 1, 1, 0);
 	r.pin = spec_find_pin(s, "PIN");
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EBADREQ);
 	/* unpinned requests never land on n3 */
-	req(&r, "c8", 2, 1, 8, 0);
+	work_req(&r, "c8", 2, 1, 8, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	for (i = 0; i < p.nleaves; i++)
 		CHECK(strcmp(s->nodes[s->cells[p.leaves[i]].node].name, "n3") != 0);
@@ -418,7 +355,7 @@ test_pinned(void)
 static void
 test_quota_and_private(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL;
 	struct engine *e;
 	struct engine_plan p;
@@ -429,15 +366,15 @@ test_quota_and_private(void)
 	e = engine_create(s, ENGINE_QUOTA, &cause);
 	CHECK(e != NULL);
 	/* A's quota is 7 GPUs, anywhere: a 7-GPU pod fits in one node */
-	req(&r, "a7", 0, 1, 7, 0);
+	work_req(&r, "a7", 0, 1, 7, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
-	req(&r, "a1", 0, 1, 1, 0);
+	work_req(&r, "a1", 0, 1, 1, 0);
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
 	/* over the quota for now, and over it forever */
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
-	req(&r, "a8", 0, 1, 8, 0);
+	work_req(&r, "a8", 0, 1, 8, 0);
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
 	CHECK_STREQ(p.why, "vc 'A' can never hold 8 gpus: its quota is 7");
@@ -445,10 +382,10 @@ test_quota_and_private(void)
 	/* private: A alone on its 7 GPUs; a 7-GPU pod cannot exist there */
 	e = engine_create(s, ENGINE_PRIVATE, &cause);
 	CHECK(e != NULL);
-	req(&r, "a7", 0, 1, 7, 0);
+	work_req(&r, "a7", 0, 1, 7, 0);
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
-	req(&r, "a4", 0, 1, 4, 0);
+	work_req(&r, "a4", 0, 1, 4, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	engine_plan_release(&p);
 	engine_free(e);
@@ -458,7 +395,7 @@ test_quota_and_private(void)
 static void
 test_bad_requests(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL;
 	struct engine *e;
 	struct engine_plan p;
@@ -467,15 +404,15 @@ test_bad_requests(void)
 	if (!s) { CHECK(s != NULL); return; }
 	engine_plan_init(&p);
 	e = engine_create(s, ENGINE_HIVED, &cause);
-	req(&r, "x", 7, 1, 1, 0);
+	work_req(&r, "x", 7, 1, 1, 0);
 	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
-	req(&r, "x", 0, 1, 0, 0);
+	work_req(&r, "x", 0, 1, 0, 0);
 	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
-	req(&r, "x", 0, 1, 1, 2000);
+	work_req(&r, "x", 0, 1, 1, 2000);
 	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
-	req(&r, "x", 0, 1, 8, 0);
+	work_req(&r, "x", 0, 1, 8, 0);
 	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_ETOOBIG);
-	req(&r, "x", 0, 1, 1, 0);
+	work_req(&r, "x", 0, 1, 1, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	CHECK(engine_alloc(e, &r, &p) < 0 && p.fail == ENGINE_EBADREQ);
 	CHECK(strstr(p.why, "'x'") != NULL);
@@ -504,7 +441,7 @@ test_never_fits(void)
 		"virtualClusters:\n"
 		"  prod: {virtualCells: [{cellType: BOX.SWITCH, cellNumber: 2}]}\n"
 		"  research: {virtualCells: [{cellType: BOX.SWITCH, cellNumber: 2}]}\n";
-	struct spec *s = load(box);
+	struct spec *s = work_spec(box);
 	char *cause = NULL;
 	struct engine *e;
 	struct engine_plan p;
@@ -514,11 +451,11 @@ test_never_fits(void)
 	engine_plan_init(&p);
 	e = engine_create(s, ENGINE_HIVED, &cause);
 	/* a pod larger than any cell of the VC */
-	req(&r, "big", 0, 1, 4, 0);
+	work_req(&r, "big", 0, 1, 4, 0);
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
 	/* more pods than the VC has cells for, in the same VC */
-	req(&r, "wide", 0, 3, 2, 0);
+	work_req(&r, "wide", 0, 3, 2, 0);
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
 	CHECK_STREQ(p.why, "vc 'prod' can never hold 3 pods of 2 gpus: each takes "
@@ -528,19 +465,19 @@ test_never_fits(void)
 	CHECK_STREQ(p.why, "vc 'prod' has no room for 3 pods of 2 gpus (each in a "
 	    "cell of type 'SWITCH')");
 	/* an opportunistic pod larger than any cell of the cluster */
-	req(&r, "opp", 0, 1, 16, ENGINE_PRIO_OPPORTUNISTIC);
+	work_req(&r, "opp", 0, 1, 16, ENGINE_PRIO_OPPORTUNISTIC);
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
 	CHECK_STREQ(p.why, "a pod of 16 gpus is larger than any cell of the cluster");
 	CHECK(engine_alloc(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_ETOOBIG);
-	req(&r, "opp", 0, 1, 8, ENGINE_PRIO_OPPORTUNISTIC);
+	work_req(&r, "opp", 0, 1, 8, ENGINE_PRIO_OPPORTUNISTIC);
 	CHECK(engine_place(e, &r, &p) == 0);
 	/* what fits once the VC is free is not "never": the dry run says
 	   whom it would have to preempt */
-	req(&r, "a", 0, 2, 2, 5);
+	work_req(&r, "a", 0, 2, 2, 5);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
-	req(&r, "b", 0, 1, 2, 5);
+	work_req(&r, "b", 0, 1, 2, 5);
 	CHECK(engine_place(e, &r, &p) < 0);
 	CHECK_INTEQ(p.fail, ENGINE_EPREEMPT);
 	CHECK(strstr(p.why, "level") == NULL);

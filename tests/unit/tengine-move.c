@@ -12,62 +12,7 @@
 #include "engine/engine.h"
 #include "spec/spec.h"
 #include "test.h"
-
-static const char fig3[] =
-    "physicalCluster:\n"
-    "  cellTypes:\n"
-    "    SW: {childCellType: GPU, childCellNumber: 2}\n"
-    "    SOCK: {childCellType: SW, childCellNumber: 2}\n"
-    "    NODE: {childCellType: SOCK, childCellNumber: 2, isNodeLevel: true}\n"
-    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
-    "  physicalCells:\n"
-    "  - cellType: RACK\n"
-    "    cellChildren:\n"
-    "    - cellAddress: n0\n"
-    "    - cellAddress: n1\n"
-    "    - cellAddress: n2\n"
-    "    - cellAddress: n3\n"
-    "virtualClusters:\n"
-    "  A:\n"
-    "    virtualCells:\n"
-    "    - {cellType: RACK.NODE.SOCK, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW.GPU, cellNumber: 1}\n"
-    "  B:\n"
-    "    virtualCells:\n"
-    "    - {cellType: RACK.NODE.SOCK, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW.GPU, cellNumber: 1}\n"
-    "  C:\n"
-    "    virtualCells:\n"
-    "    - {cellType: RACK.NODE, cellNumber: 2}\n"
-    "    - {cellType: RACK.NODE.SOCK.SW, cellNumber: 1}\n";
-
-static struct spec *
-load(const char *text)
-{
-	struct spec_diags d;
-	struct spec *s;
-
-	spec_diags_init(&d);
-	s = spec_load_string("fig3.yaml", text, strlen(text), &d);
-	spec_diags_release(&d);
-	return s;
-}
-
-static void
-req(struct engine_req *r, const char *name, int vc, int pods, int gpus, int prio)
-{
-	memset(r, 0, sizeof *r);
-	r->name = name;
-	r->vc = vc;
-	r->priority = prio;
-	r->leaf_type = -1;
-	r->pin = -1;
-	r->nmembers = 1;
-	r->members[0].pods = pods;
-	r->members[0].gpus = gpus;
-}
+#include "engine-work.h"
 
 /* The whole visible state: every cell, every job's placement, the stats. */
 struct state {
@@ -188,7 +133,7 @@ grow(struct engine *e, int job, const int *add, int nadd, int drop, char *why, s
 static void
 test_grow_shrink(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL, why[256];
 	struct engine *e;
 	struct engine_plan p;
@@ -200,7 +145,7 @@ test_grow_shrink(void)
 	if (!s) { CHECK(s != NULL); return; }
 	e = engine_create(s, ENGINE_HIVED, &cause);
 	engine_plan_init(&p);
-	req(&r, "a2", 0, 1, 2, 0);
+	work_req(&r, "a2", 0, 1, 2, 0);
 	CHECK((id = engine_alloc(e, &r, &p)) >= 0);
 	n = free_on_node(e, p.leaves[0], fr);
 	CHECK_INTEQ(n, 6);
@@ -240,7 +185,7 @@ test_grow_shrink(void)
 static void
 test_refusals_change_nothing(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL, why[256];
 	struct engine *e;
 	struct engine_plan p;
@@ -251,13 +196,13 @@ test_refusals_change_nothing(void)
 	if (!s) { CHECK(s != NULL); return; }
 	e = engine_create(s, ENGINE_HIVED, &cause);
 	engine_plan_init(&p);
-	req(&r, "a4", 0, 1, 4, 0);
+	work_req(&r, "a4", 0, 1, 4, 0);
 	CHECK((a4 = engine_alloc(e, &r, &p)) >= 0);
-	req(&r, "a2", 0, 1, 2, 0);
+	work_req(&r, "a2", 0, 1, 2, 0);
 	CHECK((a2 = engine_alloc(e, &r, &p)) >= 0);
-	req(&r, "b1", 1, 1, 1, 0);
+	work_req(&r, "b1", 1, 1, 1, 0);
 	CHECK((b1 = engine_alloc(e, &r, &p)) >= 0);
-	req(&r, "c8", 2, 1, 8, 0);
+	work_req(&r, "c8", 2, 1, 8, 0);
 	CHECK((c8 = engine_alloc(e, &r, &p)) >= 0);
 	(void)c8;
 	state_take(e, &x);
@@ -275,7 +220,7 @@ test_refusals_change_nothing(void)
 
 	/* a free GPU inside a cell bound to B (its second 1-GPU job splits
 	   B's switch cell): not A's to take */
-	req(&r, "b1b", 1, 1, 1, 0);
+	work_req(&r, "b1b", 1, 1, 1, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	state_release(&x);
 	state_take(e, &x);
@@ -293,7 +238,7 @@ test_refusals_change_nothing(void)
 	}
 
 	/* A has 7 GPUs: a4, a2 and a1 hold them all; no free GPU is A's */
-	req(&r, "a1", 0, 1, 1, 0);
+	work_req(&r, "a1", 0, 1, 1, 0);
 	CHECK((a1 = engine_alloc(e, &r, &p)) >= 0);
 	state_release(&x);
 	state_take(e, &x);
@@ -323,7 +268,7 @@ test_refusals_change_nothing(void)
 static void
 test_migrate_and_quota(void)
 {
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL, why[256];
 	struct engine *e;
 	struct engine_plan p;
@@ -336,7 +281,7 @@ test_migrate_and_quota(void)
 	/* hived: A's 2-GPU job moves to a switch of another node */
 	e = engine_create(s, ENGINE_HIVED, &cause);
 	engine_plan_init(&p);
-	req(&r, "a2", 0, 1, 2, 0);
+	work_req(&r, "a2", 0, 1, 2, 0);
 	CHECK((id = engine_alloc(e, &r, &p)) >= 0);
 	k = s->cells[p.leaves[0]].node;
 	for (c = 0, n = 0; c < s->ncells && n < 2; c++)
@@ -347,7 +292,7 @@ test_migrate_and_quota(void)
 	CHECK(in.leaves[0] == fr[0] && in.leaves[1] == fr[1]);
 	CHECK(engine_check(e, why, sizeof why));
 	/* an opportunistic job does not move */
-	req(&r, "o1", 1, 1, 1, -1);
+	work_req(&r, "o1", 1, 1, 1, -1);
 	CHECK((o = engine_alloc(e, &r, &p)) >= 0);
 	state_take(e, &x);
 	CHECK(engine_move(e, o, pf, 1, fr, 2, why, sizeof why) < 0);
@@ -358,9 +303,9 @@ test_migrate_and_quota(void)
 
 	/* quota: A's quota is 7 GPUs */
 	e = engine_create(s, ENGINE_QUOTA, &cause);
-	req(&r, "a6", 0, 1, 4, 0);
+	work_req(&r, "a6", 0, 1, 4, 0);
 	CHECK((id = engine_alloc(e, &r, &p)) >= 0);
-	req(&r, "a2", 0, 1, 2, 0);
+	work_req(&r, "a2", 0, 1, 2, 0);
 	CHECK(engine_alloc(e, &r, &p) >= 0);
 	engine_job(e, id, &in);
 	n = free_on_node(e, in.leaves[0], fr);
@@ -392,7 +337,7 @@ static void
 test_churn(void)
 {
 	static const enum engine_mode modes[] = { ENGINE_HIVED, ENGINE_QUOTA, ENGINE_PRIVATE };
-	struct spec *s = load(fig3);
+	struct spec *s = work_spec(fig3);
 	char *cause = NULL, why[256], name[32];
 	int step, mi, ok = 0, refused = 0, bad = 0, moved = 0;
 
@@ -417,7 +362,7 @@ test_churn(void)
 			}
 			if (op <= 1 || id < 0) {
 				snprintf(name, sizeof name, "j%d", step);
-				req(&r, name, (int)(xr() % 3), 1, 1 << (xr() % 3), 0);
+				work_req(&r, name, (int)(xr() % 3), 1, 1 << (xr() % 3), 0);
 				engine_alloc(e, &r, &p);
 				continue;
 			}

@@ -21,37 +21,6 @@
 #include "test.h"
 #include "emu-work.h"
 
-/* One rack of four 4-GPU nodes; the tests add their VCs. */
-#define RACK4_CELLS \
-	    "physicalCluster:\n" \
-	    "  cellTypes:\n" \
-	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n" \
-	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n" \
-	    "  physicalCells:\n" \
-	    "  - cellType: RACK\n" \
-	    "    cellAddress: r0\n" \
-	    "    cellChildren:\n" \
-	    "    - {cellAddress: n0}\n" \
-	    "    - {cellAddress: n1}\n" \
-	    "    - {cellAddress: n2}\n" \
-	    "    - {cellAddress: n3}\n"
-
-static struct spec *
-rack4(void)
-{
-	static const char text[] =
-	    RACK4_CELLS
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK, cellNumber: 1}\n";
-	struct spec *s = spec_load_string("rack4.yaml", text, strlen(text), NULL);
-
-	if (s == NULL)
-		abort();
-	return s;
-}
-
 struct run {
 	struct spec	*s;
 	struct policy	 p;
@@ -187,20 +156,11 @@ test_branches(void)
 static void
 test_migrations_in_vc(void)
 {
-	static const char text[] =
-	    RACK4_CELLS
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK.NODE, cellNumber: 2}\n"
-	    "  B:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK.NODE, cellNumber: 2}\n";
 	struct job jobs[9];
 	struct policy_params pp;
 	struct emu_params ep;
 	struct policy p;
-	struct spec *s = spec_load_string("rack4-2vc.yaml", text, strlen(text), NULL);
+	struct spec *s = rack4_two_vcs(2);
 	struct engine_placement pl;
 	const struct rec *log;
 	struct emu *m;

@@ -21,36 +21,6 @@
 #include "test.h"
 #include "emu-work.h"
 
-static struct spec *
-two_vcs(void)
-{
-	static const char text[] =
-	    "physicalCluster:\n"
-	    "  cellTypes:\n"
-	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
-	    "  physicalCells:\n"
-	    "  - cellType: RACK\n"
-	    "    cellAddress: r0\n"
-	    "    cellChildren:\n"
-	    "    - {cellAddress: n0}\n"
-	    "    - {cellAddress: n1}\n"
-	    "    - {cellAddress: n2}\n"
-	    "    - {cellAddress: n3}\n"
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK.NODE, cellNumber: 1}\n"
-	    "  B:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK.NODE, cellNumber: 3}\n";
-	struct spec *s = spec_load_string("two.yaml", text, strlen(text), NULL);
-
-	if (s == NULL)
-		abort();
-	return s;
-}
-
 struct out {
 	double		 end[4];
 	double		 start[4];
@@ -62,7 +32,7 @@ struct out {
 static void
 run(const char *policy, struct job *jobs, int n, double grow_after, struct out *o)
 {
-	struct spec *s = two_vcs();
+	struct spec *s = rack4_two_vcs(1);
 	struct policy_params pp;
 	struct emu_params ep;
 	struct policy p;

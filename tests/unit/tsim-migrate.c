@@ -25,40 +25,6 @@
 #include "test.h"
 #include "emu-work.h"
 
-#define RACK4_CELLS \
-	    "physicalCluster:\n" \
-	    "  cellTypes:\n" \
-	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n" \
-	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n" \
-	    "  physicalCells:\n" \
-	    "  - cellType: RACK\n" \
-	    "    cellAddress: r0\n" \
-	    "    cellChildren:\n" \
-	    "    - {cellAddress: n0}\n" \
-	    "    - {cellAddress: n1}\n" \
-	    "    - {cellAddress: n2}\n" \
-	    "    - {cellAddress: n3}\n"
-
-static struct spec *
-load_text(const char *text)
-{
-	struct spec *s = spec_load_string("rack4.yaml", text, strlen(text), NULL);
-
-	if (s == NULL)
-		abort();
-	return s;
-}
-
-static struct spec *
-rack_one_vc(void)
-{
-	return load_text(RACK4_CELLS
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK, cellNumber: 1}\n");
-}
-
 static int
 vc_of(const struct spec *s, const char *name)
 {
@@ -212,7 +178,7 @@ stop(struct run *r)
 static void
 test_locality(void)
 {
-	struct spec *s = rack_one_vc();
+	struct spec *s = rack4();
 	struct emu_params ep;
 	struct job jobs[5];
 	struct run r;
@@ -315,14 +281,7 @@ test_sockets(void)
 static void
 test_vcs(void)
 {
-	struct spec *s = load_text(RACK4_CELLS
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK.NODE, cellNumber: 2}\n"
-	    "  B:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK.NODE, cellNumber: 2}\n");
+	struct spec *s = rack4_two_vcs(2);
 	struct emu_params ep;
 	struct job jobs[5];
 	struct run r;
@@ -419,7 +378,7 @@ test_vcs_random(void)
 static void
 test_cost(void)
 {
-	struct spec *s = rack_one_vc();
+	struct spec *s = rack4();
 	struct emu_params ep;
 	struct emu_report rep[2];
 	struct job jobs[2][5];
@@ -458,7 +417,7 @@ test_cost(void)
 static void
 test_defrag(void)
 {
-	struct spec *s = rack_one_vc();
+	struct spec *s = rack4();
 	struct emu_params ep;
 	struct job jobs[3];
 	struct run r;

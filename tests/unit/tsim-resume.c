@@ -896,25 +896,8 @@ test_progress_cuts(void)
 static void
 test_migrate_mid(void)
 {
-	static const char text[] =
-	    "physicalCluster:\n"
-	    "  cellTypes:\n"
-	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
-	    "    RACK: {childCellType: NODE, childCellNumber: 4}\n"
-	    "  physicalCells:\n"
-	    "  - cellType: RACK\n"
-	    "    cellAddress: r0\n"
-	    "    cellChildren:\n"
-	    "    - {cellAddress: n0}\n"
-	    "    - {cellAddress: n1}\n"
-	    "    - {cellAddress: n2}\n"
-	    "    - {cellAddress: n3}\n"
-	    "virtualClusters:\n"
-	    "  A:\n"
-	    "    virtualCells:\n"
-	    "    - {cellType: RACK, cellNumber: 1}\n";
 	static const double cuts[] = { -1, 1000, 1001, 30000 };
-	struct spec *s = spec_load_string("rack4.yaml", text, strlen(text), NULL);
+	struct spec *s = rack4();
 	struct job jobs[5];
 	struct setup su;
 	struct outcome a, b;

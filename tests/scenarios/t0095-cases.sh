@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0100-cases — expected-output cases: for each tests/scenarios/cases/NAME.cmd
+# t0095-cases — expected-output cases: for each tests/scenarios/cases/NAME.cmd
 # the batch script runs (on stdin, from the repo root) and its standard
 # output, standard error and exit status must be exactly NAME.out, NAME.err
 # and NAME.rc. A first line "#! ARGS" gives cellar extra arguments (it is a

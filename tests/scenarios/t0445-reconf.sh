@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0440-reconf.sh — reconfiguration of a recorded session: `load` of a
+# t0445-reconf.sh — reconfiguration of a recorded session: `load` of a
 # changed spec carries the running jobs over (kept, downgraded, requeued,
 # or with --force cancelled with their VC), reports and records each
 # decision in one transaction, and the run goes on on the new spec; a

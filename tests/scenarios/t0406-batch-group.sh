@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0405-batch-group — group commit in batch mode (cmd/group.h): the
+# t0406-batch-group — group commit in batch mode (cmd/group.h): the
 # commands of `cellar -f FILE` share commits, and what a command printed
 # is in the store. The same commands run as one-shot commands print the
 # same. Then every write step of the batch is failed in turn
