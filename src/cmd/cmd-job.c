@@ -463,10 +463,7 @@ jobs_stored(struct cmd_ctx *ctx, const char *run, const char *vc, char **cause)
 		goto out;
 	if (ctx->out.format == OUT_JSON) {
 		cmd_json_begin(ctx, &j, "jobs");
-		if (sc.run.id != 0)
-			json_kv_int(&j, "run", sc.run.id);
-		else
-			json_kv_null(&j, "run");
+		stored_json_run(&j, &sc);
 		cmd_list_json(ctx, &j, "jobs", ja.t, jobs_json_stored, &ja);
 		cmd_json_end(ctx, &j);
 	} else

@@ -161,6 +161,15 @@ sctx_vc_find(struct sctx *sc, const char *name, char **cause)
 	return -1;
 }
 
+void
+stored_json_run(struct json *j, const struct sctx *sc)
+{
+	if (sc->run.id != 0)
+		json_kv_int(j, "run", sc->run.id);
+	else
+		json_kv_null(j, "run");
+}
+
 /* Wall-clock seconds as a UTC date. */
 const char *
 stored_fmt_date(double t, char *buf, size_t len)
@@ -389,10 +398,7 @@ ev_list_write(struct cmd_ctx *ctx, struct ev_list *l, const char *kind, bool hea
 		return -1;
 	if (ctx->out.format == OUT_JSON) {
 		cmd_json_begin(ctx, &j, kind);
-		if (l->sc->run.id != 0)
-			json_kv_int(&j, "run", l->sc->run.id);
-		else
-			json_kv_null(&j, "run");
+		stored_json_run(&j, l->sc);
 		cmd_list_json(ctx, &j, "events", l->t, ev_list_json_one, l);
 		cmd_json_end(ctx, &j);
 		return 0;

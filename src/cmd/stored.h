@@ -87,6 +87,8 @@ int		 stored_status(struct cmd_ctx *ctx, int rc);
  * runs to: now for a session run still running, else 0.
  */
 double		 stored_open_now(const struct store_run *run);
+/* "run": the run's id, or null when none was resolved (no store yet). */
+void		 stored_json_run(struct json *j, const struct sctx *sc);
 /* Wall-clock seconds as a UTC date ("-" for none). */
 const char	*stored_fmt_date(double t, char *buf, size_t len);
 /* A time on the run's clock: a date for a session, seconds for a replay. */
