@@ -454,7 +454,8 @@ jobs_stored(struct cmd_ctx *ctx, const char *run, const char *vc, char **cause)
 			rc = -1;
 			goto out;
 		}
-		if ((rc = store_job_load(sc.st, sc.run.id, jobs_row_stored, &ja, cause)) != 0) {
+		if ((rc = store_job_load(sc.st, sc.run.id, jobs_row_stored, &ja,
+		    cause)) != 0) {
 			rc = stored_status(ctx, rc);
 			goto out;
 		}

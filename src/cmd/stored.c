@@ -30,9 +30,9 @@ sctx_init(struct sctx *sc, struct cmd_ctx *ctx)
 void
 sctx_release(struct sctx *sc)
 {
-	store_run_release(&sc->run);
 	int i;
 
+	store_run_release(&sc->run);
 	store_spec_release(&sc->sp);
 	spec_free(sc->spec);
 	for (i = 0; i < sc->nespec; i++)
