@@ -1,10 +1,9 @@
 /*
- * cmd-alloc.c — the job commands: `alloc` places and starts a job, `place`
- * is its dry run, `release` ends jobs, `jobs` lists them (those holding
- * cells from the engine, then a live cluster's waiting ones from its
- * console). They turn options
- * into a struct engine_req, ask the (pure) engine for a plan and print the
- * plan: pods with their nodes and GPU addresses, and the victims.
+ * cmd-alloc.c — the engine's job commands: `alloc` places and starts a
+ * job, `place` is its dry run, `release` ends jobs (`jobs` lists them, in
+ * cmd-job.c). They turn options into a struct engine_req, ask the (pure)
+ * engine for a plan and print the plan: pods with their nodes and GPU
+ * addresses, and the victims.
  *
  * The JSON shapes written here are a documented interface (cellar(1), "JSON
  * OUTPUT"); scenario tests and scripts read them. Within schema_version 1
@@ -19,7 +18,6 @@
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "job/job.h"
-#include "live/console.h"
 #include "store/store.h"
 
 #define ALLOC_NAME_MAX	63	/* engine_victim.name holds 64 bytes */
@@ -56,10 +54,10 @@ check_job_name(const char *name, char **cause)
 	return 0;
 }
 
-/* pods: [{node, nodes, cell, gpus, cells}] — shared by alloc, place, jobs. */
-static void
-pods_json(struct json *j, const struct spec *s, int npods, const int *pod_first,
-    const int *leaves)
+/* pods: [{node, nodes, cell, gpus, cells}] — alloc, place, and jobs. */
+void
+cmd_pods_json(struct json *j, const struct spec *s, int npods,
+    const int *pod_first, const int *leaves)
 {
 	char path[PATH_MAX_LEN];
 	int p, i, lca;
@@ -331,7 +329,7 @@ plan_json(struct cmd_ctx *ctx, const char *kind, const struct engine_req *r,
 	}
 	json_kv_string(&j, "chain", chain_name(s, p->chain));
 	json_kv_bool(&j, "opportunistic", p->opportunistic);
-	pods_json(&j, s, p->npods, p->pod_first, p->leaves);
+	cmd_pods_json(&j, s, p->npods, p->pod_first, p->leaves);
 	json_key(&j, "victims");
 	json_array_begin(&j);
 	for (i = 0; i < p->nvictims; i++) {
@@ -570,277 +568,6 @@ store_failed:
 	return -1;
 }
 
-/*
- * The engine holds running jobs only: their state is R. The class says how
- * they run; "downgraded" is an opportunistic job that was guaranteed until
- * lazily preempted. The legacy JSON "state" keeps its first meaning.
- */
-static const char *
-job_class(const struct engine_job_info *info)
-{
-	if (info->downgraded)
-		return "downgraded";
-	return info->priority < 0 ? job_class_name(JOB_OPPORTUNISTIC) :
-	    job_class_name(JOB_GUARANTEED);
-}
-
-static const char *
-job_legacy_state(const struct engine_job_info *info)
-{
-	if (info->downgraded)
-		return "downgraded";
-	return info->priority < 0 ? "opportunistic" : job_state_name(JOB_RUNNING);
-}
-
-/* The lowest cell of each pod, comma-separated, into sb. */
-static void
-pod_cells_text(const struct spec *s, const struct engine_job_info *info,
-    struct strbuf *sb)
-{
-	char path[PATH_MAX_LEN];
-	int p, lca;
-
-	for (p = 0; p < info->npods; p++) {
-		lca = spec_cell_lca(s, info->leaves + info->pod_first[p],
-		    info->pod_first[p + 1] - info->pod_first[p]);
-		strbuf_addf(sb, "%s%s", p ? "," : "", lca >= 0 ?
-		    spec_cell_path(s, lca, path, sizeof path) : "-");
-	}
-}
-
-static const struct cmd_opt jobs_opts[] = {
-	{ 0, "vc", "VC", "only the jobs of this virtual cluster", VALUE_VC },
-	{ 'a', "all", NULL, "finished jobs too: this session's run in the state store (as --run)", VALUE_NONE },
-	{ 0, "run", "ID", "the jobs of a stored run (an id or 'last'), finished ones too", VALUE_NONE },
-	{ 0, NULL, NULL, NULL, VALUE_NONE }
-};
-
-static const struct table_colspec jobs_columns[] = {
-	{ "JOB", "job", TABLE_NAME, "the job's name" },
-	{ "ID", "id", TABLE_NUM | TABLE_WIDE, "the engine's job id" },
-	{ "VC", "vc", 0, "its virtual cluster" },
-	{ "ST", "state", 0, "state code: PD, R, S, CG, CD, F, CA, PR (help states)" },
-	{ "CLASS", "class", 0, "guaranteed, opportunistic, or downgraded (lazily preempted)" },
-	{ "PRIO", "priority", TABLE_NUM, "priority now (the job's own without cells): 0 to 1000, -1 opportunistic" },
-	{ "ORIG", "orig_priority", TABLE_NUM | TABLE_WIDE, "priority as requested" },
-	{ "GPUS", "gpus", TABLE_NUM, "GPUs it holds (a pending job: it asks for)" },
-	{ "PODS", "pods", TABLE_NUM, "pods" },
-	{ "CHAIN", "chain", 0, "the chain its cells are on" },
-	{ "NODES", "nodes", TABLE_HOSTS, "its nodes, as a hostlist" },
-	{ "CELLS", "cells", TABLE_WIDE, "the lowest cell holding each pod" },
-	{ "LAZY", "lazy", TABLE_WIDE, "yes if preemption downgrades it instead of stopping it" },
-	{ "REASON", "reason", 0, "why a pending job waits (help states), else -" },
-	{ "SUBMIT", "submit", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "when it was submitted (s; a replay's: trace time)" },
-	{ "START", "first_start", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "when it first ran (s), - never" },
-	{ "END", "end", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "when it ended (s), - not yet" },
-	{ "JCT", "jct", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "completion time: end - submit (s), - not ended" },
-	{ "QDELAY", "queue_delay", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "queuing delay: first start - submit (s; HiveD's)" },
-	{ "QUEUED", "queued", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "all its time pending, requeues included (s)" },
-	{ "PREEMPT", "preemptions", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "times preempted" },
-	{ "GPU_H", "gpu_hours", TABLE_NUM | TABLE_WIDE | TABLE_CSV, "GPU-hours of service it received" },
-	{ NULL, NULL, 0, NULL }
-};
-
-static void
-jobs_row(struct table *t, const struct spec *s, int id,
-    const struct engine_job_info *info)
-{
-	struct strbuf cells = STRBUF_INIT;
-	char *h = session_leaf_nodes(s, info->leaves, info->nleaves);
-
-	pod_cells_text(s, info, &cells);
-	table_row(t);
-	table_row_tag(t, id);
-	table_cell(t, "%s", info->name);
-	table_cell_int(t, id);
-	table_cell(t, "%s", s->vcs[info->vc].name);
-	table_cell_role(t, ROLE_BUSY, "%s", job_state_code(JOB_RUNNING));
-	table_cell_role(t, info->priority < 0 ? ROLE_WARN : ROLE_NONE, "%s",
-	    job_class(info));
-	table_cell_int(t, info->priority);
-	table_cell_int(t, info->orig_priority);
-	table_cell_int(t, info->nleaves);
-	table_cell_int(t, info->npods);
-	table_cell(t, "%s", chain_name(s, info->chain));
-	table_cell(t, "%s", h);
-	table_cell(t, "%s", cells.buf);
-	table_cell(t, "%s", info->lazy ? "yes" : "no");
-	table_cell(t, "-");
-	cmd_job_outcome_cells(t, NULL, 0);
-	free(h);
-	strbuf_release(&cells);
-}
-
-/*
- * A live job that holds no cells (queued, suspended, giving them back),
- * from the server's console: tagged -1 - its index in the snapshot, so
- * the JSON writer tells it from an engine job.
- */
-static bool
-live_waits(const struct console_job *cj)
-{
-	if (job_is_final(&cj->job))
-		return false;	/* cancelled or failed, its stop hooks running */
-	return cj->phase == CONSOLE_QUEUED || cj->phase == CONSOLE_STOPPING ||
-	    cj->phase == CONSOLE_SUSPENDING || cj->phase == CONSOLE_SUSPENDED;
-}
-
-static int
-live_prio(const struct job *j)
-{
-	return j->klass == JOB_OPPORTUNISTIC ? ENGINE_PRIO_OPPORTUNISTIC : j->priority;
-}
-
-static void
-jobs_row_live(struct table *t, const struct spec *s, int i,
-    const struct console_job *cj)
-{
-	table_row(t);
-	table_row_tag(t, -1 - (long)i);
-	table_cell(t, "%s", cj->job.name);
-	table_cell(t, "-");
-	table_cell(t, "%s", s->vcs[cj->job.vc].name);
-	table_cell(t, "%s", job_state_code(cj->job.state));
-	table_cell_role(t, cj->job.klass == JOB_OPPORTUNISTIC ? ROLE_WARN :
-	    ROLE_NONE, "%s", job_class_name(cj->job.klass));
-	table_cell_int(t, live_prio(&cj->job));
-	table_cell_int(t, live_prio(&cj->job));
-	table_cell_int(t, cj->job.gpus);
-	table_cell_int(t, cj->job.members[0].pods);
-	table_cell(t, "-");
-	table_cell(t, "%s", cj->nodes[0] ? cj->nodes : "-");
-	table_cell(t, "-");
-	table_cell(t, "no");
-	table_cell(t, "%s", cj->phase == CONSOLE_QUEUED ?
-	    job_reason_name(cj->job.reason) : "-");
-	cmd_job_outcome_cells(t, &cj->job, session_now());
-}
-
-static void
-jobs_json_live(struct cmd_ctx *ctx, struct json *j, const struct console_job *cj)
-{
-	json_object_begin(j);
-	json_kv_string(j, "job", cj->job.name);
-	json_kv_null(j, "id");
-	json_kv_string(j, "vc", ctx->sess->spec->vcs[cj->job.vc].name);
-	json_kv_int(j, "priority", live_prio(&cj->job));
-	json_kv_int(j, "orig_priority", live_prio(&cj->job));
-	json_kv_bool(j, "opportunistic", cj->job.klass == JOB_OPPORTUNISTIC);
-	json_kv_bool(j, "downgraded", false);
-	json_kv_bool(j, "lazy", false);
-	json_kv_string(j, "state", job_state_name(cj->job.state));
-	json_kv_string(j, "state_code", job_state_code(cj->job.state));
-	json_kv_string(j, "class", job_class_name(cj->job.klass));
-	if (cj->phase == CONSOLE_QUEUED)
-		json_kv_string(j, "reason", job_reason_name(cj->job.reason));
-	else
-		json_kv_null(j, "reason");
-	json_kv_null(j, "chain");
-	json_kv_int(j, "gpus", cj->job.gpus);
-	json_key(j, "pods");
-	json_array_begin(j);
-	json_array_end(j);
-	json_object_end(j);
-}
-
-static void
-jobs_json_one(struct cmd_ctx *ctx, struct json *j, long id, void *arg)
-{
-	const struct console_snapshot *snap = arg;
-	const struct spec *s = ctx->sess->spec;
-	struct engine_job_info info;
-
-	if (id < 0) {
-		jobs_json_live(ctx, j, &snap->jobs[-1 - id]);
-		return;
-	}
-	if (!engine_job(ctx->sess->engine, (int)id, &info))
-		fatal("jobs: job %ld vanished", id);
-	json_object_begin(j);
-	json_kv_string(j, "job", info.name);
-	json_kv_int(j, "id", id);
-	json_kv_string(j, "vc", s->vcs[info.vc].name);
-	json_kv_int(j, "priority", info.priority);
-	json_kv_int(j, "orig_priority", info.orig_priority);
-	json_kv_bool(j, "opportunistic", info.priority < 0);
-	json_kv_bool(j, "downgraded", info.downgraded);
-	json_kv_bool(j, "lazy", info.lazy);
-	json_kv_string(j, "state", job_legacy_state(&info));
-	json_kv_string(j, "state_code", job_state_code(JOB_RUNNING));
-	json_kv_string(j, "class", job_class(&info));
-	json_kv_null(j, "reason");
-	json_kv_string(j, "chain", chain_name(s, info.chain));
-	json_kv_int(j, "gpus", info.nleaves);
-	pods_json(j, s, info.npods, info.pod_first, info.leaves);
-	json_object_end(j);
-}
-
-static int
-jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
-{
-	struct engine *e = ctx->sess->engine;
-	const struct spec *s = ctx->sess->spec;
-	const char *vcname = args_get(a, "vc");
-	struct console_snapshot snap = { NULL, 0, 0 };
-	struct engine_job_info info;
-	struct table *t;
-	int id, lim = engine_job_limit(e), vc = -1, n, k, *order = NULL, *pos;
-	int64_t run = ctx->sess->run ? ctx->sess->run : ctx->sess->resume_run;
-	struct json j;
-
-	if (args_has(a, "run") && args_has(a, "all")) {
-		*cause = xstrdup("give '--run' or '--all', not both");
-		return cmd_usage_error(ctx);
-	}
-	if (args_has(a, "run"))
-		return cmd_jobs_stored(ctx, args_get(a, "run"), vcname, cause);
-	if (args_has(a, "all") && run != 0) {
-		char *idtext = xasprintf("%lld", (long long)run);
-		int rc = cmd_jobs_stored(ctx, idtext, vcname, cause);
-
-		free(idtext);
-		return rc;
-	}
-	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
-		*cause = spec_unknown_vc(s, vcname);
-		return -1;
-	}
-	t = table_create();
-	table_columns(t, jobs_columns);
-	for (id = 0; id < lim; id++)
-		if (engine_job(e, id, &info) && (vc < 0 || info.vc == vc))
-			jobs_row(t, s, id, &info);
-	/* a live cluster's server: then the jobs waiting for cells, in the
-	   order the queue serves them (pending with running, as squeue) */
-	if (ctx->sess->console != NULL) {
-		console_snapshot(ctx->sess->console, &snap);
-		order = xcalloc((size_t)snap.njobs + 1, sizeof *order);
-		pos = xcalloc((size_t)snap.njobs + 1, sizeof *pos);
-		n = console_queue(ctx->sess->console, order, pos);
-		for (k = 0; k < n; k++)
-			if (live_waits(&snap.jobs[order[k]]) &&
-			    (vc < 0 || snap.jobs[order[k]].job.vc == vc))
-				jobs_row_live(t, s, order[k], &snap.jobs[order[k]]);
-		free(pos);
-	}
-	if (cmd_list_apply(ctx, t, cause) != 0) {
-		table_free(t);
-		free(order);
-		console_snapshot_release(&snap);
-		return -1;
-	}
-	if (ctx->out.format == OUT_JSON) {
-		cmd_json_begin(ctx, &j, "jobs");
-		cmd_list_json(ctx, &j, "jobs", t, jobs_json_one, &snap);
-		cmd_json_end(ctx, &j);
-	} else
-		table_render(t, &ctx->out, ctx->o);
-	table_free(t);
-	free(order);
-	console_snapshot_release(&snap);
-	return 0;
-}
-
 #define ALLOC_USAGE \
 	"NAME --vc VC {--gpus N [--pods P] | --gang PxN,...} [OPTIONS]"
 
@@ -911,46 +638,4 @@ const struct cmd_entry cmd_release_entry = {
 	    CMD_GROUP,
 	.formats = OUT_ALL,
 	.exec = release_exec,
-};
-
-const struct cmd_entry cmd_jobs_entry = {
-	.name = "jobs",
-	.alias = "ps",
-	.opts = jobs_opts,
-	.min = 0, .max = 0,
-	.usage = "[--vc VC] [--all | --run ID|last]",
-	.summary = "list jobs",
-	.help =
-	    "List the jobs, one per line: name, VC, state code (ST, as Slurm "
-	    "prints it: R running, PD pending, ...; see 'help states'), class "
-	    "(guaranteed, opportunistic, or downgraded: a lazy job preempted to "
-	    "opportunistic), priority (-1 for opportunistic), GPUs, pods, chain, "
-	    "nodes (as a hostlist) and, for a pending job, the reason it waits. "
-	    "-o wide adds the job id, the requested priority, the lowest cell of "
-	    "each pod and whether the job is lazy.\n"
-	    "Pending and running jobs are listed together, as squeue does: "
-	    "first the jobs that hold cells, then, on a live cluster (cellar "
-	    "serve), the submitted jobs that wait for cells (PD, with the "
-	    "reason), are suspended (S) or are giving their cells back, in the "
-	    "order the queue serves them; these have no job id, chain or cells "
-	    "(-), and GPUS is what they ask for. Finished jobs are left out.\n"
-	    "--all lists this session's run in the state store instead, finished "
-	    "jobs too; --run lists the jobs of any stored run (see runs; 'last' "
-	    "is the newest). Both show state codes and pending reasons; "
-	    "priority, chain, nodes, cells and lazy are those of jobs that hold "
-	    "cells, else -.",
-	.examples = (const char *const []){
-		"jobs",
-		"jobs --filter state=PD",
-		"jobs --all",
-		"jobs --vc prod -o json",
-		"jobs --sort -gpus,job",
-		"jobs --filter nodes=r1n[00-03] -o wide",
-		"jobs --run last --filter state=CA",
-		NULL },
-	.columns = jobs_columns,
-	.flags = CMD_NEEDS_ENGINE | CMD_SERVER |
-	    CMD_GROUP,
-	.formats = OUT_ALL,
-	.exec = jobs_exec,
 };

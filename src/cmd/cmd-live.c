@@ -1,6 +1,6 @@
 /*
- * cmd-live.c — the live session's commands: submit, cancel, wait, queue
- * and job log. They hand the work to the console (src/live/console.h), which
+ * cmd-live.c — the live session's commands: submit, cancel, wait and
+ * queue (job log and job migrate are in cmd-job.c). They hand the work to the console (src/live/console.h), which
  * records every decision in the store before hooks carry it out; wait
  * runs the console's loop until the jobs named reach a state, so scripts
  * and tests can drive a live cluster in batch mode.
@@ -21,10 +21,9 @@ status_of(struct cmd_ctx *ctx, int status)
 	return -1;
 }
 
-/* The session's console; when it was just made from a recovered run,
-   what it could not take over goes to stderr. -1 with ctx->status set. */
-static int
-live_console(struct cmd_ctx *ctx, struct console **c, char **cause)
+/* The session's console, its notes to stderr when just made (cmd.h). */
+int
+cmd_live_console(struct cmd_ctx *ctx, struct console **c, char **cause)
 {
 	bool fresh = ctx->sess->console == NULL;
 	const char *notes;
@@ -84,7 +83,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	/* the console first: without a server the local spec is not the
 	   cluster's, and its VCs say nothing */
-	if (live_console(ctx, &c, cause) != 0)
+	if (cmd_live_console(ctx, &c, cause) != 0)
 		return -1;
 	if ((sub.vc = spec_find_vc(s->spec, vc)) < 0) {
 		*cause = spec_unknown_vc(s->spec, vc);
@@ -162,7 +161,7 @@ cancel_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct console *c;
 	int status;
 
-	if (live_console(ctx, &c, cause) != 0)
+	if (cmd_live_console(ctx, &c, cause) != 0)
 		return -1;
 	if (console_cancel(c, args_value(a, 0), &status, cause) != 0)
 		return status_of(ctx, status);
@@ -284,7 +283,7 @@ wait_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			return cmd_usage_error(ctx);
 		}
 	}
-	if (live_console(ctx, &c, cause) != 0)
+	if (cmd_live_console(ctx, &c, cause) != 0)
 		return -1;
 	for (k = 0; k < args_count(a); k++)
 		if (console_find(c, args_value(a, k)) < 0) {
@@ -426,7 +425,7 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct json j;
 	int *order, *pos, n, k, vc = -1;
 
-	if (live_console(ctx, &c, cause) != 0)
+	if (cmd_live_console(ctx, &c, cause) != 0)
 		return -1;
 	if (vcname != NULL && (vc = spec_find_vc(s, vcname)) < 0) {
 		*cause = spec_unknown_vc(s, vcname);
@@ -507,123 +506,4 @@ const struct cmd_entry cmd_queue_entry = {
 	.formats = OUT_ALL,
 	.columns = queue_columns,
 	.exec = queue_exec,
-};
-
-/* ---- job log ---- */
-
-static int
-log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
-{
-	struct console *c;
-	char *stored = NULL;
-	const char *text;
-	int i;
-
-	if (live_console(ctx, &c, cause) != 0)
-		return -1;
-	/* a job the console no longer holds (finished before a restart):
-	   its log from the store */
-	if ((i = console_find(c, args_value(a, 0))) < 0 &&
-	    console_log_stored(c, args_value(a, 0), &stored, cause) != 0)
-		return -1;
-	text = i >= 0 ? console_log(c, i) : stored;
-	if (ctx->out.format == OUT_JSON) {
-		struct json j;
-
-		cmd_json_begin(ctx, &j, "job-log");
-		json_key(&j, "name");
-		json_string(&j, args_value(a, 0));
-		json_key(&j, "log");
-		json_string(&j, text);
-		cmd_json_end(ctx, &j);
-	} else
-		strbuf_adds(ctx->o, text);
-	free(stored);
-	return 0;
-}
-
-const struct cmd_entry cmd_job_log_entry = {
-	.name = "job log",
-	.min = 1, .max = 1,
-	.arg_kind = VALUE_JOB,
-	.usage = "NAME",
-	.summary = "show what a live job's hooks printed",
-	.help =
-	    "The captured standard output and error of job NAME's hooks (start, "
-	    "stop, status messages of failures) and cellar's notes on it, the "
-	    "newest 64 KiB, kept in the state store: it outlives a restart of "
-	    "cellar and the job. The job's own output is where its hook set "
-	    "puts it, on the pod's node; the shipped start hooks name it in a "
-	    "line 'output of pod P: ...' (a file, or the kubectl logs command).",
-	.examples = (const char *const []){ "job log train1", NULL },
-	.flags = CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER |
-	    CMD_GROUP,
-	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
-	.exec = log_exec,
-};
-
-/* ---- job migrate ---- */
-
-static const struct cmd_opt migrate_opts[] = {
-	{ 0, "node", "NODE", "the node to move to, its own included (default: "
-	  "the first other node with room, else other GPUs of its own)", VALUE_NODE },
-	{ 0, "pod", "P", "the pod to move (default 0)", VALUE_NONE },
-	{ 0, NULL, NULL, NULL, VALUE_NONE }
-};
-
-static int
-migrate_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
-{
-	struct console *c;
-	int status, pod = 0;
-
-	if (args_has(a, "pod") && ((pod = (int)args_strtonum(a, "pod", 0, 1023,
-	    cause)), *cause != NULL))
-		return cmd_usage_error(ctx);
-	if (live_console(ctx, &c, cause) != 0)
-		return -1;
-	if (console_migrate(c, args_value(a, 0), args_get(a, "node"), pod, &status,
-	    cause) != 0)
-		return status_of(ctx, status);
-	if (console_tick(c, cause) != 0)
-		return status_of(ctx, CMD_EXIT_STORE);
-	if (ctx->out.format == OUT_JSON) {
-		struct json j;
-
-		cmd_json_begin(ctx, &j, "job-migrate");
-		json_key(&j, "name");
-		json_string(&j, args_value(a, 0));
-		json_key(&j, "pod");
-		json_int(&j, pod);
-		cmd_json_end(ctx, &j);
-	} else
-		strbuf_addf(ctx->o, "migrating %s\n", args_value(a, 0));
-	return 0;
-}
-
-const struct cmd_entry cmd_job_migrate_entry = {
-	.name = "job migrate",
-	.opts = migrate_opts,
-	.min = 1, .max = 1,
-	.arg_kind = VALUE_JOB,
-	.usage = "NAME [--node NODE] [--pod P]",
-	.summary = "move a pod of a running live job to other GPUs",
-	.help =
-	    "Move pod P (default 0) of running job NAME to free healthy GPUs "
-	    "of NODE (its own node: other GPUs there; default: the first other "
-	    "node in the spec's order with room, else other GPUs of its own). "
-	    "The engine moves the job in one step (its VC, quota and sharing "
-	    "safety checked; nothing changes when refused) and the decision "
-	    "is committed to the state store (a migrate event); then the "
-	    "spec's stop hook runs for the pod on its old node with "
-	    "CELLAR_TO_NODE and CELLAR_TO_GPUS, and once it succeeded the "
-	    "migrate hook on the new one with the new GPUs and "
-	    "CELLAR_FROM_NODE and CELLAR_FROM_GPUS (phase migrating). A failing "
-	    "hook stops the job wherever the pod may be and requeues it. "
-	    "Needs a migrate hook in the spec's backend; only guaranteed jobs "
-	    "move.",
-	.examples = (const char *const []){ "job migrate train2 --node box", NULL },
-	.flags = CMD_MUTATES | CMD_NEEDS_ENGINE | CMD_LIVE | CMD_SERVER,
-	.formats = OUT_TEXT | OUT_MASK(OUT_JSON),
-	.exec = migrate_exec,
 };

@@ -538,9 +538,14 @@ progress(void *arg, const struct emu_progress *pr)
 	return true;
 }
 
-/* The trace's GPU-hours: each job's GPUs x its duration at ideal speed. */
+/*
+ * The replayed jobs' GPU-hours: each one's GPUs x its duration at ideal
+ * speed. Not trace_summary's sum over the trace as read: the service it
+ * is compared with is the replayed jobs' only, without those the VC map
+ * drops or that are too big for their VC.
+ */
 static double
-trace_gpu_hours(const struct replay *r)
+replayed_gpu_hours(const struct replay *r)
 {
 	double h = 0;
 	int i;
@@ -558,7 +563,7 @@ trace_gpu_hours(const struct replay *r)
 static void
 speed_model_note(struct sim *m, const char *label, const struct replay_result *res)
 {
-	double t = trace_gpu_hours(&m->r), g = res->report.all.gpu_hours;
+	double t = replayed_gpu_hours(&m->r), g = res->report.all.gpu_hours;
 
 	if (m->speed_noted || m->ep.ideal || !(t > 0) || g < t * 1.01)
 		return;

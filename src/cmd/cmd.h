@@ -81,7 +81,7 @@ extern const struct cmd_exit_info cmd_exit_table[];
 #define CMD_SCHEMA_VERSION	1
 
 struct cmd_entry;
-struct job;
+struct console;
 
 /* What a running command sees. */
 struct cmd_ctx {
@@ -227,17 +227,18 @@ extern const struct cmd_entry cmd_job_migrate_entry;
 extern const struct cmd_entry cmd_queue_entry;
 
 /*
- * `jobs --run ID|last`: the jobs of a stored run (cmd-store.c), in the
- * columns of ctx->entry (jobs). vc NULL: all of them.
+ * "pods": [{node, nodes, cell, gpus, cells}], the pods of a placement
+ * (alloc, place and jobs; cmd-alloc.c), into an open JSON object.
  */
-int		 cmd_jobs_stored(struct cmd_ctx *ctx, const char *run, const char *vc,
-		    char **cause);
+void		 cmd_pods_json(struct json *j, const struct spec *s, int npods,
+		    const int *pod_first, const int *leaves);
 /*
- * The jobs columns of a job's outcome (SUBMIT .. GPU_H, wide and csv),
- * in seconds: j NULL (an engine job the store is not asked for) fills
- * them with '-'. now counts an open queued or run period.
+ * The session's console (live/console.h; submit, cancel, job log ...);
+ * when it was just made from a recovered run, what it could not take over
+ * goes to stderr. -1 with *cause and ctx->status set (cmd-live.c).
  */
-void		 cmd_job_outcome_cells(struct table *t, const struct job *j, double now);
+int		 cmd_live_console(struct cmd_ctx *ctx, struct console **c,
+		    char **cause);
 
 /*
  * Write the help of entry e, or (e NULL) of the family ("node"), in ctx's

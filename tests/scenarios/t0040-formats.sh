@@ -109,6 +109,9 @@ run "$CELLAR" --no-header vcs -o csv
 check_out_lacks csv-no-header "vc,gpus"
 run "$CELLAR" -c 'alloc j --vc prod --gpus 2' -c 'jobs -o csv --no-header'
 check_out_has csv-jobs "j,0,prod,R,guaranteed,0,0,2,1,V100-RACK,r1n00,r1/r1n00/0/0,no,-"
+# an engine job's outcome columns (csv only, SUBMIT .. GPU_H): one '-' each
+if printf '%s\n' "$OUT" | grep -qx 'j,0,prod,R,guaranteed,0,0,2,1,V100-RACK,r1n00,r1/r1n00/0/0,no,-,-,-,-,-,-,-,-,-'
+then ok csv-jobs-outcome; else not_ok csv-jobs-outcome "$OUT"; fi
 
 # -o wide: the table plus the wide columns; csv has them all.
 run "$CELLAR" -c 'alloc j --vc prod --gpus 2 --lazy' -c 'jobs -o wide'
