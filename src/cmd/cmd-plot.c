@@ -7,10 +7,12 @@
  *
  * The samples are the run's series rows (replay records one an hour); the
  * delay curves are computed here from the run's jobs, as replay --series
- * computes its queue_VC columns (cmd/figure.h).
+ * computes its queue_VC columns (cmd/figure.h). A file argument is such a
+ * CSV instead, its delay columns taken as they are.
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,11 @@
 struct plot {
 	struct store_run	 run;
 	struct store_spec	 sp;
+	const char		*file;		/* a --series CSV instead of a run */
+	/* From a CSV: the VCs' names and delay columns (delay[v * nx + i]). */
+	char			**csv_vcs;
+	int			 csv_nvcs;
+	double			*csv_delay;
 	struct emu_sample	*x;
 	int			 nx;
 	double			*t;
@@ -94,6 +101,9 @@ fill_delay(const struct plot *p, struct plot_chart *pc)
 {
 	int v;
 
+	for (v = 0; v < p->csv_nvcs && pc->nc < PLOT_MAX_CURVES; v++)
+		memcpy(curve(pc, p, p->csv_vcs[v]), p->csv_delay + (size_t)v * (size_t)p->nx,
+		    (size_t)p->nx * sizeof *p->csv_delay);
 	for (v = 0; v < p->sp.nvcs && pc->nc < PLOT_MAX_CURVES; v++)
 		figure_delay(p->jobs, p->njobs, v, p->window, p->t, p->nx,
 		    curve(pc, p, p->sp.vcs[v].name != NULL ? p->sp.vcs[v].name : "?"));
@@ -254,6 +264,135 @@ store_fail(struct cmd_ctx *ctx, int rc)
 	return -1;
 }
 
+/* ---- a CSV of replay --series ---- */
+
+/* The sample's columns by their header names. */
+static const struct csv_col {
+	const char	*name;
+	size_t		 off;
+	bool		 ll;		/* long long, else int or double */
+	bool		 dbl;
+} csv_cols[] = {
+	{ "time", offsetof(struct emu_sample, t), false, true },
+	{ "pending", offsetof(struct emu_sample, pending), false, false },
+	{ "running", offsetof(struct emu_sample, running), false, false },
+	{ "gpus_guaranteed", offsetof(struct emu_sample, used), true, false },
+	{ "gpus_opportunistic", offsetof(struct emu_sample, opp), true, false },
+	{ "gpus_bad", offsetof(struct emu_sample, bad), true, false },
+	{ "frag", offsetof(struct emu_sample, frag), false, true },
+	{ "frag_node", offsetof(struct emu_sample, frag_node), false, true },
+};
+#define CSV_NCOLS	(sizeof csv_cols / sizeof csv_cols[0])
+
+static void
+csv_set(struct emu_sample *x, const struct csv_col *c, double v)
+{
+	char *at = (char *)x + c->off;
+
+	if (c->dbl)
+		*(double *)(void *)at = v;
+	else if (c->ll)
+		*(long long *)(void *)at = (long long)v;
+	else
+		*(int *)(void *)at = (int)v;
+}
+
+/* What each field of the header is: a sample column, a VC's delay
+   (CSV_NCOLS + v), or -1 (ignored). */
+static int *
+csv_header(struct plot *p, char *line)
+{
+	int *what = NULL, n = 0;
+	size_t cap = 0, k;
+	char *f, *save = NULL;
+
+	for (f = strtok_r(line, ",", &save); f != NULL; f = strtok_r(NULL, ",", &save)) {
+		XGROW(what, cap, (size_t)n + 1);
+		what[n] = -1;
+		for (k = 0; k < CSV_NCOLS; k++)
+			if (strcmp(f, csv_cols[k].name) == 0)
+				what[n] = (int)k;
+		if (strncmp(f, "queue_", 6) == 0) {
+			p->csv_vcs = xreallocarray(p->csv_vcs, (size_t)p->csv_nvcs + 1,
+			    sizeof *p->csv_vcs);
+			p->csv_vcs[p->csv_nvcs] = xstrdup(f + 6);
+			what[n] = (int)CSV_NCOLS + p->csv_nvcs++;
+		}
+		n++;
+	}
+	XGROW(what, cap, (size_t)n + 1);
+	what[n] = -2;
+	return what;
+}
+
+/* The samples of a replay --series file. */
+static int
+plot_load_csv(struct cmd_ctx *ctx, struct plot *p, char **cause)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	double *delay = NULL;
+	size_t cap = 0, capd = 0;
+	int *what = NULL, i, v, rc = -1;
+	FILE *fp;
+
+	if ((fp = fopen(p->file, "r")) == NULL) {
+		*cause = xasprintf("cannot read '%s': %s", p->file, strerror(errno));
+		ctx->status = CMD_EXIT_FAIL;
+		return -1;
+	}
+	while (getline(&buf, &len, fp) > 0) {
+		char *f = buf, *end;
+
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (what == NULL) {
+			what = csv_header(p, buf);
+			if (what[0] != 0) {
+				*cause = xasprintf("'%s' is not a replay --series file (no "
+				    "time column first)", p->file);
+				goto out;
+			}
+			continue;
+		}
+		XGROW(p->x, cap, (size_t)p->nx + 1);
+		memset(&p->x[p->nx], 0, sizeof p->x[p->nx]);
+		XGROW(delay, capd, ((size_t)p->nx + 1) * ((size_t)p->csv_nvcs + 1));
+		for (i = 0; what[i] != -2; i++) {
+			double val = strtod(f, &end);
+			if (end == f)
+				val = NAN;
+			if (what[i] >= 0 && what[i] < (int)CSV_NCOLS)
+				csv_set(&p->x[p->nx], &csv_cols[what[i]], val);
+			else if (what[i] >= (int)CSV_NCOLS)
+				delay[(size_t)p->nx * (size_t)p->csv_nvcs +
+				    (size_t)(what[i] - (int)CSV_NCOLS)] = val;
+			if ((f = strchr(f, ',')) == NULL)
+				break;
+			f++;
+		}
+		p->nx++;
+	}
+	if (p->nx == 0) {
+		*cause = xasprintf("'%s' has no samples", p->file);
+		goto out;
+	}
+	/* by VC, as the curves want them */
+	p->csv_delay = xcalloc((size_t)p->csv_nvcs * (size_t)p->nx + 1, sizeof *p->csv_delay);
+	for (v = 0; v < p->csv_nvcs; v++)
+		for (i = 0; i < p->nx; i++)
+			p->csv_delay[(size_t)v * (size_t)p->nx + (size_t)i] =
+			    delay[(size_t)i * (size_t)p->csv_nvcs + (size_t)v];
+	rc = 0;
+out:
+	if (rc != 0)
+		ctx->status = CMD_EXIT_FAIL;
+	fclose(fp);
+	free(what);
+	free(delay);
+	free(buf);
+	return rc;
+}
+
 /* Open the store and read the run's series (and its jobs, if needed). */
 static int
 plot_load(struct cmd_ctx *ctx, const char *arg, bool jobs, struct plot *p,
@@ -264,6 +403,12 @@ plot_load(struct cmd_ctx *ctx, const char *arg, bool jobs, struct plot *p,
 	char *end;
 	int rc, i;
 
+	if (arg != NULL && strcmp(arg, "last") != 0 && strspn(arg, "0123456789") != strlen(arg)) {
+		p->file = arg;
+		if (plot_load_csv(ctx, p, cause) < 0)
+			return -1;
+		goto times;
+	}
 	if ((rc = session_store(ctx->sess, false, &st, cause)) != 0)
 		return store_fail(ctx, rc);
 	if (arg == NULL || strcmp(arg, "last") == 0)
@@ -287,11 +432,12 @@ plot_load(struct cmd_ctx *ctx, const char *arg, bool jobs, struct plot *p,
 		ctx->status = CMD_EXIT_FAIL;
 		return -1;
 	}
+	if (jobs && (rc = store_job_load(st, id, add_job, p, cause)) != 0)
+		return store_fail(ctx, rc);
+times:
 	p->t = xcalloc((size_t)p->nx, sizeof *p->t);
 	for (i = 0; i < p->nx; i++)
 		p->t[i] = p->x[i].t;
-	if (jobs && (rc = store_job_load(st, id, add_job, p, cause)) != 0)
-		return store_fail(ctx, rc);
 	return 0;
 }
 
@@ -315,7 +461,10 @@ plot_json(struct cmd_ctx *ctx, const struct plot *p, struct plot_chart *pcs,
 	int i, k, c;
 
 	cmd_json_begin(ctx, &j, "plot");
-	json_kv_int(&j, "run", (long long)p->run.id);
+	if (p->file != NULL)
+		json_kv_string(&j, "file", p->file);
+	else
+		json_kv_int(&j, "run", (long long)p->run.id);
 	json_kv_double(&j, "window", p->window);
 	json_key(&j, "t");
 	json_array_begin(&j);
@@ -396,6 +545,12 @@ plot_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	if (plot_load(ctx, args_count(a) > 0 ? args_value(a, 0) : NULL, jobs, &p,
 	    cause) < 0)
 		goto out;
+	if (p.file != NULL && args_has(a, "window")) {
+		*cause = xasprintf("--window is for a stored run; '%s' holds the delays "
+		    "replay --series-window gave it", p.file);
+		cmd_usage_error(ctx);
+		goto out;
+	}
 	for (k = 0; k < nk; k++) {
 		kinds[k]->fill(&p, &pcs[k]);
 		pcs[k].ch = (struct dash_chart){ kinds[k]->title, kinds[k]->unit,
@@ -411,7 +566,9 @@ plot_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	for (k = 0; k < nk; k++)
 		if (dash_chart_draw(&s, 0, k * each, w, each, &pcs[k].ch, cause) < 0)
 			goto out;
-	if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+	if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header && p.file != NULL)
+		strbuf_addf(ctx->o, "%s: %d samples\n", p.file, p.nx);
+	else if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 		strbuf_addf(ctx->o, "run %lld: %s %s of %s, %d samples\n",
 		    (long long)p.run.id, p.run.policy ? p.run.policy : "-", p.run.mode,
 		    p.run.trace ? p.run.trace : store_run_kind_name(p.run.kind), p.nx);
@@ -425,6 +582,10 @@ out:
 	free(p.x);
 	free(p.t);
 	free(p.jobs);
+	for (i = 0; i < p.csv_nvcs; i++)
+		free(p.csv_vcs[i]);
+	free(p.csv_vcs);
+	free(p.csv_delay);
 	store_spec_release(&p.sp);
 	store_run_release(&p.run);
 	return rc;
@@ -434,11 +595,12 @@ const struct cmd_entry cmd_plot_entry = {
 	.name = "plot",
 	.opts = plot_opts,
 	.min = 0, .max = 1,
-	.usage = "[RUN]",
+	.usage = "[RUN | FILE]",
+	.arg_kind = VALUE_FILE,
 	.summary = "draw a run's time series in the terminal",
 	.help =
 	    "Draw the time series of RUN (a run id, or last, the default) from the "
-	    "state store as line charts: GPUs in use (guaranteed, opportunistic, "
+	    "state store, or of FILE (a CSV of replay --series), as line charts: GPUs in use (guaranteed, opportunistic, "
 	    "bad), jobs pending and running, each VC's queuing delay (submission "
 	    "to first start) averaged over the jobs submitted in a moving window "
 	    "(--window, 12 h by default, as replay --series), and with --chart "
@@ -449,9 +611,9 @@ const struct cmd_entry cmd_plot_entry = {
 	    "otherwise or with --ascii; the plot fills the terminal, or --size. "
 	    "-o json gives the numbers drawn.",
 	.examples = (const char *const []){
-		"plot --size 100x30 --ascii",
-		"plot last --chart delay --window 6h",
-		"plot last --chart queue,frag -o json",
+		"plot /tmp/series.csv --size 100x30 --ascii",
+		"plot /tmp/series.csv --chart delay,frag",
+		"plot /tmp/series.csv --chart queue -o json",
 		NULL },
 	.flags = 0,
 	.formats = OUT_ALL,

@@ -226,7 +226,7 @@ axes(struct dash_screen *s, int x, int y, const struct area *a,
 		dash_put(s, x + DASH_CHART_YAXIS + i, y + a->ch, 1, DR_DIM, hbar);
 	dash_chart_time_unit(t1 - t0, &unit, &secs);
 	dash_putf(s, x + DASH_CHART_YAXIS, y + a->ch + 1, -1, DR_DIM, "%.4g", t0 / secs);
-	len = snprintf(lab, sizeof lab, "%.4g", (t0 + t1) / 2 / secs);
+	len = snprintf(lab, sizeof lab, "%.3g", (t0 + t1) / 2 / secs);
 	if (a->cw >= 3 * len + 4)
 		dash_put(s, x + DASH_CHART_YAXIS + a->cw / 2 - len / 2, y + a->ch + 1,
 		    len, DR_DIM, lab);

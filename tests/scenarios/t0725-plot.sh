@@ -58,6 +58,20 @@ else not_ok x-labels "$(tail -2 "$TMP/ascii.txt")"; fi
 check_out_has legend "* pending  + running"
 check_out_lacks ascii-only "$(printf '\342\243\277')"
 
+# the same run's --series CSV draws the same chart (below the heading)
+# shellcheck disable=SC2086
+run "$CELLAR" replay "$TMP/peak.csv" $SET --series "$TMP/peak-series.csv"
+check_rc series-rc 0
+run env LANG=C LC_ALL= LC_CTYPE= "$CELLAR" plot "$TMP/peak-series.csv" --chart queue --size 58x24
+check_rc csv-rc 0
+if [ "$(printf '%s\n' "$OUT" | sed 1d)" = "$(sed 1d "$TMP/ascii.txt")" ]; then ok csv-same-chart
+else not_ok csv-same-chart "$(printf '%s\n' "$OUT" | head -3)"; fi
+run "$CELLAR" plot "$TMP/peak-series.csv" --chart delay --window 2h
+check_rc csv-window-rc 2
+run "$CELLAR" plot "$TMP/none.csv"
+check_rc csv-missing-rc 1
+check_err_has csv-missing "cannot read"
+
 # a UTF-8 locale: braille, the same peak column (two dots a cell)
 run env LANG=C.UTF-8 LC_ALL= LC_CTYPE= "$CELLAR" --db "$DB" plot --chart queue --size 58x24
 check_rc braille-rc 0
