@@ -224,7 +224,12 @@ axes(struct dash_screen *s, int x, int y, const struct area *a,
 	dash_put(s, x + DASH_CHART_YAXIS - 1, y + a->ch, 1, DR_DIM, corner);
 	for (i = 0; i < a->cw; i++)
 		dash_put(s, x + DASH_CHART_YAXIS + i, y + a->ch, 1, DR_DIM, hbar);
-	dash_chart_time_unit(t1 - t0, &unit, &secs);
+	dash_chart_time_unit(t1 > t0 ? t1 - t0 : t0, &unit, &secs);
+	if (!(t1 > t0)) {	/* one time: one label */
+		dash_putf(s, x + DASH_CHART_YAXIS, y + a->ch + 1, -1, DR_DIM, "%.4g %s",
+		    t0 / secs, unit);
+		return;
+	}
 	dash_putf(s, x + DASH_CHART_YAXIS, y + a->ch + 1, -1, DR_DIM, "%.4g", t0 / secs);
 	len = snprintf(lab, sizeof lab, "%.3g", (t0 + t1) / 2 / secs);
 	if (a->cw >= 3 * len + 4)
