@@ -502,6 +502,39 @@ plot_json(struct cmd_ctx *ctx, const struct plot *p, struct plot_chart *pcs,
 	cmd_json_end(ctx, &j);
 }
 
+/* The curves' colours when the output is coloured (a terminal, no
+   NO_COLOR): the screen's VC roles, in the order the legend gives them. */
+static const char *const curve_sgr[DASH_VC_COLORS] = {
+	"\033[31m", "\033[32m", "\033[33m", "\033[34m", "\033[35m", "\033[36m",
+};
+
+/* The frame as text with each curve's cells in its colour. */
+static void
+screen_text_color(const struct dash_screen *s, struct strbuf *out)
+{
+	int x, y, end, on;
+
+	for (y = 0; y < s->h; y++) {
+		const struct dash_cell *row = &s->c[(size_t)y * (size_t)s->w];
+
+		for (end = s->w; end > 0 && row[end - 1].len == 1 &&
+		    row[end - 1].ch[0] == ' '; end--)
+			;
+		for (x = 0, on = -1; x < end; x++) {
+			int r = row[x].role - DR_VC0;
+			if (r < 0 || r >= DASH_VC_COLORS)
+				r = -1;
+			if (r != on)
+				strbuf_adds(out, r >= 0 ? curve_sgr[r] : "\033[0m");
+			on = r;
+			strbuf_add(out, row[x].ch, row[x].len);
+		}
+		if (on >= 0)
+			strbuf_adds(out, "\033[0m");
+		strbuf_addc(out, '\n');
+	}
+}
+
 static const struct cmd_opt plot_opts[] = {
 	{ 0, "chart", "C,...", "charts: util, queue, delay, frag (default util,queue,delay)", VALUE_NONE },
 	{ 0, "size", "WxH", "the whole plot's size in characters (default: the terminal's, else 80x24)", VALUE_NONE },
@@ -572,7 +605,10 @@ plot_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		strbuf_addf(ctx->o, "run %lld: %s %s of %s, %d samples\n",
 		    (long long)p.run.id, p.run.policy ? p.run.policy : "-", p.run.mode,
 		    p.run.trace ? p.run.trace : store_run_kind_name(p.run.kind), p.nx);
-	dash_screen_text(&s, ctx->o);
+	if (ctx->out.color)
+		screen_text_color(&s, ctx->o);
+	else
+		dash_screen_text(&s, ctx->o);
 	rc = 0;
 out:
 	if (screen)

@@ -1200,6 +1200,8 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			*cause = xasprintf("--series-window '%s' must be longer than 0", sw);
 		return cmd_usage_error(ctx);
 	}
+	if (args_has(a, "figure") && figure_path_check(args_get(a, "figure"), cause) < 0)
+		return cmd_usage_error(ctx);
 	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
 		goto out;
 	if (m.nruns != 1) {
@@ -1557,6 +1559,8 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct sim m;
 	int i, done = 0, rc = -1;
 
+	if (args_has(a, "figure") && figure_path_check(args_get(a, "figure"), cause) < 0)
+		return cmd_usage_error(ctx);
 	if (sim_prepare(&m, ctx, a, "fifo,las,gittins,srtf", cause) < 0)
 		goto out;
 	/* a figure's curves need each job's start */
@@ -1718,6 +1722,8 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			*cause = xstrdup("--window must be longer than 0");
 		return cmd_usage_error(ctx);
 	}
+	if (args_has(a, "figure") && figure_path_check(args_get(a, "figure"), cause) < 0)
+		return cmd_usage_error(ctx);
 	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
 		goto out;
 	if (!args_has(a, "sharing"))

@@ -185,6 +185,15 @@ terminal_for(const char *path)
 	return NULL;
 }
 
+int
+figure_path_check(const char *path, char **cause)
+{
+	if (terminal_for(path) != NULL)
+		return 0;
+	*cause = xasprintf("figure '%s': the name must end in .svg or .png", path);
+	return -1;
+}
+
 /* The first line of gnuplot's output file, for a message. */
 static char *
 first_line(const char *path)
@@ -264,8 +273,7 @@ figure_write(const char *path, const struct figure_bars *b,
 	struct stat st;
 	int rc = -1, st_gp, panels = (b != NULL) + (c != NULL);
 
-	if (term == NULL) {
-		*cause = xasprintf("figure '%s': the name must end in .svg or .png", path);
+	if (figure_path_check(path, cause) < 0) {
 		*status = CMD_EXIT_USAGE;
 		return -1;
 	}

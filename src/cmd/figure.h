@@ -47,6 +47,10 @@ struct figure_curves {
 void	figure_delay(const struct job *jobs, int njobs, int vc, double win,
 	    const double *t, int n, double *out);
 
+/* 0 if path names a kind figure_write draws (.svg, .png); else -1 with
+   *cause: a command checks before its runs, not after. */
+int	figure_path_check(const char *path, char **cause);
+
 /*
  * Draw the bars above the curves (either may be NULL) into path, SVG or PNG
  * by its name's end. Returns 0, or -1 with *cause and *status: usage for a
