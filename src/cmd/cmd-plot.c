@@ -43,9 +43,9 @@ struct plot {
 	struct emu_sample	*x;
 	int			 nx;
 	double			*t;
-	struct job		*jobs;
-	int			 njobs;
-	size_t			 capjobs;
+	struct figure_wait	*waits;		/* the started jobs' */
+	int			 nwaits;
+	size_t			 capwaits;
 	double			 window;
 };
 
@@ -105,7 +105,7 @@ fill_delay(const struct plot *p, struct plot_chart *pc)
 		memcpy(curve(pc, p, p->csv_vcs[v]), p->csv_delay + (size_t)v * (size_t)p->nx,
 		    (size_t)p->nx * sizeof *p->csv_delay);
 	for (v = 0; v < p->sp.nvcs && pc->nc < PLOT_MAX_CURVES; v++)
-		figure_delay(p->jobs, p->njobs, v, p->window, p->t, p->nx,
+		figure_delay_waits(p->waits, p->nwaits, v, p->window, p->t, p->nx,
 		    curve(pc, p, p->sp.vcs[v].name != NULL ? p->sp.vcs[v].name : "?"));
 }
 
@@ -251,9 +251,13 @@ static int
 add_job(void *arg, const struct store_job *sj)
 {
 	struct plot *p = arg;
+	const struct job *j = &sj->job;
 
-	XGROW(p->jobs, p->capjobs, (size_t)p->njobs + 1);
-	p->jobs[p->njobs++] = sj->job;
+	if (j->first_start < 0)
+		return 0;
+	XGROW(p->waits, p->capwaits, (size_t)p->nwaits + 1);
+	p->waits[p->nwaits++] = (struct figure_wait){ j->submit,
+	    j->first_start - j->submit, j->vc };
 	return 0;
 }
 
@@ -617,7 +621,7 @@ out:
 		chart_release(&pcs[i]);
 	free(p.x);
 	free(p.t);
-	free(p.jobs);
+	free(p.waits);
 	for (i = 0; i < p.csv_nvcs; i++)
 		free(p.csv_vcs[i]);
 	free(p.csv_vcs);

@@ -28,38 +28,52 @@
 
 /* ---- the windowed delay ---- */
 
-static const struct job *cmp_jobs;
-
 static int
 by_submit(const void *a, const void *b)
 {
-	double x = cmp_jobs[*(const int *)a].submit, y = cmp_jobs[*(const int *)b].submit;
+	double x = ((const struct figure_wait *)a)->submit;
+	double y = ((const struct figure_wait *)b)->submit;
 
 	return x < y ? -1 : x > y;
+}
+
+void
+figure_delay_waits(struct figure_wait *w, int nw, int vc, double win,
+    const double *t, int n, double *out)
+{
+	int i, lo = 0, hi = 0, cnt = 0;
+	double sum = 0;
+
+	qsort(w, (size_t)nw, sizeof *w, by_submit);
+	/* both ends of the window move forward with the times */
+	for (i = 0; i < n; i++) {
+		for (; hi < nw && w[hi].submit <= t[i]; hi++)
+			if (vc < 0 || w[hi].vc == vc) {
+				sum += w[hi].wait;
+				cnt++;
+			}
+		for (; lo < hi && w[lo].submit <= t[i] - win; lo++)
+			if (vc < 0 || w[lo].vc == vc) {
+				sum -= w[lo].wait;
+				cnt--;
+			}
+		out[i] = cnt > 0 ? fmax(0, sum / cnt) : NAN;
+	}
 }
 
 void
 figure_delay(const struct job *jobs, int njobs, int vc, double win,
     const double *t, int n, double *out)
 {
-	int *by = xcalloc((size_t)njobs + 1, sizeof *by);
-	int i, m = 0, lo = 0, hi = 0, cnt = 0;
-	double sum = 0;
+	struct figure_wait *w = xcalloc((size_t)njobs + 1, sizeof *w);
+	int i, m = 0;
 
 	for (i = 0; i < njobs; i++)
-		if (jobs[i].first_start >= 0 && (vc < 0 || jobs[i].vc == vc))
-			by[m++] = i;
-	cmp_jobs = jobs;
-	qsort(by, (size_t)m, sizeof *by, by_submit);
-	/* both ends of the window move forward with the times */
-	for (i = 0; i < n; i++) {
-		for (; hi < m && jobs[by[hi]].submit <= t[i]; hi++, cnt++)
-			sum += jobs[by[hi]].first_start - jobs[by[hi]].submit;
-		for (; lo < hi && jobs[by[lo]].submit <= t[i] - win; lo++, cnt--)
-			sum -= jobs[by[lo]].first_start - jobs[by[lo]].submit;
-		out[i] = cnt > 0 ? fmax(0, sum / cnt) : NAN;
-	}
-	free(by);
+		if (jobs[i].first_start >= 0)
+			w[m++] = (struct figure_wait){ jobs[i].submit,
+			    jobs[i].first_start - jobs[i].submit, jobs[i].vc };
+	figure_delay_waits(w, m, vc, win, t, n, out);
+	free(w);
 }
 
 /* ---- gnuplot ---- */

@@ -40,10 +40,20 @@ struct figure_curves {
 	const int		*dashed;	/* per curve 0/1, or NULL: solid */
 };
 
+/* What the delay curves need of a started job (24 bytes, not a job's 352). */
+struct figure_wait {
+	double		 submit;
+	double		 wait;		/* first_start - submit */
+	int		 vc;
+};
+
 /*
- * Each time's windowed mean queuing delay (invariant 1) into out[n]. jobs
- * need not be sorted.
+ * Each time's windowed mean queuing delay (invariant 1) into out[n], of
+ * VC vc (< 0: all). The waits are sorted by submit in place.
  */
+void	figure_delay_waits(struct figure_wait *w, int nw, int vc, double win,
+	    const double *t, int n, double *out);
+/* The same from jobs as a replay ends them (not started: left out). */
 void	figure_delay(const struct job *jobs, int njobs, int vc, double win,
 	    const double *t, int n, double *out);
 

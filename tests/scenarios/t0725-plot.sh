@@ -72,6 +72,24 @@ run "$CELLAR" plot "$TMP/none.csv"
 check_rc csv-missing-rc 1
 check_err_has csv-missing "cannot read"
 
+# the delay curve from the stored jobs is the CSV's queue_default column
+# (replay --series computes it its own way), in hours, null where empty
+run "$CELLAR" --db "$DB" plot --chart delay -o json
+check_rc delay-json-rc 0
+i=0 bad=
+while [ "$i" -lt "$n" ]; do
+	y=$(json_get "charts.0.curves.0.y.$i")
+	c=$(awk -F, -v r=$((i + 2)) 'NR == r { print $9 }' "$TMP/peak-series.csv")
+	if [ -z "$c" ]; then [ "$y" = null ] || bad="$bad [$i: $y, csv empty]"
+	elif ! awk -v y="$y" -v c="$c" 'BEGIN { d = y * 3600 - c; exit !(d < 1 && d > -1) }'; then
+		bad="$bad [$i: $y h, csv $c s]"
+	fi
+	i=$((i + 1))
+done
+nonempty=$(awk -F, 'NR > 1 && $9 != "" && $9 > 0' "$TMP/peak-series.csv" | wc -l)
+if [ -z "$bad" ] && [ "$nonempty" -gt 0 ]; then ok delay-matches-series
+else not_ok delay-matches-series "$bad ($nonempty non-zero rows)"; fi
+
 # a UTF-8 locale: braille, the same peak column (two dots a cell)
 run env LANG=C.UTF-8 LC_ALL= LC_CTYPE= "$CELLAR" --db "$DB" plot --chart queue --size 58x24
 check_rc braille-rc 0
