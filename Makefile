@@ -18,7 +18,8 @@ PKGS    := ncursesw libedit sqlite3 yaml-0.1
 DEBPKGS := pkg-config libncurses-dev libedit-dev libsqlite3-dev libyaml-dev
 # Slurm and munge: t0625 runs a real slurmctld and two slurmds on loopback;
 # strace: t0402 turns a store's fsyncs into SIGKILLs.
-TESTPKGS := mandoc tmux openssh-server openssh-client strace \
+# gnuplot-nox: anomaly and compare --figure draw through gnuplot (t0725).
+TESTPKGS := mandoc tmux openssh-server openssh-client strace gnuplot-nox \
             munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins
 
 CC      ?= cc

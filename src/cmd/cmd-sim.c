@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/figure.h"
 #include "cmd/frontend.h"
 #include "cmd/replay-db.h"
 #include "cmd/sim-pool.h"
@@ -99,6 +100,7 @@ static const struct cmd_opt replay_opts[] = {
 static const struct cmd_opt compare_opts[] = {
 	{ 0, "policy", "P,...", "policies to compare (default fifo,las,gittins,srtf)", VALUE_POLICY },
 	{ 0, "sharing", "MODE,...", "sharing modes to compare (default: the session's)", VALUE_MODE },
+	{ 0, "figure", "FILE", "draw each run's mean JCT and delay, and delay over time, to FILE (.svg, .png)", VALUE_FILE },
 	{ 0, "parallel", "N", "runs at once, on threads (default: the CPUs online)", VALUE_NONE },
 	SIM_COMMON_OPTS,
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
@@ -108,6 +110,7 @@ static const struct cmd_opt anomaly_opts[] = {
 	{ 0, "policy", "P", "scheduling policy in both runs (default las)", VALUE_POLICY },
 	{ 0, "sharing", "MODE", "the shared mode: hived or quota (default hived)", VALUE_MODE },
 	{ 0, "window", "T", "length of the windows compared (default 1d)", VALUE_NONE },
+	{ 0, "figure", "FILE", "draw each VC's delay shared vs private (HiveD Fig. 6-7) to FILE (.svg, .png)", VALUE_FILE },
 	{ 0, "parallel", "N", "runs at once, on threads (default: the CPUs online)", VALUE_NONE },
 	SIM_COMMON_OPTS,
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
@@ -1202,6 +1205,8 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			*cause = xasprintf("--series-window '%s' must be longer than 0", sw);
 		return cmd_usage_error(ctx);
 	}
+	if (args_has(a, "figure") && figure_path_check(args_get(a, "figure"), cause) < 0)
+		return cmd_usage_error(ctx);
 	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
 		goto out;
 	if (m.nruns != 1) {
@@ -1350,6 +1355,134 @@ out:
 	return rc;
 }
 
+/* ---- figures (--figure, through gnuplot: cmd/figure.h) ---- */
+
+#define FIG_WINDOW	(12 * 3600)	/* HiveD's moving window (Fig. 5-6) */
+
+static int
+figure_status(struct cmd_ctx *ctx, int status)
+{
+	ctx->status = status;
+	return -1;
+}
+
+/*
+ * HiveD's Fig. 7 (each VC's mean queuing delay, shared beside private) over
+ * Fig. 6 (each VC's delay over a 12 h window of submissions, shared solid,
+ * private dashed, one colour per VC).
+ */
+static int
+anomaly_figure(struct cmd_ctx *ctx, const struct sim *m, const char *path,
+    const struct anomaly_vc *an, const struct replay_result *sh,
+    const struct replay_result *pr, char **cause)
+{
+	static const char *const series[] = { "shared", "private" };
+	int nvcs = m->s->nvcs, i, k = 0, n = sh->nseries, g = 0, status, rc;
+	const char **group = xcalloc((size_t)nvcs + 1, sizeof *group);
+	const char **name = xcalloc(2 * (size_t)nvcs + 1, sizeof *name);
+	char **names = xcalloc(2 * (size_t)nvcs + 1, sizeof *names);
+	int *color = xcalloc(2 * (size_t)nvcs + 1, sizeof *color);
+	int *dashed = xcalloc(2 * (size_t)nvcs + 1, sizeof *dashed);
+	double *v = xcalloc(2 * (size_t)nvcs + 1, sizeof *v);
+	double *t = xcalloc((size_t)n + 1, sizeof *t);
+	double *y = xcalloc(2 * (size_t)nvcs * ((size_t)n + 1), sizeof *y);
+	struct figure_bars b;
+	struct figure_curves c;
+
+	for (i = 0; i < n; i++)
+		t[i] = sh->series[i].t;
+	for (i = 0; i < nvcs; i++) {
+		if (an[i].jobs == 0)
+			continue;
+		group[g] = an[i].name;
+		v[2 * g] = an[i].q_shared / 3600;
+		v[2 * g + 1] = an[i].q_private / 3600;
+		g++;
+		names[k] = xasprintf("%s shared", an[i].name);
+		names[k + 1] = xasprintf("%s private", an[i].name);
+		figure_delay(sh->jobs, m->r.njobs, i, FIG_WINDOW, t, n, y + (size_t)k * (size_t)n);
+		figure_delay(pr->jobs, m->r.njobs, i, FIG_WINDOW, t, n, y + (size_t)(k + 1) * (size_t)n);
+		for (size_t h = (size_t)k * (size_t)n; h < (size_t)(k + 2) * (size_t)n; h++)
+			y[h] /= 3600;
+		color[k] = color[k + 1] = g - 1;
+		dashed[k + 1] = 1;
+		name[k] = names[k];
+		name[k + 1] = names[k + 1];
+		k += 2;
+	}
+	b = (struct figure_bars){ "mean queuing delay per VC: shared vs private",
+	    "hours", g, 2, group, series, v };
+	c = (struct figure_curves){ "queuing delay over a 12 h window of submissions",
+	    "hours", t, n, k, name, y, color, dashed };
+	rc = figure_write(path, &b, n > 0 ? &c : NULL, &status, cause);
+	if (rc == 0)
+		cmd_note(ctx, "wrote a figure of %d VC(s) to '%s'", g, path);
+	for (i = 0; i < k; i++)
+		free(names[i]);
+	free(group);
+	free(name);
+	free(names);
+	free(color);
+	free(dashed);
+	free(v);
+	free(t);
+	free(y);
+	return rc == 0 ? 0 : figure_status(ctx, status);
+}
+
+/*
+ * Each run's mean JCT and queuing delay as bars, over each run's queuing
+ * delay (all VCs) over a 12 h window, on the times of the longest series.
+ */
+static int
+compare_figure(struct cmd_ctx *ctx, const struct sim *m, const char *path,
+    const struct replay_result *res, char **cause)
+{
+	static const char *const series[] = { "mean JCT", "mean queuing delay" };
+	int nr = m->nruns, i, h, n = 0, longest = 0, status, rc;
+	const char **group = xcalloc((size_t)nr + 1, sizeof *group);
+	char **names = xcalloc((size_t)nr + 1, sizeof *names);
+	double *v = xcalloc(2 * (size_t)nr + 1, sizeof *v), *t, *y;
+	struct figure_bars b;
+	struct figure_curves c;
+
+	for (i = 0; i < nr; i++)
+		if (res[i].nseries > n) {
+			n = res[i].nseries;
+			longest = i;
+		}
+	t = xcalloc((size_t)n + 1, sizeof *t);
+	y = xcalloc((size_t)nr * ((size_t)n + 1), sizeof *y);
+	for (i = 0; i < n; i++)
+		t[i] = res[longest].series[i].t;
+	for (i = 0; i < nr; i++) {
+		names[i] = xasprintf("%s/%s", m->runs[i].ops->name,
+		    engine_mode_name(m->runs[i].mode));
+		group[i] = names[i];
+		v[2 * i] = res[i].report.all.jct.avg / 3600;
+		v[2 * i + 1] = res[i].report.all.queue.avg / 3600;
+		figure_delay(res[i].jobs, m->r.njobs, -1, FIG_WINDOW, t, n,
+		    y + (size_t)i * (size_t)n);
+		for (h = 0; h < n; h++)
+			y[(size_t)i * (size_t)n + (size_t)h] /= 3600;
+	}
+	b = (struct figure_bars){ "mean JCT and queuing delay per run", "hours",
+	    nr, 2, group, series, v };
+	c = (struct figure_curves){ "queuing delay over a 12 h window of submissions",
+	    "hours", t, n, nr, (const char *const *)names, y, NULL, NULL };
+	rc = figure_write(path, &b, n > 0 ? &c : NULL, &status, cause);
+	if (rc == 0)
+		cmd_note(ctx, "wrote a figure of %d run(s) to '%s'", nr, path);
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(group);
+	free(v);
+	free(t);
+	free(y);
+	return rc == 0 ? 0 : figure_status(ctx, status);
+}
+
 /* ---- compare ---- */
 
 static const struct table_colspec compare_columns[] = {
@@ -1431,9 +1564,13 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct sim m;
 	int i, done = 0, rc = -1;
 
+	if (args_has(a, "figure") && figure_path_check(args_get(a, "figure"), cause) < 0)
+		return cmd_usage_error(ctx);
 	if (sim_prepare(&m, ctx, a, "fifo,las,gittins,srtf", cause) < 0)
 		goto out;
-	if (sim_run_all(&m, a, "compare", m.runs, m.nruns, false, res, cause) < 0)
+	/* a figure's curves need each job's start */
+	if (sim_run_all(&m, a, "compare", m.runs, m.nruns, args_has(a, "figure"), res,
+	    cause) < 0)
 		goto out;
 	done = m.nruns;
 	t = table_create();
@@ -1498,6 +1635,9 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    m.ep.ideal ? ", ideal" : "");
 		table_render(t, &ctx->out, ctx->o);
 	}
+	if (args_has(a, "figure") &&
+	    compare_figure(ctx, &m, args_get(a, "figure"), res, cause) < 0)
+		goto out;
 	rc = 0;
 out:
 	table_free(t);
@@ -1587,6 +1727,8 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			*cause = xstrdup("--window must be longer than 0");
 		return cmd_usage_error(ctx);
 	}
+	if (args_has(a, "figure") && figure_path_check(args_get(a, "figure"), cause) < 0)
+		return cmd_usage_error(ctx);
 	if (sim_prepare(&m, ctx, a, "las", cause) < 0)
 		goto out;
 	if (!args_has(a, "sharing"))
@@ -1681,6 +1823,9 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    "per pass, not one per VC; its time-slicing and packing "
 			    "choose among nodes too)" : "");
 	}
+	if (args_has(a, "figure") && anomaly_figure(ctx, &m, args_get(a, "figure"),
+	    an, &shared, &priv, cause) < 0)
+		goto out;
 	rc = 0;
 out:
 	table_free(t);

@@ -42,6 +42,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_replay_entry,
 	&cmd_compare_entry,
 	&cmd_anomaly_entry,
+	&cmd_plot_entry,
 	&cmd_runs_entry,
 	&cmd_run_show_entry,
 	&cmd_events_entry,

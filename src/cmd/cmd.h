@@ -202,6 +202,7 @@ extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_replay_entry;
 extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_anomaly_entry;
+extern const struct cmd_entry cmd_plot_entry;
 extern const struct cmd_entry cmd_apropos_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_dash_entry;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
+#include "dash/series.h"
 #include "dash/view-int.h"
 
 const struct dash_key dash_keys[] = {
@@ -23,6 +24,7 @@ const struct dash_key dash_keys[] = {
 	{ '3', "3", DA_PANEL, DP_QUEUES, "queues: jobs in policy order" },
 	{ '4', "4", DA_PANEL, DP_EVENTS, "events: starts, preemptions..." },
 	{ '5', "5", DA_PANEL, DP_DETAIL, "detail of what Enter opened" },
+	{ '6', "6", DA_PANEL, DP_SERIES, "series: GPUs, queue, waits over time" },
 	{ DK_UP, "Up", DA_UP, 0, "move up" },
 	{ 'k', "k", DA_UP, 0, "move up" },
 	{ DK_DOWN, "Down", DA_DOWN, 0, "move down" },
@@ -473,6 +475,7 @@ static const struct dash_panel_ops panels[DASH_NPANELS] = {
 	[DP_EVENTS] = { "events", "Events", events_rows, events_fields, events_draw_row,
 	    "TIME     KIND       VC         WHAT", events_enter },
 	[DP_DETAIL] = { "detail", "Detail", NULL, NULL, NULL, NULL, NULL },
+	[DP_SERIES] = { "series", "Series", NULL, NULL, NULL, NULL, NULL },
 };
 
 int
@@ -515,6 +518,7 @@ dash_view_release(struct dash_view *v)
 	if (v->f_re_ok)
 		regfree(&v->f_re);
 	free(v->vis);
+	dash_series_free(v->series);
 	strbuf_release(&v->out);
 }
 
@@ -1576,8 +1580,11 @@ dash_view_draw(struct dash_view *v, const struct dash_model *m, struct dash_scre
 	if (v->out.len > 0)
 		outh = nl + 1 < (s->h - 3) / 2 ? nl + 1 : (s->h - 3) / 2;
 	body = s->h - 3 - outh;
+	dash_series_note(&v->series, m);
 	if (v->panel == DP_DETAIL)
 		draw_detail(v, m, s, 2, 2 + body);
+	else if (v->panel == DP_SERIES)
+		dash_series_draw(v->series, m, s, 2, body);
 	else if (v->panel == DP_CELLS)
 		draw_overview(v, m, s, 2, body);
 	else

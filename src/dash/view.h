@@ -31,7 +31,8 @@
 #include "dash/model.h"
 #include "dash/screen.h"
 
-enum dash_panel_id { DP_CELLS, DP_VCS, DP_QUEUES, DP_EVENTS, DP_DETAIL, DASH_NPANELS };
+enum dash_panel_id { DP_CELLS, DP_VCS, DP_QUEUES, DP_EVENTS, DP_DETAIL, DP_SERIES,
+	DASH_NPANELS };
 
 /* Control keys the input line knows (the face reports them as typed). */
 #define DK_KILL		0x15	/* Ctrl-U */
@@ -61,6 +62,8 @@ struct dash_key {
 extern const struct dash_key dash_keys[];
 
 enum dash_input { DI_NONE, DI_FILTER, DI_COMMAND, DI_CONFIRM };
+
+struct dash_series;
 
 struct dash_view {
 	int		 panel;
@@ -107,6 +110,7 @@ struct dash_view {
 	size_t		 vis_cap;
 	int		 list_h;	/* rows the last draw showed (paging) */
 	int		 list_y;	/* screen line of its first row (mouse) */
+	struct dash_series *series;	/* the Series panel's samples (series.h) */
 
 	/* the face's hooks for ':' lines; NULL: no command line */
 	int		(*run)(void *arg, const char *line, bool admin,
@@ -153,7 +157,8 @@ int	dash_view_set_filter(struct dash_view *v, const char *f, char **cause);
 /* Draw the whole frame (status, tabs, panel, input line, overlays). */
 void	dash_view_draw(struct dash_view *v, const struct dash_model *m,
 	    struct dash_screen *s);
-/* Parse a panel name ("cells", "vcs", "queues", "events", "detail"); -1. */
+/* Parse a panel name ("cells", "vcs", "queues", "events", "detail",
+   "series"); -1. */
 int	dash_panel_parse(const char *name);
 const char *dash_panel_name(int panel);
 /* The keys as help text (one per line: "KEY  what it does"). */

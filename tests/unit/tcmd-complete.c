@@ -113,7 +113,7 @@ static void
 test_command_names(void)
 {
 	CHECK_COMP("", "alloc anomaly apropos cancel cells compare dash db events "
-	    "export help history import job jobs load node place queue release replay "
+	    "export help history import job jobs load node place plot queue release replay "
 	    "run runs serve spec status submit vcs wait watch");
 	CHECK_COMP("s", "serve spec status submit");
 	CHECK_REPL("s", "s");
@@ -244,7 +244,7 @@ test_help_and_watch(void)
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
 	CHECK_COMP("watch ", "alloc anomaly apropos cancel cells compare dash db "
-	    "events export help history import job jobs load node place queue release "
+	    "events export help history import job jobs load node place plot queue release "
 	    "replay run runs serve spec status submit vcs wait watch");
 	CHECK_COMP("watch -n 5 jo", "job jobs");
 	CHECK_COMP("watch --c", "--count");
