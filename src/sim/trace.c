@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "core/strbuf.h"
+#include "core/strmap.h"
 #include "core/xmalloc.h"
 #include "sim/model.h"
 #include "sim/trace.h"
@@ -119,100 +120,6 @@ fmt_def(enum trace_format f)
 		if (formats[i].format == f)
 			return &formats[i];
 	return NULL;
-}
-
-/* ---------------------------------------------------------------------- */
-/* A string -> int table (open addressing) for job ids and VC names.     */
-
-struct strtab {
-	const char	**keys;
-	int		 *vals;
-	size_t		  mask;
-	size_t		  n;
-};
-
-static uint64_t
-fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h ^ (h >> 29);
-}
-
-static void
-strtab_init(struct strtab *st, size_t hint)
-{
-	size_t cap = 16;
-
-	while (cap < hint * 2)
-		cap *= 2;
-	st->keys = xcalloc(cap, sizeof *st->keys);
-	st->vals = xcalloc(cap, sizeof *st->vals);
-	st->mask = cap - 1;
-	st->n = 0;
-}
-
-static void
-strtab_release(struct strtab *st)
-{
-	free(st->keys);
-	free(st->vals);
-	memset(st, 0, sizeof *st);
-}
-
-/* The slot of key: where it is, or the empty slot where it would go. */
-static size_t
-strtab_slot(const struct strtab *st, const char *key)
-{
-	size_t i = (size_t)fnv(key) & st->mask;
-
-	while (st->keys[i] != NULL && strcmp(st->keys[i], key) != 0)
-		i = (i + 1) & st->mask;
-	return i;
-}
-
-static void strtab_put(struct strtab *, const char *, int);
-
-static void
-strtab_grow(struct strtab *st)
-{
-	struct strtab old = *st;
-	size_t i;
-
-	strtab_init(st, (old.mask + 1));
-	for (i = 0; i <= old.mask; i++)
-		if (old.keys[i] != NULL)
-			strtab_put(st, old.keys[i], old.vals[i]);
-	strtab_release(&old);
-}
-
-/* Insert or overwrite; the key is not copied and must outlive the table. */
-static void
-strtab_put(struct strtab *st, const char *key, int val)
-{
-	size_t i;
-
-	if ((st->n + 1) * 2 > st->mask + 1)
-		strtab_grow(st);
-	i = strtab_slot(st, key);
-	if (st->keys[i] == NULL) {
-		st->keys[i] = key;
-		st->n++;
-	}
-	st->vals[i] = val;
-}
-
-/* The value of key, or NULL when absent. */
-static int *
-strtab_find(const struct strtab *st, const char *key)
-{
-	size_t i = strtab_slot(st, key);
-
-	return st->keys[i] != NULL ? &st->vals[i] : NULL;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -429,7 +336,7 @@ struct reader {
 	const char		*base;		/* basename without extension */
 	int			 baselen;
 	const struct fmt_def	*fmt;
-	struct strtab		 ids;		/* job_id -> line */
+	struct strmap		 ids;		/* job_id -> line (borrowed keys) */
 	char			**cause;
 	enum opt_col		 opt[NOPT];	/* the header's optional columns */
 	int			 nopt;
@@ -578,16 +485,15 @@ static int
 rd_id(struct reader *r, int line, const struct field *f, const char *col, char *name)
 {
 	char post[64];
-	int *first;
+	int first;
 
 	if (rd_name(r, line, f, col, name, JOB_NAME_MAX) < 0)
 		return -1;
-	first = strtab_find(&r->ids, name);
-	if (first != NULL) {
-		bufprintf(post, sizeof post, " (first at line %d)", *first);
+	/* name is the job's own field, which outlives the reader */
+	if ((first = strmap_put(&r->ids, name, line)) >= 0) {
+		bufprintf(post, sizeof post, " (first at line %d)", first);
 		return rd_err_field(r, line, f, "duplicate job_id ", post);
 	}
-	strtab_put(&r->ids, name, line);
 	return 0;
 }
 
@@ -990,10 +896,9 @@ trace_load_string(const char *name, const char *text, size_t len, enum trace_for
 	if (cap > TRACE_MAX_JOBS)
 		return rd_err(&r, line + 1, 1, "more than %d rows", TRACE_MAX_JOBS);
 	t->jobs = xcalloc(cap, sizeof *t->jobs);
+	strmap_init(&r.ids, STRMAP_BORROW);
 	if (has_role(r.fmt, C_ID))
-		strtab_init(&r.ids, cap);
-	else
-		strtab_init(&r.ids, 1);
+		strmap_reserve(&r.ids, cap);
 	while (next_line(&p, end, &ls, &le)) {
 		line++;
 		if (is_blank_line(ls, le))
@@ -1022,7 +927,7 @@ trace_load_string(const char *name, const char *text, size_t len, enum trace_for
 	rebase(t);
 	rc = 0;
 out:
-	strtab_release(&r.ids);
+	strmap_release(&r.ids);
 	if (rc < 0) {
 		free(t->jobs);
 		memset(t, 0, sizeof *t);
@@ -1119,15 +1024,14 @@ cmp_double(const void *a, const void *b)
 static int
 count_vcs(const struct trace *t)
 {
-	struct strtab st;
+	struct strmap st = STRMAP_INIT(STRMAP_BORROW);
 	int i, n;
 
-	strtab_init(&st, 16);
 	for (i = 0; i < t->njobs; i++)
 		if (t->jobs[i].vc[0] != '\0')
-			strtab_put(&st, t->jobs[i].vc, 1);
-	n = (int)st.n;
-	strtab_release(&st);
+			strmap_put(&st, t->jobs[i].vc, 1);
+	n = (int)strmap_count(&st);
+	strmap_release(&st);
 	return n;
 }
 
@@ -1218,6 +1122,19 @@ trace_window(struct trace *t, double from, double to, char **cause)
 		    "(submissions span 0-%g s)", from, to, t->path ? t->path : "",
 		    t->njobs ? t->jobs[t->njobs - 1].submit : 0.0);
 	return rc;
+}
+
+/* FNV-1a of a job name, for sampling (a fixed function: same seed, same jobs). */
+static uint64_t
+fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h ^ (h >> 29);
 }
 
 static uint64_t
@@ -1527,21 +1444,21 @@ static int
 resolve_vcs(const struct trace *t, const struct spec *s, const struct vcmap *m,
     int *vcidx, char **cause)
 {
-	struct strtab st;
+	/* trace VC -> its resolution + 2 (map values are >= 0) */
+	struct strmap st = STRMAP_INIT(STRMAP_BORROW);
 	const char **bad = NULL;
 	size_t cap = 0;
 	int i, v, nbad = 0;
 
-	strtab_init(&st, 16);
 	for (i = 0; i < t->njobs; i++) {
 		const char *name = t->jobs[i].vc;
-		int *known = strtab_find(&st, name);
+		int known = strmap_get(&st, name);
 
-		if (known != NULL)
-			v = *known;
+		if (known >= 0)
+			v = known - 2;
 		else {
 			v = vcmap_resolve(m, s, name);
-			strtab_put(&st, name, v);
+			strmap_put(&st, name, v + 2);
 			if (v == VC_UNMATCHED) {
 				XGROW(bad, cap, (size_t)nbad + 1);
 				bad[nbad++] = name;
@@ -1549,7 +1466,7 @@ resolve_vcs(const struct trace *t, const struct spec *s, const struct vcmap *m,
 		}
 		vcidx[i] = v;
 	}
-	strtab_release(&st);
+	strmap_release(&st);
 	if (nbad > 0) {
 		*cause = unmatched_error(t, s, bad, nbad);
 		free(bad);

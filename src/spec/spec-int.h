@@ -1,11 +1,11 @@
 /*
  * spec-int.h — private to src/spec/: the generic YAML document tree that
- * spec-yaml.c builds and spec.c validates, a small string index, and the
- * diagnostic writer both use.
+ * spec-yaml.c builds and spec.c validates, and the diagnostic writer both
+ * use. Names and anchors are indexed with core/strmap (copied keys).
  *
  * Ownership: a struct ydoc owns its node, child and string arrays;
- * ydoc_release() frees them. A struct strmap copies its keys and owns the
- * copies. Node indices and string pointers stay valid until release.
+ * ydoc_release() frees them. Node indices and string pointers stay valid
+ * until release.
  *
  * Invariants of a parsed ydoc:
  *  1. Every node is a scalar, a null, a sequence or a mapping; root is -1
@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/strmap.h"
 #include "spec/spec.h"
 
 enum ydoc_kind {
@@ -97,38 +98,6 @@ ydoc_val(const struct ydoc *doc, int map, int i)
 {
 	return doc->kids[doc->nodes[map].off + 2 * (size_t)i + 1];
 }
-
-/*
- * A string -> int index with open addressing. Keys are copied. Used for
- * type, VC, pin and node names and for YAML anchors, so that nothing the
- * loader does is quadratic in the size of a spec.
- */
-struct strmap_ent {
-	size_t		 off;		/* key offset in pool */
-	unsigned	 hash;
-	int		 val;		/* -1 marks an empty slot */
-};
-
-struct strmap {
-	struct strmap_ent	*tab;
-	size_t			 cap;		/* power of two, or 0 */
-	size_t			 n;
-	char			*pool;
-	size_t			 pool_len;
-	size_t			 pool_cap;
-};
-
-void		 strmap_init(struct strmap *m);
-void		 strmap_release(struct strmap *m);
-/* The value for key, or -1. */
-int		 strmap_get(const struct strmap *m, const char *key);
-/*
- * Insert key -> val (val >= 0) unless key is present. Returns the value
- * already stored for key, or -1 when it inserted.
- */
-int		 strmap_put(struct strmap *m, const char *key, int val);
-/* Insert or replace key -> val (val >= 0). */
-void		 strmap_set(struct strmap *m, const char *key, int val);
 
 /* The 64-bit FNV-1a hash (the spec's content hash). */
 unsigned long long spec_fnv1a(const void *p, size_t len);

@@ -2083,7 +2083,7 @@ parse_names(struct loader *L, int seq, const char *ctx, const char *what,
 		    ctx, kind_name(L, seq));
 		return;
 	}
-	strmap_init(&seen);
+	strmap_init(&seen, STRMAP_COPY);
 	for (i = 0; i < L->doc.nodes[seq].n; i++) {
 		it = ydoc_item(&L->doc, seq, i);
 		if (kind(L, it) != YDOC_SCALAR) {
@@ -2176,7 +2176,7 @@ parse_access(struct loader *L, int map)
 		    "of virtual cluster names, not %s", kind_name(L, val[K_VCS]));
 		return;
 	}
-	strmap_init(&seen);
+	strmap_init(&seen, STRMAP_COPY);
 	for (i = 0; i < L->doc.nodes[val[K_VCS]].n; i++) {
 		k = ydoc_key(&L->doc, val[K_VCS], i);
 		if (kind(L, k) != YDOC_SCALAR && kind(L, k) != YDOC_NULL)
@@ -2309,12 +2309,12 @@ spec_load_string(const char *name, const char *text, size_t len,
 	L.d = diags;
 	L.pc_key = -1;
 	L.pcs = -1;
-	strmap_init(&L.types);
-	strmap_init(&L.vcs);
-	strmap_init(&L.pins);
-	strmap_init(&L.lost_pins);
+	strmap_init(&L.types, STRMAP_COPY);
+	strmap_init(&L.vcs, STRMAP_COPY);
+	strmap_init(&L.pins, STRMAP_COPY);
+	strmap_init(&L.lost_pins, STRMAP_COPY);
 	L.nodes = xcalloc(1, sizeof *L.nodes);
-	strmap_init(L.nodes);
+	strmap_init(L.nodes, STRMAP_COPY);
 
 	if (ydoc_parse(&L.doc, s->path, text, len, diags) == 0) {
 		load_doc(&L);
