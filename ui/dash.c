@@ -26,8 +26,8 @@
 
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "dash/model.h"
-#include "dash/view.h"
+#include "dash/dash-model.h"
+#include "dash/dash-view.h"
 #include "ui/dash.h"
 #include "ui/repl.h"
 
