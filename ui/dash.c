@@ -31,7 +31,7 @@
 #include "ui/dash.h"
 #include "ui/repl.h"
 
-/* curses key codes -> the key table's (dash/view.h). */
+/* curses key codes -> the key table's (dash/dash-view.h). */
 static const struct {
 	int	curses;
 	int	dash;

@@ -1,8 +1,8 @@
 /*
  * cmd-dash.c — `dash`: the dashboard. It builds the data source (the
  * emulator on the session's spec, playing the compiled-in demo workload or
- * a given trace), the view model (dash/model.h) and the view (dash/view.h),
- * then either draws one frame as plain text (--once: no terminal, for
+ * a given trace), the view model (dash/dash-model.h) and the view
+ * (dash/dash-view.h), then either draws one frame as plain text (--once: no terminal, for
  * golden tests and bug reports) or hands them to the face's terminal
  * dashboard (frontend.h's dashboard hook, ui/dash.c).
  *
