@@ -13,18 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fnv.h"
 #include "core/xmalloc.h"
 
-/* 64-bit FNV-1a folded to 32 bits, so the low bits see every byte. */
+/* FNV-1a folded to 32 bits, so the low bits see every byte. */
 static unsigned
 str_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = fnv1a64_str(s);
 
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
 	return (unsigned)(h ^ (h >> 32));
 }
 

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/fnv.h"
 #include "core/strbuf.h"
 #include "core/strmap.h"
 #include "core/xmalloc.h"
@@ -1127,16 +1128,15 @@ trace_window(struct trace *t, double from, double to, char **cause)
 	return rc;
 }
 
-/* FNV-1a of a job name, for sampling (a fixed function: same seed, same jobs). */
+/*
+ * A job name's hash for sampling. Its basis, a digit short of FNV's, is
+ * the one sampling has always used: kept, so a seed samples the same jobs.
+ */
 static uint64_t
-fnv(const char *s)
+name_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = fnv1a64_add_str(1469598103934665603ULL, s);
 
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
 	return h ^ (h >> 29);
 }
 
@@ -1163,7 +1163,7 @@ trace_sample(struct trace *t, double fraction, uint64_t seed, char **cause)
 	}
 	keep = xcalloc((size_t)t->njobs + 1, sizeof *keep);
 	for (i = 0; i < t->njobs; i++)
-		keep[i] = (double)(mix64(fnv(t->jobs[i].name) ^ s) >> 11) /
+		keep[i] = (double)(mix64(name_hash(t->jobs[i].name) ^ s) >> 11) /
 		    9007199254740992.0 < fraction;
 	rc = keep_jobs(t, keep);
 	free(keep);

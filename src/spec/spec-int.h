@@ -178,9 +178,6 @@ void		 spec_backend_defaults(struct spec_backend *b);
 void		 spec_backend_parse(struct loader *L, int map);
 void		 spec_backend_free(struct spec_backend *b, int nnodes);
 
-/* The 64-bit FNV-1a hash (the spec's content hash). */
-unsigned long long spec_fnv1a(const void *p, size_t len);
-
 /*
  * Append one diagnostic "file:line:col: SEVERITY: message" (without the
  * line:col part when line is 0). Counts errors and warnings.

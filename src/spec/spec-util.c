@@ -1,7 +1,7 @@
 /*
  * spec-util.c — the small pieces the spec loader shares between its YAML
- * reader (spec-yaml.c) and its validator (spec.c): diagnostics, the FNV-1a
- * hash of a spec's text and the cells' lowest common ancestor.
+ * reader (spec-yaml.c) and its validator (spec.c): diagnostics and the
+ * cells' lowest common ancestor.
  *
  * Diagnostics are formatted once, when they are found, so callers (the
  * console, the batch mode, the unit tests) only ever print or match text.
@@ -61,20 +61,6 @@ spec_diag_add(struct spec_diags *d, enum spec_severity sev, const char *file,
 	d->v[d->n].severity = sev;
 	d->v[d->n].text = strbuf_detach(&sb, NULL);
 	d->n++;
-}
-
-unsigned long long
-spec_fnv1a(const void *p, size_t len)
-{
-	const unsigned char *s = p;
-	unsigned long long h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
 }
 
 int

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fnv.h"
 #include "core/shquote.h"
 #include "core/strbuf.h"
 #include "core/suggest.h"
@@ -1964,7 +1965,7 @@ spec_load_string(const char *name, const char *text, size_t len,
 	memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->text_len = len;
-	s->hash = spec_fnv1a(text, len);
+	s->hash = fnv1a64(text, len);
 
 	memset(&L, 0, sizeof L);
 	L.s = s;
