@@ -18,11 +18,17 @@
  *   7. duplicate addresses (sorting, never pairwise over a whole level)
  *   8. virtualClusters: cell type paths, cell numbers, pinned cells
  *   9. feasibility of the assignment, level by level (HiveD's check)
- *  10. cellar's own sections: backend (after the nodes it names), access
- *      (after the VCs it names)
+ *  10. cellar's own sections: backend (spec-backend.c, after the nodes it
+ *      names), access (after the VCs it names)
  *
  * Nothing a spec file contains may abort the program: sizes are bounded
  * (SPEC_MAX_CELLS, SPEC_MAX_LEVELS) before anything is allocated from them.
+ *
+ * Why one file of ~2,300 lines: phases 1-9 are one pass over one loader
+ * (struct loader, spec-int.h), each reading what the one before built,
+ * and most of their helpers are each other's. What stands apart is
+ * apart: the YAML tree (spec-yaml.c), the backend section
+ * (spec-backend.c), the diagnostics (spec-util.c).
  */
 #include "spec/spec.h"
 
