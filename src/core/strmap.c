@@ -172,6 +172,17 @@ strmap_del(struct strmap *m, const char *key)
 	return val;
 }
 
+void
+strmap_rekey(struct strmap *m, const char *(*key_of)(void *arg, int val),
+    void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->tab[i].key != NULL)
+			m->tab[i].key = key_of(arg, m->tab[i].val);
+}
+
 bool
 strmap_check(const struct strmap *m)
 {

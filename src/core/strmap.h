@@ -63,6 +63,14 @@ void	strmap_set(struct strmap *m, const char *key, int val);
 /* Remove key. Returns its value, or -1 when it was absent. */
 int	strmap_del(struct strmap *m, const char *key);
 
+/*
+ * For a STRMAP_BORROW map whose keys' storage moved (an array of records
+ * that was reallocated): each key becomes key_of(arg, its value), which
+ * must be an equal string. No rehashing, no allocation: O(cap).
+ */
+void	strmap_rekey(struct strmap *m, const char *(*key_of)(void *arg, int val),
+	    void *arg);
+
 static inline size_t
 strmap_count(const struct strmap *m)
 {

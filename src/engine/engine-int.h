@@ -118,7 +118,7 @@ struct engine {
 	struct ejob	*jobs;
 	int		 njobs;		/* slots allocated */
 	struct bitset	 job_free;	/* free slots (lowest first) */
-	struct strmap	 names;		/* live job name -> id (copied keys) */
+	struct strmap	 names;		/* live job name -> id (keys: jobs[id].name) */
 
 	long long	*vc_quota;	/* GPUs per VC (quota mode) */
 	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs */

@@ -43,6 +43,19 @@ engine_job_find(const struct engine *e, const char *name)
 	return strmap_get(&e->names, name);
 }
 
+/*
+ * The name map borrows each live job's own name (no copy per job: allocs
+ * and dry runs are the hot path); when the job array moves, its keys are
+ * pointed at the names' new home (strmap_rekey: no rehash).
+ */
+static const char *
+name_of(void *arg, int id)
+{
+	const struct engine *e = arg;
+
+	return e->jobs[id].name;
+}
+
 /* ---- job slots ---- */
 
 static void
@@ -66,6 +79,7 @@ jobs_reserve(struct engine *e, int n)
 		bitset_release(&e->job_free);
 	e->job_free = nb;
 	e->njobs = n;
+	strmap_rekey(&e->names, name_of, e);	/* the names may have moved */
 }
 
 /* Take a job slot (the lowest free one, or `want` when >= 0). */
@@ -316,7 +330,7 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 
 	e->s = s;
 	e->mode = mode;
-	strmap_init(&e->names, STRMAP_COPY);
+	strmap_init(&e->names, STRMAP_BORROW);
 	e->np = s->ncells;
 	e->p_vbind = xmalloc((size_t)(e->np + 1) * sizeof(int));
 	e->p_free = xcalloc((size_t)e->np + 1, 1);

@@ -2,11 +2,13 @@
  * tcore-strmap.c — the string map against its contract (strmap.h): misses,
  * growth, many keys, put versus set, deletion by backward shift (checked
  * against a plain array as the model under random churn), borrowed and
- * copied keys, and strmap_check after every change.
+ * copied keys, borrowed keys whose array moved (strmap_rekey), and
+ * strmap_check after every change.
  */
 #include <stdio.h>
 
 #include "core/strmap.h"
+#include "core/xmalloc.h"
 #include "test.h"
 
 static void
@@ -206,7 +208,7 @@ static void
 test_delete_wrap(void)
 {
 	struct strmap m = STRMAP_INIT(STRMAP_BORROW);
-	static char keys[200][8];
+	static char keys[8][16];
 	int i, j, bad = 0;
 
 	strmap_reserve(&m, 8);		/* a small table: long, wrapping runs */
@@ -225,6 +227,52 @@ test_delete_wrap(void)
 	strmap_release(&m);
 }
 
+struct rec_ {
+	char	name[16];
+};
+
+static const char *
+rec_name(void *arg, int i)
+{
+	return ((struct rec_ *)arg)[i].name;
+}
+
+/*
+ * Borrowed keys inside an array that moves: strmap_rekey points them at
+ * the copies; the old array is scribbled over and freed first, so a key
+ * left behind would miss (or be caught by ASan).
+ */
+static void
+test_rekey(void)
+{
+	enum { N = 300 };
+	struct strmap m = STRMAP_INIT(STRMAP_BORROW);
+	struct rec_ *a = xcalloc(N, sizeof *a), *b;
+	int i, bad = 0;
+	size_t j;
+
+	for (i = 0; i < N; i++) {
+		snprintf(a[i].name, sizeof a[i].name, "job-%d", i);
+		strmap_put(&m, a[i].name, i);
+	}
+	strmap_del(&m, "job-7");
+	b = xcalloc(N, sizeof *b);
+	memcpy(b, a, N * sizeof *a);
+	memset(a, 'x', N * sizeof *a);
+	free(a);
+	strmap_rekey(&m, rec_name, b);
+	for (j = 0; j < m.cap; j++)
+		if (m.tab[j].key != NULL)
+			bad += m.tab[j].key != b[m.tab[j].val].name;
+	for (i = 0; i < N; i++)
+		bad += strmap_get(&m, b[i].name) != (i == 7 ? -1 : i);
+	CHECK_INTEQ(bad, 0);
+	CHECK_INTEQ(strmap_count(&m), N - 1);
+	CHECK(strmap_check(&m));
+	strmap_release(&m);
+	free(b);
+}
+
 static const struct test tests[] = {
 	{ "empty_and_miss", test_empty_and_miss },
 	{ "put_set", test_put_set },
@@ -233,6 +281,7 @@ static const struct test tests[] = {
 	{ "borrow_copy", test_borrow_copy },
 	{ "delete_churn", test_delete_churn },
 	{ "delete_wrap", test_delete_wrap },
+	{ "rekey", test_rekey },
 };
 
 TEST_MAIN(tests)
