@@ -26,12 +26,12 @@
 
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "dash/model.h"
-#include "dash/view.h"
+#include "dash/dash-model.h"
+#include "dash/dash-view.h"
 #include "ui/dash.h"
 #include "ui/repl.h"
 
-/* curses key codes -> the key table's (dash/view.h). */
+/* curses key codes -> the key table's (dash/dash-view.h). */
 static const struct {
 	int	curses;
 	int	dash;

@@ -3,7 +3,7 @@
  * dashboard on a terminal. It copies the character grid dash_view_draw
  * fills (dash/screen.h) to the terminal, maps semantic roles to colours
  * (or to attributes in monochrome), turns key codes and mouse events into
- * the key table's values (dash/view.h), plays the source at the view's
+ * the key table's values (dash/dash-view.h), plays the source at the view's
  * speed and keeps the UI state between runs. What it shows is exactly what
  * `dash --once` prints for the same state.
  *

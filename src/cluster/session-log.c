@@ -29,33 +29,6 @@
 
 /* Failures of the store are exit 4; everything here returns -1 for them. */
 
-static void
-rec_init(struct rec *r, double t, enum rec_kind kind, int job, int vc)
-{
-	memset(r, 0, sizeof *r);
-	r->t = t;
-	r->kind = kind;
-	r->job = job;
-	r->vc = vc;
-	r->cell = -1;
-	r->by = -1;
-}
-
-/* detail, cut to fit (on a UTF-8 boundary) */
-static void
-rec_detail(struct rec *r, const char *text)
-{
-	size_t n = strlen(text);
-
-	if (n >= sizeof r->detail) {
-		n = sizeof r->detail - 4;
-		while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
-			n--;
-		snprintf(r->detail, sizeof r->detail, "%.*s...", (int)n, text);
-	} else
-		memcpy(r->detail, text, n + 1);
-}
-
 void
 session_leaf_node_list(const struct spec *s, const int *leaves, int n,
     struct strvec *out)
@@ -542,7 +515,7 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 	/* The start says where, as the placement's row does. */
 	rec_init(&rec, now, REC_START, id, r->vc);
 	if (gpus != NULL)
-		rec_detail(&rec, gpus);
+		rec_set_detail(&rec, gpus);
 	free(gpus);
 	if (append(s, &rec, cause) != 0)
 		return -1;
@@ -558,7 +531,7 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 			    put_placement(s, victim.job.id, p->victims[i].job, NULL,
 			    cause) != 0;
 			rec_init(&rec, now, REC_DOWNGRADE, victim.job.id, victim.job.vc);
-			rec_detail(&rec, "runs on as opportunistic (lazy preemption)");
+			rec_set_detail(&rec, "runs on as opportunistic (lazy preemption)");
 		} else {
 			stop_job(&victim.job, JOB_EV_PREEMPT, now);
 			rc = store_job_put(s->store, s->run, &victim.job, cause) != 0 ||
@@ -596,7 +569,7 @@ session_log_release(struct session *s, int engine_id, char **cause)
 		return -1;
 	stop_job(&sj.job, JOB_EV_CANCEL, now);
 	rec_init(&rec, now, REC_RELEASE, sj.job.id, sj.job.vc);
-	rec_detail(&rec, "released by hand");
+	rec_set_detail(&rec, "released by hand");
 	rc = store_job_put_state(s->store, s->run, &sj.job, cause) != 0 ||
 	    store_placement_delete(s->store, s->run, sj.job.id, cause) != 0 ||
 	    append(s, &rec, cause) != 0;
@@ -620,10 +593,10 @@ session_log_node(struct session *s, const char *node, bool bad,
 	if (affected != NULL && *affected != '\0') {
 		char *d = xasprintf("%s; jobs on it: %s", node, affected);
 
-		rec_detail(&rec, d);
+		rec_set_detail(&rec, d);
 		free(d);
 	} else
-		rec_detail(&rec, node);
+		rec_set_detail(&rec, node);
 	return append(s, &rec, cause);
 }
 
@@ -658,7 +631,7 @@ session_log_end(struct session *s, const char *why, char **cause)
 			goto out;
 		stop_job(&sj.job, JOB_EV_CANCEL, now);
 		rec_init(&rec, now, REC_RECONFIG, sj.job.id, sj.job.vc);
-		rec_detail(&rec, why);
+		rec_set_detail(&rec, why);
 		if (store_job_put(s->store, s->run, &sj.job, cause) != 0 ||
 		    store_placement_delete(s->store, s->run, sj.job.id, cause) != 0 ||
 		    append(s, &rec, cause) != 0) {

@@ -86,20 +86,6 @@ append(struct session *s, const struct rec *r, int64_t *seq, char **cause)
 	return store_event_append(s->store, s->run, r, seq, cause) == 0 ? 0 : -1;
 }
 
-static void
-rec_init(struct rec *r, double t, enum rec_kind kind, int job, int vc,
-    const char *detail)
-{
-	memset(r, 0, sizeof *r);
-	r->t = t;
-	r->kind = kind;
-	r->job = job;
-	r->vc = vc;
-	r->cell = -1;
-	r->by = -1;
-	bufprintf(r->detail, sizeof r->detail, "%s", detail);
-}
-
 /* The placement of job j in engine e, for people and for recovery. */
 static int
 put_placement(struct session *s, const struct spec *spec, struct engine *e,
@@ -234,7 +220,8 @@ carry_over(struct session *s, const char *label, struct spec *spec,
 	bufprintf(detail, sizeof detail, "%s (%s): %d kept, %d downgraded, %d "
 	    "requeued, %d cancelled", label, engine_mode_name(mode), out->st.kept,
 	    out->st.downgraded, out->st.requeued, out->st.cancelled);
-	rec_init(&r, now, REC_RECONFIG, -1, -1, detail);
+	rec_init(&r, now, REC_RECONFIG, -1, -1);
+	bufprintf(r.detail, sizeof r.detail, "%s", detail);
 	if (append(s, &r, &upto, cause) != 0 ||
 	    store_spec_put(s->store, spec, &spec_id, cause) != 0)
 		goto out;
@@ -262,8 +249,8 @@ carry_over(struct session *s, const char *label, struct spec *spec,
 		if (what == NULL && job_holds_cells(j)) {
 			what = "kept";
 			w = "runs on where it was";
-			rec_init(&r, now, REC_RECONFIG, j->id, j->vc, "kept: runs on "
-			    "where it was");
+			rec_init(&r, now, REC_RECONFIG, j->id, j->vc);
+			bufprintf(r.detail, sizeof r.detail, "kept: runs on where it was");
 			if (append(s, &r, NULL, cause) != 0)
 				goto out;
 		} else if (what == NULL) {

@@ -1,8 +1,8 @@
 /*
  * cmd-dash.c — `dash`: the dashboard. It builds the data source (the
  * emulator on the session's spec, playing the compiled-in demo workload or
- * a given trace), the view model (dash/model.h) and the view (dash/view.h),
- * then either draws one frame as plain text (--once: no terminal, for
+ * a given trace), the view model (dash/dash-model.h) and the view
+ * (dash/dash-view.h), then either draws one frame as plain text (--once: no terminal, for
  * golden tests and bug reports) or hands them to the face's terminal
  * dashboard (frontend.h's dashboard hook, ui/dash.c).
  *
@@ -12,7 +12,7 @@
  *     frame is drawn, so any screen can be reached without a terminal.
  *  2. The ':' line runs commands through cmd_dispatch on this session,
  *     read-only unless admin mode is on (the view asks for confirmation
- *     first; view.h invariant 2).
+ *     first; dash-view.h invariant 2).
  *  3. Commands on the ':' line read the cluster on screen (the source's
  *     spec and engine lent to the session for the command, unless it
  *     changes state), not the session's own engine; a command the server
@@ -51,8 +51,8 @@
 #include "cmd/complete.h"
 #include "cmd/frontend.h"
 #include "core/xmalloc.h"
-#include "dash/model.h"
-#include "dash/view.h"
+#include "dash/dash-model.h"
+#include "dash/dash-view.h"
 #include "store/store.h"
 
 static const struct cmd_opt dash_opts[] = {

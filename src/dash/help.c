@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
-#include "dash/view-int.h"
+#include "dash/dash-view-int.h"
 
 bool
 dash_action_usable(const struct dash_model *m, enum dash_action a)

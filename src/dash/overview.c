@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dash/view-int.h"
+#include "dash/dash-view-int.h"
 
 #define METER_MIN_W	40	/* a column of meters: label, bar, figures */
 #define METER_LABEL	11

@@ -19,7 +19,7 @@
 #ifndef CELLAR_DASH_SERIES_H
 #define CELLAR_DASH_SERIES_H
 
-#include "dash/model.h"
+#include "dash/dash-model.h"
 #include "dash/screen.h"
 
 #define DASH_SERIES_MAX		2048

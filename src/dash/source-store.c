@@ -47,7 +47,7 @@
 #include "cluster/session-log.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "dash/model.h"
+#include "dash/dash-model.h"
 #include "dash/source.h"
 #include "sim/emu.h"
 #include "store/store.h"

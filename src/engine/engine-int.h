@@ -21,6 +21,7 @@
 #define CELLAR_ENGINE_INT_H
 
 #include "core/bitset.h"
+#include "core/strmap.h"
 #include "engine/engine.h"
 #include "engine/view.h"
 
@@ -77,12 +78,6 @@ struct snap {
 	int		 id;
 };
 
-struct namemap {
-	int		*slot;		/* job id + 1, 0 empty, -1 tombstone */
-	size_t		 cap;
-	size_t		 used;
-};
-
 struct engine {
 	const struct spec	*s;
 	enum engine_mode	 mode;
@@ -123,7 +118,7 @@ struct engine {
 	struct ejob	*jobs;
 	int		 njobs;		/* slots allocated */
 	struct bitset	 job_free;	/* free slots (lowest first) */
-	struct namemap	 names;
+	struct strmap	 names;		/* live job name -> id (keys: jobs[id].name) */
 
 	long long	*vc_quota;	/* GPUs per VC (quota mode) */
 	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/strmap.h"
 #include "core/suggest.h"
 #include "core/xmalloc.h"
 #include "engine/engine-int.h"
@@ -36,81 +37,23 @@
 
 /* ---- names ---- */
 
-static unsigned long long
-fnv(const char *s)
-{
-	unsigned long long h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static void names_put(struct engine *e, int id);
-
-static void
-names_grow(struct engine *e)
-{
-	int *old = e->names.slot;
-	size_t oldcap = e->names.cap, i;
-
-	e->names.cap = oldcap ? oldcap * 2 : 64;
-	e->names.slot = xcalloc(e->names.cap, sizeof(int));
-	e->names.used = 0;
-	for (i = 0; i < oldcap; i++)
-		if (old[i] > 0)
-			names_put(e, old[i] - 1);
-	free(old);
-}
-
-static void
-names_put(struct engine *e, int id)
-{
-	size_t i;
-
-	if ((e->names.used + 1) * 2 > e->names.cap)
-		names_grow(e);
-	i = fnv(e->jobs[id].name) & (e->names.cap - 1);
-	while (e->names.slot[i] > 0)
-		i = (i + 1) & (e->names.cap - 1);
-	if (e->names.slot[i] == 0)
-		e->names.used++;
-	e->names.slot[i] = id + 1;
-}
-
 int
 engine_job_find(const struct engine *e, const char *name)
 {
-	size_t i;
-	int s;
-
-	if (e->names.cap == 0)
-		return -1;
-	i = fnv(name) & (e->names.cap - 1);
-	while ((s = e->names.slot[i]) != 0) {
-		if (s > 0 && strcmp(e->jobs[s - 1].name, name) == 0)
-			return s - 1;
-		i = (i + 1) & (e->names.cap - 1);
-	}
-	return -1;
+	return strmap_get(&e->names, name);
 }
 
-static void
-names_del(struct engine *e, const char *name)
+/*
+ * The name map borrows each live job's own name (no copy per job: allocs
+ * and dry runs are the hot path); when the job array moves, its keys are
+ * pointed at the names' new home (strmap_rekey: no rehash).
+ */
+static const char *
+name_of(void *arg, int id)
 {
-	size_t i;
-	int s;
+	const struct engine *e = arg;
 
-	if (e->names.cap == 0)
-		return;
-	i = fnv(name) & (e->names.cap - 1);
-	while ((s = e->names.slot[i]) != 0) {
-		if (s > 0 && strcmp(e->jobs[s - 1].name, name) == 0) {
-			e->names.slot[i] = -1;
-			return;
-		}
-		i = (i + 1) & (e->names.cap - 1);
-	}
+	return e->jobs[id].name;
 }
 
 /* ---- job slots ---- */
@@ -136,6 +79,7 @@ jobs_reserve(struct engine *e, int n)
 		bitset_release(&e->job_free);
 	e->job_free = nb;
 	e->njobs = n;
+	strmap_rekey(&e->names, name_of, e);	/* the names may have moved */
 }
 
 /* Take a job slot (the lowest free one, or `want` when >= 0). */
@@ -156,7 +100,7 @@ job_take(struct engine *e, const char *name, int want)
 	e->jobs[id].live = true;
 	bufprintf(e->jobs[id].name, sizeof e->jobs[id].name, "%s", name);
 	e->jobs[id].pin = -1;
-	names_put(e, id);
+	strmap_put(&e->names, e->jobs[id].name, id);
 	return id;
 }
 
@@ -171,7 +115,7 @@ job_drop(struct engine *e, int id)
 {
 	struct ejob *j = &e->jobs[id];
 
-	names_del(e, j->name);
+	strmap_del(&e->names, j->name);
 	free(j->pod_first);
 	free(j->leaves);
 	free(j->vleaves);
@@ -386,6 +330,7 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 
 	e->s = s;
 	e->mode = mode;
+	strmap_init(&e->names, STRMAP_BORROW);
 	e->np = s->ncells;
 	e->p_vbind = xmalloc((size_t)(e->np + 1) * sizeof(int));
 	e->p_free = xcalloc((size_t)e->np + 1, 1);
@@ -495,7 +440,7 @@ engine_free(struct engine *e)
 	free(e->jobs);
 	if (e->njobs)
 		bitset_release(&e->job_free);
-	free(e->names.slot);
+	strmap_release(&e->names);
 	for (i = 0; e->pc && i < e->s->nchains; i++) {
 		for (l = 1; l <= e->pc[i].top; l++) {
 			bitset_release(&e->pc[i].fl_clean[l]);

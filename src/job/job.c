@@ -6,7 +6,6 @@
 
 #include "core/strbuf.h"
 #include "job/job.h"
-#include "job/record.h"
 
 /* Every transition in one place: trans[state][event] = next state + 1. */
 #define T(to) ((to) + 1)
@@ -294,29 +293,4 @@ job_reason_from_engine(enum engine_fail f)
 		[ENGINE_EQUOTA] = JOB_REASON_VCFULL,
 	};
 	return (unsigned)f < sizeof map / sizeof map[0] ? map[f] : JOB_REASON_NONE;
-}
-
-/* ---- event log kinds (job/record.h) ---- */
-
-static const char *const rec_kinds[REC_NKINDS] = {
-	"submit", "start", "suspend", "resume", "preempt", "requeue", "complete",
-	"fail", "cancel", "downgrade", "release", "node-bad", "node-ok", "reconfig",
-	"migrate", "pack", "unpack", "grow", "shrink", "upgrade",
-};
-
-const char *
-rec_kind_name(enum rec_kind k)
-{
-	return (unsigned)k < REC_NKINDS ? rec_kinds[k] : "?";
-}
-
-int
-rec_kind_parse(const char *name)
-{
-	int i;
-
-	for (i = 0; i < REC_NKINDS; i++)
-		if (strcmp(rec_kinds[i], name) == 0)
-			return i;
-	return -1;
 }

@@ -22,13 +22,7 @@ emit(struct out *o, double now, enum rec_kind k, const struct job *j,
 
 	XGROW(o->v, o->cap, (size_t)o->n + 1);
 	r = &o->v[o->n++];
-	memset(r, 0, sizeof *r);
-	r->t = now;
-	r->kind = k;
-	r->job = j->id;
-	r->vc = j->vc;
-	r->cell = -1;
-	r->by = -1;
+	rec_init(r, now, k, j->id, j->vc);
 	bufprintf(r->detail, sizeof r->detail, fmt, arg);
 }
 

@@ -8,6 +8,9 @@
  * Indices refer to the spec of the run the record belongs to: job is the
  * job's id in its run, vc a spec VC index, cell a spec cell index (a node's
  * cell for node events); -1 means "not about one".
+ *
+ * Ownership: a struct rec is a plain value (its detail is inline); the
+ * functions here live in record.c.
  */
 #ifndef CELLAR_RECORD_H
 #define CELLAR_RECORD_H
@@ -47,6 +50,15 @@ struct rec {
 	int		 by;		/* preempt/downgrade: the job that took the cells */
 	char		 detail[REC_DETAIL_MAX];	/* "" or one line */
 };
+
+/*
+ * The one initialiser of a record: kind at t about job in vc (-1: none),
+ * no cell, no `by`, an empty detail. Every producer starts from it.
+ */
+void		 rec_init(struct rec *r, double t, enum rec_kind kind, int job,
+		    int vc);
+/* Set r's detail to text, cut to fit on a UTF-8 boundary with "...". */
+void		 rec_set_detail(struct rec *r, const char *text);
 
 /* "submit", "start"...; rec_kind_parse returns -1 for an unknown name. */
 const char	*rec_kind_name(enum rec_kind k);

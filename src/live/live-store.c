@@ -48,13 +48,7 @@ void
 live_rec_set(struct rec *r, double t, enum rec_kind kind, const struct job *j,
     const char *detail)
 {
-	memset(r, 0, sizeof *r);
-	r->t = t;
-	r->kind = kind;
-	r->job = j->id;
-	r->vc = j->vc;
-	r->cell = -1;
-	r->by = -1;
+	rec_init(r, t, kind, j->id, j->vc);
 	if (detail != NULL)
 		snprintf(r->detail, sizeof r->detail, "%s", detail);
 }

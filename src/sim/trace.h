@@ -1,6 +1,7 @@
 /*
  * trace.h — job traces: readers for the public trace shapes, a synthetic
- * generator, transformations, and the mapping of a trace onto a spec's VCs.
+ * generator, transformations (trace.c, synth.c), and the mapping of a
+ * trace onto a spec's VCs (trace-vcmap.c).
  *
  * Formats (detected from the header line, or forced):
  *   philly    timestamp,duration,num_gpus,gpu_time,cluster

@@ -121,7 +121,7 @@ slurm_cluster_init(struct slurm_cluster *c)
 {
 	memset(c, 0, sizeof *c);
 	c->byname = xcalloc(1, sizeof *c->byname);
-	strmap_init(c->byname);
+	strmap_init(c->byname, STRMAP_COPY);
 }
 
 void

@@ -1,11 +1,11 @@
 /*
  * spec-int.h — private to src/spec/: the generic YAML document tree that
- * spec-yaml.c builds and spec.c validates, a small string index, and the
- * diagnostic writer both use.
+ * spec-yaml.c builds and spec.c validates, and the diagnostic writer both
+ * use. Names and anchors are indexed with core/strmap (copied keys).
  *
  * Ownership: a struct ydoc owns its node, child and string arrays;
- * ydoc_release() frees them. A struct strmap copies its keys and owns the
- * copies. Node indices and string pointers stay valid until release.
+ * ydoc_release() frees them. Node indices and string pointers stay valid
+ * until release.
  *
  * Invariants of a parsed ydoc:
  *  1. Every node is a scalar, a null, a sequence or a mapping; root is -1
@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/strmap.h"
 #include "spec/spec.h"
 
 enum ydoc_kind {
@@ -99,39 +100,83 @@ ydoc_val(const struct ydoc *doc, int map, int i)
 }
 
 /*
- * A string -> int index with open addressing. Keys are copied. Used for
- * type, VC, pin and node names and for YAML anchors, so that nothing the
- * loader does is quadratic in the size of a spec.
+ * The validator's state while one spec loads (spec.c), shared with the
+ * files that parse a section of their own (spec-backend.c). Lives on
+ * spec_load_string's stack; the spec it builds is handed out at the end.
  */
-struct strmap_ent {
-	size_t		 off;		/* key offset in pool */
-	unsigned	 hash;
-	int		 val;		/* -1 marks an empty slot */
+struct tinfo;			/* per cell type, spec.c's own */
+struct ignored_key;		/* a key noted and skipped, spec.c's own */
+
+struct loader {
+	struct spec		*s;
+	const char		*file;
+	struct spec_diags	*d;
+	struct ydoc		 doc;
+	struct strmap		 types;
+	struct strmap		 vcs;
+	struct strmap		 pins;
+	struct strmap		 lost_pins;	/* ids inside cells that failed */
+	struct strmap		*nodes;
+	struct tinfo		*ti;
+	int			 ndefined;	/* defined (non-leaf) types */
+	int			 pc_key;	/* key node of physicalCluster */
+	int			 types_ok;	/* cellTypes was read */
+	int			 cells_ok;	/* the cell array was built */
+	bool			 chains_indexed; /* tinfo nin, in */
+	/* Capacities of s->chains (and ntop) and s->pins, grown by doubling:
+	   growing them by one per chain or pin copied them whole each time,
+	   quadratic in a spec of many chains (t.yaml of 12,000: 13 s under
+	   ASan, where every realloc copies). */
+	size_t			 chains_cap, ntop_cap, pins_cap;
+	int			*ntop;		/* top-level cells per chain */
+	int			*entry_chain;	/* physicalCells entry -> chain or -1 */
+	int			*entry_rank;	/* its index among the chain's tops */
+	int			 nentries;
+	int			 pcs;		/* the physicalCells sequence, or -1 */
+	unsigned char		*written;	/* cell given in the file */
+	size_t			 explicit_bytes;
+	char			*numtab;	/* "0\0" "1\0" ... for default addresses */
+	size_t			*numoff;
+	long long		 nnum;
 };
 
-struct strmap {
-	struct strmap_ent	*tab;
-	size_t			 cap;		/* power of two, or 0 */
-	size_t			 n;
-	char			*pool;
-	size_t			 pool_len;
-	size_t			 pool_cap;
-};
+/* The loader's helpers (spec.c), for the section parsers. */
+static inline enum ydoc_kind
+ld_kind(const struct loader *L, int node)
+{
+	return node < 0 ? YDOC_NULL : L->doc.nodes[node].kind;
+}
 
-void		 strmap_init(struct strmap *m);
-void		 strmap_release(struct strmap *m);
-/* The value for key, or -1. */
-int		 strmap_get(const struct strmap *m, const char *key);
+/* A node's scalar text ("" for anything else, and for node -1). */
+static inline const char *
+ld_str(const struct loader *L, int node)
+{
+	return node < 0 ? "" : ydoc_str(&L->doc, node);
+}
+
+/* An error at a document node (node -1: the top of the file). */
+void		 ld_err(struct loader *L, int node, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+/* What a node is, for "must be a mapping, not a sequence". */
+const char	*ld_kind_name(const struct loader *L, int node);
 /*
- * Insert key -> val (val >= 0) unless key is present. Returns the value
- * already stored for key, or -1 when it inserted.
+ * Read the known keys of a mapping: val[i] (and key[i]) for names[i], -1
+ * when absent. Duplicates are errors, `ignored` keys (may be NULL) get a
+ * note, and unknown keys are warnings (cellar's own sections and HiveD's
+ * nested ones may grow).
  */
-int		 strmap_put(struct strmap *m, const char *key, int val);
-/* Insert or replace key -> val (val >= 0). */
-void		 strmap_set(struct strmap *m, const char *key, int val);
+void		 ld_get_fields(struct loader *L, int map, const char *ctx,
+		    const char *const *names, int nnames,
+		    const struct ignored_key *ign, int *key, int *val);
+/* A plain decimal integer in [lo, hi]: 0; 1 (*out = hi + 1) when too
+   large; -1 when it is not one. */
+int		 ld_get_int(const struct loader *L, int node, long long lo,
+		    long long hi, long long *out);
 
-/* The 64-bit FNV-1a hash (the spec's content hash). */
-unsigned long long spec_fnv1a(const void *p, size_t len);
+/* The backend section (spec-backend.c): defaults, parse, free. */
+void		 spec_backend_defaults(struct spec_backend *b);
+void		 spec_backend_parse(struct loader *L, int map);
+void		 spec_backend_free(struct spec_backend *b, int nnodes);
 
 /*
  * Append one diagnostic "file:line:col: SEVERITY: message" (without the

@@ -1,7 +1,7 @@
 /*
  * spec-util.c — the small pieces the spec loader shares between its YAML
- * reader (spec-yaml.c) and its validator (spec.c): diagnostics, a string
- * index with open addressing, and the FNV-1a hash of a spec's text.
+ * reader (spec-yaml.c) and its validator (spec.c): diagnostics and the
+ * cells' lowest common ancestor.
  *
  * Diagnostics are formatted once, when they are found, so callers (the
  * console, the batch mode, the unit tests) only ever print or match text.
@@ -61,134 +61,6 @@ spec_diag_add(struct spec_diags *d, enum spec_severity sev, const char *file,
 	d->v[d->n].severity = sev;
 	d->v[d->n].text = strbuf_detach(&sb, NULL);
 	d->n++;
-}
-
-unsigned long long
-spec_fnv1a(const void *p, size_t len)
-{
-	const unsigned char *s = p;
-	unsigned long long h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static unsigned
-str_hash(const char *s)
-{
-	unsigned h = 2166136261u;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-void
-strmap_init(struct strmap *m)
-{
-	memset(m, 0, sizeof *m);
-}
-
-void
-strmap_release(struct strmap *m)
-{
-	free(m->tab);
-	free(m->pool);
-	strmap_init(m);
-}
-
-static struct strmap_ent *
-find_slot(const struct strmap *m, const char *key, unsigned h)
-{
-	size_t i = h & (m->cap - 1);
-
-	for (;;) {
-		struct strmap_ent *e = &m->tab[i];
-
-		if (e->val < 0 ||
-		    (e->hash == h && strcmp(m->pool + e->off, key) == 0))
-			return e;
-		i = (i + 1) & (m->cap - 1);
-	}
-}
-
-static void
-rehash(struct strmap *m)
-{
-	struct strmap_ent *old = m->tab;
-	size_t oldcap = m->cap, i;
-
-	m->cap = oldcap ? oldcap * 2 : 16;
-	m->tab = xreallocarray(NULL, m->cap, sizeof *m->tab);
-	for (i = 0; i < m->cap; i++)
-		m->tab[i].val = -1;
-	for (i = 0; i < oldcap; i++) {
-		struct strmap_ent *e;
-
-		if (old[i].val < 0)
-			continue;
-		e = find_slot(m, m->pool + old[i].off, old[i].hash);
-		*e = old[i];
-	}
-	free(old);
-}
-
-int
-strmap_get(const struct strmap *m, const char *key)
-{
-	if (m->cap == 0)
-		return -1;
-	return find_slot(m, key, str_hash(key))->val;
-}
-
-static struct strmap_ent *
-lookup_or_add(struct strmap *m, const char *key, bool *added)
-{
-	unsigned h = str_hash(key);
-	struct strmap_ent *e;
-	size_t len;
-
-	/* Keep the load factor under one half. */
-	if ((m->n + 1) * 2 > m->cap)
-		rehash(m);
-	e = find_slot(m, key, h);
-	*added = e->val < 0;
-	if (*added) {
-		len = strlen(key);
-		XGROW(m->pool, m->pool_cap, m->pool_len + len + 1);
-		memcpy(m->pool + m->pool_len, key, len + 1);
-		e->off = m->pool_len;
-		e->hash = h;
-		m->pool_len += len + 1;
-		m->n++;
-	}
-	return e;
-}
-
-int
-strmap_put(struct strmap *m, const char *key, int val)
-{
-	bool added;
-	struct strmap_ent *e = lookup_or_add(m, key, &added);
-
-	if (!added)
-		return e->val;
-	e->val = val;
-	return -1;
-}
-
-void
-strmap_set(struct strmap *m, const char *key, int val)
-{
-	bool added;
-
-	lookup_or_add(m, key, &added)->val = val;
 }
 
 int

@@ -285,7 +285,7 @@ ydoc_parse(struct ydoc *doc, const char *name, const char *text, size_t len,
 	b.text = text;
 	b.len = len;
 	b.d = d;
-	strmap_init(&b.anchors);
+	strmap_init(&b.anchors, STRMAP_COPY);
 
 	if (!yaml_parser_initialize(&p)) {
 		b_error(&b, 0, 0, "cannot initialise the yaml parser%s", NULL);

@@ -18,11 +18,17 @@
  *   7. duplicate addresses (sorting, never pairwise over a whole level)
  *   8. virtualClusters: cell type paths, cell numbers, pinned cells
  *   9. feasibility of the assignment, level by level (HiveD's check)
- *  10. cellar's own sections: backend (after the nodes it names), access
- *      (after the VCs it names)
+ *  10. cellar's own sections: backend (spec-backend.c, after the nodes it
+ *      names), access (after the VCs it names)
  *
  * Nothing a spec file contains may abort the program: sizes are bounded
  * (SPEC_MAX_CELLS, SPEC_MAX_LEVELS) before anything is allocated from them.
+ *
+ * Why one file of ~2,300 lines: phases 1-9 are one pass over one loader
+ * (struct loader, spec-int.h), each reading what the one before built,
+ * and most of their helpers are each other's. What stands apart is
+ * apart: the YAML tree (spec-yaml.c), the backend section
+ * (spec-backend.c), the diagnostics (spec-util.c).
  */
 #include "spec/spec.h"
 
@@ -34,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fnv.h"
 #include "core/shquote.h"
 #include "core/strbuf.h"
 #include "core/suggest.h"
@@ -56,39 +63,6 @@ struct tinfo {
 	int		 in[4];		/* the first of them */
 };
 
-struct loader {
-	struct spec		*s;
-	const char		*file;
-	struct spec_diags	*d;
-	struct ydoc		 doc;
-	struct strmap		 types;
-	struct strmap		 vcs;
-	struct strmap		 pins;
-	struct strmap		 lost_pins;	/* ids inside cells that failed */
-	struct strmap		*nodes;
-	struct tinfo		*ti;
-	int			 ndefined;	/* defined (non-leaf) types */
-	int			 pc_key;	/* key node of physicalCluster */
-	int			 types_ok;	/* cellTypes was read */
-	int			 cells_ok;	/* the cell array was built */
-	bool			 chains_indexed; /* tinfo nin, in */
-	/* Capacities of s->chains (and ntop) and s->pins, grown by doubling:
-	   growing them by one per chain or pin copied them whole each time,
-	   quadratic in a spec of many chains (t.yaml of 12,000: 13 s under
-	   ASan, where every realloc copies). */
-	size_t			 chains_cap, ntop_cap, pins_cap;
-	int			*ntop;		/* top-level cells per chain */
-	int			*entry_chain;	/* physicalCells entry -> chain or -1 */
-	int			*entry_rank;	/* its index among the chain's tops */
-	int			 nentries;
-	int			 pcs;		/* the physicalCells sequence, or -1 */
-	unsigned char		*written;	/* cell given in the file */
-	size_t			 explicit_bytes;
-	char			*numtab;	/* "0\0" "1\0" ... for default addresses */
-	size_t			*numoff;
-	long long		 nnum;
-};
-
 /* Cells at level l inside one top-level cell of chain c (levels are uniform). */
 static long long
 per_top(const struct spec *s, int c, int l)
@@ -98,9 +72,6 @@ per_top(const struct spec *s, int c, int l)
 	return ch->level_count[l] / ch->level_count[ch->levels];
 }
 
-static void
-err(struct loader *L, int node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 static void
 diag_at(struct loader *L, enum spec_severity sev, struct spec_loc loc,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -116,9 +87,8 @@ vdiag(struct loader *L, enum spec_severity sev, int line, int col,
 	strbuf_release(&sb);
 }
 
-/* An error at a document node (node -1: the top of the file). */
-static void
-err(struct loader *L, int node, const char *fmt, ...)
+void
+ld_err(struct loader *L, int node, const char *fmt, ...)
 {
 	va_list ap;
 	int line = 1, col = 1;
@@ -168,23 +138,10 @@ node_loc(const struct loader *L, int node)
 	return loc;
 }
 
-static enum ydoc_kind
-kind(const struct loader *L, int node)
+const char *
+ld_kind_name(const struct loader *L, int node)
 {
-	return node < 0 ? YDOC_NULL : L->doc.nodes[node].kind;
-}
-
-static const char *
-str(const struct loader *L, int node)
-{
-	return node < 0 ? "" : ydoc_str(&L->doc, node);
-}
-
-/* What a node is, for "must be a mapping, not a sequence". */
-static const char *
-kind_name(const struct loader *L, int node)
-{
-	switch (kind(L, node)) {
+	switch (ld_kind(L, node)) {
 	case YDOC_NULL:
 		return "null";
 	case YDOC_SCALAR:
@@ -226,10 +183,10 @@ unknown_key(struct loader *L, enum spec_severity sev, int k, const char *ctx,
 	for (j = 0; ign != NULL && ign[j].name != NULL; j++)
 		cands[n++] = ign[j].name;
 	if (sev == SPEC_ERROR)
-		suggest_hint(&hint, str(L, k), cands, (size_t)n, "keys");
+		suggest_hint(&hint, ld_str(L, k), cands, (size_t)n, "keys");
 	else
-		suggest_hint(&hint, str(L, k), cands, (size_t)n, NULL);
-	diag_node(L, sev, k, "unknown key '%s' in %s%s", str(L, k), ctx, hint.buf);
+		suggest_hint(&hint, ld_str(L, k), cands, (size_t)n, NULL);
+	diag_node(L, sev, k, "unknown key '%s' in %s%s", ld_str(L, k), ctx, hint.buf);
 	strbuf_release(&hint);
 	free(cands);
 }
@@ -246,16 +203,16 @@ get_fields_sev(struct loader *L, int map, const char *ctx, const char *const *na
 		key[j] = val[j] = -1;
 	for (i = 0; i < m->n; i++) {
 		int k = ydoc_key(&L->doc, map, i);
-		const char *name = str(L, k);
+		const char *name = ld_str(L, k);
 
-		if (kind(L, k) != YDOC_SCALAR && kind(L, k) != YDOC_NULL)
+		if (ld_kind(L, k) != YDOC_SCALAR && ld_kind(L, k) != YDOC_NULL)
 			continue;	/* reported by the parser */
 		for (j = 0; j < nnames; j++)
 			if (strcmp(name, names[j]) == 0)
 				break;
 		if (j < nnames) {
 			if (key[j] >= 0)
-				err(L, k, "duplicate key '%s' in %s (first at line %d)",
+				ld_err(L, k, "duplicate key '%s' in %s (first at line %d)",
 				    name, ctx, L->doc.nodes[key[j]].line);
 			else {
 				key[j] = k;
@@ -273,24 +230,21 @@ get_fields_sev(struct loader *L, int map, const char *ctx, const char *const *na
 	}
 }
 
-/* Unknown keys are warnings below the top level (cellar's own sections
-   and HiveD's nested ones may grow). */
-static void
-get_fields(struct loader *L, int map, const char *ctx, const char *const *names,
+void
+ld_get_fields(struct loader *L, int map, const char *ctx, const char *const *names,
     int nnames, const struct ignored_key *ign, int *key, int *val)
 {
 	get_fields_sev(L, map, ctx, names, nnames, ign, key, val, SPEC_WARNING);
 }
 
-/* A plain decimal integer in [lo, hi]; -1 when it is not one. */
-static int
-get_int(const struct loader *L, int node, long long lo, long long hi, long long *out)
+int
+ld_get_int(const struct loader *L, int node, long long lo, long long hi, long long *out)
 {
-	const char *v = str(L, node);
+	const char *v = ld_str(L, node);
 	char *end;
 	long long x;
 
-	if (kind(L, node) != YDOC_SCALAR || L->doc.nodes[node].quoted)
+	if (ld_kind(L, node) != YDOC_SCALAR || L->doc.nodes[node].quoted)
 		return -1;
 	if (*v == '+')
 		v++;
@@ -318,10 +272,10 @@ get_bool(const struct loader *L, int node, bool *out)
 	    "YES", "on", "On", "ON", NULL };
 	static const char *const no[] = { "false", "False", "FALSE", "no", "No",
 	    "NO", "off", "Off", "OFF", NULL };
-	const char *v = str(L, node);
+	const char *v = ld_str(L, node);
 	int i;
 
-	if (kind(L, node) != YDOC_SCALAR || L->doc.nodes[node].quoted)
+	if (ld_kind(L, node) != YDOC_SCALAR || L->doc.nodes[node].quoted)
 		return -1;
 	for (i = 0; yes[i]; i++)
 		if (strcmp(v, yes[i]) == 0) {
@@ -371,20 +325,20 @@ parse_cell_types(struct loader *L, int map)
 	L->ti = xcalloc((size_t)n * 2 + 1, sizeof *L->ti);
 	for (i = 0; i < n; i++) {
 		int k = ydoc_key(&L->doc, map, i), v = ydoc_val(&L->doc, map, i);
-		const char *name = str(L, k);
+		const char *name = ld_str(L, k);
 		int key[3], val[3], t, prev;
 		char ctx[300];
 		long long num;
 		int r;
 
-		if (kind(L, k) != YDOC_SCALAR && kind(L, k) != YDOC_NULL)
+		if (ld_kind(L, k) != YDOC_SCALAR && ld_kind(L, k) != YDOC_NULL)
 			continue;
 		if (*name == '\0') {
-			err(L, k, "empty cell type name");
+			ld_err(L, k, "empty cell type name");
 			continue;
 		}
 		if ((prev = strmap_get(&L->types, name)) >= 0) {
-			err(L, k, "cell type '%s' is defined twice (first at line %d)",
+			ld_err(L, k, "cell type '%s' is defined twice (first at line %d)",
 			    name, s->types[prev].loc.line);
 			continue;
 		}
@@ -392,43 +346,43 @@ parse_cell_types(struct loader *L, int map)
 		if (strchr(name, '.') != NULL)
 			diag_node(L, SPEC_WARNING, k, "cell type name '%s' contains "
 			    "'.': virtualCells cannot name it in a path", name);
-		if (kind(L, v) != YDOC_MAP) {
-			err(L, v < 0 ? k : v, "cell type '%s' must be a mapping with "
+		if (ld_kind(L, v) != YDOC_MAP) {
+			ld_err(L, v < 0 ? k : v, "cell type '%s' must be a mapping with "
 			    "'childCellType' and 'childCellNumber', not %s",
-			    name, kind_name(L, v));
+			    name, ld_kind_name(L, v));
 			L->ti[t].bad = true;
 			continue;
 		}
 		snprintf(ctx, sizeof ctx, "cell type '%s'", name);
-		get_fields(L, v, ctx, names, 3, NULL, key, val);
-		if (kind(L, val[0]) == YDOC_SCALAR && *str(L, val[0]) != '\0')
+		ld_get_fields(L, v, ctx, names, 3, NULL, key, val);
+		if (ld_kind(L, val[0]) == YDOC_SCALAR && *ld_str(L, val[0]) != '\0')
 			L->ti[t].childnode = val[0];
 		else {
-			err(L, val[0] >= 0 ? val[0] : k,
+			ld_err(L, val[0] >= 0 ? val[0] : k,
 			    "cell type '%s' has no childCellType", name);
 			L->ti[t].bad = true;
 		}
 		if (val[1] < 0) {
-			err(L, k, "cell type '%s' has no childCellNumber", name);
+			ld_err(L, k, "cell type '%s' has no childCellNumber", name);
 			L->ti[t].bad = true;
-		} else if ((r = get_int(L, val[1], 1, SPEC_MAX_CELLS, &num)) != 0) {
+		} else if ((r = ld_get_int(L, val[1], 1, SPEC_MAX_CELLS, &num)) != 0) {
 			if (r > 0)
-				err(L, val[1], "childCellNumber of '%s' is too large "
-				    "('%s', at most %d)", name, str(L, val[1]),
+				ld_err(L, val[1], "childCellNumber of '%s' is too large "
+				    "('%s', at most %d)", name, ld_str(L, val[1]),
 				    SPEC_MAX_CELLS);
 			else
-				err(L, val[1], "childCellNumber of '%s' must be an "
+				ld_err(L, val[1], "childCellNumber of '%s' must be an "
 				    "integer >= 1, not '%s'", name,
-				    kind(L, val[1]) == YDOC_SCALAR ? str(L, val[1]) :
-				    kind_name(L, val[1]));
+				    ld_kind(L, val[1]) == YDOC_SCALAR ? ld_str(L, val[1]) :
+				    ld_kind_name(L, val[1]));
 			L->ti[t].bad = true;
 		} else
 			s->types[t].nchild = (int)num;
-		if (val[2] >= 0 && kind(L, val[2]) != YDOC_NULL &&
+		if (val[2] >= 0 && ld_kind(L, val[2]) != YDOC_NULL &&
 		    get_bool(L, val[2], &s->types[t].node_level) != 0) {
-			err(L, val[2], "isNodeLevel of '%s' must be true or false, "
-			    "not '%s'", name, kind(L, val[2]) == YDOC_SCALAR ?
-			    str(L, val[2]) : kind_name(L, val[2]));
+			ld_err(L, val[2], "isNodeLevel of '%s' must be true or false, "
+			    "not '%s'", name, ld_kind(L, val[2]) == YDOC_SCALAR ?
+			    ld_str(L, val[2]) : ld_kind_name(L, val[2]));
 			L->ti[t].bad = true;
 		}
 	}
@@ -439,9 +393,9 @@ parse_cell_types(struct loader *L, int map)
 
 		if (cn < 0)
 			continue;
-		c = strmap_get(&L->types, str(L, cn));
+		c = strmap_get(&L->types, ld_str(L, cn));
 		if (c < 0) {
-			c = add_type(L, str(L, cn), node_loc(L, cn), true);
+			c = add_type(L, ld_str(L, cn), node_loc(L, cn), true);
 			s->types[c].level = 1;
 			s->types[c].leaf = c;
 			s->types[c].leaves = 1;
@@ -570,18 +524,18 @@ make_chain(struct loader *L, int t, int where)
 		return -1;
 	ti->chainbad = true;	/* until proven good; reports stay single */
 	if (s->types[t].level > SPEC_MAX_LEVELS) {
-		err(L, where, "cell type '%s' has %d levels, at most %d",
+		ld_err(L, where, "cell type '%s' has %d levels, at most %d",
 		    s->types[t].name, s->types[t].level, SPEC_MAX_LEVELS);
 		return -1;
 	}
 	if (ti->nodecnt == 0 && ti->below >= 0) {
-		err(L, where, "top-level cell type '%s' is below node level "
+		ld_err(L, where, "top-level cell type '%s' is below node level "
 		    "(inside node-level type '%s')", s->types[t].name,
 		    s->types[ti->below].name);
 		return -1;
 	}
 	if (ti->nodecnt == 0) {
-		err(L, where, "chain '%s' has no node-level cell type "
+		ld_err(L, where, "chain '%s' has no node-level cell type "
 		    "(set isNodeLevel: true on the level of a machine)",
 		    s->types[t].name);
 		return -1;
@@ -590,12 +544,12 @@ make_chain(struct loader *L, int t, int where)
 		int a = next_node_level(s, t);
 		int b = next_node_level(s, s->types[a].child);
 
-		err(L, where, "chain '%s' has two node-level cell types, '%s' "
+		ld_err(L, where, "chain '%s' has two node-level cell types, '%s' "
 		    "and '%s'", s->types[t].name, s->types[a].name, s->types[b].name);
 		return -1;
 	}
 	if (ti->cells > SPEC_MAX_CELLS) {
-		err(L, where, "cell type '%s' is too large (more than %d cells)",
+		ld_err(L, where, "cell type '%s' is too large (more than %d cells)",
 		    s->types[t].name, SPEC_MAX_CELLS);
 		return -1;
 	}
@@ -629,16 +583,16 @@ collect_lost_pins(struct loader *L, int item, int depth)
 	const struct ydoc_node *m;
 	int j, k;
 
-	if (kind(L, item) != YDOC_MAP || depth > SPEC_MAX_LEVELS + 1)
+	if (ld_kind(L, item) != YDOC_MAP || depth > SPEC_MAX_LEVELS + 1)
 		return;
 	m = &L->doc.nodes[item];
 	for (j = 0; j < m->n; j++) {
-		const char *key = str(L, ydoc_key(&L->doc, item, j));
+		const char *key = ld_str(L, ydoc_key(&L->doc, item, j));
 		int v = ydoc_val(&L->doc, item, j);
 
-		if (strcmp(key, "pinnedCellId") == 0 && kind(L, v) == YDOC_SCALAR)
-			strmap_put(&L->lost_pins, str(L, v), 0);
-		else if (strcmp(key, "cellChildren") == 0 && kind(L, v) == YDOC_SEQ)
+		if (strcmp(key, "pinnedCellId") == 0 && ld_kind(L, v) == YDOC_SCALAR)
+			strmap_put(&L->lost_pins, ld_str(L, v), 0);
+		else if (strcmp(key, "cellChildren") == 0 && ld_kind(L, v) == YDOC_SEQ)
 			for (k = 0; k < L->doc.nodes[v].n; k++)
 				collect_lost_pins(L, ydoc_item(&L->doc, v, k), depth + 1);
 	}
@@ -658,29 +612,29 @@ scan_physical_cells(struct loader *L, int seq)
 		const struct ydoc_node *m;
 
 		L->entry_chain[i] = -1;
-		if (kind(L, item) != YDOC_MAP) {
-			err(L, item, "physicalCells entry must be a mapping with "
-			    "'cellType', not %s", kind_name(L, item));
+		if (ld_kind(L, item) != YDOC_MAP) {
+			ld_err(L, item, "physicalCells entry must be a mapping with "
+			    "'cellType', not %s", ld_kind_name(L, item));
 			continue;
 		}
 		m = &L->doc.nodes[item];
 		for (j = 0; j < m->n; j++)
-			if (strcmp(str(L, ydoc_key(&L->doc, item, j)), "cellType") == 0)
+			if (strcmp(ld_str(L, ydoc_key(&L->doc, item, j)), "cellType") == 0)
 				tn = ydoc_val(&L->doc, item, j);
-		if (kind(L, tn) != YDOC_SCALAR) {
-			err(L, item, "physicalCells entry has no cellType");
+		if (ld_kind(L, tn) != YDOC_SCALAR) {
+			ld_err(L, item, "physicalCells entry has no cellType");
 			goto lost;
 		}
-		t = strmap_get(&L->types, str(L, tn));
+		t = strmap_get(&L->types, ld_str(L, tn));
 		if (t < 0) {
-			err(L, tn, "unknown cell type '%s'", str(L, tn));
+			ld_err(L, tn, "unknown cell type '%s'", ld_str(L, tn));
 			goto lost;
 		}
 		c = make_chain(L, t, tn);
 		if (c < 0)
 			goto lost;
 		if (L->ntop[c] >= SPEC_MAX_CELLS) {
-			err(L, tn, "too many top-level cells in chain '%s'",
+			ld_err(L, tn, "too many top-level cells in chain '%s'",
 			    s->types[t].name);
 			goto lost;
 		}
@@ -704,7 +658,7 @@ layout(struct loader *L, int where)
 	for (c = 0; c < s->nchains; c++)
 		total += (long long)L->ntop[c] * L->ti[s->chains[c].top_type].cells;
 	if (total > SPEC_MAX_CELLS) {
-		err(L, where, "the physical cells expand to %lld cells, at most %d",
+		ld_err(L, where, "the physical cells expand to %lld cells, at most %d",
 		    total, SPEC_MAX_CELLS);
 		return -1;
 	}
@@ -760,21 +714,21 @@ apply_children(struct loader *L, int cell, int item, int list)
 	const char *tname = s->types[c->type].name;
 	int n, j;
 
-	if (kind(L, list) == YDOC_NULL)
+	if (ld_kind(L, list) == YDOC_NULL)
 		return;		/* omitted, null: all children by default */
-	if (kind(L, list) != YDOC_SEQ) {
-		err(L, list, "cellChildren of a '%s' cell must be a sequence, not %s",
-		    tname, kind_name(L, list));
+	if (ld_kind(L, list) != YDOC_SEQ) {
+		ld_err(L, list, "cellChildren of a '%s' cell must be a sequence, not %s",
+		    tname, ld_kind_name(L, list));
 		return;
 	}
 	n = L->doc.nodes[list].n;
 	if (n > 0 && c->nchild == 0) {
-		err(L, ydoc_item(&L->doc, list, 0), "too many cellChildren: %d "
+		ld_err(L, ydoc_item(&L->doc, list, 0), "too many cellChildren: %d "
 		    "listed under a cell of leaf type '%s', which has none", n, tname);
 		return;
 	}
 	if (n > c->nchild)
-		err(L, ydoc_item(&L->doc, list, c->nchild), "too many cellChildren: "
+		ld_err(L, ydoc_item(&L->doc, list, c->nchild), "too many cellChildren: "
 		    "%d listed, cell type '%s' has childCellNumber %d",
 		    n, tname, c->nchild);
 	for (j = 0; j < n && j < c->nchild; j++)
@@ -791,45 +745,45 @@ apply_cell(struct loader *L, int cell, int item, int parent_item)
 	const char *tname = s->types[c->type].name;
 	int key[4], val[4];
 
-	if (kind(L, item) != YDOC_MAP) {
+	if (ld_kind(L, item) != YDOC_MAP) {
 		/* "- " with nothing: a child left to its defaults. */
-		if (kind(L, item) != YDOC_NULL)
-			err(L, item, "cellChildren entry must be a mapping, not %s",
-			    kind_name(L, item));
+		if (ld_kind(L, item) != YDOC_NULL)
+			ld_err(L, item, "cellChildren entry must be a mapping, not %s",
+			    ld_kind_name(L, item));
 		return;
 	}
 	c->loc = node_loc(L, item);
 	L->written[cell] = 1;
-	get_fields(L, item, parent_item < 0 ? "physicalCells entry" :
+	ld_get_fields(L, item, parent_item < 0 ? "physicalCells entry" :
 	    "cellChildren entry", names, 4, NULL, key, val);
 	/* A child may name its type (HiveD allows it); it must agree. */
-	if (parent_item >= 0 && val[0] >= 0 && kind(L, val[0]) != YDOC_NULL &&
-	    strcmp(str(L, val[0]), tname) != 0)
-		err(L, val[0], "cell type '%s' does not match the parent's "
-		    "childCellType '%s'", str(L, val[0]), tname);
-	if (val[1] >= 0 && kind(L, val[1]) != YDOC_NULL) {
-		const char *a = str(L, val[1]);
+	if (parent_item >= 0 && val[0] >= 0 && ld_kind(L, val[0]) != YDOC_NULL &&
+	    strcmp(ld_str(L, val[0]), tname) != 0)
+		ld_err(L, val[0], "cell type '%s' does not match the parent's "
+		    "childCellType '%s'", ld_str(L, val[0]), tname);
+	if (val[1] >= 0 && ld_kind(L, val[1]) != YDOC_NULL) {
+		const char *a = ld_str(L, val[1]);
 
-		if (kind(L, val[1]) != YDOC_SCALAR)
-			err(L, val[1], "cellAddress must be a scalar, not %s",
-			    kind_name(L, val[1]));
+		if (ld_kind(L, val[1]) != YDOC_SCALAR)
+			ld_err(L, val[1], "cellAddress must be a scalar, not %s",
+			    ld_kind_name(L, val[1]));
 		else if (*a == '\0')
-			err(L, val[1], "empty cellAddress in a '%s' cell", tname);
+			ld_err(L, val[1], "empty cellAddress in a '%s' cell", tname);
 		else if (strchr(a, '/') != NULL)
-			err(L, val[1], "cellAddress '%s' must not contain '/'", a);
+			ld_err(L, val[1], "cellAddress '%s' must not contain '/'", a);
 		else {
 			c->addr = a;
 			L->explicit_bytes += strlen(a) + 1;
 		}
 	}
-	if (val[2] >= 0 && kind(L, val[2]) != YDOC_NULL) {
-		const char *id = str(L, val[2]);
+	if (val[2] >= 0 && ld_kind(L, val[2]) != YDOC_NULL) {
+		const char *id = ld_str(L, val[2]);
 		int prev;
 
-		if (kind(L, val[2]) != YDOC_SCALAR || *id == '\0')
-			err(L, val[2], "pinnedCellId must be a non-empty scalar");
+		if (ld_kind(L, val[2]) != YDOC_SCALAR || *id == '\0')
+			ld_err(L, val[2], "pinnedCellId must be a non-empty scalar");
 		else if ((prev = strmap_put(&L->pins, id, s->npins)) >= 0)
-			err(L, val[2], "duplicate pinnedCellId '%s' (first at line %d)",
+			ld_err(L, val[2], "duplicate pinnedCellId '%s' (first at line %d)",
 			    id, s->pins[prev].loc.line);
 		else {
 			struct spec_pin *p;
@@ -924,7 +878,7 @@ default_addresses(struct loader *L)
 		if (cell->addr == NULL && ch->node_level != ch->levels)
 			cell->addr = num(L, i);
 		else if (cell->addr == NULL)
-			err(L, ydoc_item(&L->doc, L->pcs, i), "node-level cell of "
+			ld_err(L, ydoc_item(&L->doc, L->pcs, i), "node-level cell of "
 			    "type '%s' has no cellAddress (its node name)",
 			    s->types[ch->top_type].name);
 	}
@@ -1265,7 +1219,7 @@ err_not_in_chain(struct loader *L, int node, const char *path, int c, int t)
 	for (l = s->chains[c].levels; l >= 1; l--)
 		strbuf_addf(&sb, "%s'%s'", l < s->chains[c].levels ? ", " : "",
 		    s->types[s->chains[c].level_type[l]].name);
-	err(L, node, "cell type '%s' in '%s' is not in chain '%s', whose "
+	ld_err(L, node, "cell type '%s' in '%s' is not in chain '%s', whose "
 	    "types are %s", s->types[t].name, path,
 	    s->types[s->chains[c].top_type].name, sb.buf);
 	strbuf_release(&sb);
@@ -1286,7 +1240,7 @@ static int
 resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 {
 	struct spec *s = L->s;
-	const char *path = str(L, node);
+	const char *path = ld_str(L, node);
 	const char *p = path, *dot;
 	char name[256];
 	int t, prev = -1, c = -1;
@@ -1301,7 +1255,7 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 
 		t = strmap_get(&L->types, path);
 		if (t < 0) {
-			err(L, node, "unknown cell type '%s'", path);
+			ld_err(L, node, "unknown cell type '%s'", path);
 			return -1;
 		}
 		if (L->ti[t].bad || L->ti[t].chainbad)
@@ -1313,7 +1267,7 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 			n = L->ti[t].nin;
 			memcpy(chs, L->ti[t].in, sizeof chs);
 			if (n == 0) {
-				err(L, node, "cell type '%s' is in no chain: no "
+				ld_err(L, node, "cell type '%s' is in no chain: no "
 				    "physical cell contains it", path);
 				return -1;
 			}
@@ -1323,7 +1277,7 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 					    s->types[s->chains[chs[i]].top_type].name);
 				if (n > 4)
 					strbuf_adds(&sb, ", ...");
-				err(L, node, "cell type '%s' is ambiguous: it is in "
+				ld_err(L, node, "cell type '%s' is ambiguous: it is in "
 				    "chains %s; write CHAIN.TYPE", path, sb.buf);
 				strbuf_release(&sb);
 				return -1;
@@ -1346,7 +1300,7 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 		name[len] = '\0';
 		t = strmap_get(&L->types, name);
 		if (t < 0) {
-			err(L, node, "unknown cell type '%s' in '%s'", name, path);
+			ld_err(L, node, "unknown cell type '%s' in '%s'", name, path);
 			return -1;
 		}
 		if (L->ti[t].bad)
@@ -1356,7 +1310,7 @@ resolve_vc_type(struct loader *L, int node, int *chain, int *level, int *type)
 				return -1;
 			c = L->ti[t].chain;
 			if (c < 0) {
-				err(L, node, "'%s' in '%s' is not a chain: no "
+				ld_err(L, node, "'%s' in '%s' is not a chain: no "
 				    "physicalCells entry has cell type '%s'",
 				    name, path, name);
 				return -1;
@@ -1382,11 +1336,11 @@ parse_vcells(struct loader *L, struct spec_vc *vc, int seq, size_t *cap)
 	static const char *const names[] = { "cellType", "cellNumber" };
 	int n, i, j;
 
-	if (kind(L, seq) == YDOC_NULL)
+	if (ld_kind(L, seq) == YDOC_NULL)
 		return;
-	if (kind(L, seq) != YDOC_SEQ) {
-		err(L, seq, "virtualCells of '%s' must be a sequence, not %s",
-		    vc->name, kind_name(L, seq));
+	if (ld_kind(L, seq) != YDOC_SEQ) {
+		ld_err(L, seq, "virtualCells of '%s' must be a sequence, not %s",
+		    vc->name, ld_kind_name(L, seq));
 		return;
 	}
 	n = L->doc.nodes[seq].n;
@@ -1395,27 +1349,27 @@ parse_vcells(struct loader *L, struct spec_vc *vc, int seq, size_t *cap)
 		int chain = -1, level = 0, type = -1, r, bad = 0;
 		long long number = 0;
 
-		if (kind(L, item) != YDOC_MAP) {
-			err(L, item, "virtualCells entry must be a mapping with "
-			    "'cellType' and 'cellNumber', not %s", kind_name(L, item));
+		if (ld_kind(L, item) != YDOC_MAP) {
+			ld_err(L, item, "virtualCells entry must be a mapping with "
+			    "'cellType' and 'cellNumber', not %s", ld_kind_name(L, item));
 			continue;
 		}
-		get_fields(L, item, "virtualCells entry", names, 2, NULL, key, val);
-		if (val[1] < 0 || kind(L, val[1]) == YDOC_NULL) {
-			err(L, item, "virtualCells entry has no cellNumber");
+		ld_get_fields(L, item, "virtualCells entry", names, 2, NULL, key, val);
+		if (val[1] < 0 || ld_kind(L, val[1]) == YDOC_NULL) {
+			ld_err(L, item, "virtualCells entry has no cellNumber");
 			bad = 1;
-		} else if ((r = get_int(L, val[1], 1, SPEC_MAX_CELLS, &number)) != 0) {
+		} else if ((r = ld_get_int(L, val[1], 1, SPEC_MAX_CELLS, &number)) != 0) {
 			if (r > 0)
-				err(L, val[1], "cellNumber '%s' is too large (at most %d)",
-				    str(L, val[1]), SPEC_MAX_CELLS);
+				ld_err(L, val[1], "cellNumber '%s' is too large (at most %d)",
+				    ld_str(L, val[1]), SPEC_MAX_CELLS);
 			else
-				err(L, val[1], "cellNumber must be an integer >= 1, "
-				    "not '%s'", kind(L, val[1]) == YDOC_SCALAR ?
-				    str(L, val[1]) : kind_name(L, val[1]));
+				ld_err(L, val[1], "cellNumber must be an integer >= 1, "
+				    "not '%s'", ld_kind(L, val[1]) == YDOC_SCALAR ?
+				    ld_str(L, val[1]) : ld_kind_name(L, val[1]));
 			bad = 1;
 		}
-		if (kind(L, val[0]) != YDOC_SCALAR) {
-			err(L, val[0] >= 0 ? val[0] : item,
+		if (ld_kind(L, val[0]) != YDOC_SCALAR) {
+			ld_err(L, val[0] >= 0 ? val[0] : item,
 			    "virtualCells entry has no cellType");
 			continue;
 		}
@@ -1449,11 +1403,11 @@ parse_vpins(struct loader *L, int v, int seq, size_t *cap)
 	struct spec_vc *vc = &s->vcs[v];
 	int n, i;
 
-	if (kind(L, seq) == YDOC_NULL)
+	if (ld_kind(L, seq) == YDOC_NULL)
 		return;
-	if (kind(L, seq) != YDOC_SEQ) {
-		err(L, seq, "pinnedCells of '%s' must be a sequence, not %s",
-		    vc->name, kind_name(L, seq));
+	if (ld_kind(L, seq) != YDOC_SEQ) {
+		ld_err(L, seq, "pinnedCells of '%s' must be a sequence, not %s",
+		    vc->name, ld_kind_name(L, seq));
 		return;
 	}
 	n = L->doc.nodes[seq].n;
@@ -1461,32 +1415,32 @@ parse_vpins(struct loader *L, int v, int seq, size_t *cap)
 		int item = ydoc_item(&L->doc, seq, i), key[1], val[1], p;
 		const char *id;
 
-		if (kind(L, item) != YDOC_MAP) {
-			err(L, item, "pinnedCells entry must be a mapping with "
-			    "'pinnedCellId', not %s", kind_name(L, item));
+		if (ld_kind(L, item) != YDOC_MAP) {
+			ld_err(L, item, "pinnedCells entry must be a mapping with "
+			    "'pinnedCellId', not %s", ld_kind_name(L, item));
 			continue;
 		}
-		get_fields(L, item, "pinnedCells entry", names, 1, NULL, key, val);
-		if (kind(L, val[0]) != YDOC_SCALAR) {
-			err(L, val[0] >= 0 ? val[0] : item,
+		ld_get_fields(L, item, "pinnedCells entry", names, 1, NULL, key, val);
+		if (ld_kind(L, val[0]) != YDOC_SCALAR) {
+			ld_err(L, val[0] >= 0 ? val[0] : item,
 			    "pinnedCells entry has no pinnedCellId");
 			continue;
 		}
-		id = str(L, val[0]);
+		id = ld_str(L, val[0]);
 		p = strmap_get(&L->pins, id);
 		if (p < 0 && strmap_get(&L->lost_pins, id) >= 0)
 			continue;	/* its cell was reported already */
 		if (p < 0) {
-			err(L, val[0], "unknown pinnedCellId '%s'", id);
+			ld_err(L, val[0], "unknown pinnedCellId '%s'", id);
 			continue;
 		}
 		if (s->pins[p].vc == v) {
-			err(L, val[0], "pinnedCellId '%s' is listed twice in virtual "
+			ld_err(L, val[0], "pinnedCellId '%s' is listed twice in virtual "
 			    "cluster '%s'", id, vc->name);
 			continue;
 		}
 		if (s->pins[p].vc >= 0) {
-			err(L, val[0], "pinned cell '%s' is claimed by virtual "
+			ld_err(L, val[0], "pinned cell '%s' is claimed by virtual "
 			    "clusters '%s' and '%s'", id, s->vcs[s->pins[p].vc].name,
 			    vc->name);
 			continue;
@@ -1507,20 +1461,20 @@ parse_vcs(struct loader *L, int map)
 	s->vcs = xcalloc((size_t)n + 1, sizeof *s->vcs);
 	for (i = 0; i < n; i++) {
 		int k = ydoc_key(&L->doc, map, i), v = ydoc_val(&L->doc, map, i);
-		const char *name = str(L, k);
+		const char *name = ld_str(L, k);
 		int key[2], val[2], prev, vi;
 		size_t cap1 = 0, cap2 = 0;
 		char ctx[300];
 		struct spec_vc *vc;
 
-		if (kind(L, k) != YDOC_SCALAR && kind(L, k) != YDOC_NULL)
+		if (ld_kind(L, k) != YDOC_SCALAR && ld_kind(L, k) != YDOC_NULL)
 			continue;
 		if (*name == '\0') {
-			err(L, k, "empty virtual cluster name");
+			ld_err(L, k, "empty virtual cluster name");
 			continue;
 		}
 		if ((prev = strmap_put(&L->vcs, name, s->nvcs)) >= 0) {
-			err(L, k, "virtual cluster '%s' is defined twice (first at "
+			ld_err(L, k, "virtual cluster '%s' is defined twice (first at "
 			    "line %d)", name, s->vcs[prev].loc.line);
 			continue;
 		}
@@ -1528,18 +1482,18 @@ parse_vcs(struct loader *L, int map)
 		vc = &s->vcs[vi];
 		vc->name = xstrdup(name);
 		vc->loc = node_loc(L, k);
-		if (kind(L, v) == YDOC_NULL) {
+		if (ld_kind(L, v) == YDOC_NULL) {
 			diag_node(L, SPEC_NOTE, k, "virtual cluster '%s' has no "
 			    "cells; its jobs can only run opportunistic", name);
 			continue;
 		}
-		if (kind(L, v) != YDOC_MAP) {
-			err(L, v, "virtual cluster '%s' must be a mapping with "
-			    "'virtualCells', not %s", name, kind_name(L, v));
+		if (ld_kind(L, v) != YDOC_MAP) {
+			ld_err(L, v, "virtual cluster '%s' must be a mapping with "
+			    "'virtualCells', not %s", name, ld_kind_name(L, v));
 			continue;
 		}
 		snprintf(ctx, sizeof ctx, "virtual cluster '%s'", name);
-		get_fields(L, v, ctx, names, 2, NULL, key, val);
+		ld_get_fields(L, v, ctx, names, 2, NULL, key, val);
 		parse_vcells(L, vc, val[0], &cap1);
 		parse_vpins(L, vi, val[1], &cap2);
 	}
@@ -1691,20 +1645,20 @@ load_physical(struct loader *L, int pc)
 	};
 	int key[2], val[2];
 
-	if (kind(L, pc) != YDOC_MAP) {
-		err(L, pc >= 0 && kind(L, pc) != YDOC_NULL ? pc : L->pc_key,
+	if (ld_kind(L, pc) != YDOC_MAP) {
+		ld_err(L, pc >= 0 && ld_kind(L, pc) != YDOC_NULL ? pc : L->pc_key,
 		    "'physicalCluster' must be a mapping with 'cellTypes' and "
-		    "'physicalCells', not %s", kind_name(L, pc));
+		    "'physicalCells', not %s", ld_kind_name(L, pc));
 		return;
 	}
-	get_fields(L, pc, "physicalCluster", names, 2, ign, key, val);
+	ld_get_fields(L, pc, "physicalCluster", names, 2, ign, key, val);
 	if (key[0] < 0)
-		err(L, L->pc_key, "missing 'cellTypes' in 'physicalCluster'");
-	else if (kind(L, val[0]) != YDOC_MAP && kind(L, val[0]) != YDOC_NULL)
-		err(L, val[0], "'cellTypes' must be a mapping of cell type names, "
-		    "not %s", kind_name(L, val[0]));
+		ld_err(L, L->pc_key, "missing 'cellTypes' in 'physicalCluster'");
+	else if (ld_kind(L, val[0]) != YDOC_MAP && ld_kind(L, val[0]) != YDOC_NULL)
+		ld_err(L, val[0], "'cellTypes' must be a mapping of cell type names, "
+		    "not %s", ld_kind_name(L, val[0]));
 	else {
-		if (kind(L, val[0]) == YDOC_MAP)
+		if (ld_kind(L, val[0]) == YDOC_MAP)
 			parse_cell_types(L, val[0]);
 		L->types_ok = 1;
 	}
@@ -1716,18 +1670,18 @@ load_physical(struct loader *L, int pc)
 	compute_levels(L);
 
 	if (key[1] < 0) {
-		err(L, L->pc_key, "missing 'physicalCells' in 'physicalCluster'");
+		ld_err(L, L->pc_key, "missing 'physicalCells' in 'physicalCluster'");
 		return;
 	}
-	if (kind(L, val[1]) == YDOC_NULL || (kind(L, val[1]) == YDOC_SEQ &&
+	if (ld_kind(L, val[1]) == YDOC_NULL || (ld_kind(L, val[1]) == YDOC_SEQ &&
 	    L->doc.nodes[val[1]].n == 0)) {
 		diag_node(L, SPEC_WARNING, key[1], "'physicalCells' is empty: the "
 		    "cluster has no cells");
 		return;
 	}
-	if (kind(L, val[1]) != YDOC_SEQ) {
-		err(L, val[1], "'physicalCells' must be a sequence, not %s",
-		    kind_name(L, val[1]));
+	if (ld_kind(L, val[1]) != YDOC_SEQ) {
+		ld_err(L, val[1], "'physicalCells' must be a sequence, not %s",
+		    ld_kind_name(L, val[1]));
 		return;
 	}
 	L->pcs = val[1];
@@ -1745,290 +1699,6 @@ load_physical(struct loader *L, int pc)
 	build_nodes(L);
 	check_addresses(L);
 	check_pins_nested(L);
-}
-
-/* ---- backend: cellar's own section ------------------------------------ */
-
-const char *const spec_hook_names[SPEC_NHOOKS] = {
-	"start", "stop", "suspend", "resume", "status", "health", "migrate",
-};
-
-bool
-spec_hook_optional(enum spec_hook h)
-{
-	return h == SPEC_HOOK_SUSPEND || h == SPEC_HOOK_RESUME || h == SPEC_HOOK_MIGRATE;
-}
-
-/* A plain number in [lo, hi]; false (reported) when it is not one. */
-static bool
-get_num(struct loader *L, int node, const char *what, double lo, double hi,
-    double *out)
-{
-	const char *v = str(L, node);
-	char *end;
-	double x;
-
-	errno = 0;
-	x = kind(L, node) == YDOC_SCALAR && !L->doc.nodes[node].quoted &&
-	    *v != '\0' ? strtod(v, &end) : 0;
-	if (kind(L, node) != YDOC_SCALAR || L->doc.nodes[node].quoted ||
-	    *v == '\0' || *end != '\0' || errno != 0 || !(x >= lo && x <= hi)) {
-		err(L, node, "'%s' must be a number from %g to %g, not '%s'", what,
-		    lo, hi, v);
-		return false;
-	}
-	*out = x;
-	return true;
-}
-
-/* A scalar string, copied; NULL (reported) when it is not one. */
-static char *
-get_str(struct loader *L, int node, const char *what)
-{
-	if (kind(L, node) != YDOC_SCALAR || *str(L, node) == '\0') {
-		err(L, node, "'%s' must be a non-empty string, not %s", what,
-		    kind_name(L, node));
-		return NULL;
-	}
-	return xstrdup(str(L, node));
-}
-
-/* A host name or address ssh may be given: no option, no shell syntax. */
-static bool
-host_valid(const char *h)
-{
-	size_t i;
-
-	if (h[0] == '\0' || h[0] == '-')
-		return false;
-	for (i = 0; h[i] != '\0'; i++)
-		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') ||
-		    (h[i] >= '0' && h[i] <= '9') || strchr(".-_:", h[i]) != NULL))
-			return false;
-	return true;
-}
-
-static void
-parse_target(struct loader *L, int map, const char *ctx, struct spec_ssh_target *t,
-    bool with_host)
-{
-	static const char *const names[] = { "user", "port", "identityFile",
-	    "host", "config" };
-	int key[5], val[5];
-	long long port;
-
-	if (kind(L, map) != YDOC_MAP) {
-		err(L, map, "%s must be a mapping, not %s", ctx, kind_name(L, map));
-		return;
-	}
-	get_fields(L, map, ctx, names, 5, NULL, key, val);
-	if (with_host && key[4] >= 0)
-		err(L, key[4], "'config' belongs in 'backend.ssh', not in a node's entry");
-	else if (key[4] >= 0)
-		t->config = get_str(L, val[4], "config");
-	if (!with_host && key[3] >= 0)
-		err(L, key[3], "'host' belongs in a node's entry in 'backend.nodes'");
-	if (key[0] >= 0 && (t->user = get_str(L, val[0], "user")) != NULL &&
-	    !name_valid(t->user, 64))
-		err(L, val[0], "bad user name '%s' (letters, digits, '.', '_', '-')",
-		    t->user);
-	if (key[1] >= 0) {
-		if (get_int(L, val[1], 1, 65535, &port) != 0)
-			err(L, val[1], "'port' must be a port number (1 to 65535), "
-			    "not '%s'", str(L, val[1]));
-		else
-			t->port = (int)port;
-	}
-	if (key[2] >= 0)
-		t->identity = get_str(L, val[2], "identityFile");
-	if (with_host && key[3] >= 0 && (t->host = get_str(L, val[3], "host")) != NULL &&
-	    !host_valid(t->host))
-		err(L, val[3], "bad host '%s' (a name or address; no spaces, "
-		    "no leading '-')", t->host);
-}
-
-/*
- * "DIR/NAME" as one quoted shell word; a relative DIR is taken from the
- * spec file's directory, made absolute when that exists, so hooks are
- * found whatever the working directory (and the same path on ssh nodes).
- * An optional hook is taken only when the set has its file (looked for
- * here): a set without suspend stops preempted jobs, one without
- * migrate refuses 'job migrate'. NULL then.
- */
-static char *
-hook_in_dir(struct loader *L, const char *dir, const char *name, bool optional)
-{
-	struct strbuf path = STRBUF_INIT, cmd = STRBUF_INIT;
-	const char *slash = strrchr(L->file, '/');
-	char *sdir, *real;
-
-	if (dir[0] != '/') {
-		sdir = slash != NULL ? xstrndup(L->file, (size_t)(slash - L->file)) :
-		    xstrdup(".");
-		real = realpath(sdir[0] != '\0' ? sdir : "/", NULL);
-		strbuf_addf(&path, "%s/", real != NULL ? real : sdir);
-		free(real);
-		free(sdir);
-	}
-	strbuf_addf(&path, "%s/%s", dir, name);
-	if (optional && access(path.buf, F_OK) != 0) {
-		strbuf_release(&path);
-		return NULL;
-	}
-	sh_quote(&cmd, path.buf);
-	strbuf_release(&path);
-	return strbuf_detach(&cmd, NULL);
-}
-
-static void
-parse_backend(struct loader *L, int map)
-{
-	enum { K_TYPE, K_HOOKS, K_TIMEOUT, K_RETRIES, K_BACKOFF, K_STATUS, K_HEALTH,
-	    K_CONNECT, K_RUNDIR, K_SSH, K_NODES, K_HCONC, K_HOOK0 };
-	static const char *const names[] = { "type", "hooks", "timeout", "retries",
-	    "backoff", "statusInterval", "healthInterval", "connectTimeout",
-	    "rundir", "ssh", "nodes", "healthConcurrency", "start", "stop", "suspend", "resume",
-	    "status", "health", "migrate" };
-	enum { NKEYS = K_HOOK0 + SPEC_NHOOKS };
-	struct spec_backend *b = &L->s->backend;
-	int key[NKEYS], val[NKEYS], i, n;
-	long long x;
-	char *dir;
-
-	if (kind(L, map) != YDOC_MAP) {
-		err(L, map, "'backend' must be a mapping, not %s", kind_name(L, map));
-		return;
-	}
-	get_fields(L, map, "backend", names, NKEYS, NULL, key, val);
-	if (key[K_TYPE] < 0)
-		err(L, map, "missing 'type' in 'backend' (emulator, local or ssh)");
-	else if (strcmp(str(L, val[K_TYPE]), "emulator") == 0)
-		b->type = SPEC_BACKEND_EMULATOR;
-	else if (strcmp(str(L, val[K_TYPE]), "local") == 0)
-		b->type = SPEC_BACKEND_LOCAL;
-	else if (strcmp(str(L, val[K_TYPE]), "ssh") == 0)
-		b->type = SPEC_BACKEND_SSH;
-	else
-		err(L, val[K_TYPE], "unknown backend type '%s' (emulator, local or ssh)",
-		    str(L, val[K_TYPE]));
-	if (key[K_HOOKS] >= 0 && (dir = get_str(L, val[K_HOOKS], "hooks")) != NULL) {
-		for (i = 0; i < SPEC_NHOOKS; i++)
-			b->hooks[i] = hook_in_dir(L, dir, spec_hook_names[i],
-			    spec_hook_optional(i));
-		free(dir);
-	}
-	for (i = 0; i < SPEC_NHOOKS; i++)
-		if (key[K_HOOK0 + i] >= 0) {
-			free(b->hooks[i]);
-			b->hooks[i] = NULL;
-			/* an optional hook given as null (`suspend: ~`) is
-			   turned off, even when the set has it */
-			if (spec_hook_optional(i) &&
-			    kind(L, val[K_HOOK0 + i]) == YDOC_NULL)
-				continue;
-			b->hooks[i] = get_str(L, val[K_HOOK0 + i], spec_hook_names[i]);
-		}
-	if (key[K_TIMEOUT] >= 0)
-		get_num(L, val[K_TIMEOUT], "timeout", 0.01, 86400, &b->timeout);
-	if (key[K_RETRIES] >= 0) {
-		if (get_int(L, val[K_RETRIES], 0, 100, &x) != 0)
-			err(L, val[K_RETRIES], "'retries' must be a whole number from 0 "
-			    "to 100, not '%s'", str(L, val[K_RETRIES]));
-		else
-			b->retries = (int)x;
-	}
-	if (key[K_BACKOFF] >= 0)
-		get_num(L, val[K_BACKOFF], "backoff", 0, 3600, &b->backoff);
-	if (key[K_STATUS] >= 0)
-		get_num(L, val[K_STATUS], "statusInterval", 0.01, 86400,
-		    &b->status_interval);
-	if (key[K_HEALTH] >= 0)
-		get_num(L, val[K_HEALTH], "healthInterval", 0.01, 86400,
-		    &b->health_interval);
-	if (key[K_CONNECT] >= 0)
-		get_num(L, val[K_CONNECT], "connectTimeout", 1, 3600,
-		    &b->connect_timeout);
-	if (key[K_HCONC] >= 0) {
-		if (get_int(L, val[K_HCONC], 1, 100000, &x) != 0)
-			err(L, val[K_HCONC], "'healthConcurrency' must be a whole number "
-			    "from 1 to 100000, not '%s'", str(L, val[K_HCONC]));
-		else
-			b->health_concurrency = (int)x;
-	}
-	if (key[K_RUNDIR] >= 0)
-		b->rundir = get_str(L, val[K_RUNDIR], "rundir");
-	if (key[K_SSH] >= 0)
-		parse_target(L, val[K_SSH], "'ssh'", &b->ssh, false);
-	if (key[K_NODES] >= 0 && kind(L, val[K_NODES]) != YDOC_MAP)
-		err(L, val[K_NODES], "'nodes' must be a mapping of node names, not %s",
-		    kind_name(L, val[K_NODES]));
-	else if (key[K_NODES] >= 0 && L->cells_ok) {
-		b->nodes = xcalloc((size_t)L->s->nnodes + 1, sizeof *b->nodes);
-		n = L->doc.nodes[val[K_NODES]].n;
-		for (i = 0; i < n; i++) {
-			int k = ydoc_key(&L->doc, val[K_NODES], i), node;
-
-			/* s->node_map is only set when the load ends */
-			if ((node = strmap_get(L->nodes, str(L, k))) < 0) {
-				err(L, k, "unknown node '%s' in 'backend.nodes'", str(L, k));
-				continue;
-			}
-			parse_target(L, ydoc_val(&L->doc, val[K_NODES], i),
-			    "a node's entry in 'backend.nodes'", &b->nodes[node], true);
-		}
-	}
-	if (b->type == SPEC_BACKEND_EMULATOR)
-		return;
-	for (i = 0; i < SPEC_NHOOKS; i++)
-		if (b->hooks[i] == NULL && !spec_hook_optional(i))
-			err(L, map, "backend of type '%s' needs a '%s' hook (or "
-			    "'hooks: DIR')", str(L, val[K_TYPE]), spec_hook_names[i]);
-	/* a job suspended by one must be resumable by the other */
-	if ((b->hooks[SPEC_HOOK_SUSPEND] == NULL) != (b->hooks[SPEC_HOOK_RESUME] == NULL))
-		err(L, map, "backend has a '%s' hook but no '%s' hook (both or "
-		    "neither)", b->hooks[SPEC_HOOK_SUSPEND] ? "suspend" : "resume",
-		    b->hooks[SPEC_HOOK_SUSPEND] ? "resume" : "suspend");
-	if (L->cells_ok)
-		for (i = 0; i < L->s->nnodes; i++)
-			if (!name_valid(L->s->nodes[i].name, 64))
-				err(L, map, "node name '%s' cannot be handed to hooks "
-				    "(letters, digits, '.', '_', '-')", L->s->nodes[i].name);
-}
-
-static void
-backend_defaults(struct spec_backend *b)
-{
-	b->type = SPEC_BACKEND_EMULATOR;
-	b->timeout = 30;
-	b->retries = 2;
-	b->backoff = 1;
-	b->status_interval = 2;
-	b->health_interval = 10;
-	b->health_concurrency = 16;
-	b->connect_timeout = 5;
-}
-
-static void
-target_free(struct spec_ssh_target *t)
-{
-	free(t->host);
-	free(t->user);
-	free(t->identity);
-	free(t->config);
-}
-
-static void
-backend_free(struct spec_backend *b, int nnodes)
-{
-	int i;
-
-	for (i = 0; i < SPEC_NHOOKS; i++)
-		free(b->hooks[i]);
-	free(b->rundir);
-	target_free(&b->ssh);
-	for (i = 0; b->nodes != NULL && i < nnodes; i++)
-		target_free(&b->nodes[i]);
-	free(b->nodes);
 }
 
 /* ---- access: cellar's own section ------------------------------------- */
@@ -2071,40 +1741,40 @@ parse_names(struct loader *L, int seq, const char *ctx, const char *what,
 	size_t cap = 0;
 	int i, it, first;
 
-	if (kind(L, seq) == YDOC_NULL)
+	if (ld_kind(L, seq) == YDOC_NULL)
 		return;
-	if (kind(L, seq) == YDOC_SCALAR) {
-		err(L, seq, "'%ss' in %s must be a list of names, not a scalar "
-		    "(write '%ss: [%s]')", what, ctx, what, str(L, seq));
-		return;
-	}
-	if (kind(L, seq) != YDOC_SEQ) {
-		err(L, seq, "'%ss' in %s must be a list of names, not %s", what,
-		    ctx, kind_name(L, seq));
+	if (ld_kind(L, seq) == YDOC_SCALAR) {
+		ld_err(L, seq, "'%ss' in %s must be a list of names, not a scalar "
+		    "(write '%ss: [%s]')", what, ctx, what, ld_str(L, seq));
 		return;
 	}
-	strmap_init(&seen);
+	if (ld_kind(L, seq) != YDOC_SEQ) {
+		ld_err(L, seq, "'%ss' in %s must be a list of names, not %s", what,
+		    ctx, ld_kind_name(L, seq));
+		return;
+	}
+	strmap_init(&seen, STRMAP_COPY);
 	for (i = 0; i < L->doc.nodes[seq].n; i++) {
 		it = ydoc_item(&L->doc, seq, i);
-		if (kind(L, it) != YDOC_SCALAR) {
-			err(L, it, "a %s in '%ss' in %s must be a name, not %s", what,
-			    what, ctx, kind_name(L, it));
+		if (ld_kind(L, it) != YDOC_SCALAR) {
+			ld_err(L, it, "a %s in '%ss' in %s must be a name, not %s", what,
+			    what, ctx, ld_kind_name(L, it));
 			continue;
 		}
-		if (!access_name_valid(str(L, it))) {
-			err(L, it, "bad %s name '%s' in %s (letters, digits, '.', '_', "
+		if (!access_name_valid(ld_str(L, it))) {
+			ld_err(L, it, "bad %s name '%s' in %s (letters, digits, '.', '_', "
 			    "'-', not starting with '-', at most %d bytes)", what,
-			    str(L, it), ctx, ACCESS_NAME_MAX);
+			    ld_str(L, it), ctx, ACCESS_NAME_MAX);
 			continue;
 		}
-		if ((first = strmap_put(&seen, str(L, it), it)) >= 0) {
+		if ((first = strmap_put(&seen, ld_str(L, it), it)) >= 0) {
 			diag_node(L, SPEC_WARNING, it, "%s '%s' is listed twice in "
-			    "%s (first at line %d)", what, str(L, it), ctx,
+			    "%s (first at line %d)", what, ld_str(L, it), ctx,
 			    L->doc.nodes[first].line);
 			continue;
 		}
 		XGROW(*names, cap, (size_t)*n + 1);
-		(*names)[(*n)++] = xstrdup(str(L, it));
+		(*names)[(*n)++] = xstrdup(ld_str(L, it));
 	}
 	strmap_release(&seen);
 }
@@ -2116,14 +1786,14 @@ parse_rule(struct loader *L, int map, const char *ctx, struct spec_access_rule *
 	static const char *const names[] = { "users", "groups" };
 	int key[2], val[2];
 
-	if (kind(L, map) == YDOC_NULL)
+	if (ld_kind(L, map) == YDOC_NULL)
 		return;
-	if (kind(L, map) != YDOC_MAP) {
-		err(L, map, "%s must be a mapping with 'users' and 'groups', not %s",
-		    ctx, kind_name(L, map));
+	if (ld_kind(L, map) != YDOC_MAP) {
+		ld_err(L, map, "%s must be a mapping with 'users' and 'groups', not %s",
+		    ctx, ld_kind_name(L, map));
 		return;
 	}
-	get_fields(L, map, ctx, names, 2, NULL, key, val);
+	ld_get_fields(L, map, ctx, names, 2, NULL, key, val);
 	if (key[0] >= 0)
 		parse_names(L, val[0], ctx, "user", &r->users, &r->nusers);
 	if (key[1] >= 0)
@@ -2148,51 +1818,51 @@ parse_access(struct loader *L, int map)
 
 	a->given = true;
 	a->vcs = xcalloc((size_t)L->s->nvcs + 1, sizeof *a->vcs);
-	if (kind(L, map) == YDOC_NULL)
+	if (ld_kind(L, map) == YDOC_NULL)
 		return;
-	if (kind(L, map) != YDOC_MAP) {
-		err(L, map, "'access' must be a mapping, not %s", kind_name(L, map));
+	if (ld_kind(L, map) != YDOC_MAP) {
+		ld_err(L, map, "'access' must be a mapping, not %s", ld_kind_name(L, map));
 		return;
 	}
-	get_fields(L, map, "'access'", names, 3, NULL, key, val);
+	ld_get_fields(L, map, "'access'", names, 3, NULL, key, val);
 	if (key[K_ADMINS] >= 0)
 		parse_rule(L, val[K_ADMINS], "'access.admins'", &a->admins);
-	if (key[K_SOCKET] >= 0 && kind(L, val[K_SOCKET]) != YDOC_NULL) {
-		if (kind(L, val[K_SOCKET]) != YDOC_SCALAR)
-			err(L, val[K_SOCKET], "'socketGroup' in 'access' must be a "
-			    "group name, not %s", kind_name(L, val[K_SOCKET]));
-		else if (!access_name_valid(str(L, val[K_SOCKET])))
-			err(L, val[K_SOCKET], "bad group name '%s' in 'access."
+	if (key[K_SOCKET] >= 0 && ld_kind(L, val[K_SOCKET]) != YDOC_NULL) {
+		if (ld_kind(L, val[K_SOCKET]) != YDOC_SCALAR)
+			ld_err(L, val[K_SOCKET], "'socketGroup' in 'access' must be a "
+			    "group name, not %s", ld_kind_name(L, val[K_SOCKET]));
+		else if (!access_name_valid(ld_str(L, val[K_SOCKET])))
+			ld_err(L, val[K_SOCKET], "bad group name '%s' in 'access."
 			    "socketGroup' (letters, digits, '.', '_', '-', not "
 			    "starting with '-', at most %d bytes)",
-			    str(L, val[K_SOCKET]), ACCESS_NAME_MAX);
+			    ld_str(L, val[K_SOCKET]), ACCESS_NAME_MAX);
 		else
-			a->socket_group = xstrdup(str(L, val[K_SOCKET]));
+			a->socket_group = xstrdup(ld_str(L, val[K_SOCKET]));
 	}
-	if (key[K_VCS] < 0 || kind(L, val[K_VCS]) == YDOC_NULL)
+	if (key[K_VCS] < 0 || ld_kind(L, val[K_VCS]) == YDOC_NULL)
 		return;
-	if (kind(L, val[K_VCS]) != YDOC_MAP) {
-		err(L, val[K_VCS], "'virtualClusters' in 'access' must be a mapping "
-		    "of virtual cluster names, not %s", kind_name(L, val[K_VCS]));
+	if (ld_kind(L, val[K_VCS]) != YDOC_MAP) {
+		ld_err(L, val[K_VCS], "'virtualClusters' in 'access' must be a mapping "
+		    "of virtual cluster names, not %s", ld_kind_name(L, val[K_VCS]));
 		return;
 	}
-	strmap_init(&seen);
+	strmap_init(&seen, STRMAP_COPY);
 	for (i = 0; i < L->doc.nodes[val[K_VCS]].n; i++) {
 		k = ydoc_key(&L->doc, val[K_VCS], i);
-		if (kind(L, k) != YDOC_SCALAR && kind(L, k) != YDOC_NULL)
+		if (ld_kind(L, k) != YDOC_SCALAR && ld_kind(L, k) != YDOC_NULL)
 			continue;	/* reported by the parser */
-		if ((v = strmap_get(&L->vcs, str(L, k))) < 0) {
-			err(L, k, "unknown virtual cluster '%s' in "
-			    "'access.virtualClusters'", str(L, k));
+		if ((v = strmap_get(&L->vcs, ld_str(L, k))) < 0) {
+			ld_err(L, k, "unknown virtual cluster '%s' in "
+			    "'access.virtualClusters'", ld_str(L, k));
 			continue;
 		}
-		if ((first = strmap_put(&seen, str(L, k), k)) >= 0) {
-			err(L, k, "virtual cluster '%s' is listed twice in "
-			    "'access.virtualClusters' (first at line %d)", str(L, k),
+		if ((first = strmap_put(&seen, ld_str(L, k), k)) >= 0) {
+			ld_err(L, k, "virtual cluster '%s' is listed twice in "
+			    "'access.virtualClusters' (first at line %d)", ld_str(L, k),
 			    L->doc.nodes[first].line);
 			continue;
 		}
-		snprintf(ctx, sizeof ctx, "'access.virtualClusters.%s'", str(L, k));
+		snprintf(ctx, sizeof ctx, "'access.virtualClusters.%s'", ld_str(L, k));
 		parse_rule(L, ydoc_val(&L->doc, val[K_VCS], i), ctx, &a->vcs[v]);
 	}
 	strmap_release(&seen);
@@ -2242,27 +1912,27 @@ load_doc(struct loader *L)
 	struct spec *s = L->s;
 	int root = L->doc.root, key[4], val[4], p;
 
-	if (kind(L, root) == YDOC_NULL) {
+	if (ld_kind(L, root) == YDOC_NULL) {
 		spec_diag_add(L->d, SPEC_WARNING, L->file, 1, 1, "empty spec: no "
 		    "'physicalCluster', the cluster has no cells");
 		return;
 	}
-	if (kind(L, root) != YDOC_MAP) {
-		err(L, root, "a spec must be a mapping with 'physicalCluster' and "
-		    "'virtualClusters', not %s", kind_name(L, root));
+	if (ld_kind(L, root) != YDOC_MAP) {
+		ld_err(L, root, "a spec must be a mapping with 'physicalCluster' and "
+		    "'virtualClusters', not %s", ld_kind_name(L, root));
 		return;
 	}
 	get_fields_sev(L, root, "the spec", names, 4, ign, key, val, SPEC_ERROR);
 	L->pc_key = key[0];
 	if (key[0] < 0)
-		err(L, root, "missing 'physicalCluster'");
+		ld_err(L, root, "missing 'physicalCluster'");
 	else
 		load_physical(L, val[0]);
-	if (key[1] >= 0 && kind(L, val[1]) == YDOC_MAP)
+	if (key[1] >= 0 && ld_kind(L, val[1]) == YDOC_MAP)
 		parse_vcs(L, val[1]);
-	else if (key[1] >= 0 && kind(L, val[1]) != YDOC_NULL)
-		err(L, val[1], "'virtualClusters' must be a mapping of virtual "
-		    "cluster names, not %s", kind_name(L, val[1]));
+	else if (key[1] >= 0 && ld_kind(L, val[1]) != YDOC_NULL)
+		ld_err(L, val[1], "'virtualClusters' must be a mapping of virtual "
+		    "cluster names, not %s", ld_kind_name(L, val[1]));
 	else if (key[0] >= 0)
 		spec_diag_add(L->d, SPEC_NOTE, L->file, key[1] >= 0 ?
 		    L->doc.nodes[key[1]].line : 0, key[1] >= 0 ?
@@ -2275,7 +1945,7 @@ load_doc(struct loader *L)
 	if (L->cells_ok)
 		check_feasible(L);
 	if (key[2] >= 0)
-		parse_backend(L, val[2]);
+		spec_backend_parse(L, val[2]);
 	if (key[3] >= 0)
 		parse_access(L, val[3]);
 }
@@ -2295,13 +1965,13 @@ spec_load_string(const char *name, const char *text, size_t len,
 	}
 	errors0 = diags->errors;
 	s = xcalloc(1, sizeof *s);
-	backend_defaults(&s->backend);
+	spec_backend_defaults(&s->backend);
 	s->path = xstrdup(name ? name : "<spec>");
 	s->text = xmalloc(len + 1);
 	memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->text_len = len;
-	s->hash = spec_fnv1a(text, len);
+	s->hash = fnv1a64(text, len);
 
 	memset(&L, 0, sizeof L);
 	L.s = s;
@@ -2309,12 +1979,12 @@ spec_load_string(const char *name, const char *text, size_t len,
 	L.d = diags;
 	L.pc_key = -1;
 	L.pcs = -1;
-	strmap_init(&L.types);
-	strmap_init(&L.vcs);
-	strmap_init(&L.pins);
-	strmap_init(&L.lost_pins);
+	strmap_init(&L.types, STRMAP_COPY);
+	strmap_init(&L.vcs, STRMAP_COPY);
+	strmap_init(&L.pins, STRMAP_COPY);
+	strmap_init(&L.lost_pins, STRMAP_COPY);
 	L.nodes = xcalloc(1, sizeof *L.nodes);
-	strmap_init(L.nodes);
+	strmap_init(L.nodes, STRMAP_COPY);
 
 	if (ydoc_parse(&L.doc, s->path, text, len, diags) == 0) {
 		load_doc(&L);
@@ -2418,7 +2088,7 @@ spec_free(struct spec *s)
 		free(s->pins[i].id);
 	free(s->pins);
 	free(s->arena);
-	backend_free(&s->backend, s->nnodes);
+	spec_backend_free(&s->backend, s->nnodes);
 	access_free(&s->access, s->nvcs);
 	if (s->node_map != NULL) {
 		strmap_release(s->node_map);

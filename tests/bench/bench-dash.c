@@ -22,8 +22,8 @@
 #include "bench.h"
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
-#include "dash/model.h"
-#include "dash/view.h"
+#include "dash/dash-model.h"
+#include "dash/dash-view.h"
 #include "tests/unit/dash-work.h"
 
 #define NJOBS	10000

@@ -12,8 +12,8 @@
 
 #include "test.h"
 #include "core/xmalloc.h"
-#include "dash/model.h"
-#include "dash/view.h"
+#include "dash/dash-model.h"
+#include "dash/dash-view.h"
 #include "dash-work.h"
 
 static struct spec *

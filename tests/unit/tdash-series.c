@@ -14,9 +14,9 @@
 #include "test.h"
 #include "core/xmalloc.h"
 #include "dash/chart.h"
-#include "dash/model.h"
+#include "dash/dash-model.h"
 #include "dash/series.h"
-#include "dash/view.h"
+#include "dash/dash-view.h"
 
 #define STEPS	72
 #define W	100

@@ -1,7 +1,7 @@
 /*
- * model.c — the dashboard's view model: everything the panels draw,
+ * dash-model.c — the dashboard's view model: everything the panels draw,
  * derived from the source once per change of its generation (see
- * model.h for the cost rule).
+ * dash-model.h for the cost rule).
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
-#include "dash/model.h"
+#include "dash/dash-model.h"
 #include "dash/screen.h"
 
 static void

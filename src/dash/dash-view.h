@@ -1,5 +1,5 @@
 /*
- * view.h — the dashboard's UI state and its frame: the panels (behind
+ * dash-view.h — the dashboard's UI state and its frame: the panels (behind
  * struct dash_panel_ops, one table), the key table (one table: the
  * curses face reads keys from it and the '?' overlay and the manual's
  * DASHBOARD KEYS are generated from it) and the actions keys trigger.
@@ -28,7 +28,7 @@
 #include <stdbool.h>
 
 #include "core/strbuf.h"
-#include "dash/model.h"
+#include "dash/dash-model.h"
 #include "dash/screen.h"
 
 enum dash_panel_id { DP_CELLS, DP_VCS, DP_QUEUES, DP_EVENTS, DP_DETAIL, DP_SERIES,

@@ -1,6 +1,6 @@
 /*
- * view-int.h — what the dashboard's drawing files share inside src/dash:
- * view.c (panels, keys, the frame), overview.c (the first panel's VC
+ * dash-view-int.h — what the dashboard's drawing files share inside src/dash:
+ * dash-view.c (panels, keys, the frame), overview.c (the first panel's VC
  * meters and event tail) and help.c (the '?' overlay and the end's
  * summary). Not for anyone else.
  *
@@ -10,7 +10,7 @@
 #ifndef CELLAR_DASH_VIEW_INT_H
 #define CELLAR_DASH_VIEW_INT_H
 
-#include "dash/view.h"
+#include "dash/dash-view.h"
 
 /*
  * A time of the source's clock as the dashboard shows it: a live

@@ -1,5 +1,5 @@
 /*
- * model.h — what the dashboard's panels show, derived from a source
+ * dash-model.h — what the dashboard's panels show, derived from a source
  * (dash/source.h) and kept between frames: the status figures, each VC's
  * usage, the queues in the policy's order, the node map, the visible rows
  * of the cell tree and the last events. No curses, no clock: the face calls

@@ -1,5 +1,5 @@
 /*
- * view.c — the dashboard's frame and keys: one table of panels, one table
+ * dash-view.c — the dashboard's frame and keys: one table of panels, one table
  * of keys, and the actions between them. Everything here draws into a
  * struct dash_screen; the face (ui/dash.c) only moves it to the terminal.
  * The first panel, the overview, is the cell tree (or node map) between
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "core/xmalloc.h"
+#include "dash/dash-view-int.h"
 #include "dash/series.h"
-#include "dash/view-int.h"
 
 const struct dash_key dash_keys[] = {
 	{ DK_TAB, "Tab", DA_NEXT, 0, "next panel" },
