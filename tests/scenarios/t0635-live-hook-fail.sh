@@ -29,8 +29,10 @@ for f in $TRAINER_DIR/\$1.*.pid; do
 done
 exec $trainer 3 0.05
 EOF
+# 3 s, not less: the timeout is every hook's, and on a loaded machine a
+# start hook took over 0.5 s (the job failed instead of its status hook)
 live_spec "$TMP/f.yaml" 0.1 "stop: sh $TMP/stop-hook" "status: sh $TMP/status-hook" \
-    "timeout: 0.5" "retries: 0" "healthInterval: 0.2" "suspend: ~" "resume: ~"
+    "timeout: 3" "retries: 0" "healthInterval: 0.2" "suspend: ~" "resume: ~"
 
 # until_log JOB TEXT: poll the job's log until it holds TEXT (60 s at most)
 until_log() {
