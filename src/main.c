@@ -17,6 +17,7 @@
  * The runner is also the session's front end (cmd/frontend.h): it shows
  * output as watch produces it, sleeps, and turns SIGINT into a flag.
  */
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -218,6 +219,20 @@ fe_progress(const struct frontend *fe, const char *line)
 		fprintf(stderr, "progress: %s\n", line);
 	}
 	fflush(stderr);
+}
+
+/* The terminal's size, when standard output is one (plot). */
+static bool
+fe_term_size(const struct frontend *fe, int *cols, int *rows)
+{
+	struct winsize ws;
+
+	(void)fe;
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0)
+		return false;
+	*cols = ws.ws_col;
+	*rows = ws.ws_row;
+	return true;
 }
 
 /* The terminal dashboard (ui/dash.c) for the dash command. */
@@ -679,7 +694,8 @@ main(int argc, char **argv)
 	cmd_group_init(&r.group, &r.sess, &group_ops, &r);
 	r.fe = (struct frontend){ .interactive = false, .flush = fe_flush,
 	    .report = fe_report, .sleep = fe_sleep, .interrupted = fe_interrupted,
-	    .progress = fe_progress, .dashboard = fe_dashboard, .arg = &r };
+	    .progress = fe_progress, .dashboard = fe_dashboard,
+	    .term_size = fe_term_size, .arg = &r };
 	r.sess.fe = &r.fe;
 	r.sess.stop = &interrupted;
 

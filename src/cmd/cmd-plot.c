@@ -16,10 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/frontend.h"
 #include "cmd/figure.h"
 #include "core/xmalloc.h"
 #include "dash/chart.h"
@@ -201,21 +200,22 @@ parse_window(const char *s, double *out, char **cause)
 	return -1;
 }
 
-/* --size WxH, else the terminal's, else 80x24. */
+/* --size WxH, else the terminal's (the front end's), else 80x24. */
 static int
-plot_size(const char *arg, int *w, int *h, char **cause)
+plot_size(const struct frontend *fe, const char *arg, int *w, int *h,
+    char **cause)
 {
-	struct winsize ws;
 	char *end;
 	long a, b;
+	int cols, rows;
 
 	*w = PLOT_DEFAULT_W;
 	*h = PLOT_DEFAULT_H;
 	if (arg == NULL) {
-		if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-		    ws.ws_col > 0 && ws.ws_row > 1) {
-			*w = ws.ws_col;
-			*h = ws.ws_row - 1;	/* the prompt's line */
+		if (fe != NULL && fe->term_size != NULL &&
+		    fe->term_size(fe, &cols, &rows) && cols > 0 && rows > 1) {
+			*w = cols;
+			*h = rows - 1;	/* the prompt's line */
 		}
 		return 0;
 	}
@@ -562,7 +562,7 @@ plot_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	store_run_init(&p.run);
 	p.window = 12 * 3600;
 	if ((nk = parse_charts(args_get(a, "chart"), kinds, cause)) < 0 ||
-	    plot_size(args_get(a, "size"), &w, &h, cause) < 0 ||
+	    plot_size(ctx->sess->fe, args_get(a, "size"), &w, &h, cause) < 0 ||
 	    (args_has(a, "window") && parse_window(args_get(a, "window"), &p.window,
 	    cause) < 0)) {
 		cmd_usage_error(ctx);

@@ -52,6 +52,9 @@ struct frontend {
 	 */
 	int	(*dashboard)(const struct frontend *fe, struct dash_model *m,
 		    struct dash_view *v, char **cause);
+	/* The size of the terminal standard output is, if it is one: false
+	   (or NULL) when there is none, as for a server's client. */
+	bool	(*term_size)(const struct frontend *fe, int *cols, int *rows);
 	void	*arg;
 };
 
