@@ -370,18 +370,6 @@ count_cb(void *arg, const struct store_event *ev)
 	return 0;
 }
 
-static void
-rec_set(struct rec *r, double t, enum rec_kind k, int job, int vc)
-{
-	memset(r, 0, sizeof *r);
-	r->t = t;
-	r->kind = k;
-	r->job = job;
-	r->vc = vc;
-	r->cell = -1;
-	r->by = -1;
-}
-
 static const char *
 query(struct store *st, const struct store_event_filter *f)
 {
@@ -418,19 +406,19 @@ test_events(void)
 	}
 	/* Interleaved: j0 j1 j0 (other run) j2 j0, in one transaction. */
 	CHECK(store_begin(st, &cause) == 0);
-	rec_set(&r, 1, REC_SUBMIT, 0, 0);
+	rec_init(&r, 1, REC_SUBMIT, 0, 0);
 	CHECK(store_event_append(st, run, &r, &seq, &cause) == 0 && seq == 1);
-	rec_set(&r, 2, REC_SUBMIT, 1, 1);
+	rec_init(&r, 2, REC_SUBMIT, 1, 1);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
-	rec_set(&r, 3, REC_START, 0, 0);
+	rec_init(&r, 3, REC_START, 0, 0);
 	snprintf(r.detail, sizeof r.detail, "on r1n00");
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
-	rec_set(&r, 3.5, REC_SUBMIT, 0, 0);
+	rec_init(&r, 3.5, REC_SUBMIT, 0, 0);
 	CHECK(store_event_append(st, other, &r, NULL, &cause) == 0);
-	rec_set(&r, 4, REC_PREEMPT, 2, 2);
+	rec_init(&r, 4, REC_PREEMPT, 2, 2);
 	r.by = 0;
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
-	rec_set(&r, 5, REC_COMPLETE, 0, 0);
+	rec_init(&r, 5, REC_COMPLETE, 0, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
 	/* One job's history reads our own uncommitted appends. */
 	store_event_filter_init(&f);
@@ -441,9 +429,9 @@ test_events(void)
 	CHECK(store_commit(st, &cause) == 0);
 	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
 	    "6:complete:j0:research ");
-	rec_set(&r, 6, REC_RELEASE, -1, -1);
+	rec_init(&r, 6, REC_RELEASE, -1, -1);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);	/* outside a txn */
-	rec_set(&r, 7, REC_REQUEUE, 0, 0);
+	rec_init(&r, 7, REC_REQUEUE, 0, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
 
 	store_event_filter_init(&f);
@@ -485,7 +473,7 @@ test_events(void)
 
 	/* A rolled back transaction leaves neither events nor links. */
 	CHECK(store_begin(st, &cause) == 0);
-	rec_set(&r, 9, REC_CANCEL, 0, 0);
+	rec_init(&r, 9, REC_CANCEL, 0, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
 	store_rollback(st);
 	store_event_filter_init(&f);
@@ -493,7 +481,7 @@ test_events(void)
 	f.job = 0;
 	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
 	    "6:complete:j0:research 8:requeue:j0:research ");
-	rec_set(&r, 10, REC_FAIL, 0, 0);
+	rec_init(&r, 10, REC_FAIL, 0, 0);
 	CHECK(store_event_append(st, run, &r, &seq, &cause) == 0);
 	CHECK_STREQ(query(st, &f), "1:submit:j0:research 3:start:j0:research "
 	    "6:complete:j0:research 8:requeue:j0:research 9:fail:j0:research ");
@@ -581,7 +569,7 @@ test_check(void)
 	j.state = JOB_RUNNING;
 	CHECK(store_job_put(st, run, &j, &cause) == 0);
 	CHECK(store_placement_put(st, run, 0, &pl, "r0n00", "r0n00:3-4", &cause) == 0);
-	rec_set(&r, 1, REC_START, 0, 0);
+	rec_init(&r, 1, REC_START, 0, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
 	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", probs.buf);
@@ -609,7 +597,7 @@ test_check(void)
 	j.state = JOB_RUNNING;
 	j.engine_id = -1;
 	CHECK(store_job_put(st, run, &j, &cause) == 0);
-	rec_set(&r, 2, REC_START, 9, 0);
+	rec_init(&r, 2, REC_START, 9, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
 	strbuf_reset(&probs);
 	CHECK(store_check(st, problems_cb, &probs, &np, &cause) == 0);
@@ -667,10 +655,10 @@ test_dump_roundtrip(void)
 		odd_job(&j, i);
 		j.state = i == 0 ? JOB_RUNNING : JOB_COMPLETED;
 		CHECK(store_job_put(a, run, &j, &cause) == 0);
-		rec_set(&r, i, REC_SUBMIT, i, i);
+		rec_init(&r, i, REC_SUBMIT, i, i);
 		CHECK(store_event_append(a, run, &r, NULL, &cause) == 0);
 	}
-	rec_set(&r, 9, REC_START, 0, 0);
+	rec_init(&r, 9, REC_START, 0, 0);
 	snprintf(r.detail, sizeof r.detail, "\"quoted\" \\ and \xc3\xa9");
 	CHECK(store_event_append(a, run, &r, NULL, &cause) == 0);
 	CHECK(store_placement_put(a, run, 0, &pl, "r0n00", "r0n00:3", &cause) == 0);
@@ -698,7 +686,7 @@ test_dump_roundtrip(void)
 	cause = NULL;
 	/* As new runs: ids and seqs move, links and heads follow them. */
 	new_run(c, STORE_RUN_SESSION);
-	rec_set(&r, 0, REC_RELEASE, -1, -1);
+	rec_init(&r, 0, REC_RELEASE, -1, -1);
 	CHECK(store_event_append(c, 1, &r, NULL, &cause) == 0);
 	CHECK(store_import(c, d1.buf, d1.len, true, &n, &cause) == 0);
 	CHECKF(cause == NULL, "%s", cause);
@@ -1086,7 +1074,7 @@ group_cmd(struct store *st, int64_t run, int id, const char *name, bool keep)
 	if (store_begin(st, &cause) != 0)
 		return -1;
 	job_init(&j, id, name, 0, 0);
-	rec_set(&r, id, REC_SUBMIT, id, 0);
+	rec_init(&r, id, REC_SUBMIT, id, 0);
 	if (store_job_put(st, run, &j, &cause) != 0 ||
 	    store_event_append(st, run, &r, NULL, &cause) != 0) {
 		free(cause);
@@ -1140,13 +1128,13 @@ test_group(void)
 	   links to its first (the heads forgot what the group wrote) */
 	CHECK(store_group_begin(st, &cause) == 0);
 	CHECK(group_cmd(st, run, 2, "d", true) == 0);
-	rec_set(&r, 5, REC_START, 0, 0);
+	rec_init(&r, 5, REC_START, 0, 0);
 	CHECK(store_begin(st, &cause) == 0 &&
 	    store_event_append(st, run, &r, NULL, &cause) == 0 &&
 	    store_commit(st, &cause) == 0);
 	store_group_rollback(st);
 	CHECK(!store_in_group(st) && !has_job(st, run, "d"));
-	rec_set(&r, 6, REC_START, 0, 0);
+	rec_init(&r, 6, REC_START, 0, 0);
 	CHECK(store_event_append(st, run, &r, NULL, &cause) == 0);
 
 	/* the COMMIT fails (as a full disk makes it): nothing is kept, and
@@ -1287,7 +1275,7 @@ test_group_events(void)
 	/* b reads the log inside its savepoint, then rolls back */
 	CHECK(store_begin(st, &cause) == 0);
 	job_init(&j, 2, "b", 0, 0);
-	rec_set(&r, 2, REC_SUBMIT, 2, 0);
+	rec_init(&r, 2, REC_SUBMIT, 2, 0);
 	CHECK(store_job_put(st, run, &j, &cause) == 0 &&
 	    store_event_append(st, run, &r, NULL, &cause) == 0);
 	CHECK(store_event_last_seq(st, run, &seq, &cause) == 0 && seq == a + 2);
