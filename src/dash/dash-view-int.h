@@ -1,6 +1,6 @@
 /*
  * dash-view-int.h — what the dashboard's drawing files share inside src/dash:
- * dash-view.c (panels, keys, the frame), overview.c (the first panel's VC
+ * dash-view.c (keys, the frame), panels.c (the list panels), overview.c (the first panel's VC
  * meters and event tail) and help.c (the '?' overlay and the end's
  * summary). Not for anyone else.
  *
@@ -11,6 +11,28 @@
 #define CELLAR_DASH_VIEW_INT_H
 
 #include "dash/dash-view.h"
+
+/* A list panel: one row of dash_panels (panels.c). */
+struct dash_panel_ops {
+	const char	*name;
+	const char	*title;
+	/* rows before filtering */
+	int		(*rows)(const struct dash_model *m, const struct dash_view *v);
+	/* filter fields of a row: fills names/values, returns how many; the
+	   regex runs on the values joined by blanks */
+	int		(*fields)(const struct dash_model *m, const struct dash_view *v,
+			    int row, const char **names, char vals[][64]);
+	void		(*draw_row)(const struct dash_model *m, const struct dash_view *v,
+			    struct dash_screen *s, int row, int y, int w);
+	const char	*header;
+	void		(*enter)(const struct dash_model *m, struct dash_view *v, int row);
+};
+
+#define NFIELDS	6
+
+extern const struct dash_panel_ops dash_panels[DASH_NPANELS];
+/* The queues panel's column header on row y (the columns fit the width). */
+void	dash_queues_header(struct dash_screen *s, int y);
 
 /*
  * A time of the source's clock as the dashboard shows it: a live
