@@ -153,6 +153,9 @@ struct emu_params {
 	double			 opp_threshold;	/* M: 0.8 */
 	double			 opp_window;	/* 300 s */
 	bool			 opp_control;	/* true */
+	/* hived mode: bind every VC's preassigned cells at the start, for
+	   good (engine_bind_static; HiveD Fig. 10's baseline): false */
+	bool			 static_binding;
 };
 
 void	emu_params_init(struct emu_params *par);
@@ -187,6 +190,9 @@ struct emu_group {
 	struct emu_dist	 queue;		/* completed jobs: time spent pending */
 	double		 gpu_hours;	/* service received */
 	int		 preemptions;
+	long long	 preempted_gpus;	/* sum over preemptions of the victim's GPUs */
+	double		 preempted_gpu_hours;	/* GPUs x time run of the runs
+						   preemptions cut short */
 	int		 failures;	/* restarts after node failures */
 	double		 lost_gpu_hours;	/* lost work + checkpoint costs */
 	struct emu_dist	 feedback;	/* completed jobs: until run par.feedback */
