@@ -63,6 +63,7 @@
 	{ 0, "load", "X", "scale the arrival rate by X", VALUE_NONE }, \
 	{ 0, "class", "C", "priority class of every job without its own (trace column class): guaranteed, opportunistic, auto (default: auto under antman, else guaranteed)", VALUE_NONE }, \
 	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
+	{ 0, "no-affinity-slowdown", NULL, "soft-affinity jobs run at compact speed, however relaxed", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
 	{ 0, "binding", "B", "hived: dynamic (buddy, default) or static (each VC's cells bound at the start, for good)", VALUE_NONE }, \
@@ -407,6 +408,7 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		}
 		m->ep.static_binding = strcmp(v, "static") == 0;
 	}
+	m->ep.no_affinity_slowdown = args_has(a, "no-affinity-slowdown");
 	if ((v = args_get(a, "opp-threshold")) != NULL &&
 	    parse_fraction(v, "--opp-threshold", 0, 1, true, &m->ep.opp_threshold, cause) < 0)
 		return cmd_usage_error(ctx);
@@ -932,6 +934,8 @@ config_json(struct json *j, const struct sim *m, const struct simrun *run)
 	json_kv_bool(j, "ideal", m->ep.ideal);
 	if (m->ep.static_binding)	/* absent: dynamic, as before the option */
 		json_kv_string(j, "binding", "static");
+	if (m->ep.no_affinity_slowdown)
+		json_kv_bool(j, "no_affinity_slowdown", true);
 	json_kv_int(j, "jobs", m->r.njobs);
 	json_kv_int(j, "dropped", m->r.dropped);
 	json_kv_int(j, "too_big", m->r.skipped);
@@ -1100,6 +1104,8 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_bool(&j, "ideal", m->ep.ideal);
 	if (m->ep.static_binding)	/* absent: dynamic, so older runs still match */
 		json_kv_string(&j, "binding", "static");
+	if (m->ep.no_affinity_slowdown)	/* absent: off, likewise */
+		json_kv_bool(&j, "no_affinity_slowdown", true);
 	json_kv_double(&j, "ckpt_interval", m->ep.ckpt_interval);
 	json_kv_double(&j, "feedback", m->ep.feedback);
 	json_kv_double(&j, "slice", m->ep.slice);

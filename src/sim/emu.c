@@ -260,6 +260,9 @@ job_speed(const struct emu *m, const struct job *j)
 		return 1;
 	loc = m->par.ideal || j->model < 0 || j->model >= model_count ? 1 :
 	    model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+	if (m->par.no_affinity_slowdown && j->soft_affinity && loc < 1)
+		loc = fmax(loc, model_table[j->model].speed[emu_compact_locality(m->s,
+		    info.chain, j->gpus)]);
 	/* a grown elastic job (emu-grow.c): its work scales with its GPUs */
 	return loc * (info.nleaves > j->gpus ? (double)info.nleaves / j->gpus : 1);
 }

@@ -156,6 +156,10 @@ struct emu_params {
 	/* hived mode: bind every VC's preassigned cells at the start, for
 	   good (engine_bind_static; HiveD Fig. 10's baseline): false */
 	bool			 static_binding;
+	/* speed model: a job with soft affinity runs at the speed of its
+	   GPUs placed compactly, however relaxed (HiveD Fig. 9's best
+	   case): false */
+	bool			 no_affinity_slowdown;
 };
 
 void	emu_params_init(struct emu_params *par);
@@ -400,6 +404,9 @@ struct emu	*emu_restore(const struct spec *s, enum engine_mode mode,
 
 /* The locality tier of a set of leaves (spec cell indices) of one chain. */
 enum locality	 emu_locality(const struct spec *s, const int *leaves, int n);
+/* The tier of `gpus` GPUs of a chain placed as compactly as it allows
+   (sim/affinity.c): what a relaxed job keeps under no_affinity_slowdown. */
+enum locality	 emu_compact_locality(const struct spec *s, int chain, int gpus);
 
 /* Distribution of n values (sorted in place). */
 void		 emu_dist(double *v, int n, struct emu_dist *d);

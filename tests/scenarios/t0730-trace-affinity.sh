@@ -4,7 +4,8 @@
 # free on each of two 4-GPU nodes; then a 2-GPU job marked soft relaxes to
 # 1+1 and starts, one marked hard waits for a node. A job's own affinity
 # wins over --affinity; an empty field follows it. A bad value is an error
-# naming file, line and column.
+# naming file, line and column. --no-affinity-slowdown spares relaxed soft
+# jobs the speed model's penalty.
 . tests/scenarios/lib.sh
 unset CELLAR_DB
 
@@ -45,6 +46,27 @@ relaxed own-over-hard 1 "$TMP/trace.csv" --affinity hard
 # without the column every job follows --affinity
 relaxed plain-hard 0 "$TMP/plain.csv"
 relaxed plain-soft 2 "$TMP/plain.csv" --affinity soft
+
+# --no-affinity-slowdown (HiveD Fig. 9's best case): the relaxed soft job
+# runs at the speed of its GPUs placed compactly, so the run takes fewer
+# GPU-hours; hard jobs (the plain trace) are not touched
+gpuh() {
+	# shellcheck disable=SC2086
+	run "$CELLAR" replay "$@" $SET -o json
+	json_get groups.0.gpu_hours
+}
+slow=$(gpuh "$TMP/trace.csv")
+fast=$(gpuh "$TMP/trace.csv" --no-affinity-slowdown)
+# shellcheck disable=SC2086
+run "$CELLAR" replay "$TMP/trace.csv" --no-affinity-slowdown $SET -o json
+check_json_field no-slowdown-config config.no_affinity_slowdown true
+hard=$(gpuh "$TMP/plain.csv")
+hard_fast=$(gpuh "$TMP/plain.csv" --no-affinity-slowdown)
+echo "# GPU-hours: soft job relaxed $slow, without slowdown $fast; hard only $hard / $hard_fast"
+if awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(f < s) }'; then ok no-slowdown-faster
+else not_ok no-slowdown-faster "GPU-hours $fast with the flag, $slow without"; fi
+if [ "$hard" = "$hard_fast" ]; then ok no-slowdown-hard-unchanged
+else not_ok no-slowdown-hard-unchanged "hard jobs: $hard, with the flag $hard_fast"; fi
 
 sed 's/,soft$/,loose/' "$TMP/trace.csv" >"$TMP/bad.csv"
 # shellcheck disable=SC2086
