@@ -64,8 +64,10 @@
 	{ 0, "load", "X", "scale the arrival rate by X", VALUE_NONE }, \
 	{ 0, "class", "C", "priority class of every job without its own (trace column class): guaranteed, opportunistic, auto (default: auto under antman, else guaranteed)", VALUE_NONE }, \
 	{ 0, "affinity", "A", "hard (wait for a compact placement, default) or soft (relax)", VALUE_NONE }, \
+	{ 0, "no-affinity-slowdown", NULL, "soft-affinity jobs run at compact speed, however relaxed", VALUE_NONE }, \
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
+	{ 0, "binding", "B", "hived: dynamic (buddy, default) or static (each VC's cells bound at the start, for good)", VALUE_NONE }, \
 	{ 0, "units", "U", "times in tables and csv: s (default), m, h or d (JSON: seconds)", VALUE_NONE }, \
 	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
 	{ 0, "thresholds", "LIST", "las/gittins: queue thresholds in GPU-time (default 1h)", VALUE_NONE }, \
@@ -402,6 +404,14 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 
 	/* the emulator */
 	m->ep.ideal = args_has(a, "ideal");
+	if ((v = args_get(a, "binding")) != NULL) {
+		if (strcmp(v, "static") != 0 && strcmp(v, "dynamic") != 0) {
+			*cause = xasprintf("unknown binding '%s' (dynamic, static)", v);
+			return cmd_usage_error(ctx);
+		}
+		m->ep.static_binding = strcmp(v, "static") == 0;
+	}
+	m->ep.no_affinity_slowdown = args_has(a, "no-affinity-slowdown");
 	if ((v = args_get(a, "opp-threshold")) != NULL &&
 	    parse_fraction(v, "--opp-threshold", 0, 1, true, &m->ep.opp_threshold, cause) < 0)
 		return cmd_usage_error(ctx);
@@ -816,6 +826,8 @@ static const struct table_colspec replay_columns[] = {
 	{ "Q_P99", "queue_p99", TABLE_NUM | TABLE_WIDE, "99th percentile" },
 	{ "GPU_H", "gpu_hours", TABLE_NUM, "GPU-hours of service" },
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
+	{ "PREEMPT_GPUS", "preempted_gpus", TABLE_NUM, "GPUs preempted: each preemption counts the victim's GPUs" },
+	{ "PREEMPT_GPU_H", "preempted_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours the runs preemptions cut short had run" },
 	{ "FAIL", "failures", TABLE_NUM | TABLE_WIDE, "restarts after node failures" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM, "GPU-hours lost to failures and checkpoints" },
 	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds (or --units) from submission until the job has run --feedback, mean" },
@@ -854,6 +866,8 @@ group_row(struct table *t, const struct time_unit *u, long tag,
 	cell_time(t, u, g->queue.p99);
 	table_cell(t, "%.1f", g->gpu_hours);
 	table_cell_int(t, g->preemptions);
+	table_cell(t, "%lld", g->preempted_gpus);
+	table_cell(t, "%.1f", g->preempted_gpu_hours);
 	table_cell_int(t, g->failures);
 	table_cell(t, "%.1f", g->lost_gpu_hours);
 	cell_time(t, u, g->feedback.avg);
@@ -889,6 +903,8 @@ group_json(struct json *j, const struct emu_group *g)
 	dist_json(j, "queue", &g->queue);
 	json_kv_double(j, "gpu_hours", g->gpu_hours);
 	json_kv_int(j, "preemptions", g->preemptions);
+	json_kv_int(j, "preempted_gpus", g->preempted_gpus);
+	json_kv_double(j, "preempted_gpu_hours", g->preempted_gpu_hours);
 	json_kv_int(j, "failures", g->failures);
 	json_kv_double(j, "lost_gpu_hours", g->lost_gpu_hours);
 	dist_json(j, "feedback", &g->feedback);
@@ -924,6 +940,10 @@ config_json(struct json *j, const struct sim *m, const struct simrun *run)
 	json_kv_string(j, "sharing", engine_mode_name(run->mode));
 	json_kv_int(j, "seed", (long long)m->rc.seed);
 	json_kv_bool(j, "ideal", m->ep.ideal);
+	if (m->ep.static_binding)	/* absent: dynamic, as before the option */
+		json_kv_string(j, "binding", "static");
+	if (m->ep.no_affinity_slowdown)
+		json_kv_bool(j, "no_affinity_slowdown", true);
 	json_kv_int(j, "jobs", m->r.njobs);
 	json_kv_int(j, "dropped", m->r.dropped);
 	json_kv_int(j, "too_big", m->r.skipped);
@@ -1090,6 +1110,10 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_string(&j, "affinity", m->rc.soft_affinity ? "soft" : "hard");
 	json_kv_bool(&j, "skip_too_big", m->rc.skip_too_big);
 	json_kv_bool(&j, "ideal", m->ep.ideal);
+	if (m->ep.static_binding)	/* absent: dynamic, so older runs still match */
+		json_kv_string(&j, "binding", "static");
+	if (m->ep.no_affinity_slowdown)	/* absent: off, likewise */
+		json_kv_bool(&j, "no_affinity_slowdown", true);
 	json_kv_double(&j, "ckpt_interval", m->ep.ckpt_interval);
 	json_kv_double(&j, "feedback", m->ep.feedback);
 	json_kv_double(&j, "slice", m->ep.slice);
@@ -1504,6 +1528,8 @@ static const struct table_colspec compare_columns[] = {
 	{ "WIN_SM%", "win_sm_pct", TABLE_NUM | TABLE_WIDE,
 	  "submission window: SM time used, % of its GPU-time" },
 	{ "PREEMPT", "preemptions", TABLE_NUM, "preemptions" },
+	{ "PREEMPT_GPUS", "preempted_gpus", TABLE_NUM, "GPUs preempted: each preemption counts the victim's GPUs" },
+	{ "PREEMPT_GPU_H", "preempted_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours the runs preemptions cut short had run" },
 	{ "LOST_GPU_H", "lost_gpu_hours", TABLE_NUM | TABLE_WIDE, "GPU-hours lost" },
 	{ "FB_AVG", "feedback_avg", TABLE_NUM, "early feedback: seconds (or --units) until a job has run --feedback, mean" },
 	{ "SUSP", "suspensions", TABLE_NUM, "suspensions (time-slicing)" },
@@ -1545,6 +1571,8 @@ compare_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	dist_json(j, "queue", &r->report.all.queue);
 	totals_json(j, r);
 	json_kv_int(j, "preemptions", r->report.all.preemptions);
+	json_kv_int(j, "preempted_gpus", r->report.all.preempted_gpus);
+	json_kv_double(j, "preempted_gpu_hours", r->report.all.preempted_gpu_hours);
 	json_kv_double(j, "lost_gpu_hours", r->report.all.lost_gpu_hours);
 	dist_json(j, "feedback", &r->report.all.feedback);
 	json_kv_int(j, "suspensions", r->report.all.suspensions);
@@ -1594,6 +1622,8 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_cell(t, "%.1f", 100 * r->win_util);
 		table_cell(t, "%.1f", 100 * r->win_sm);
 		table_cell_int(t, r->all.preemptions);
+		table_cell(t, "%lld", r->all.preempted_gpus);
+		table_cell(t, "%.1f", r->all.preempted_gpu_hours);
 		table_cell(t, "%.1f", r->all.lost_gpu_hours);
 		cell_time(t, m.unit, r->all.feedback.avg);
 		table_cell_int(t, r->all.suspensions);

@@ -108,7 +108,8 @@ struct engine {
 	int		*v_job;		/* leaves: job id or -1 */
 	unsigned char	*v_root;	/* preassigned (top of an assigned cell) */
 	unsigned char	*v_doomed;
-	unsigned char	*v_static;	/* never unbound: pinned, or private mode */
+	unsigned char	*v_static;	/* never unbound: pinned, private mode or
+					   static binding (engine_bind_static) */
 	struct vview	*views;
 	int		 nviews;
 	int		*vc_views;	/* per VC: first index into views_of */
@@ -123,6 +124,7 @@ struct engine {
 	long long	*vc_quota;	/* GPUs per VC (quota mode) */
 	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs */
 	struct engine_stats st;
+	bool		 bind_static;	/* hived: preassigned cells bound for good */
 	bool		 no_rebalance;	/* set while a dry run rolls back */
 	bool		 diagnose;	/* dry run: find the finest failure reason */
 	int		*vc_prio;	/* per VC: running jobs per priority + 1 */

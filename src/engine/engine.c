@@ -322,6 +322,52 @@ theorem1_ok(const struct engine *e, int chain, int *bad_level)
 	return theorem1_holds(e->s, chain, e->pc[chain].owed, fr, bad_level);
 }
 
+/*
+ * Bind every preassigned (non-pinned) virtual cell for good, in buddy
+ * order. Theorem 1 held at creation, so the free lists cover them all.
+ */
+static void
+bind_roots_static(struct engine *e)
+{
+	int i, v;
+
+	for (i = 0; i < e->nviews; i++) {
+		struct vview *w = &e->views[i];
+		if (w->pin >= 0)
+			continue;
+		for (v = w->base; v < w->base + w->ncells; v++)
+			if (e->v_root[v] && !e->v_static[v]) {
+				e->v_static[v] = 1;
+				if (ensure_bound(e, v) < 0)
+					fatal("static binding: cannot bind root %d", v);
+			}
+	}
+}
+
+int
+engine_bind_static(struct engine *e, char **cause)
+{
+	int i;
+
+	if (e->mode != ENGINE_HIVED)
+		return 0;
+	for (i = 0; i < e->njobs; i++)
+		if (e->jobs[i].live) {
+			*cause = xstrdup("static binding needs an engine without jobs");
+			return -1;
+		}
+	bind_roots_static(e);
+	e->bind_static = true;
+	engine_debug_check(e, "bind_static");
+	return 0;
+}
+
+bool
+engine_binding_static(const struct engine *e)
+{
+	return e->mode == ENGINE_PRIVATE || e->bind_static;
+}
+
 struct engine *
 engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 {
@@ -409,18 +455,7 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 			}
 		/* private mode: every VC owns its cells statically */
 		if (mode == ENGINE_PRIVATE)
-			for (i = 0; i < e->nviews; i++) {
-				struct vview *w = &e->views[i];
-				int v;
-				if (w->pin >= 0)
-					continue;
-				for (v = w->base; v < w->base + w->ncells; v++)
-					if (e->v_root[v]) {
-						e->v_static[v] = 1;
-						if (ensure_bound(e, v) < 0)
-							fatal("private mode: cannot bind root %d", v);
-					}
-			}
+			bind_roots_static(e);
 	}
 	jobs_reserve(e, 64);
 	engine_debug_check(e, "create");

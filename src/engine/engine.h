@@ -22,7 +22,8 @@
  *     physical cells of the same chain and level; a bound virtual cell's
  *     parent is bound to the physical parent (below the preassigned level).
  *  3. A virtual cell is bound iff some leaf below it is used by a job, is
- *     marked bad, or it is doomed or pinned.
+ *     marked bad, or it is doomed, pinned or static (a preassigned cell in
+ *     private mode or under static binding).
  *  4. Buddy free lists hold exactly the maximal physical cells with no bound
  *     cell in or above them; no two buddies (all children of one parent) are
  *     all free (they would have been merged).
@@ -143,6 +144,20 @@ int		 engine_mode_parse(const char *name);
 /* "unknown mode 'NAME' (did you mean 'X'? modes: hived, quota, private)",
    malloc'ed: the one message for a name engine_mode_parse refuses. */
 char		*engine_mode_unknown(const char *name);
+
+/*
+ * Static binding (HiveD §5.3's baseline, Fig. 10): bind every preassigned
+ * cell of every VC to a physical cell now, in buddy order, for good, so a
+ * guaranteed job lands on its VC's fixed cells whatever runs there (no
+ * choice of cells with fewer opportunistic GPUs, no moving off bad
+ * hardware). Cells below the preassigned level still bind inside them as
+ * they are used. Hived mode only (private mode is static already, quota
+ * has no cells: both a no-op), on an engine without jobs: call it right
+ * after engine_create. 0, or -1 with *cause (malloc'ed).
+ */
+int	 engine_bind_static(struct engine *e, char **cause);
+/* Whether preassigned cells never re-bind (static binding or private). */
+bool	 engine_binding_static(const struct engine *e);
 
 /*
  * Dry run: where would this request land and whom would it preempt. Leaves

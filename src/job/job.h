@@ -105,6 +105,9 @@ struct job {
 	int			 weight;	/* time-slice weight within its priority
 						   (gandiva's sharing groups): 1 */
 	bool			 soft_affinity;	/* may run with relaxed locality */
+	bool			 affinity_given;	/* soft_affinity is the job's own (a
+						   trace's affinity column): a run's
+						   --affinity leaves it */
 	double			 duration;	/* seconds at ideal placement; < 0 unknown */
 	int			 model;		/* model class (job/model-class.h) */
 	int			 elastic_min;	/* GPUs; 0 = not elastic */

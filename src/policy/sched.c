@@ -296,10 +296,15 @@ set_reason(struct sched *s, int job, enum job_reason r)
 
 /* ---- pending jobs ---- */
 
+/*
+ * A VC with no cells (a tenant without quota) has nothing to guarantee:
+ * its jobs queue as opportunistic whatever their class (under private
+ * sharing, on its empty private cluster, they never run).
+ */
 static int
 job_domain(const struct sched *s, const struct job *j)
 {
-	if (j->klass != JOB_OPPORTUNISTIC)
+	if (j->klass != JOB_OPPORTUNISTIC && s->quota[j->vc] > 0)
 		return j->vc;
 	return s->private_mode ? s->nvcs + j->vc : s->nvcs;
 }

@@ -39,6 +39,7 @@ struct ejob_state {
 	double		 stall_until;	/* restoring: no progress before this */
 	double		 speed;
 	double		 costs;		/* seconds of checkpoint save + restore */
+	double		 preempted;	/* seconds the runs preemptions cut short had run */
 	double		 target;	/* the re-key is due at this service / work */
 	bool		 by_work;	/* target is work_done (oracles), else attained */
 	int		 done;		/* completion ordinal (1, 2, ...), 0 if not */

@@ -34,7 +34,7 @@ cmp_seq(const void *a, const void *b)
    grow-shrink's idle clocks and counts. Job blobs of version 5 add a
    job's extra GPUs and wake-up and take a 64-bit mask (older: jobs that
    never grew). */
-#define JOB_BLOB_VERSION	6
+#define JOB_BLOB_VERSION	7
 #define RUN_BLOB_VERSION	6
 #define RUN_V_GROW		6	/* the first run version with grow-shrink */
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
@@ -54,6 +54,8 @@ cmp_seq(const void *a, const void *b)
  * Version 6 appends the job's promotion marks (job.h promo_attained,
  * promo_wait: Tiresias' reset), fields of struct job the jobs table does
  * not hold; older blobs read them as a job never promoted.
+ * Version 7 appends the time the runs preemptions cut short had run
+ * (the report's preempted GPU-hours); older blobs read it as 0.
  */
 enum {
 	JF_VER, JF_SINCE, JF_STALL, JF_SPEED, JF_COSTS, JF_TARGET, JF_BY_WORK,
@@ -64,7 +66,9 @@ enum {
 	JF_V4_COUNT,		/* version 4's mask: 32 bits, these fields */
 	JF_EXTRA = JF_V4_COUNT, JF_GROW_AT,
 	JF_V5_COUNT,		/* version 5's fields */
-	JF_PROMO_ATT = JF_V5_COUNT, JF_PROMO_WAIT, JF_COUNT
+	JF_PROMO_ATT = JF_V5_COUNT, JF_PROMO_WAIT,
+	JF_V6_COUNT,		/* version 6's fields */
+	JF_PREEMPTED = JF_V6_COUNT, JF_COUNT
 };
 
 static bool
@@ -135,6 +139,7 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	F_DBL(JF_GROW_AT, x->grow_at, -1);
 	F_DBL(JF_PROMO_ATT, m->jobs[job].promo_attained, 0);
 	F_DBL(JF_PROMO_WAIT, m->jobs[job].promo_wait, 0);
+	F_DBL(JF_PREEMPTED, x->preempted, 0);
 #undef F_INT
 #undef F_DBL
 	for (i = 0; i < 8; i++)
@@ -496,7 +501,8 @@ decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
     int *failures, struct policy_key *key, int *klass, int ngpu, struct job *j)
 {
 	uint64_t mask = v >= 5 ? unpack_u64(u) : unpack_u32(u);
-	int nf = v >= 6 ? JF_COUNT : v >= 5 ? JF_V5_COUNT : JF_V4_COUNT, i;
+	int nf = v >= 7 ? JF_COUNT : v >= 6 ? JF_V6_COUNT : v >= 5 ? JF_V5_COUNT :
+	    JF_V4_COUNT, i;
 
 	if (!u->failed && (mask >> nf) != 0) {
 		unpack_fail(u, "field mask 0x%08llx names unknown fields",
@@ -546,6 +552,7 @@ decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
 	if (HAS(JF_GROW_AT)) x->grow_at = unpack_f64(u);
 	if (HAS(JF_PROMO_ATT)) j->promo_attained = unpack_f64(u);
 	if (HAS(JF_PROMO_WAIT)) j->promo_wait = unpack_f64(u);
+	if (HAS(JF_PREEMPTED)) x->preempted = unpack_f64(u);
 #undef HAS
 }
 
@@ -643,7 +650,7 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		    x->am, x->ngpus, x->phase);
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
-	    !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))
+	    !(x->preempted >= 0) || !isfinite(x->preempted) || !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))
 		unpack_fail(&u, "completion %d, failures %d, key of job %d, clocks %g %g, "
 		    "speed %g", x->done, *failures, key->id, x->since, x->stall_until,
 		    x->speed);
@@ -825,7 +832,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 
 	/* the engine: placements, then marks, then bad nodes */
 	m->e = engine_create(s, mode, cause);
-	if (m->e == NULL) {
+	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0)) {
 		emu_free(m);
 		run_state_release(&rs);
 		free(keys);

@@ -260,6 +260,9 @@ job_speed(const struct emu *m, const struct job *j)
 		return 1;
 	loc = m->par.ideal || j->model < 0 || j->model >= model_count ? 1 :
 	    model_table[j->model].speed[emu_locality(m->s, info.leaves, info.nleaves)];
+	if (m->par.no_affinity_slowdown && j->soft_affinity && loc < 1)
+		loc = fmax(loc, model_table[j->model].speed[emu_compact_locality(m->s,
+		    info.chain, j->gpus)]);
 	/* a grown elastic job (emu-grow.c): its work scales with its GPUs */
 	return loc * (info.nleaves > j->gpus ? (double)info.nleaves / j->gpus : 1);
 }
@@ -499,6 +502,7 @@ preempt(struct emu *m, int job, int by)
 	double save = cost(m, j, false);
 
 	account(m, job);
+	m->js[job].preempted += m->now - j->state_since;
 	apply(m, job, JOB_EV_PREEMPT);
 	j->ckpt_work = j->work_done;	/* checkpointed on the way out */
 	m->js[job].costs += save;
@@ -1632,7 +1636,7 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	}
 	m = emu_alloc(s, p, par, jobs, njobs);
 	m->e = engine_create(s, mode, cause);
-	if (m->e == NULL) {
+	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0)) {
 		emu_free(m);
 		return NULL;
 	}
@@ -1994,6 +1998,8 @@ group(const struct emu *m, int vc, int klass, struct emu_group *g, double *jct,
 		g->jobs++;
 		g->gpu_hours += j->attained / 3600;
 		g->preemptions += j->preemptions;
+		g->preempted_gpus += (long long)j->preemptions * j->gpus;
+		g->preempted_gpu_hours += x->preempted * j->gpus / 3600;
 		g->failures += m->failures[i];
 		g->lost_gpu_hours += (j->lost_work + x->costs) * j->gpus / 3600;
 		g->suspensions += j->suspensions;

@@ -154,6 +154,13 @@ struct emu_params {
 	double			 opp_threshold;	/* M: 0.8 */
 	double			 opp_window;	/* 300 s */
 	bool			 opp_control;	/* true */
+	/* hived mode: bind every VC's preassigned cells at the start, for
+	   good (engine_bind_static; HiveD Fig. 10's baseline): false */
+	bool			 static_binding;
+	/* speed model: a job with soft affinity runs at the speed of its
+	   GPUs placed compactly, however relaxed (HiveD Fig. 9's best
+	   case): false */
+	bool			 no_affinity_slowdown;
 };
 
 void	emu_params_init(struct emu_params *par);
@@ -173,6 +180,9 @@ struct emu_group {
 	struct emu_dist	 queue;		/* completed jobs: time spent pending */
 	double		 gpu_hours;	/* service received */
 	int		 preemptions;
+	long long	 preempted_gpus;	/* sum over preemptions of the victim's GPUs */
+	double		 preempted_gpu_hours;	/* GPUs x time run of the runs
+						   preemptions cut short */
 	int		 failures;	/* restarts after node failures */
 	double		 lost_gpu_hours;	/* lost work + checkpoint costs */
 	struct emu_dist	 feedback;	/* completed jobs: until run par.feedback */
@@ -380,6 +390,9 @@ struct emu	*emu_restore(const struct spec *s, enum engine_mode mode,
 
 /* The locality tier of a set of leaves (spec cell indices) of one chain. */
 enum locality	 emu_locality(const struct spec *s, const int *leaves, int n);
+/* The tier of `gpus` GPUs of a chain placed as compactly as it allows
+   (sim/affinity.c): what a relaxed job keeps under no_affinity_slowdown. */
+enum locality	 emu_compact_locality(const struct spec *s, int chain, int gpus);
 
 /* Distribution of n values (sorted in place). */
 void		 emu_dist(double *v, int n, struct emu_dist *d);

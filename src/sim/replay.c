@@ -98,7 +98,8 @@ replay_prepare(struct replay *r, const struct spec *s, const struct replay_cfg *
 	for (i = 0; i < r->njobs; i++) {
 		if (!r->jobs[i].class_given)
 			r->jobs[i].klass = replay_class(c->klass, NULL);
-		r->jobs[i].soft_affinity = c->soft_affinity;
+		if (!r->jobs[i].affinity_given)
+			r->jobs[i].soft_affinity = c->soft_affinity;
 	}
 	return 0;
 fail:

@@ -35,6 +35,10 @@ vc_shape_init(const struct spec *s, int vc, struct vc_shape *v)
 {
 	int c, l, hi, n;
 
+	/* a VC with no cells (a tenant without quota) runs its jobs only
+	   opportunistically, anywhere: they take the cluster's shape */
+	bool none = s->vcs[vc].ncells == 0 && s->vcs[vc].npins == 0;
+
 	memset(v, 0, sizeof *v);
 	v->ch = xcalloc((size_t)s->nchains + 1, sizeof *v->ch);
 	for (c = 0; c < s->nchains; c++) {
@@ -47,7 +51,10 @@ vc_shape_init(const struct spec *s, int vc, struct vc_shape *v)
 		for (l = 1; l <= sc->levels; l++) {
 			x->size[l] = spec_units(s, c, l, 1);
 			for (hi = l; hi <= sc->levels; hi++) {
-				n = spec_vc_cells_at(s, vc, c, hi);
+				if (none)
+					n = hi == sc->levels ? sc->level_count[hi] : 0;
+				else
+					n = spec_vc_cells_at(s, vc, c, hi);
 				x->cap[l] += n * spec_units(s, c, hi, l);
 				any |= n > 0;
 			}
@@ -369,6 +376,10 @@ trace_to_jobs(const struct trace *t, const struct spec *s, const char *vcmap, ui
 		if (tj->klass > 0) {
 			j->klass = (enum job_class)(tj->klass - 1);
 			j->class_given = true;
+		}
+		if (tj->affinity > 0) {
+			j->soft_affinity = tj->affinity == 2;
+			j->affinity_given = true;
 		}
 		if (tj->gpus_max > size * pods) {
 			j->elastic_min = size * pods;

@@ -75,11 +75,13 @@ static const struct fmt_def formats[] = {
    most once, in any order: the most GPUs an elastic job may grow to
    (Gandiva's grow-shrink), the job's priority and time-slice weight
    (gandiva's tiers and weighted round robin; priority policies), and its
-   own class (AntMan: a user forcing guaranteed or opportunistic). */
-enum opt_col { O_GPUS_MAX, O_PRIORITY, O_WEIGHT, O_CLASS, NOPT };
+   own class (AntMan: a user forcing guaranteed or opportunistic), and its
+   own affinity (HiveD §2: hard waits for its pods as shaped, soft may
+   relax them). */
+enum opt_col { O_GPUS_MAX, O_PRIORITY, O_WEIGHT, O_CLASS, O_AFFINITY, NOPT };
 static const char *const opt_names[NOPT] = {
 	[O_GPUS_MAX] = "gpus_max", [O_PRIORITY] = "priority", [O_WEIGHT] = "weight",
-	[O_CLASS] = "class",
+	[O_CLASS] = "class", [O_AFFINITY] = "affinity",
 };
 
 
@@ -592,6 +594,13 @@ rd_opt(struct reader *r, int line, const struct field *f, enum opt_col o,
 		return rd_int(r, line, f, opt_names[o], 1, TRACE_MAX_WEIGHT, &j->weight);
 	case O_CLASS:
 		return rd_class(r, line, f, &j->klass);
+	case O_AFFINITY:	/* empty: the run's --affinity applies */
+		j->affinity = f->len == 0 ? 0 : (f->len == 4 &&
+		    strncasecmp(f->s, "hard", 4) == 0) ? 1 : (f->len == 4 &&
+		    strncasecmp(f->s, "soft", 4) == 0) ? 2 : -1;
+		if (j->affinity < 0)
+			return rd_err_field(r, line, f, "affinity ", " is not hard or soft");
+		return 0;
 	case NOPT:
 		break;
 	}
@@ -620,6 +629,7 @@ rd_row(struct reader *r, int line, const char *p, const char *e, struct trace_jo
 	j->priority = 0;
 	j->weight = 0;
 	j->klass = 0;
+	j->affinity = 0;
 	for (c = 0; c < d->ncols; c++)
 		if (rd_field(r, line, &f[c], &d->cols[c], j, &when) < 0)
 			return -1;

@@ -17,7 +17,9 @@
  * 0 when not given); weight, a whole number 1 to TRACE_MAX_WEIGHT (its
  * time-slice weight within its priority; 1 when not given); class, the
  * job's own class: guaranteed, opportunistic or auto (any case, as
- * --class; when not given the run's class applies, see replay_class).
+ * --class; when not given the run's class applies, see replay_class);
+ * affinity, hard or soft (any case, as --affinity; when not given the
+ * run's --affinity applies).
  * A forced format skips line 1 only when it is that format's header. Fields
  * may be padded with blanks; CRLF line ends and a missing final newline are
  * fine; blank lines carry no job and are ignored. Numbers are decimals
@@ -89,6 +91,7 @@ struct trace_job {
 	int		 weight;		/* >= 1; 0 not given (1) */
 	int		 klass;			/* 1 + enum job_class; 0 not given
 						   (zero-filled jobs carry none) */
+	int		 affinity;		/* 1 hard, 2 soft; 0 not given */
 	int		 line;			/* in the source file; 0 if synthetic */
 };
 

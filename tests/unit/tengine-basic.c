@@ -486,6 +486,110 @@ test_never_fits(void)
 	spec_free(s);
 }
 
+/*
+ * Static binding (HiveD Fig. 10's baseline): each VC's cells are bound at
+ * creation and never move, so a tenant's job preempts the opportunistic
+ * job on its fixed node and waits out bad hardware there, where dynamic
+ * binding takes the clean or healthy node instead.
+ */
+static void
+test_static_binding(void)
+{
+	static const char two[] =
+		"physicalCluster:\n"
+		"  cellTypes:\n"
+		"    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
+		"    RACK: {childCellType: NODE, childCellNumber: 2}\n"
+		"  physicalCells:\n"
+		"  - cellType: RACK\n"
+		"    cellChildren:\n"
+		"    - cellAddress: n0\n"
+		"    - cellAddress: n1\n"
+		"virtualClusters:\n"
+		"  A: {virtualCells: [{cellType: RACK.NODE, cellNumber: 1}]}\n"
+		"  B: {virtualCells: [{cellType: RACK.NODE, cellNumber: 1}]}\n";
+	static const char four[] =
+		"physicalCluster:\n"
+		"  cellTypes:\n"
+		"    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
+		"    RACK: {childCellType: NODE, childCellNumber: 4}\n"
+		"  physicalCells:\n"
+		"  - cellType: RACK\n"
+		"    cellChildren: [{cellAddress: n0}, {cellAddress: n1}, "
+		"{cellAddress: n2}, {cellAddress: n3}]\n"
+		"virtualClusters:\n"
+		"  A: {virtualCells: [{cellType: RACK.NODE, cellNumber: 1}]}\n"
+		"  B: {virtualCells: [{cellType: RACK.NODE, cellNumber: 1}]}\n";
+	struct spec *s = work_spec(two), *s4;
+	char *cause = NULL, why[256];
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	struct engine_cell_info ci;
+	int bound, st;
+
+	if (!s) { CHECK(s != NULL); return; }
+	s4 = work_spec(four);
+	if (!s4) { CHECK(s4 != NULL); spec_free(s); return; }
+	engine_plan_init(&p);
+	for (st = 0; st < 2; st++) {
+		/* an opportunistic job of B's on a node, then A's 4-GPU job */
+		e = engine_create(s, ENGINE_HIVED, &cause);
+		CHECK(!engine_binding_static(e));
+		if (st) {
+			CHECK(engine_bind_static(e, &cause) == 0);
+			CHECK(engine_binding_static(e));
+			/* both nodes bound from the start, A first in buddy order */
+			engine_cell(e, spec_find_cell(s, "n0"), &ci);
+			CHECK_INTEQ(ci.state, ENGINE_CELL_BOUND);
+			CHECK_INTEQ(ci.vc, 0);
+			engine_cell(e, spec_find_cell(s, "n1"), &ci);
+			CHECK_INTEQ(ci.vc, 1);
+		}
+		work_req(&r, "o", 1, 1, 4, ENGINE_PRIO_OPPORTUNISTIC);
+		CHECK(engine_alloc(e, &r, &p) >= 0);
+		CHECKF(s->cells[p.leaves[0]].parent == spec_find_cell(s, "n0"),
+		    "opp on leaf %d", p.leaves[0]);
+		work_req(&r, "a", 0, 1, 4, 0);
+		CHECK(engine_alloc(e, &r, &p) >= 0);
+		/* dynamic: A binds the clean node; static: its own, preempting */
+		CHECK_INTEQ(p.nvictims, st ? 1 : 0);
+		CHECK_INTEQ(engine_job_find(e, "o") >= 0, !st);
+		CHECK(engine_check(e, why, sizeof why));
+		engine_free(e);
+
+		/* n0 goes bad before A asks, a spare node left: only static
+		   binding keeps A there */
+		e = engine_create(s4, ENGINE_HIVED, &cause);
+		if (st)
+			CHECK(engine_bind_static(e, &cause) == 0);
+		CHECK(engine_node_set_bad(e, "n0", true, NULL, 0) == 0);
+		work_req(&r, "a", 0, 1, 4, 0);
+		bound = engine_alloc(e, &r, &p);
+		CHECKF((bound >= 0) == !st, "static %d: alloc %d (%s)", st, bound, p.why);
+		CHECK(engine_node_set_bad(e, "n0", false, NULL, 0) == 0);
+		CHECK(engine_check(e, why, sizeof why));
+		engine_free(e);
+	}
+	/* quota and private: a no-op (no cells, or static already) */
+	e = engine_create(s, ENGINE_QUOTA, &cause);
+	CHECK(engine_bind_static(e, &cause) == 0 && !engine_binding_static(e));
+	engine_free(e);
+	e = engine_create(s, ENGINE_PRIVATE, &cause);
+	CHECK(engine_binding_static(e));
+	engine_free(e);
+	/* not once jobs run */
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	work_req(&r, "a", 0, 1, 1, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECK(engine_bind_static(e, &cause) < 0);
+	free(cause);
+	engine_free(e);
+	engine_plan_release(&p);
+	spec_free(s4);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "fig3-orders", test_fig3_orders },
 	{ "opportunistic-fill-and-preempt", test_opportunistic_fill_and_preempt },
@@ -496,5 +600,6 @@ static const struct test tests[] = {
 	{ "quota-and-private", test_quota_and_private },
 	{ "bad-requests", test_bad_requests },
 	{ "never-fits", test_never_fits },
+	{ "static-binding", test_static_binding },
 };
 TEST_MAIN(tests)

@@ -235,28 +235,35 @@ static const struct v3field {
 static int old_blobs;		/* store_restore hands over blobs of this version */
 
 /*
- * A version 6 blob as version 4 or 3 wrote it: version 4 is version 6's
+ * A version 7 blob as version 4 or 3 wrote it: version 4 is version 7's
  * mask narrowed to 32 bits over the same fields; version 3 every field.
  * Neither has grow-shrink's fields or the promotion marks, so the job must
- * not have grown or been promoted.
+ * not have grown or been promoted; the preempted time is dropped (older
+ * blobs read it as 0).
  */
 static void
 blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 {
 	const unsigned char *p = (const unsigned char *)in->buf;
-	size_t off = 9;
+	size_t off = 9, end;
 	uint64_t mask = 0;
 	int32_t n;
 	int f, k;
 
 	strbuf_reset(out);
-	if (in->len < 13 || p[0] != 6) {
+	if (in->len < 13 || p[0] != 7) {
 		CHECKF(0, "job %d: a blob of version %d, %zu bytes", job,
 		    in->len > 0 ? p[0] : -1, in->len);
 		return;
 	}
 	for (k = 0; k < 8; k++)
 		mask |= (uint64_t)p[1 + k] << (8 * k);
+	end = in->len - 4;
+	if (mask & (UINT64_C(1) << 35)) {
+		/* the preempted time, last: older blobs read it as 0 */
+		mask &= ~(UINT64_C(1) << 35);
+		end -= 8;
+	}
 	if ((mask >> 31) != 0) {
 		CHECKF(0, "job %d: grow-shrink fields (mask 0x%llx) have no older "
 		    "form", job, (unsigned long long)mask);
@@ -265,7 +272,7 @@ blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 	if (version == 4) {
 		pack_u8(out, 4);
 		pack_u32(out, (uint32_t)mask);
-		strbuf_add(out, (const char *)p + off, in->len - off - 4);
+		strbuf_add(out, (const char *)p + off, end - off);
 		pack_seal(out, 0);
 		return;
 	}
@@ -290,8 +297,33 @@ blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 		else
 			pack_i64(out, (int64_t)d->dflt);
 	}
-	CHECKF(off + 4 == in->len, "job %d: %zu of %zu bytes read", job, off + 4,
-	    in->len);
+	CHECKF(off == end, "job %d: %zu of %zu bytes read", job, off, end);
+	pack_seal(out, 0);
+}
+
+/*
+ * A version 7 blob without its preempted time: what a job restored from
+ * an older blob (which has none) encodes to. Other blobs are copied.
+ */
+static void
+blob_strip_preempted(const struct strbuf *in, struct strbuf *out)
+{
+	const unsigned char *p = (const unsigned char *)in->buf;
+	uint64_t mask = 0;
+	int k;
+
+	strbuf_reset(out);
+	strbuf_add(out, in->buf, in->len);
+	if (in->len < 13 || p[0] != 7)
+		return;
+	for (k = 0; k < 8; k++)
+		mask |= (uint64_t)p[1 + k] << (8 * k);
+	if (!(mask & (UINT64_C(1) << 35)))
+		return;
+	mask &= ~(UINT64_C(1) << 35);
+	for (k = 0; k < 8; k++)
+		out->buf[1 + k] = (char)(mask >> (8 * k));
+	strbuf_setlen(out, in->len - 12);
 	pack_seal(out, 0);
 }
 
@@ -302,7 +334,7 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 {
 	struct engine_placement *pls = xcalloc((size_t)st->njobs + 1, sizeof *pls);
 	struct emu_blob *jb = xcalloc((size_t)st->njobs + 1, sizeof *jb);
-	struct strbuf *v3 = NULL;
+	struct strbuf *v3 = NULL, tmp = STRBUF_INIT;
 	struct emu_saved sv;
 	struct emu *m;
 	int i, npl = 0;
@@ -320,6 +352,10 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 			blob_to_old(&st->blob[i], i, old_blobs, &v3[i]);
 			jb[i].data = v3[i].buf;
 			jb[i].len = v3[i].len;
+			/* the store now holds what the restored job writes */
+			blob_strip_preempted(&st->blob[i], &tmp);
+			strbuf_reset(&st->blob[i]);
+			strbuf_add(&st->blob[i], tmp.buf, tmp.len);
 		}
 	}
 	memset(&sv, 0, sizeof sv);
@@ -335,6 +371,7 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 		for (i = 0; i < st->njobs; i++)
 			strbuf_release(&v3[i]);
 	free(v3);
+	strbuf_release(&tmp);
 	free(pls);
 	free(jb);
 	return m;
@@ -390,6 +427,18 @@ same_double(double a, double b)
 	return memcmp(&a, &b, sizeof a) == 0;
 }
 
+static bool
+same_group(const struct emu_group *a, const struct emu_group *b)
+{
+	struct emu_group x, y;
+
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	if (old_blobs != 0)
+		x.preempted_gpu_hours = y.preempted_gpu_hours = 0;
+	return memcmp(&x, &y, sizeof x) == 0;
+}
+
 static void
 compare(const struct outcome *a, const struct outcome *b, int n, const char *what)
 {
@@ -410,14 +459,15 @@ compare(const struct outcome *a, const struct outcome *b, int n, const char *wha
 	    first >= 0 ? job_state_name(b->jobs[first].state) : "",
 	    first >= 0 ? a->jobs[first].preemptions : 0,
 	    first >= 0 ? b->jobs[first].preemptions : 0);
-	/* the report, every field */
-	CHECKF(memcmp(&a->rep.all, &b->rep.all, sizeof a->rep.all) == 0,
+	/* the report, every field (but the preempted time, which a restore
+	   from older blobs, without it, forgets) */
+	CHECKF(same_group(&a->rep.all, &b->rep.all),
 	    "%s: report 'all' differs: done %d vs %d, jct %.17g vs %.17g, gpu-hours "
 	    "%.17g vs %.17g", what, a->rep.all.done, b->rep.all.done, a->rep.all.jct.avg,
 	    b->rep.all.jct.avg, a->rep.all.gpu_hours, b->rep.all.gpu_hours);
 	CHECK_INTEQ(a->rep.nvcs, b->rep.nvcs);
 	for (i = 0; i < a->rep.nvcs && i < b->rep.nvcs; i++)
-		CHECKF(memcmp(&a->rep.vcs[i], &b->rep.vcs[i], sizeof a->rep.vcs[i]) == 0,
+		CHECKF(same_group(&a->rep.vcs[i], &b->rep.vcs[i]),
 		    "%s: report of vc '%s' differs", what, a->rep.vcs[i].name);
 	CHECKF(same_double(a->rep.makespan, b->rep.makespan) &&
 	    same_double(a->rep.util, b->rep.util) &&
@@ -768,6 +818,44 @@ test_policies_and_modes(void)
 	spec_free(s);
 }
 
+/*
+ * Static binding (emu_params.static_binding): a restore binds every VC's
+ * cells as the first run did before it puts the jobs back, so the resumed
+ * run is the straight one, bad nodes and preemptions included.
+ */
+static void
+test_static_binding(void)
+{
+	static const char *const policies[] = { "las", "fifo" };
+	struct spec *s = load_file("specs/default.yaml");
+	int n = 180, i, total = 0;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct setup su;
+
+	random_jobs(s, jobs, n, 23);
+	for (i = 0; i < n; i++) {
+		jobs[i].submit /= 3;
+		jobs[i].state_since = jobs[i].submit;
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&su, 0, sizeof su);
+		su.s = s;
+		su.mode = ENGINE_HIVED;
+		su.policy = policies[i];
+		policy_params_init(&su.pp);
+		emu_params_init(&su.ep);
+		su.ep.static_binding = true;
+		su.ep.faults = faults;
+		su.ep.nfaults = sizeof faults / sizeof faults[0];
+		su.jobs = jobs;
+		su.njobs = n;
+		total += one(&su, 8);
+	}
+	CHECKF(total == 2 * 8, "%d restores", total);
+	free(jobs);
+	spec_free(s);
+}
+
 /* Ideal mode: free preemption requeues at the same instant (two ticks at t). */
 static void
 test_ideal(void)
@@ -1032,17 +1120,22 @@ static const struct {
 	{ UINT64_C(1) << 31, 0, 0, "" },			/* extra missing */
 };
 
-/* Version 6 (version 5 and the promotion marks) a decoder must refuse. */
+/* Versions 6 (version 5 and the promotion marks) and 7 (and the
+   preempted time) a decoder must refuse. */
 static const struct {
+	int		 version;
 	uint64_t	 mask;
 	double		 value;
 	const char	*want;
 } v6bad[] = {
-	{ UINT64_C(1) << 35, 0, "unknown fields" },
-	{ UINT64_C(1) << 33, -1, "promotion state" },	/* service mark < 0 */
-	{ UINT64_C(1) << 33, NAN, "promotion state" },
-	{ UINT64_C(1) << 34, -2, "promotion state" },	/* wait mark < -1 */
-	{ UINT64_C(1) << 34, INFINITY, "promotion state" },
+	{ 6, UINT64_C(1) << 35, 0, "unknown fields" },
+	{ 6, UINT64_C(1) << 33, -1, "promotion state" },	/* service mark < 0 */
+	{ 6, UINT64_C(1) << 33, NAN, "promotion state" },
+	{ 6, UINT64_C(1) << 34, -2, "promotion state" },	/* wait mark < -1 */
+	{ 6, UINT64_C(1) << 34, INFINITY, "promotion state" },
+	{ 7, UINT64_C(1) << 36, 0, "unknown fields" },
+	{ 7, UINT64_C(1) << 35, -1, "clocks" },			/* preempted < 0 */
+	{ 7, UINT64_C(1) << 35, NAN, "clocks" },
 };
 
 static void
@@ -1207,12 +1300,13 @@ test_corrupt(void)
 		    "mask 0x%llx: %s", (unsigned long long)v5bad[i].mask, cause);
 		free(cause);
 	}
-	/* version 6: the same, with the promotion marks */
+	/* versions 6 and 7: the same, with the promotion marks and the
+	   preempted time */
 	for (i = 0; i < (int)(sizeof v6bad / sizeof v6bad[0]); i++) {
 		strbuf_reset(&st.blob[job]);
-		pack_u8(&st.blob[job], 6);
+		pack_u8(&st.blob[job], (unsigned)v6bad[i].version);
 		pack_u64(&st.blob[job], v6bad[i].mask);
-		if ((v6bad[i].mask >> 35) == 0)
+		if (strcmp(v6bad[i].want, "unknown fields") != 0)
 			pack_f64(&st.blob[job], v6bad[i].value);
 		pack_seal(&st.blob[job], 0);
 		CHECK(!try_restore(&st, &su, live, until, &cause));
@@ -1334,6 +1428,7 @@ static const struct test tests[] = {
 	{ "migrate-mid", test_migrate_mid },
 	{ "corrupt", test_corrupt },
 	{ "old-blobs", test_old_blobs },
+	{ "static-binding", test_static_binding },
 };
 
 TEST_MAIN(tests)

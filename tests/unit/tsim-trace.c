@@ -208,7 +208,7 @@ static const struct {
 	  "(philly 'timestamp,duration,num_gpus,gpu_time,cluster'; itp 'job_id,"
 	  "submission_time,duration,num_gpu'; tiresias 'job_id,num_gpu,submit_time,"
 	  "iterations,model_name,duration,interval'; then optionally gpus_max, "
-	  "priority, weight, class)" },
+	  "priority, weight, class, affinity)" },
 	/* optional columns: each once, only after the format's */
 	{ "job_id,submission_time,duration,num_gpu,weight,weight\na,1,2,3,1,1\n",
 	  TRACE_AUTO, NULL },
