@@ -178,7 +178,7 @@ fe_interrupted(const struct frontend *fe)
 }
 
 /*
- * The progress of a long run (cmd-sim.c calls it every 0.2 s or so once
+ * The progress of a long run (sim-run.c calls it every 0.2 s or so once
  * a run has gone 0.8 s; dash --follow's wait for a store at once; NULL
  * ends it). On a terminal a transient line as it comes. Else (a log, a
  * pipe) a plain line every CELLAR_PROGRESS_EVERY seconds (default 5; 0:
