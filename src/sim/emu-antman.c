@@ -40,6 +40,8 @@
 #include <string.h>
 
 #include "core/hostlist.h"
+#include "core/pack.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "sim/emu-int.h"
 
@@ -78,7 +80,7 @@ cand_all(struct emu *m)
 	}
 }
 
-void
+static void
 emu_am_init(struct emu *m)
 {
 	const struct spec *s = m->s;
@@ -122,7 +124,7 @@ emu_am_init(struct emu *m)
 	cand_all(m);
 }
 
-void
+static void
 emu_am_free(struct emu *m)
 {
 	int i;
@@ -191,7 +193,7 @@ mem_min(const struct emu *m, int job)
 	return md->mem_min < need ? md->mem_min : need;
 }
 
-void
+static void
 emu_am_plan_phase(struct emu *m, int job)
 {
 	const struct job *j = &m->jobs[job];
@@ -227,7 +229,7 @@ jobs_gpus_dirty(struct emu *m, int job)
 		gpu_dirty(m, m->js[job].gpus[i]);
 }
 
-void
+static void
 emu_am_phase(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
@@ -257,7 +259,7 @@ wait_before(const struct emu *m, int a, int b)
 	return x->submit < y->submit || (x->submit == y->submit && a < b);
 }
 
-void
+static void
 emu_am_submit(struct emu *m, int job)
 {
 	int lo = 0, hi = m->nwait, mid;
@@ -347,7 +349,7 @@ set_gpus(struct emu *m, int job, const int *leaves, int n)
 	}
 }
 
-void
+static void
 emu_am_start(struct emu *m, int job)
 {
 	struct engine_job_info info;
@@ -406,7 +408,7 @@ am_detach(struct emu *m, int job)
 	x->ngpus = 0;
 }
 
-void
+static void
 emu_am_leave(struct emu *m, int job, bool completed)
 {
 	struct ejob_state *x = &m->js[job];
@@ -422,7 +424,7 @@ emu_am_leave(struct emu *m, int job, bool completed)
 	emu_mark(m, job);
 }
 
-void
+static void
 emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why)
 {
 	int k, g;
@@ -434,7 +436,7 @@ emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why)
 	}
 }
 
-void
+static void
 emu_am_integrate(struct emu *m, double t)
 {
 	double dt = t - m->busy_since;
@@ -1161,7 +1163,7 @@ same_gpus(const struct ejob_state *x, const struct engine_job_info *info,
  * would be unsafe); then -1, and the engine places the job its own way
  * and the guest migrates there. Any other start: -1, the engine's way.
  */
-int
+static int
 emu_am_place(void *arg, int job, const struct engine_req *r)
 {
 	struct emu *m = arg;
@@ -1365,7 +1367,7 @@ upgrades(struct emu *m)
 	free(known);
 }
 
-void
+static void
 emu_am_tick(struct emu *m)
 {
 	int i, n, fails = 0, *leaves = NULL;
@@ -1409,7 +1411,7 @@ cmp_seq_job(const void *a, const void *b, const struct emu *m)
 	return (x > y) - (x < y);
 }
 
-int
+static int
 emu_am_restore(struct emu *m, char *why, size_t len)
 {
 	int i, k, g;
@@ -1448,3 +1450,159 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 			emu_am_submit(m, i);
 	return 0;
 }
+
+/* ---- the mechanism's hooks ---- */
+
+static bool
+antman_init(struct emu *m)
+{
+	m->am_on = (m->p->ops->flags & POLICY_OPPSHARE) != 0;
+	if (m->am_on)
+		emu_am_init(m);
+	return m->am_on;
+}
+
+static void
+antman_leave(struct emu *m, int job, enum emu_leave why)
+{
+	emu_am_leave(m, job, why == EMU_LEAVE_FINISH);
+}
+
+static void
+antman_event(struct emu *m, const struct ev *x)
+{
+	if (x->kind == EV_PHASE && x->ver == m->js[x->arg].ver &&
+	    m->jobs[x->arg].state == JOB_RUNNING)
+		emu_am_phase(m, x->arg);
+}
+
+static double
+antman_busy(const struct emu *m)
+{
+	return m->am_busy;
+}
+
+static bool
+antman_tick(struct emu *m)
+{
+	emu_am_tick(m);
+	return false;
+}
+
+/* Version 3 of the run blob: the sums and GPUs (none when off); 5: moves. */
+static void
+antman_save(const struct emu *m, int section, struct strbuf *out)
+{
+	int i;
+
+	if (section == 5) {
+		pack_i64(out, m->am_moved);
+		return;
+	}
+	if (section != 3)
+		return;
+	pack_i64(out, m->am_seq);
+	pack_f64(out, m->am_busy);
+	pack_f64(out, m->am_host);
+	pack_f64(out, m->am_lost);
+	pack_f64(out, m->am_sm);
+	pack_f64(out, m->am_mem);
+	pack_f64(out, m->am_int_sm);
+	pack_f64(out, m->am_int_mem);
+	pack_f64(out, m->am_int_host);
+	pack_f64(out, m->am_int_lost);
+	pack_i64(out, m->am_done);
+	pack_i64(out, m->am_upgrades);
+	pack_i64(out, m->am_ooms);
+	pack_i64(out, m->am_guests);
+	pack_i32(out, m->am_on ? m->ngpu : 0);
+	for (i = 0; m->am_on && i < m->ngpu; i++) {
+		pack_f64(out, m->gpu[i].util_avg);
+		pack_f64(out, m->gpu[i].util_t);
+		pack_f64(out, m->gpu[i].util_now);
+		pack_f64(out, m->gpu[i].mem_now);
+	}
+}
+
+/* The sums and GPUs as stored, guest lists and plans rebuilt. */
+static int
+antman_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t len)
+{
+	int i;
+
+	if (!m->am_on) {
+		for (i = 0; i < m->njobs; i++)
+			if (m->js[i].am || m->js[i].ngpus > 0) {
+				bufprintf(why, len, "job '%s' shares GPUs as AntMan does, "
+				    "policy '%s' does not", m->jobs[i].name, m->p->ops->name);
+				return -1;
+			}
+		return 0;
+	}
+	if (rs->ngpu != 0 && rs->ngpu != m->ngpu) {
+		bufprintf(why, len, "run state: %d GPUs, the spec has %d", rs->ngpu,
+		    m->ngpu);
+		return -1;
+	}
+	m->am_seq = rs->am_seq;
+	m->am_busy = rs->am[0];
+	m->am_host = rs->am[1];
+	m->am_lost = rs->am[2];
+	m->am_sm = rs->am[3];
+	m->am_mem = rs->am[4];
+	m->am_int_sm = rs->am[5];
+	m->am_int_mem = rs->am[6];
+	m->am_int_host = rs->am[7];
+	m->am_int_lost = rs->am[8];
+	m->am_done = rs->am_done;
+	m->am_upgrades = rs->am_upgrades;
+	m->am_moved = rs->am_moved;
+	m->am_ooms = rs->am_ooms;
+	m->am_guests = rs->am_guests;
+	for (i = 0; i < rs->ngpu; i++) {
+		m->gpu[i].util_avg = rs->gpu[4 * i];
+		m->gpu[i].util_t = rs->gpu[4 * i + 1];
+		m->gpu[i].util_now = rs->gpu[4 * i + 2];
+		m->gpu[i].mem_now = rs->gpu[4 * i + 3];
+	}
+	return emu_am_restore(m, why, len);
+}
+
+static void
+antman_report(const struct emu *m, struct emu_report *r)
+{
+	r->opp_shared = m->am_on;
+	if (m->am_on && r->makespan > 0 && m->s->gpus > 0) {
+		r->sm_util = m->am_int_sm / ((double)m->s->gpus * r->makespan);
+		if (m->par.gpu_mem > 0)
+			r->mem_util = m->am_int_mem / ((double)m->s->gpus * m->par.gpu_mem *
+			    r->makespan);
+	}
+	r->interference = m->am_int_host > 0 ? m->am_int_lost / m->am_int_host : 0;
+	r->opp_guests = m->am_guests;
+	r->opp_done = m->am_done;
+	r->upgrades = m->am_upgrades;
+	r->upgrade_skips = m->am_skips;
+	r->upgrades_moved = m->am_moved;
+	r->ooms = m->am_ooms;
+}
+
+const struct emu_mech emu_antman_mech = {
+	.name = "antman",
+	.init = antman_init,
+	.free = emu_am_free,
+	.submit = emu_am_submit,
+	.start = emu_am_start,
+	.planned = emu_am_plan_phase,
+	.leave = antman_leave,
+	.node_bad = emu_am_node_bad,
+	.event = antman_event,
+	.integrate = emu_am_integrate,
+	.busy = antman_busy,
+	.tick = antman_tick,
+	.place = emu_am_place,
+	.save = antman_save,
+	.restore = antman_restore,
+	.report = antman_report,
+	.flags = EMU_MECH_OWN_SM,
+};

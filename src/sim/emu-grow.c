@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pack.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "sim/emu-int.h"
 
-void
+static void
 emu_el_init(struct emu *m)
 {
 	int i;
@@ -43,7 +45,7 @@ emu_el_init(struct emu *m)
 		m->node_seen[i] = -INFINITY;
 }
 
-void
+static void
 emu_el_free(struct emu *m)
 {
 	free(m->el);
@@ -73,7 +75,7 @@ elastic(const struct emu *m, int job)
 }
 
 /* Into the list of elastic jobs holding cells, kept sorted by job id. */
-void
+static void
 emu_el_start(struct emu *m, int job)
 {
 	int i;
@@ -89,7 +91,7 @@ emu_el_start(struct emu *m, int job)
 }
 
 /* Out of the list: it gave all its cells back (finished, preempted, failed). */
-void
+static void
 emu_el_leave(struct emu *m, int job)
 {
 	int i;
@@ -143,7 +145,7 @@ el_move(struct emu *m, int job, const int *add, int nadd, int drop)
 	np -= drop;
 	nl = pf[np];
 	rc = engine_move(m->e, m->jobs[job].engine_id, pf, np, lv, nl, why, sizeof why);
-	emu_mg_moved(m, job);
+	emu_moved(m, job);
 	free(pf);
 	free(lv);
 	return rc;
@@ -200,7 +202,7 @@ el_shrink(struct emu *m, int job)
  * took: shrink those of their VCs (of every VC in quota mode, where VCs
  * share the GPUs). Returns true when some shrank (the caller passes again).
  */
-bool
+static bool
 emu_el_shrink(struct emu *m)
 {
 	bool any = false, quota = engine_mode(m->e) == ENGINE_QUOTA;
@@ -249,7 +251,7 @@ el_watch(struct emu *m, int node)
  * VC waiting into GPUs idle for grow_after, and queue a wake-up for the
  * next GPU to come due.
  */
-void
+static void
 emu_el_grow(struct emu *m)
 {
 	struct engine_job_info in;
@@ -312,7 +314,7 @@ emu_el_grow(struct emu *m)
 }
 
 /* After a restore: the list from the jobs holding cells, their nodes watched. */
-int
+static int
 emu_el_restore(struct emu *m, char *why, size_t len)
 {
 	struct engine_job_info in;
@@ -336,3 +338,92 @@ emu_el_restore(struct emu *m, char *why, size_t len)
 	}
 	return 0;
 }
+
+/* ---- the mechanism's hooks ---- */
+
+static bool
+grow_init(struct emu *m)
+{
+	emu_el_init(m);
+	return m->el_on;
+}
+
+static void
+grow_leave(struct emu *m, int job, enum emu_leave why)
+{
+	(void)why;
+	emu_el_leave(m, job);
+}
+
+/* Version 6 of the run blob: the counts and idle clocks (none when off). */
+static void
+grow_save(const struct emu *m, int section, struct strbuf *out)
+{
+	int i, n;
+
+	if (section != RUN_V_GROW)
+		return;
+	pack_i64(out, m->grows);
+	pack_i64(out, m->shrinks);
+	for (i = 0, n = 0; m->el_on && i < m->s->ncells; i++)
+		n += m->idle_at[i] >= 0;
+	pack_i32(out, n);
+	for (i = 0; m->el_on && i < m->s->ncells; i++)
+		if (m->idle_at[i] >= 0) {
+			pack_i32(out, i);
+			pack_f64(out, m->idle_at[i]);
+		}
+}
+
+/* Counts and idle clocks as stored, the list rebuilt. */
+static int
+grow_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t len)
+{
+	int i;
+
+	if (!m->el_on && rs->nidle > 0) {
+		bufprintf(why, len, "run state: idle clocks for grow-shrink, "
+		    "which policy '%s' and these jobs do not do", m->p->ops->name);
+		return -1;
+	}
+	m->grows = rs->grows;
+	m->shrinks = rs->shrinks;
+	for (i = 0; i < rs->nidle; i++) {
+		if (rs->idle_cell[i] >= m->s->ncells || m->s->cells[rs->idle_cell[i]].level != 1) {
+			bufprintf(why, len, "run state: idle cell %d is not a GPU",
+			    rs->idle_cell[i]);
+			return -1;
+		}
+		m->idle_at[rs->idle_cell[i]] = rs->idle_t[i];
+	}
+	if (m->el_on)
+		return emu_el_restore(m, why, len);
+	for (i = 0; i < m->njobs; i++)
+		if (m->js[i].extra > 0) {
+			bufprintf(why, len, "job '%s' grew, policy '%s' does not grow jobs",
+			    m->jobs[i].name, m->p->ops->name);
+			return -1;
+		}
+	return 0;
+}
+
+static void
+grow_report(const struct emu *m, struct emu_report *r)
+{
+	r->grows = m->grows;
+	r->shrinks = m->shrinks;
+}
+
+/* EV_GROW is a wake-up only: the tick's settle (emu_el_grow) does the work. */
+const struct emu_mech emu_grow_mech = {
+	.name = "grow-shrink",
+	.init = grow_init,
+	.free = emu_el_free,
+	.cells = emu_el_start,
+	.leave = grow_leave,
+	.tick = emu_el_shrink,
+	.settle = emu_el_grow,
+	.save = grow_save,
+	.restore = grow_restore,
+	.report = grow_report,
+};

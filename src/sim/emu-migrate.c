@@ -34,7 +34,7 @@
 #define MG_GAIN		20	/* remaining time >= 20 x the migration's cost */
 #define MG_TRIES	4	/* defrag: nodes tried per pass, most free first */
 
-void
+static void
 emu_mg_init(struct emu *m)
 {
 	m->mg_on = (m->p->ops->flags & POLICY_OVERSUB) != 0 && m->par.migrate;
@@ -49,7 +49,7 @@ emu_mg_init(struct emu *m)
 	memset(m->mg_loc, -1, (size_t)m->njobs * sizeof *m->mg_loc);
 }
 
-void
+static void
 emu_mg_free(struct emu *m)
 {
 	free(m->mg_multi);
@@ -63,7 +63,7 @@ emu_mg_free(struct emu *m)
 }
 
 /* Job is about to give its cells back: its nodes have free cells this tick. */
-void
+static void
 emu_mg_note(struct emu *m, int job)
 {
 	struct engine_job_info in;
@@ -104,14 +104,14 @@ multi_add(struct emu *m, int eid)
 	m->nmg_multi++;
 }
 
-void
+static void
 emu_mg_moved(struct emu *m, int job)
 {
 	if (m->mg_on)
 		m->mg_loc[job] = -1;
 }
 
-void
+static void
 emu_mg_started(struct emu *m, int job)
 {
 	emu_mg_moved(m, job);
@@ -570,7 +570,7 @@ defrag(struct emu *m)
  * departures freed, then a defragmentation pass when one is due.
  * Returns true when a job moved (the caller passes again).
  */
-bool
+static bool
 emu_mg_tick(struct emu *m)
 {
 	bool any = false;
@@ -586,3 +586,23 @@ emu_mg_tick(struct emu *m)
 	any |= defrag(m);
 	return any;
 }
+
+/* ---- the mechanism's hooks ---- */
+
+static bool
+migrate_init(struct emu *m)
+{
+	emu_mg_init(m);
+	return m->mg_on;
+}
+
+/* Nothing saved: what a tick does follows from the last tick's time. */
+const struct emu_mech emu_migrate_mech = {
+	.name = "migration",
+	.init = migrate_init,
+	.free = emu_mg_free,
+	.cells = emu_mg_started,
+	.moved = emu_mg_moved,
+	.release = emu_mg_note,
+	.tick = emu_mg_tick,
+};

@@ -35,8 +35,6 @@ cmp_seq(const void *a, const void *b)
    job's extra GPUs and wake-up and take a 64-bit mask (older: jobs that
    never grew). */
 #define JOB_BLOB_VERSION	6
-#define RUN_BLOB_VERSION	6
-#define RUN_V_GROW		6	/* the first run version with grow-shrink */
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -157,7 +155,7 @@ emu_save(const struct emu *m, struct strbuf *out)
 	struct engine_mark *mk;
 	struct ev *ev;
 	size_t start = out->len;
-	int i, n, nmk;
+	int i, n, nmk, sec;
 
 	pack_u8(out, RUN_BLOB_VERSION);
 	pack_i32(out, m->njobs);
@@ -217,104 +215,23 @@ emu_save(const struct emu *m, struct strbuf *out)
 		pack_i32(out, mk[i].leaf);
 	}
 	free(mk);
-	/* version 2: sharing groups (members are the jobs' own grp) */
-	pack_i64(out, m->rr_back);
-	pack_i64(out, m->rr_front);
-	pack_i64(out, m->packs);
-	pack_i64(out, m->unpacks);
-	pack_i64(out, m->guests);
-	pack_i32(out, m->ngrp);
-	for (i = 0; i < m->ngrp; i++) {
-		const struct sgroup *g = &m->grp[i];
-		pack_i32(out, g->node);
-		pack_i32(out, g->vc);
-		pack_i32(out, g->gpus);
-		pack_u8(out, (unsigned)g->mode);
-		pack_u32(out, g->ver);
-		pack_f64(out, g->eval_t);
-		pack_f64(out, g->eval_work);
-		pack_i32(out, g->nmb);
-	}
-	/* version 3: AntMan's sums and GPUs (none when off) */
-	pack_i64(out, m->am_seq);
-	pack_f64(out, m->am_busy);
-	pack_f64(out, m->am_host);
-	pack_f64(out, m->am_lost);
-	pack_f64(out, m->am_sm);
-	pack_f64(out, m->am_mem);
-	pack_f64(out, m->am_int_sm);
-	pack_f64(out, m->am_int_mem);
-	pack_f64(out, m->am_int_host);
-	pack_f64(out, m->am_int_lost);
-	pack_i64(out, m->am_done);
-	pack_i64(out, m->am_upgrades);
-	pack_i64(out, m->am_ooms);
-	pack_i64(out, m->am_guests);
-	pack_i32(out, m->am_on ? m->ngpu : 0);
-	for (i = 0; m->am_on && i < m->ngpu; i++) {
-		pack_f64(out, m->gpu[i].util_avg);
-		pack_f64(out, m->gpu[i].util_t);
-		pack_f64(out, m->gpu[i].util_now);
-		pack_f64(out, m->gpu[i].mem_now);
-	}
-	/* version 4: the submission window */
-	pack_f64(out, m->win_busy);
-	pack_f64(out, m->win_sm);
-	/* version 5 */
-	pack_i64(out, m->am_moved);
-	/* version 6: grow-shrink's counts and idle clocks (none when off) */
-	pack_i64(out, m->grows);
-	pack_i64(out, m->shrinks);
-	for (i = 0, n = 0; m->el_on && i < m->s->ncells; i++)
-		n += m->idle_at[i] >= 0;
-	pack_i32(out, n);
-	for (i = 0; m->el_on && i < m->s->ncells; i++)
-		if (m->idle_at[i] >= 0) {
-			pack_i32(out, i);
-			pack_f64(out, m->idle_at[i]);
+	/* versions 2 to 6: the mechanisms' sections, and the window's (4) */
+	for (sec = 2; sec <= RUN_BLOB_VERSION; sec++) {
+		if (sec == 4) {
+			pack_f64(out, m->win_busy);
+			pack_f64(out, m->win_sm);
 		}
+		for (i = 0; emu_mechs[i] != NULL; i++)
+			if (emu_mechs[i]->save != NULL)
+				emu_mechs[i]->save(m, sec, out);
+	}
 	pack_seal(out, start);
 }
 
 /* ---- restoring ---- */
 
-/* The run blob, decoded. */
-struct run_state {
-	int			 njobs, nfaults, nseries;
-	double			 now, horizon, busy_since, busy_gpu_time;
-	double			 first_submit, last_end;
-	uint64_t		 seq;
-	long long		 events, next_progress;
-	int			 nfinal, live;
-	struct ev		*ev;
-	int			 nev;
-	unsigned char		*dirty;
-	int			 ndoms;
-	struct sched_stats	 ss;
-	struct engine_stats	 es;
-	struct engine_mark	*marks;
-	int			 nmarks;
-	long long		 rr_back, rr_front, packs, unpacks, guests;
-	struct sgroup		*grp;	/* nmb: the count stored, mb unused */
-	int			 ngrp;
-	/* AntMan (version 3) */
-	long long		 am_seq, am_done, am_upgrades, am_ooms, am_guests;
-	double			 am[9];		/* busy host lost sm mem, 4 integrals */
-	double			*gpu;		/* 4 per GPU */
-	int			 ngpu;
-	/* version 4 */
-	double			 win_busy, win_sm;
-	/* version 5 */
-	long long		 am_moved;
-	/* grow-shrink (version 6) */
-	long long		 grows, shrinks;
-	int			*idle_cell;
-	double			*idle_t;
-	int			 nidle;
-};
-
 static void
-run_state_release(struct run_state *rs)
+run_state_release(struct emu_run_state *rs)
 {
 	free(rs->idle_cell);
 	free(rs->idle_t);
@@ -326,7 +243,7 @@ run_state_release(struct run_state *rs)
 }
 
 static int
-decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why, size_t len)
+decode_run(const struct emu_blob *b, int njobs, struct emu_run_state *rs, char *why, size_t len)
 {
 	struct unpack u;
 	unsigned v;
@@ -694,70 +611,6 @@ restore_health(struct emu *m)
 	free(st);
 }
 
-/*
- * The sharing groups: the stored table, members from the jobs' own group
- * index (sorted by job id, as emu.c keeps them), checked against each
- * other: a guest holds no engine job, a host does, counts agree.
- */
-static int
-restore_groups(struct emu *m, const struct run_state *rs, char *why, size_t len)
-{
-	int i, gi;
-
-	m->rr_back = rs->rr_back;
-	m->rr_front = rs->rr_front;
-	m->packs = rs->packs;
-	m->unpacks = rs->unpacks;
-	m->guests = rs->guests;
-	m->ngrp = m->grp_cap = 0;
-	if (rs->ngrp > 0) {
-		m->grp = xcalloc((size_t)rs->ngrp, sizeof *m->grp);
-		m->grp_cap = (size_t)rs->ngrp;
-	}
-	for (i = 0; i < rs->ngrp; i++) {
-		if (rs->grp[i].nmb > 0 && (rs->grp[i].node >= m->s->nnodes ||
-		    rs->grp[i].vc >= m->s->nvcs)) {
-			bufprintf(why, len, "sharing group %d: node %d, vc %d", i,
-			    rs->grp[i].node, rs->grp[i].vc);
-			return -1;
-		}
-	}
-	for (i = 0; i < rs->ngrp; i++) {
-		m->grp[i] = rs->grp[i];
-		m->grp[i].nmb = 0;
-		m->grp[i].mb = NULL;
-		m->grp[i].cap = 0;
-	}
-	m->ngrp = rs->ngrp;
-	for (i = 0; i < m->njobs; i++) {
-		const struct job *j = &m->jobs[i];
-		const struct ejob_state *x = &m->js[i];
-		if ((x->guest || x->am ? j->engine_id != -1 :
-		    job_holds_cells(j) && j->engine_id < 0) || (x->am && !job_holds_cells(j)) ||
-		    (x->grp >= 0 && !job_holds_cells(j))) {
-			bufprintf(why, len, "job '%s' (%s, engine job %d) cannot be %s",
-			    j->name, job_state_name(j->state), j->engine_id,
-			    x->guest ? "a guest" : "a host");
-			return -1;
-		}
-		if ((gi = x->grp) < 0)
-			continue;
-		if (gi >= m->ngrp || m->grp[gi].vc != j->vc || m->grp[gi].gpus != j->gpus) {
-			bufprintf(why, len, "job '%s' is in sharing group %d of %d that "
-			    "does not fit it", j->name, gi, m->ngrp);
-			return -1;
-		}
-		emu_group_insert(&m->grp[gi], i);
-	}
-	for (i = 0; i < m->ngrp; i++)
-		if (m->grp[i].nmb != rs->grp[i].nmb) {
-			bufprintf(why, len, "sharing group %d has %d members, stored %d",
-			    i, m->grp[i].nmb, rs->grp[i].nmb);
-			return -1;
-		}
-	return 0;
-}
-
 struct done_order {
 	int		 job;
 	int		 done;
@@ -776,7 +629,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
     const struct emu_params *par, struct job *jobs, int njobs, const struct emu_saved *sv,
     char **cause)
 {
-	struct run_state rs;
+	struct emu_run_state rs;
 	struct emu *m = NULL;
 	struct policy_key *keys = NULL;
 	int *klass = NULL, *by_eid = NULL, i, k, njob_holding = 0;
@@ -820,8 +673,6 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 			goto fail;
 	m->now = rs.now;
 	m->horizon = rs.horizon;
-	if (restore_groups(m, &rs, why, sizeof why) < 0)
-		goto fail;
 
 	/* the engine: placements, then marks, then bad nodes */
 	m->e = engine_create(s, mode, cause);
@@ -982,68 +833,11 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		for (i = 0; i < k; i++)
 			p->ops->done((struct policy *)p, &jobs[order[i].job]);
 
-	/* AntMan: the sums and GPUs as stored, guest lists and plans rebuilt */
-	if (m->am_on) {
-		if (rs.ngpu != 0 && rs.ngpu != m->ngpu) {
-			bufprintf(why, sizeof why, "run state: %d GPUs, the spec has %d",
-			    rs.ngpu, m->ngpu);
+	/* each mechanism's state, from the run blob and the jobs */
+	for (i = 0; emu_mechs[i] != NULL; i++)
+		if (emu_mechs[i]->restore != NULL &&
+		    emu_mechs[i]->restore(m, &rs, why, sizeof why) < 0)
 			goto fail;
-		}
-		m->am_seq = rs.am_seq;
-		m->am_busy = rs.am[0];
-		m->am_host = rs.am[1];
-		m->am_lost = rs.am[2];
-		m->am_sm = rs.am[3];
-		m->am_mem = rs.am[4];
-		m->am_int_sm = rs.am[5];
-		m->am_int_mem = rs.am[6];
-		m->am_int_host = rs.am[7];
-		m->am_int_lost = rs.am[8];
-		m->am_done = rs.am_done;
-		m->am_upgrades = rs.am_upgrades;
-		m->am_moved = rs.am_moved;
-		m->am_ooms = rs.am_ooms;
-		m->am_guests = rs.am_guests;
-		for (i = 0; i < rs.ngpu; i++) {
-			m->gpu[i].util_avg = rs.gpu[4 * i];
-			m->gpu[i].util_t = rs.gpu[4 * i + 1];
-			m->gpu[i].util_now = rs.gpu[4 * i + 2];
-			m->gpu[i].mem_now = rs.gpu[4 * i + 3];
-		}
-		if (emu_am_restore(m, why, sizeof why) < 0)
-			goto fail;
-	} else
-		for (i = 0; i < njobs; i++)
-			if (m->js[i].am || m->js[i].ngpus > 0) {
-				bufprintf(why, sizeof why, "job '%s' shares GPUs as AntMan does, "
-				    "policy '%s' does not", jobs[i].name, p->ops->name);
-				goto fail;
-			}
-	/* grow-shrink: counts and idle clocks as stored, the list rebuilt */
-	if (!m->el_on && rs.nidle > 0) {
-		bufprintf(why, sizeof why, "run state: idle clocks for grow-shrink, "
-		    "which policy '%s' and these jobs do not do", p->ops->name);
-		goto fail;
-	}
-	m->grows = rs.grows;
-	m->shrinks = rs.shrinks;
-	for (i = 0; i < rs.nidle; i++) {
-		if (rs.idle_cell[i] >= s->ncells || s->cells[rs.idle_cell[i]].level != 1) {
-			bufprintf(why, sizeof why, "run state: idle cell %d is not a GPU",
-			    rs.idle_cell[i]);
-			goto fail;
-		}
-		m->idle_at[rs.idle_cell[i]] = rs.idle_t[i];
-	}
-	if (m->el_on && emu_el_restore(m, why, sizeof why) < 0)
-		goto fail;
-	if (!m->el_on)
-		for (i = 0; i < njobs; i++)
-			if (m->js[i].extra > 0) {
-				bufprintf(why, sizeof why, "job '%s' grew, policy '%s' does "
-				    "not grow jobs", jobs[i].name, p->ops->name);
-				goto fail;
-			}
 	if (!engine_check(m->e, why, sizeof why) || !sched_check(m->sch, why, sizeof why))
 		goto fail;
 	run_state_release(&rs);
