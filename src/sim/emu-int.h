@@ -146,6 +146,108 @@ struct jcache {
 	size_t		 cap;
 };
 
+/* Time-slicing's state (emu-share.c): groups, round-robin counters,
+   arrivals of this tick. */
+struct emu_share {
+	struct sgroup		*grp;
+	int			 ngrp;
+	size_t			 grp_cap;
+	long long		 rr_back, rr_front;
+	long long		 packs, unpacks, guests;
+	int			*arrived;	/* empty at every tick boundary */
+	int			 narrived;
+	size_t			 arrived_cap;
+};
+
+/* Grow-shrink's state (emu-grow.c), zero when off. */
+struct emu_grow {
+	/*
+	 * grow-shrink (POLICY_OVERSUB and elastic jobs): the elastic jobs
+	 * holding cells, by job id; per leaf (spec cell) since when it has
+	 * been seen idle (-1: busy or not watched), watched on the nodes of
+	 * those jobs at every tick; per node the tick it was last watched at.
+	 */
+	bool			 on;
+	int			*jobs;
+	int			 njobs;
+	size_t			 cap;
+	double			*idle_at;
+	double			*node_seen;
+	long long		 grows, shrinks;
+};
+
+/* Migration's state (emu-migrate.c), zero when off. */
+struct emu_migrate {
+	/* on: POLICY_OVERSUB and par.migrate. The
+	   nodes departures freed cells on this tick (empty at every tick
+	   boundary), flagged per node; per spec cell scratch counts */
+	bool			 on;
+	int			*nodes;
+	int			 nnodes;
+	size_t			 nodes_cap;
+	unsigned char		*flag;
+	int			*cnt;
+	/* the engine ids multi-GPU jobs got (sorted; stale ones dropped as
+	   found), so locality moves look at those only; derived, never
+	   saved: multi_ok is false until filled from the engine */
+	int			*multi;
+	int			 nmulti;
+	size_t			 multi_cap;
+	bool			 multi_ok;
+	/* per job: its locality and the best its GPU count could have, as
+	   cur * 16 + best, or -1 when its cells changed since (derived) */
+	int			*loc;
+	/* defrag's per-node counts (node_use), good while the engine's use
+	   serial is serial (derived: use_ok false until filled) */
+	bool			 use_ok;
+	unsigned long long	 serial;
+	unsigned char		*busy;
+	int			*free;
+	unsigned char		*other;	/* opportunistic or bad leaves */
+};
+
+/* AntMan's state (emu-antman.c), zero when off. */
+struct emu_antman {
+	/* on: POLICY_OPPSHARE */
+	bool			 on;
+	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
+	int			*leaf_gpu;	/* per spec cell: GPU index, -1 */
+	int			*gpu_leaf;	/* per GPU: spec cell */
+	int			 ngpu;
+	int			*node_off;	/* per node: first entry in node_gpu */
+	int			*node_gpu;	/* GPUs by node */
+	int			*node_cand;	/* per node: its GPUs with cand set */
+	/* place()'s scratch, per GPU, valid where the stamp is this call's */
+	unsigned		*taken, *seen, serial;
+	double			*load;
+	int			*dist, *cand;
+	int			*wait;	/* pending non-guaranteed jobs, (submit, id) */
+	int			 nwait;
+	size_t			 wait_cap;
+	/* what upgrades() asks at every departure, kept instead of a walk
+	   of every job: the guests of class auto, by job id, and per VC
+	   the pending guaranteed-class jobs that have arrived */
+	int			*autos;
+	int			 nauto;
+	size_t			 auto_cap;
+	int			*gwait;
+	int			*dirty;	/* GPUs marked dirty this tick */
+	int			 ndirty;
+	size_t			 dirty_cap;
+	bool			 freed;	/* a host left this tick: try upgrades */
+	long long		 seq;
+	double			 busy;	/* sum of guests' c_busy */
+	double			 host;	/* sum of hosts' c_host */
+	double			 lost;	/* sum of hosts' c_lost */
+	double			 sm;		/* sum of GPUs' util_now */
+	double			 mem;	/* sum of GPUs' mem_now */
+	double			 int_sm, int_mem, int_host, int_lost;
+	long long		 done;	/* guests that completed */
+	long long		 upgrades, ooms, guests;
+	long long		 moved;	/* upgrades that migrated */
+	long long		 skips;	/* upgrade attempts known to fail (not saved) */
+};
+
 struct emu {
 	const struct spec	*s;
 	const struct policy	*p;
@@ -185,96 +287,11 @@ struct emu {
 	size_t			 series_cap;
 	int			*failures;	/* per job: restarts after failures */
 
-	/* sharing: groups, round-robin counters, arrivals of this tick */
-	struct sgroup		*grp;
-	int			 ngrp;
-	size_t			 grp_cap;
-	long long		 rr_back, rr_front;
-	long long		 packs, unpacks, guests;
-	int			*arrived;	/* empty at every tick boundary */
-	int			 narrived;
-	size_t			 arrived_cap;
-
-	/*
-	 * grow-shrink (POLICY_OVERSUB and elastic jobs): the elastic jobs
-	 * holding cells, by job id; per leaf (spec cell) since when it has
-	 * been seen idle (-1: busy or not watched), watched on the nodes of
-	 * those jobs at every tick; per node the tick it was last watched at.
-	 */
-	bool			 el_on;
-	int			*el;
-	int			 nel;
-	size_t			 el_cap;
-	double			*idle_at;
-	double			*node_seen;
-	long long		 grows, shrinks;
-
-	/* migration (POLICY_OVERSUB and par.migrate; emu-migrate.c): the
-	   nodes departures freed cells on this tick (empty at every tick
-	   boundary), flagged per node; per spec cell scratch counts */
-	bool			 mg_on;
-	int			*mg_nodes;
-	int			 nmg_nodes;
-	size_t			 mg_nodes_cap;
-	unsigned char		*mg_flag;
-	int			*mg_cnt;
-	/* the engine ids multi-GPU jobs got (sorted; stale ones dropped as
-	   found), so locality moves look at those only; derived, never
-	   saved: mg_multi_ok is false until filled from the engine */
-	int			*mg_multi;
-	int			 nmg_multi;
-	size_t			 mg_multi_cap;
-	bool			 mg_multi_ok;
-	/* per job: its locality and the best its GPU count could have, as
-	   cur * 16 + best, or -1 when its cells changed since (derived) */
-	int			*mg_loc;
-	/* defrag's per-node counts (node_use), good while the engine's use
-	   serial is mg_serial (derived: mg_use_ok false until filled) */
-	bool			 mg_use_ok;
-	unsigned long long	 mg_serial;
-	unsigned char		*mg_busy;
-	int			*mg_free;
-	unsigned char		*mg_other;	/* opportunistic or bad leaves */
-
-	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
-	bool			 am_on;
-	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
-	int			*leaf_gpu;	/* per spec cell: GPU index, -1 */
-	int			*gpu_leaf;	/* per GPU: spec cell */
-	int			 ngpu;
-	int			*node_off;	/* per node: first entry in node_gpu */
-	int			*node_gpu;	/* GPUs by node */
-	int			*node_cand;	/* per node: its GPUs with cand set */
-	/* place()'s scratch, per GPU, valid where the stamp is this call's */
-	unsigned		*am_taken, *am_seen, am_serial;
-	double			*am_load;
-	int			*am_dist, *am_cand;
-	int			*am_wait;	/* pending non-guaranteed jobs, (submit, id) */
-	int			 nwait;
-	size_t			 wait_cap;
-	/* what upgrades() asks at every departure, kept instead of a walk
-	   of every job: the guests of class auto, by job id, and per VC
-	   the pending guaranteed-class jobs that have arrived */
-	int			*am_auto;
-	int			 nauto;
-	size_t			 auto_cap;
-	int			*am_gwait;
-	int			*am_dirty;	/* GPUs marked dirty this tick */
-	int			 ndirty_gpu;
-	size_t			 dirty_gpu_cap;
-	bool			 am_freed;	/* a host left this tick: try upgrades */
-	long long		 am_seq;
-	double			 am_busy;	/* sum of guests' c_busy */
-	double			 am_host;	/* sum of hosts' c_host */
-	double			 am_lost;	/* sum of hosts' c_lost */
-	double			 am_sm;		/* sum of GPUs' util_now */
-	double			 am_mem;	/* sum of GPUs' mem_now */
-	double			 am_int_sm, am_int_mem, am_int_host, am_int_lost;
-	long long		 am_done;	/* guests that completed */
-	long long		 am_upgrades, am_ooms, am_guests;
-	long long		 am_moved;	/* upgrades that migrated */
-	long long		 am_skips;	/* upgrade attempts known to fail (not saved) */
-
+	/* the sharing mechanisms' own state (each file's alone) */
+	struct emu_share	 sh;
+	struct emu_grow		 gr;
+	struct emu_migrate	 mg;
+	struct emu_antman	 am;
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */
 	int			 nfault_ev;	/* fault events made by emu_create */

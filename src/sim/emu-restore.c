@@ -668,7 +668,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	klass = xcalloc((size_t)njobs + 1, sizeof *klass);
 	for (i = 0; i < njobs; i++)
 		if (decode_job(sv->job_state != NULL ? &sv->job_state[i] : NULL, i, &m->js[i],
-		    &m->failures[i], &keys[i], &klass[i], m->am_on ? m->ngpu : 0,
+		    &m->failures[i], &keys[i], &klass[i], m->am.on ? m->am.ngpu : 0,
 		    &m->jobs[i], why, sizeof why) < 0)
 			goto fail;
 	m->now = rs.now;

@@ -96,9 +96,9 @@ group_find(const struct emu *m, int node, int vc, int gpus)
 {
 	int i;
 
-	for (i = 0; i < m->ngrp; i++)
-		if (m->grp[i].nmb > 0 && m->grp[i].node == node && m->grp[i].vc == vc &&
-		    m->grp[i].gpus == gpus)
+	for (i = 0; i < m->sh.ngrp; i++)
+		if (m->sh.grp[i].nmb > 0 && m->sh.grp[i].node == node && m->sh.grp[i].vc == vc &&
+		    m->sh.grp[i].gpus == gpus)
 			return i;
 	return -1;
 }
@@ -109,14 +109,14 @@ group_new(struct emu *m, int node, int vc, int gpus)
 	struct sgroup *g;
 	int i;
 
-	for (i = 0; i < m->ngrp && m->grp[i].nmb > 0; i++)
+	for (i = 0; i < m->sh.ngrp && m->sh.grp[i].nmb > 0; i++)
 		;
-	if (i == m->ngrp) {
-		XGROW(m->grp, m->grp_cap, (size_t)m->ngrp + 1);
-		memset(&m->grp[i], 0, sizeof m->grp[i]);
-		m->ngrp++;
+	if (i == m->sh.ngrp) {
+		XGROW(m->sh.grp, m->sh.grp_cap, (size_t)m->sh.ngrp + 1);
+		memset(&m->sh.grp[i], 0, sizeof m->sh.grp[i]);
+		m->sh.ngrp++;
 	}
-	g = &m->grp[i];
+	g = &m->sh.grp[i];
 	g->node = node;
 	g->vc = vc;
 	g->gpus = gpus;
@@ -216,7 +216,7 @@ members_work(const struct emu *m, const struct sgroup *g)
 static void
 group_plan(struct emu *m, int gi, bool rotate)
 {
-	struct sgroup *g = &m->grp[gi];
+	struct sgroup *g = &m->sh.grp[gi];
 	struct share_member *sm;
 	struct share_slot *out;
 	int *ord, n = g->nmb, slots, i, job;
@@ -231,7 +231,7 @@ group_plan(struct emu *m, int gi, bool rotate)
 	if (rotate && (g->mode == SG_SLICE || g->mode == SG_NOPACK)) {
 		for (i = 0; i < n; i++)
 			if (m->jobs[ord[i]].state == JOB_RUNNING && !keeps_slot(m, ord[i])) {
-				m->js[ord[i]].rr = ++m->rr_back;
+				m->js[ord[i]].rr = ++m->sh.rr_back;
 				emu_mark(m, ord[i]);
 			}
 		rr_order(m, g, ord);
@@ -280,7 +280,7 @@ group_plan(struct emu *m, int gi, bool rotate)
 	if (g->mode == SG_TRIAL) {
 		g->eval_t = m->now;
 		g->eval_work = members_work(m, g);
-		m->packs++;
+		m->sh.packs++;
 		for (i = 0; i < n; i++)
 			if (out[i].partner >= 0)
 				emu_log(m, REC_PACK, ord[i], ord[out[i].partner], -1);
@@ -296,7 +296,7 @@ group_plan(struct emu *m, int gi, bool rotate)
 static void
 group_changed(struct emu *m, int gi)
 {
-	m->grp[gi].mode = m->par.pack && !m->par.ideal ? SG_TRIAL : SG_SLICE;
+	m->sh.grp[gi].mode = m->par.pack && !m->par.ideal ? SG_TRIAL : SG_SLICE;
 	group_plan(m, gi, false);
 }
 
@@ -304,7 +304,7 @@ group_changed(struct emu *m, int gi)
 static void
 group_slice(struct emu *m, int gi)
 {
-	struct sgroup *g = &m->grp[gi];
+	struct sgroup *g = &m->sh.grp[gi];
 	double *alone, measured, sliced, cost = 0;
 	int i, n = g->nmb;
 
@@ -330,7 +330,7 @@ group_slice(struct emu *m, int gi)
 		g->ver++;
 		return;
 	}
-	m->unpacks++;
+	m->sh.unpacks++;
 	for (i = 0; i < n; i++)
 		if (m->js[g->mb[i]].share < 1)
 			emu_log(m, REC_UNPACK, g->mb[i], -1, -1);
@@ -349,8 +349,8 @@ group_join(struct emu *m, int job)
 	    (gi = group_find(m, node, j->vc, j->gpus)) < 0)
 		return;
 	m->js[job].grp = gi;
-	m->js[job].rr = ++m->rr_back;
-	emu_group_insert(&m->grp[gi], job);
+	m->js[job].rr = ++m->sh.rr_back;
+	emu_group_insert(&m->sh.grp[gi], job);
 	group_changed(m, gi);
 }
 
@@ -377,12 +377,12 @@ promote(struct emu *m, int job, int gi)
 
 	x->guest = false;
 	emu_cells(m, job);	/* cells of its own: elastic, movable from now on */
-	if (host_node(m, j) == m->grp[gi].node) {
+	if (host_node(m, j) == m->sh.grp[gi].node) {
 		x->alone = emu_job_speed(m, j);
 		emu_mark(m, job);
 		return;
 	}
-	group_remove(&m->grp[gi], job);
+	group_remove(&m->sh.grp[gi], job);
 	x->grp = -1;
 	emu_account(m, job);
 	c = emu_model_cost(m, j, true);
@@ -406,7 +406,7 @@ promote(struct emu *m, int job, int gi)
 static void
 group_after_leave(struct emu *m, int gi, bool host_left)
 {
-	struct sgroup *g = &m->grp[gi];
+	struct sgroup *g = &m->sh.grp[gi];
 	struct sched_action *acts = NULL;
 	int nacts = 0, cap = 0, *ord, i, k, slots;
 
@@ -456,7 +456,7 @@ group_leave(struct emu *m, int job, bool adjust)
 
 	if (gi < 0)
 		return;
-	group_remove(&m->grp[gi], job);
+	group_remove(&m->sh.grp[gi], job);
 	x->grp = -1;
 	x->guest = false;
 	x->factor = x->share = 1;
@@ -501,12 +501,12 @@ oversubscribe(struct emu *m, int job)
 		members[node]++;
 		hosts[nhosts++] = k;
 	}
-	for (i = 0; i < m->ngrp; i++)
-		for (k = 0; k < m->grp[i].nmb; k++) {
-			const struct job *h = &m->jobs[m->grp[i].mb[k]];
-			if (m->js[m->grp[i].mb[k]].guest && job_holds_cells(h) &&
+	for (i = 0; i < m->sh.ngrp; i++)
+		for (k = 0; k < m->sh.grp[i].nmb; k++) {
+			const struct job *h = &m->jobs[m->sh.grp[i].mb[k]];
+			if (m->js[m->sh.grp[i].mb[k]].guest && job_holds_cells(h) &&
 			    h->vc == j->vc && h->gpus == j->gpus)
-				members[m->grp[i].node]++;
+				members[m->sh.grp[i].node]++;
 		}
 	qsort(hosts, (size_t)nhosts, sizeof *hosts, cmp_int);
 	for (i = 0; i < m->s->nnodes; i++) {
@@ -528,25 +528,25 @@ oversubscribe(struct emu *m, int job)
 			i = hosts[k];
 			if (host_node(m, &m->jobs[i]) == best) {
 				m->js[i].grp = gi;
-				m->js[i].rr = ++m->rr_back;
-				emu_group_insert(&m->grp[gi], i);
+				m->js[i].rr = ++m->sh.rr_back;
+				emu_group_insert(&m->sh.grp[gi], i);
 				emu_mark(m, i);
 			}
 		}
 	}
 	free(hosts);
-	host = m->grp[gi].mb[0];
+	host = m->sh.grp[gi].mb[0];
 	sched_take(m->sch, job);
 	emu_apply(m, job, JOB_EV_START);
 	x->since = m->now;
 	x->stall_until = m->now;
 	x->guest = true;
 	x->grp = gi;
-	x->rr = --m->rr_front;
+	x->rr = --m->sh.rr_front;
 	x->alone = x->speed = speed_on(m, j, &m->jobs[host]);
 	x->factor = x->share = 1;
-	emu_group_insert(&m->grp[gi], job);
-	m->guests++;
+	emu_group_insert(&m->sh.grp[gi], job);
+	m->sh.guests++;
 	off = emu_detail_add(m, m->s->nodes[best].name);
 	strbuf_setlen(&m->jdetail, m->jdetail.len - 1);
 	strbuf_adds(&m->jdetail, " (time-sliced)");
@@ -709,10 +709,10 @@ gandiva_place(void *arg, int job, const struct engine_req *r)
 		return -1;
 	g = r->members[0].gpus;
 	guests = xcalloc((size_t)m->s->nnodes + 1, sizeof *guests);
-	for (i = 0; i < m->ngrp; i++)
-		for (k = 0; k < m->grp[i].nmb; k++)
-			if (m->js[m->grp[i].mb[k]].guest)
-				guests[m->grp[i].node] += m->grp[i].gpus;
+	for (i = 0; i < m->sh.ngrp; i++)
+		for (k = 0; k < m->sh.grp[i].nmb; k++)
+			if (m->js[m->sh.grp[i].mb[k]].guest)
+				guests[m->sh.grp[i].node] += m->sh.grp[i].gpus;
 	for (i = 0, k = 0; i < m->s->nnodes; i++)
 		k += m->s->nodes[i].ncells;
 	cand = xcalloc((size_t)k + 1, sizeof *cand);
@@ -762,18 +762,18 @@ share_free(struct emu *m)
 {
 	int i;
 
-	for (i = 0; i < m->ngrp; i++)
-		free(m->grp[i].mb);
-	free(m->grp);
-	free(m->arrived);
+	for (i = 0; i < m->sh.ngrp; i++)
+		free(m->sh.grp[i].mb);
+	free(m->sh.grp);
+	free(m->sh.arrived);
 }
 
 /* Arrivals of this tick: those that get no cells are time-sliced (tick). */
 static void
 share_arrive(struct emu *m, int job)
 {
-	XGROW(m->arrived, m->arrived_cap, (size_t)m->narrived + 1);
-	m->arrived[m->narrived++] = job;
+	XGROW(m->sh.arrived, m->sh.arrived_cap, (size_t)m->sh.narrived + 1);
+	m->sh.arrived[m->sh.narrived++] = job;
 }
 
 static void
@@ -790,8 +790,8 @@ share_node_bad(struct emu *m, int node, int cell, int name, int *why)
 {
 	int g, job;
 
-	for (g = 0; g < m->ngrp; g++) {
-		struct sgroup *sg = &m->grp[g];
+	for (g = 0; g < m->sh.ngrp; g++) {
+		struct sgroup *sg = &m->sh.grp[g];
 		if (sg->nmb == 0 || sg->node != node)
 			continue;
 		while (sg->nmb > 0) {
@@ -812,8 +812,8 @@ share_node_bad(struct emu *m, int node, int cell, int name, int *why)
 static void
 share_event(struct emu *m, const struct ev *x)
 {
-	if (x->kind == EV_SLICE && x->arg >= 0 && x->arg < m->ngrp &&
-	    x->ver == m->grp[x->arg].ver && m->grp[x->arg].nmb > 0)
+	if (x->kind == EV_SLICE && x->arg >= 0 && x->arg < m->sh.ngrp &&
+	    x->ver == m->sh.grp[x->arg].ver && m->sh.grp[x->arg].nmb > 0)
 		group_slice(m, x->arg);
 }
 
@@ -823,9 +823,9 @@ share_tick(struct emu *m)
 {
 	int i;
 
-	for (i = 0; i < m->narrived; i++)
-		oversubscribe(m, m->arrived[i]);
-	m->narrived = 0;
+	for (i = 0; i < m->sh.narrived; i++)
+		oversubscribe(m, m->sh.arrived[i]);
+	m->sh.narrived = 0;
 	return false;
 }
 
@@ -837,14 +837,14 @@ share_save(const struct emu *m, int section, struct strbuf *out)
 
 	if (section != 2)
 		return;
-	pack_i64(out, m->rr_back);
-	pack_i64(out, m->rr_front);
-	pack_i64(out, m->packs);
-	pack_i64(out, m->unpacks);
-	pack_i64(out, m->guests);
-	pack_i32(out, m->ngrp);
-	for (i = 0; i < m->ngrp; i++) {
-		const struct sgroup *g = &m->grp[i];
+	pack_i64(out, m->sh.rr_back);
+	pack_i64(out, m->sh.rr_front);
+	pack_i64(out, m->sh.packs);
+	pack_i64(out, m->sh.unpacks);
+	pack_i64(out, m->sh.guests);
+	pack_i32(out, m->sh.ngrp);
+	for (i = 0; i < m->sh.ngrp; i++) {
+		const struct sgroup *g = &m->sh.grp[i];
 		pack_i32(out, g->node);
 		pack_i32(out, g->vc);
 		pack_i32(out, g->gpus);
@@ -866,15 +866,15 @@ share_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t l
 {
 	int i, gi;
 
-	m->rr_back = rs->rr_back;
-	m->rr_front = rs->rr_front;
-	m->packs = rs->packs;
-	m->unpacks = rs->unpacks;
-	m->guests = rs->guests;
-	m->ngrp = m->grp_cap = 0;
+	m->sh.rr_back = rs->rr_back;
+	m->sh.rr_front = rs->rr_front;
+	m->sh.packs = rs->packs;
+	m->sh.unpacks = rs->unpacks;
+	m->sh.guests = rs->guests;
+	m->sh.ngrp = m->sh.grp_cap = 0;
 	if (rs->ngrp > 0) {
-		m->grp = xcalloc((size_t)rs->ngrp, sizeof *m->grp);
-		m->grp_cap = (size_t)rs->ngrp;
+		m->sh.grp = xcalloc((size_t)rs->ngrp, sizeof *m->sh.grp);
+		m->sh.grp_cap = (size_t)rs->ngrp;
 	}
 	for (i = 0; i < rs->ngrp; i++) {
 		if (rs->grp[i].nmb > 0 && (rs->grp[i].node >= m->s->nnodes ||
@@ -885,12 +885,12 @@ share_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t l
 		}
 	}
 	for (i = 0; i < rs->ngrp; i++) {
-		m->grp[i] = rs->grp[i];
-		m->grp[i].nmb = 0;
-		m->grp[i].mb = NULL;
-		m->grp[i].cap = 0;
+		m->sh.grp[i] = rs->grp[i];
+		m->sh.grp[i].nmb = 0;
+		m->sh.grp[i].mb = NULL;
+		m->sh.grp[i].cap = 0;
 	}
-	m->ngrp = rs->ngrp;
+	m->sh.ngrp = rs->ngrp;
 	for (i = 0; i < m->njobs; i++) {
 		const struct job *j = &m->jobs[i];
 		const struct ejob_state *x = &m->js[i];
@@ -904,17 +904,17 @@ share_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t l
 		}
 		if ((gi = x->grp) < 0)
 			continue;
-		if (gi >= m->ngrp || m->grp[gi].vc != j->vc || m->grp[gi].gpus != j->gpus) {
+		if (gi >= m->sh.ngrp || m->sh.grp[gi].vc != j->vc || m->sh.grp[gi].gpus != j->gpus) {
 			bufprintf(why, len, "job '%s' is in sharing group %d of %d that "
-			    "does not fit it", j->name, gi, m->ngrp);
+			    "does not fit it", j->name, gi, m->sh.ngrp);
 			return -1;
 		}
-		emu_group_insert(&m->grp[gi], i);
+		emu_group_insert(&m->sh.grp[gi], i);
 	}
-	for (i = 0; i < m->ngrp; i++)
-		if (m->grp[i].nmb != rs->grp[i].nmb) {
+	for (i = 0; i < m->sh.ngrp; i++)
+		if (m->sh.grp[i].nmb != rs->grp[i].nmb) {
 			bufprintf(why, len, "sharing group %d has %d members, stored %d",
-			    i, m->grp[i].nmb, rs->grp[i].nmb);
+			    i, m->sh.grp[i].nmb, rs->grp[i].nmb);
 			return -1;
 		}
 	return 0;
@@ -924,9 +924,9 @@ share_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t l
 static void
 share_report(const struct emu *m, struct emu_report *r)
 {
-	r->guests = m->guests;
-	r->packs = m->packs;
-	r->unpacks = m->unpacks;
+	r->guests = m->sh.guests;
+	r->packs = m->sh.packs;
+	r->unpacks = m->sh.unpacks;
 }
 
 const struct emu_mech emu_share_mech = {
