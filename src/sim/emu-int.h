@@ -147,7 +147,8 @@ struct jcache {
 };
 
 /* Time-slicing's state (emu-share.c): groups, round-robin counters,
-   arrivals of this tick. */
+   arrivals of this tick. Gandiva's grow-shrink and migration read the
+   groups and arrivals (a shared job neither grows nor moves). */
 struct emu_share {
 	struct sgroup		*grp;
 	int			 ngrp;
@@ -248,6 +249,23 @@ struct emu_antman {
 	long long		 skips;	/* upgrade attempts known to fail (not saved) */
 };
 
+/*
+ * The emulator. Invariants, at every tick boundary (emu_check asserts
+ * 1-4 in debug builds, after each tick and each restore):
+ *  1. heap[0..nheap) is a binary heap in emu_ev_before order; live counts
+ *     its entries that are not EV_SAMPLE; every entry's seq is below seq.
+ *  2. dirty[0..ndirty) holds distinct jobs, exactly those with dflag set.
+ *  3. on[0..non) are the entries of emu_mechs whose init returned true,
+ *     in that order; own_sm is the OR of their EMU_MECH_OWN_SM.
+ *  4. horizon is -inf (no tick yet) or now, the last tick's time.
+ *  5. nfinal jobs are completed, with done 1..nfinal in completion order
+ *     (emu_restore checks it); a job's events carry its js ver, older
+ *     ones are stale.
+ *  6. A job in a sharing group (js grp >= 0) holds cells or is a guest on
+ *     a host's, and is a member of sh.grp[grp] (sorted by job id).
+ *  7. Sums kept for speed equal their walks: am.busy, am.host, am.lost of
+ *     the jobs' c_busy, c_host, c_lost (emu_am_check walks them).
+ */
 struct emu {
 	const struct spec	*s;
 	const struct policy	*p;
@@ -427,6 +445,8 @@ struct emu	*emu_alloc(const struct spec *s, const struct policy *p,
  * seq0 (written to out when not NULL); returns how many.
  */
 int		 emu_fault_events(const struct emu_params *par, struct ev *out, uint64_t seq0);
+/* Invariants 1-4 of struct emu; false with why. */
+bool		 emu_check(const struct emu *m, char *why, size_t len);
 /* Give the scheduler the emulator's callbacks (changes; a mechanism's placement). */
 void		 emu_sched_hooks(struct emu *m);
 

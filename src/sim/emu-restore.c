@@ -838,7 +838,8 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		if (emu_mechs[i]->restore != NULL &&
 		    emu_mechs[i]->restore(m, &rs, why, sizeof why) < 0)
 			goto fail;
-	if (!engine_check(m->e, why, sizeof why) || !sched_check(m->sch, why, sizeof why))
+	if (!emu_check(m, why, sizeof why) || !engine_check(m->e, why, sizeof why) ||
+	    !sched_check(m->sch, why, sizeof why))
 		goto fail;
 	run_state_release(&rs);
 	free(keys);

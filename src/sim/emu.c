@@ -441,7 +441,8 @@ emu_run(struct emu *m, double until,
 		/* a tick boundary: everything below sees a state emu_save can keep */
 		m->horizon = t;
 #ifdef CELLAR_DEBUG
-		if (!sched_check(m->sch, why, sizeof why) || !engine_check(m->e, why, sizeof why)) {
+		if (!emu_check(m, why, sizeof why) || !sched_check(m->sch, why, sizeof why) ||
+		    !engine_check(m->e, why, sizeof why)) {
 			*cause = xasprintf("invariant broken at t=%.3f: %s", m->now, why);
 			return -1;
 		}
@@ -459,6 +460,47 @@ emu_run(struct emu *m, double until,
 		}
 	}
 	return n;
+}
+
+bool
+emu_check(const struct emu *m, char *why, size_t len)
+{
+	int i, live = 0, k;
+	bool sm = false;
+
+	for (i = 0; i < m->nheap; i++) {
+		if (i > 0 && emu_ev_before(&m->heap[i], &m->heap[(i - 1) / 2])) {
+			bufprintf(why, len, "emu: heap entry %d before its parent", i);
+			return false;
+		}
+		if (m->heap[i].seq >= m->seq) {
+			bufprintf(why, len, "emu: heap entry %d has sequence %llu, next %llu",
+			    i, (unsigned long long)m->heap[i].seq, (unsigned long long)m->seq);
+			return false;
+		}
+		live += m->heap[i].kind != EV_SAMPLE;
+	}
+	if (live != m->live) {
+		bufprintf(why, len, "emu: %d live events, counted %d", m->live, live);
+		return false;
+	}
+	for (i = 0; i < m->ndirty; i++)
+		if (m->dirty[i] < 0 || m->dirty[i] >= m->njobs || m->dflag[m->dirty[i]] != 1) {
+			bufprintf(why, len, "emu: changed job %d not flagged", m->dirty[i]);
+			return false;
+		}
+	for (i = 0, k = 0; emu_mechs[i] != NULL && k < m->non; i++)
+		if (m->on[k] == emu_mechs[i])
+			sm |= (m->on[k++]->flags & EMU_MECH_OWN_SM) != 0;
+	if (k != m->non || sm != m->own_sm) {
+		bufprintf(why, len, "emu: mechanisms on out of table order");
+		return false;
+	}
+	if (m->horizon != -INFINITY && m->horizon != m->now) {
+		bufprintf(why, len, "emu: last tick at %g, now %g", m->horizon, m->now);
+		return false;
+	}
+	return true;
 }
 
 bool
