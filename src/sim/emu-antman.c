@@ -1,7 +1,12 @@
 /*
  * emu-antman.c — AntMan (OSDI'20) in the emulator, for policies with
- * POLICY_OPPSHARE. Called from emu.c's steps (start, finish, failure,
- * phase events) and once per tick after the scheduler pass (emu_am_tick).
+ * POLICY_OPPSHARE: the mechanism emu_antman_mech (emu-int.h), whose hooks
+ * the loop and the steps call (submit, start, leave, node_bad, EV_PHASE,
+ * integrate) and once per tick after the scheduler pass (emu_am_tick).
+ * One file of ~1,600 lines because its parts share one state (the GPUs'
+ * guest lists, plans, placement index and the sums kept for speed) whose
+ * invariants emu_am_check walks: split, the helpers that keep them would
+ * have to be exported between the parts.
  *
  * Guaranteed jobs get engine cells as with any policy: they are the hosts
  * of their GPUs. Opportunistic jobs (class opportunistic, or auto ones

@@ -7,7 +7,7 @@
  * shrinking go through engine_move, so the extra GPUs are the job's VC's
  * cells (its quota, sharing safety) like any other; they are the last
  * one-GPU pods of its placement. Speed: alone speed x GPUs / gang GPUs
- * (emu.c job_speed), so a job's work is the same however many it has.
+ * (emu-step.c emu_job_speed), so a job's work is the same however many it has.
  *
  * Idle time is watched only where it matters: at the end of every tick,
  * on the nodes of the elastic jobs holding cells (a node not watched at

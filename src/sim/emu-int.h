@@ -328,11 +328,11 @@ struct emu {
 
 /*
  * A sharing mechanism (time-slicing and packing, grow-shrink, migration,
- * AntMan): its hooks, any of them NULL. The loop (emu.c) and the steps
- * (emu-step.c) call the hooks of the mechanisms on in this run, in the
- * table's order (emu.c emu_mechs); init, free, save, restore and report
- * go to every mechanism, an off one writing and checking its defaults
- * (the run blob's layout does not depend on the policy).
+ * AntMan): its hooks, any of them NULL but init. The loop (emu.c) and the
+ * steps (emu-step.c) call the hooks of the mechanisms on in this run, in
+ * the table's order (emu.c emu_mechs); init, free, save, restore and
+ * report go to every mechanism, an off one writing and checking its
+ * defaults (the run blob's layout does not depend on the policy).
  */
 enum emu_leave {
 	EMU_LEAVE_FINISH,	/* completed */

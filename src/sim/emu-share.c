@@ -858,7 +858,7 @@ share_save(const struct emu *m, int section, struct strbuf *out)
 
 /*
  * The sharing groups: the stored table, members from the jobs' own group
- * index (sorted by job id, as emu.c keeps them), checked against each
+ * index (sorted by job id, as this file keeps them), checked against each
  * other: a guest holds no engine job, a host does, counts agree.
  */
 static int
