@@ -182,7 +182,6 @@ keeps_slot(const struct emu *m, int job)
 	return j->weight > 1 && m->now - j->state_since < (j->weight - 0.5) * m->par.slice;
 }
 
-
 /* Leave the group: alone again on its own cells (hosts) at full speed. */
 static void
 ungroup(struct emu *m, int job)
@@ -353,7 +352,6 @@ group_join(struct emu *m, int job)
 	emu_group_insert(&m->sh.grp[gi], job);
 	group_changed(m, gi);
 }
-
 
 /* Evict a guest: checkpoint and requeue, as a preemption. */
 static void
@@ -919,7 +917,6 @@ share_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t l
 		}
 	return 0;
 }
-
 
 static void
 share_report(const struct emu *m, struct emu_report *r)

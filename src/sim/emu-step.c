@@ -416,7 +416,6 @@ emu_submit(struct emu *m, int job)
 
 /* ---- actions from the scheduler ---- */
 
-
 void
 emu_start(struct emu *m, int job)
 {

@@ -67,15 +67,13 @@ emu_params_init(struct emu_params *par)
 	par->opp_control = true;
 }
 
-
 /* ---- accounting ---- */
 
-/* GPUs in use: by jobs holding cells, and AntMan guests' shares of the rest. */
+/* GPUs in use: by jobs holding cells, and guests' shares of the rest (busy). */
 static double
 busy_gpus(const struct emu *m)
 {
 	struct engine_stats st;
-
 	double busy;
 	int i;
 
@@ -86,7 +84,6 @@ busy_gpus(const struct emu *m)
 			busy += m->on[i]->busy(m);
 	return busy;
 }
-
 
 void
 emu_sched_hooks(struct emu *m)
@@ -126,7 +123,6 @@ carry_out(struct emu *m)
 }
 
 /* ---- events ---- */
-
 
 static void
 node_health(struct emu *m, const struct emu_fault *f, bool bad)
