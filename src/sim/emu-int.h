@@ -41,6 +41,13 @@ struct ev {
 	unsigned	 ver;		/* the job's version when scheduled */
 };
 
+/* The heap's order, (t, seq); inline: the loop's hottest comparison. */
+static inline bool
+emu_ev_before(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
 /* The emulator's own view of a job, beside struct job. */
 struct ejob_state {
 	unsigned	 ver;		/* bumped when its pending events go stale */
@@ -456,11 +463,9 @@ void		 emu_sched_hooks(struct emu *m);
  */
 /* A job's emulator state before it ever ran (no group, no feedback yet). */
 void		 emu_js_init(struct ejob_state *x);
-bool		 emu_ev_before(const struct ev *a, const struct ev *b);
 /* Put x in the heap as it is (sequence included); counts live events. */
 void		 emu_ev_insert(struct emu *m, const struct ev *x);
 void		 emu_push(struct emu *m, double t, int kind, int arg, unsigned ver);
-struct ev	 emu_ev_pop(struct emu *m);
 /* The job joins the set changed since the last drain. */
 void		 emu_mark(struct emu *m, int job);
 /* The scheduler's change callback: the job joins the dirty set. */

@@ -31,12 +31,6 @@ emu_js_init(struct ejob_state *x)
 
 /* ---- the event heap, ordered by (t, seq) ---- */
 
-bool
-emu_ev_before(const struct ev *a, const struct ev *b)
-{
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
 void
 emu_ev_insert(struct emu *m, const struct ev *x)
 {
@@ -59,30 +53,6 @@ emu_push(struct emu *m, double t, int kind, int arg, unsigned ver)
 	struct ev x = { t, m->seq++, kind, arg, ver };
 
 	emu_ev_insert(m, &x);
-}
-
-struct ev
-emu_ev_pop(struct emu *m)
-{
-	struct ev top = m->heap[0], x = m->heap[--m->nheap];
-	int i = 0, c;
-
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= m->nheap)
-			break;
-		if (c + 1 < m->nheap && emu_ev_before(&m->heap[c + 1], &m->heap[c]))
-			c++;
-		if (!emu_ev_before(&m->heap[c], &x))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
-	}
-	if (m->nheap > 0)
-		m->heap[i] = x;
-	if (top.kind != EV_SAMPLE)
-		m->live--;
-	return top;
 }
 
 /* ---- journal and changed jobs ---- */

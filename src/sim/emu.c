@@ -67,6 +67,34 @@ emu_params_init(struct emu_params *par)
 	par->opp_control = true;
 }
 
+/* ---- the event heap ---- */
+
+/* The loop's own: pop the first event (kept here, where it inlines). */
+static struct ev
+ev_pop(struct emu *m)
+{
+	struct ev top = m->heap[0], x = m->heap[--m->nheap];
+	int i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && emu_ev_before(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!emu_ev_before(&m->heap[c], &x))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->nheap > 0)
+		m->heap[i] = x;
+	if (top.kind != EV_SAMPLE)
+		m->live--;
+	return top;
+}
+
+
 /* ---- accounting ---- */
 
 /* GPUs in use: by jobs holding cells, and guests' shares of the rest (busy). */
@@ -418,7 +446,7 @@ emu_run(struct emu *m, double until,
 		m->busy_since = t;
 		m->now = t;
 		while (m->nheap > 0 && m->heap[0].t == t) {
-			x = emu_ev_pop(m);
+			x = ev_pop(m);
 			event(m, &x);
 			n++;
 			m->events++;
