@@ -1,7 +1,12 @@
 /*
  * emu-antman.c — AntMan (OSDI'20) in the emulator, for policies with
- * POLICY_OPPSHARE. Called from emu.c's steps (start, finish, failure,
- * phase events) and once per tick after the scheduler pass (emu_am_tick).
+ * POLICY_OPPSHARE: the mechanism emu_antman_mech (emu-int.h), whose hooks
+ * the loop and the steps call (submit, start, leave, node_bad, EV_PHASE,
+ * integrate) and once per tick after the scheduler pass (emu_am_tick).
+ * One file of ~1,600 lines because its parts share one state (the GPUs'
+ * guest lists, plans, placement index and the sums kept for speed) whose
+ * invariants emu_am_check walks: split, the helpers that keep them would
+ * have to be exported between the parts.
  *
  * Guaranteed jobs get engine cells as with any policy: they are the hosts
  * of their GPUs. Opportunistic jobs (class opportunistic, or auto ones
@@ -33,13 +38,15 @@
  *
  * Accounting: a host attains its GPUs' time; a guest attains the share of
  * its GPUs that have no host, split among the guests running there, so
- * invariant 2 of emu.h holds with busy GPUs = cells in use + m->am_busy.
+ * invariant 2 of emu.h holds with busy GPUs = cells in use + m->am.busy.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/hostlist.h"
+#include "core/pack.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "sim/emu-int.h"
 
@@ -50,19 +57,19 @@
 static int
 gpu_node(const struct emu *m, int g)
 {
-	return m->s->cells[m->gpu_leaf[g]].node;
+	return m->s->cells[m->am.gpu_leaf[g]].node;
 }
 
 /* GPU g's cand flag and its node's count, from util_now. */
 static void
 cand_set(struct emu *m, int g)
 {
-	struct agpu *a = &m->gpu[g];
+	struct agpu *a = &m->am.gpu[g];
 	bool c = a->util_now < m->par.opp_threshold;
 	int node = gpu_node(m, g);
 
 	if (c != a->cand && node >= 0)
-		m->node_cand[node] += c ? 1 : -1;
+		m->am.node_cand[node] += c ? 1 : -1;
 	a->cand = c;
 }
 
@@ -71,83 +78,83 @@ cand_all(struct emu *m)
 {
 	int g;
 
-	memset(m->node_cand, 0, (size_t)m->s->nnodes * sizeof *m->node_cand);
-	for (g = 0; g < m->ngpu; g++) {
-		m->gpu[g].cand = false;
+	memset(m->am.node_cand, 0, (size_t)m->s->nnodes * sizeof *m->am.node_cand);
+	for (g = 0; g < m->am.ngpu; g++) {
+		m->am.gpu[g].cand = false;
 		cand_set(m, g);
 	}
 }
 
-void
+static void
 emu_am_init(struct emu *m)
 {
 	const struct spec *s = m->s;
 	int i, n = 0, node;
 
-	m->leaf_gpu = xcalloc((size_t)s->ncells + 1, sizeof *m->leaf_gpu);
-	m->gpu_leaf = xcalloc((size_t)s->gpus + 1, sizeof *m->gpu_leaf);
+	m->am.leaf_gpu = xcalloc((size_t)s->ncells + 1, sizeof *m->am.leaf_gpu);
+	m->am.gpu_leaf = xcalloc((size_t)s->gpus + 1, sizeof *m->am.gpu_leaf);
 	for (i = 0; i < s->ncells; i++) {
-		m->leaf_gpu[i] = -1;
+		m->am.leaf_gpu[i] = -1;
 		if (s->cells[i].first_child < 0 && n < s->gpus) {
-			m->leaf_gpu[i] = n;
-			m->gpu_leaf[n++] = i;
+			m->am.leaf_gpu[i] = n;
+			m->am.gpu_leaf[n++] = i;
 		}
 	}
-	m->ngpu = n;
-	m->gpu = xcalloc((size_t)n + 1, sizeof *m->gpu);
+	m->am.ngpu = n;
+	m->am.gpu = xcalloc((size_t)n + 1, sizeof *m->am.gpu);
 	for (i = 0; i < n; i++)
-		m->gpu[i].host = -1;
+		m->am.gpu[i].host = -1;
 	/* GPUs by node, for placing a pod on one node */
-	m->node_off = xcalloc((size_t)s->nnodes + 2, sizeof *m->node_off);
-	m->node_gpu = xcalloc((size_t)n + 1, sizeof *m->node_gpu);
+	m->am.node_off = xcalloc((size_t)s->nnodes + 2, sizeof *m->am.node_off);
+	m->am.node_gpu = xcalloc((size_t)n + 1, sizeof *m->am.node_gpu);
 	for (i = 0; i < n; i++)
-		if ((node = s->cells[m->gpu_leaf[i]].node) >= 0)
-			m->node_off[node + 1]++;
+		if ((node = s->cells[m->am.gpu_leaf[i]].node) >= 0)
+			m->am.node_off[node + 1]++;
 	for (i = 0; i < s->nnodes; i++)
-		m->node_off[i + 1] += m->node_off[i];
+		m->am.node_off[i + 1] += m->am.node_off[i];
 	{
 		int *fill = xcalloc((size_t)s->nnodes + 1, sizeof *fill);
 		for (i = 0; i < n; i++)
-			if ((node = s->cells[m->gpu_leaf[i]].node) >= 0)
-				m->node_gpu[m->node_off[node] + fill[node]++] = i;
+			if ((node = s->cells[m->am.gpu_leaf[i]].node) >= 0)
+				m->am.node_gpu[m->am.node_off[node] + fill[node]++] = i;
 		free(fill);
 	}
-	m->node_cand = xcalloc((size_t)s->nnodes + 1, sizeof *m->node_cand);
-	m->am_taken = xcalloc((size_t)n + 1, sizeof *m->am_taken);
-	m->am_seen = xcalloc((size_t)n + 1, sizeof *m->am_seen);
-	m->am_load = xcalloc((size_t)n + 1, sizeof *m->am_load);
-	m->am_dist = xcalloc((size_t)n + 1, sizeof *m->am_dist);
-	m->am_cand = xcalloc((size_t)n + 1, sizeof *m->am_cand);
-	m->am_gwait = xcalloc((size_t)s->nvcs + 1, sizeof *m->am_gwait);
+	m->am.node_cand = xcalloc((size_t)s->nnodes + 1, sizeof *m->am.node_cand);
+	m->am.taken = xcalloc((size_t)n + 1, sizeof *m->am.taken);
+	m->am.seen = xcalloc((size_t)n + 1, sizeof *m->am.seen);
+	m->am.load = xcalloc((size_t)n + 1, sizeof *m->am.load);
+	m->am.dist = xcalloc((size_t)n + 1, sizeof *m->am.dist);
+	m->am.cand = xcalloc((size_t)n + 1, sizeof *m->am.cand);
+	m->am.gwait = xcalloc((size_t)s->nvcs + 1, sizeof *m->am.gwait);
 	cand_all(m);
 }
 
-void
+static void
 emu_am_free(struct emu *m)
 {
 	int i;
 
-	if (m->gpu != NULL)
-		for (i = 0; i < m->ngpu; i++) {
-			free(m->gpu[i].guests);
-			free(m->gpu[i].grant);
-			free(m->gpu[i].users);
+	if (m->am.gpu != NULL)
+		for (i = 0; i < m->am.ngpu; i++) {
+			free(m->am.gpu[i].guests);
+			free(m->am.gpu[i].grant);
+			free(m->am.gpu[i].users);
 		}
-	free(m->gpu);
-	free(m->leaf_gpu);
-	free(m->gpu_leaf);
-	free(m->node_off);
-	free(m->node_gpu);
-	free(m->node_cand);
-	free(m->am_taken);
-	free(m->am_seen);
-	free(m->am_load);
-	free(m->am_dist);
-	free(m->am_cand);
-	free(m->am_wait);
-	free(m->am_dirty);
-	free(m->am_auto);
-	free(m->am_gwait);
+	free(m->am.gpu);
+	free(m->am.leaf_gpu);
+	free(m->am.gpu_leaf);
+	free(m->am.node_off);
+	free(m->am.node_gpu);
+	free(m->am.node_cand);
+	free(m->am.taken);
+	free(m->am.seen);
+	free(m->am.load);
+	free(m->am.dist);
+	free(m->am.cand);
+	free(m->am.wait);
+	free(m->am.dirty);
+	free(m->am.autos);
+	free(m->am.gwait);
 }
 
 /* ---- demand ---- */
@@ -191,7 +198,7 @@ mem_min(const struct emu *m, int job)
 	return md->mem_min < need ? md->mem_min : need;
 }
 
-void
+static void
 emu_am_plan_phase(struct emu *m, int job)
 {
 	const struct job *j = &m->jobs[job];
@@ -211,11 +218,11 @@ emu_am_plan_phase(struct emu *m, int job)
 static void
 gpu_dirty(struct emu *m, int g)
 {
-	if (m->gpu[g].dirty)
+	if (m->am.gpu[g].dirty)
 		return;
-	m->gpu[g].dirty = true;
-	XGROW(m->am_dirty, m->dirty_gpu_cap, (size_t)m->ndirty_gpu + 1);
-	m->am_dirty[m->ndirty_gpu++] = g;
+	m->am.gpu[g].dirty = true;
+	XGROW(m->am.dirty, m->am.dirty_cap, (size_t)m->am.ndirty + 1);
+	m->am.dirty[m->am.ndirty++] = g;
 }
 
 static void
@@ -227,7 +234,7 @@ jobs_gpus_dirty(struct emu *m, int job)
 		gpu_dirty(m, m->js[job].gpus[i]);
 }
 
-void
+static void
 emu_am_phase(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
@@ -257,40 +264,40 @@ wait_before(const struct emu *m, int a, int b)
 	return x->submit < y->submit || (x->submit == y->submit && a < b);
 }
 
-void
+static void
 emu_am_submit(struct emu *m, int job)
 {
-	int lo = 0, hi = m->nwait, mid;
+	int lo = 0, hi = m->am.nwait, mid;
 
 	if (m->jobs[job].klass == JOB_GUARANTEED) {
-		m->am_gwait[m->jobs[job].vc]++;
+		m->am.gwait[m->jobs[job].vc]++;
 		return;
 	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (wait_before(m, m->am_wait[mid], job))
+		if (wait_before(m, m->am.wait[mid], job))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < m->nwait && m->am_wait[lo] == job)
+	if (lo < m->am.nwait && m->am.wait[lo] == job)
 		return;
-	XGROW(m->am_wait, m->wait_cap, (size_t)m->nwait + 1);
-	memmove(&m->am_wait[lo + 1], &m->am_wait[lo], (size_t)(m->nwait - lo) *
-	    sizeof *m->am_wait);
-	m->am_wait[lo] = job;
-	m->nwait++;
+	XGROW(m->am.wait, m->am.wait_cap, (size_t)m->am.nwait + 1);
+	memmove(&m->am.wait[lo + 1], &m->am.wait[lo], (size_t)(m->am.nwait - lo) *
+	    sizeof *m->am.wait);
+	m->am.wait[lo] = job;
+	m->am.nwait++;
 }
 
 /* The first index of am_auto whose job is >= job. */
 static int
 auto_at(const struct emu *m, int job)
 {
-	int lo = 0, hi = m->nauto, mid;
+	int lo = 0, hi = m->am.nauto, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (m->am_auto[mid] < job)
+		if (m->am.autos[mid] < job)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -304,13 +311,13 @@ auto_add(struct emu *m, int job)
 {
 	int i = auto_at(m, job);
 
-	if (m->jobs[job].klass != JOB_AUTO || (i < m->nauto && m->am_auto[i] == job))
+	if (m->jobs[job].klass != JOB_AUTO || (i < m->am.nauto && m->am.autos[i] == job))
 		return;
-	XGROW(m->am_auto, m->auto_cap, (size_t)m->nauto + 1);
-	memmove(&m->am_auto[i + 1], &m->am_auto[i], (size_t)(m->nauto - i) *
-	    sizeof *m->am_auto);
-	m->am_auto[i] = job;
-	m->nauto++;
+	XGROW(m->am.autos, m->am.auto_cap, (size_t)m->am.nauto + 1);
+	memmove(&m->am.autos[i + 1], &m->am.autos[i], (size_t)(m->am.nauto - i) *
+	    sizeof *m->am.autos);
+	m->am.autos[i] = job;
+	m->am.nauto++;
 }
 
 static void
@@ -318,11 +325,11 @@ auto_remove(struct emu *m, int job)
 {
 	int i = auto_at(m, job);
 
-	if (i == m->nauto || m->am_auto[i] != job)
+	if (i == m->am.nauto || m->am.autos[i] != job)
 		return;
-	memmove(&m->am_auto[i], &m->am_auto[i + 1], (size_t)(m->nauto - i - 1) *
-	    sizeof *m->am_auto);
-	m->nauto--;
+	memmove(&m->am.autos[i], &m->am.autos[i + 1], (size_t)(m->am.nauto - i - 1) *
+	    sizeof *m->am.autos);
+	m->am.nauto--;
 }
 
 /* ---- joining and leaving GPUs ---- */
@@ -336,9 +343,9 @@ set_gpus(struct emu *m, int job, const int *leaves, int n)
 	free(x->gpus);
 	x->gpus = xcalloc((size_t)n + 1, sizeof *x->gpus);
 	for (i = 0; i < n; i++)
-		x->gpus[i] = m->leaf_gpu[leaves[i]];
+		x->gpus[i] = m->am.leaf_gpu[leaves[i]];
 	x->ngpus = n;
-	x->am_seq = ++m->am_seq;
+	x->am_seq = ++m->am.seq;
 	x->phase = 1;
 	if (m->jobs[job].duration > 0) {
 		double next;
@@ -347,7 +354,7 @@ set_gpus(struct emu *m, int job, const int *leaves, int n)
 	}
 }
 
-void
+static void
 emu_am_start(struct emu *m, int job)
 {
 	struct engine_job_info info;
@@ -355,14 +362,14 @@ emu_am_start(struct emu *m, int job)
 	const struct job *j = &m->jobs[job];
 
 	if (j->klass == JOB_GUARANTEED)
-		m->am_gwait[j->vc]--;	/* it was pending: started */
+		m->am.gwait[j->vc]--;	/* it was pending: started */
 	if (!engine_job(m->e, j->engine_id, &info))
 		return;
 	set_gpus(m, job, info.leaves, info.nleaves);
 	x->am = false;
 	x->c_host = j->gpus;
 	x->c_lost = 0;
-	m->am_host += x->c_host;
+	m->am.host += x->c_host;
 	jobs_gpus_dirty(m, job);
 	emu_am_plan_phase(m, job);
 }
@@ -390,23 +397,23 @@ am_detach(struct emu *m, int job)
 
 	for (i = 0; i < x->ngpus; i++) {
 		if (x->am)
-			guest_remove(&m->gpu[x->gpus[i]], job);
+			guest_remove(&m->am.gpu[x->gpus[i]], job);
 		gpu_dirty(m, x->gpus[i]);
 	}
 	if (x->am)
 		auto_remove(m, job);
-	m->am_busy -= x->c_busy;
-	m->am_host -= x->c_host;
-	m->am_lost -= x->c_lost;
+	m->am.busy -= x->c_busy;
+	m->am.host -= x->c_host;
+	m->am.lost -= x->c_lost;
 	if (!x->am && x->ngpus > 0)
-		m->am_freed = true;
+		m->am.freed = true;
 	x->c_busy = x->c_host = x->c_lost = 0;
 	free(x->gpus);
 	x->gpus = NULL;
 	x->ngpus = 0;
 }
 
-void
+static void
 emu_am_leave(struct emu *m, int job, bool completed)
 {
 	struct ejob_state *x = &m->js[job];
@@ -414,7 +421,7 @@ emu_am_leave(struct emu *m, int job, bool completed)
 	if (x->ngpus == 0)
 		return;
 	if (x->am && completed)
-		m->am_done++;
+		m->am.done++;
 	am_detach(m, job);
 	if (x->am)
 		m->jobs[job].opportunistic = false;
@@ -422,30 +429,30 @@ emu_am_leave(struct emu *m, int job, bool completed)
 	emu_mark(m, job);
 }
 
-void
+static void
 emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why)
 {
 	int k, g;
 
-	for (k = m->node_off[node]; k < m->node_off[node + 1]; k++) {
-		g = m->node_gpu[k];
-		while (m->gpu[g].ng > 0)
-			emu_fail(m, m->gpu[g].guests[0], cell, name, why);
+	for (k = m->am.node_off[node]; k < m->am.node_off[node + 1]; k++) {
+		g = m->am.node_gpu[k];
+		while (m->am.gpu[g].ng > 0)
+			emu_fail(m, m->am.gpu[g].guests[0], cell, name, why);
 	}
 }
 
-void
+static void
 emu_am_integrate(struct emu *m, double t)
 {
 	double dt = t - m->busy_since;
 
 	if (dt <= 0)
 		return;
-	m->am_int_sm += dt * m->am_sm;
-	m->win_sm += fmax(0, fmin(t, m->win1) - fmax(m->busy_since, m->win0)) * m->am_sm;
-	m->am_int_mem += dt * m->am_mem;
-	m->am_int_host += dt * m->am_host;
-	m->am_int_lost += dt * m->am_lost;
+	m->am.int_sm += dt * m->am.sm;
+	m->win_sm += fmax(0, fmin(t, m->win1) - fmax(m->busy_since, m->win0)) * m->am.sm;
+	m->am.int_mem += dt * m->am.mem;
+	m->am.int_host += dt * m->am.host;
+	m->am.int_lost += dt * m->am.lost;
 }
 
 /* ---- planning GPUs ---- */
@@ -468,7 +475,7 @@ gpu_host(const struct emu *m, int g)
 {
 	int id, vc, bad;
 
-	engine_leaf(m->e, m->gpu_leaf[g], &id, &vc, &bad);
+	engine_leaf(m->e, m->am.gpu_leaf[g], &id, &vc, &bad);
 	return host_of(m, id);
 }
 
@@ -476,7 +483,7 @@ gpu_host(const struct emu *m, int g)
 static int
 gpu_users(const struct emu *m, int g, int *out)
 {
-	const struct agpu *a = &m->gpu[g];
+	const struct agpu *a = &m->am.gpu[g];
 	int n = 0, i, k, h = gpu_host(m, g), v;
 
 	if (h >= 0)
@@ -498,7 +505,7 @@ gpu_users(const struct emu *m, int g, int *out)
 static void
 plan_gpu(struct emu *m, int g, bool sums)
 {
-	struct agpu *a = &m->gpu[g];
+	struct agpu *a = &m->am.gpu[g];
 	struct am_user *u;
 	int *who, n, i;
 	double smu = 0, mem = 0, decay;
@@ -528,8 +535,8 @@ plan_gpu(struct emu *m, int g, bool sums)
 		decay = m->par.opp_window > 0 ? exp(-(m->now - a->util_t) / m->par.opp_window) : 0;
 		a->util_avg = a->util_now + (a->util_avg - a->util_now) * decay;
 		a->util_t = m->now;
-		m->am_sm += smu - a->util_now;
-		m->am_mem += mem - a->mem_now;
+		m->am.sm += smu - a->util_now;
+		m->am.mem += mem - a->mem_now;
 		a->util_now = smu;
 		a->mem_now = mem;
 		a->load_ok = false;
@@ -543,7 +550,7 @@ plan_gpu(struct emu *m, int g, bool sums)
 static const struct am_grant *
 grant_of(const struct emu *m, int g, int job)
 {
-	const struct agpu *a = &m->gpu[g];
+	const struct agpu *a = &m->am.gpu[g];
 	int i;
 
 	for (i = 0; i < a->nusers; i++)
@@ -556,7 +563,7 @@ grant_of(const struct emu *m, int g, int job)
 static int
 running_guests(const struct emu *m, int g)
 {
-	const struct agpu *a = &m->gpu[g];
+	const struct agpu *a = &m->am.gpu[g];
 	int i, n = 0;
 
 	for (i = 0; i < a->nusers; i++)
@@ -582,7 +589,7 @@ oom(struct emu *m, int job)
 	emu_am_leave(m, job, false);
 	sched_release(m->sch, job);
 	m->js[job].ver++;
-	m->am_ooms++;
+	m->am.ooms++;
 	emu_mark(m, job);
 }
 
@@ -605,7 +612,7 @@ apply_plan(struct emu *m, int job)
 			continue;
 		out_of_memory |= gr->oom;
 		f = fmin(f, gr->factor);
-		if (x->am && m->gpu[g].host < 0 && gr->factor > 0 &&
+		if (x->am && m->am.gpu[g].host < 0 && gr->factor > 0 &&
 		    (k = running_guests(m, g)) > 0)
 			share += 1 / k;
 	}
@@ -614,15 +621,15 @@ apply_plan(struct emu *m, int job)
 		return;
 	}
 	if (!x->am) {
-		m->am_lost -= x->c_lost;
+		m->am.lost -= x->c_lost;
 		x->c_lost = j->gpus * (1 - f);
-		m->am_lost += x->c_lost;
+		m->am.lost += x->c_lost;
 		if (f != x->factor)
 			emu_set_speed(m, job, f, 1);
 		return;
 	}
 	share /= x->ngpus;
-	m->am_busy -= x->c_busy;
+	m->am.busy -= x->c_busy;
 	x->c_busy = 0;
 	if (f <= 0) {
 		if (j->state == JOB_RUNNING)
@@ -634,7 +641,7 @@ apply_plan(struct emu *m, int job)
 	else if (f != x->factor || share != x->share)
 		emu_set_speed(m, job, f, share);
 	x->c_busy = j->gpus * share;
-	m->am_busy += x->c_busy;
+	m->am.busy += x->c_busy;
 }
 
 /* Plan every dirty GPU, then give their users what the plans say. */
@@ -644,14 +651,14 @@ replan(struct emu *m)
 	int *gpus, n, i, k, *jobs = NULL, nj = 0;
 	size_t cap = 0;
 
-	while (m->ndirty_gpu > 0) {
-		n = m->ndirty_gpu;
+	while (m->am.ndirty > 0) {
+		n = m->am.ndirty;
 		gpus = xcalloc((size_t)n, sizeof *gpus);
-		memcpy(gpus, m->am_dirty, (size_t)n * sizeof *gpus);
-		m->ndirty_gpu = 0;
+		memcpy(gpus, m->am.dirty, (size_t)n * sizeof *gpus);
+		m->am.ndirty = 0;
 		nj = 0;
 		for (i = 0; i < n; i++) {
-			struct agpu *a = &m->gpu[gpus[i]];
+			struct agpu *a = &m->am.gpu[gpus[i]];
 			a->dirty = false;
 			plan_gpu(m, gpus[i], true);
 			for (k = 0; k < a->nusers; k++) {
@@ -681,7 +688,7 @@ replan(struct emu *m)
 static double
 load_of(const struct emu *m, int g)
 {
-	const struct agpu *a = &m->gpu[g];
+	const struct agpu *a = &m->am.gpu[g];
 	double decay = m->par.opp_window > 0 ?
 	    exp(-(m->now - a->util_t) / m->par.opp_window) : 0;
 
@@ -692,7 +699,7 @@ load_of(const struct emu *m, int g)
 static double
 gpu_load(struct emu *m, int g)
 {
-	struct agpu *a = &m->gpu[g];
+	struct agpu *a = &m->am.gpu[g];
 
 	if (!a->load_ok || a->load_t != m->now) {
 		a->load = load_of(m, g);
@@ -706,7 +713,7 @@ gpu_load(struct emu *m, int g)
 static bool
 mem_fits(const struct emu *m, int g, int h, double lo)
 {
-	const struct agpu *a = &m->gpu[g];
+	const struct agpu *a = &m->am.gpu[g];
 	double used = 0, sm, need;
 	int i;
 
@@ -730,7 +737,7 @@ mem_fits(const struct emu *m, int g, int h, double lo)
 static double
 eligible(struct emu *m, const struct job *j, int g, double lo, int *dist)
 {
-	int leaf = m->gpu_leaf[g], id, vc, bad;
+	int leaf = m->am.gpu_leaf[g], id, vc, bad;
 	double load;
 
 	if (j->leaf_type >= 0 && m->s->cells[leaf].type != j->leaf_type)
@@ -797,13 +804,13 @@ node_floor(const struct emu *m, int node, int want, unsigned st)
 	double u[64], sum = 0, t;
 	int i, k, n = 0;
 
-	for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
-		int g = m->node_gpu[i];
-		if (!m->gpu[g].cand || m->am_taken[g] == st)
+	for (i = m->am.node_off[node]; i < m->am.node_off[node + 1]; i++) {
+		int g = m->am.node_gpu[i];
+		if (!m->am.gpu[g].cand || m->am.taken[g] == st)
 			continue;
 		if (n == 64)
 			return 0;	/* a node this big: no floor */
-		u[n++] = m->gpu[g].util_now;
+		u[n++] = m->am.gpu[g].util_now;
 	}
 	if (n < want)
 		return INFINITY;
@@ -823,12 +830,12 @@ node_floor(const struct emu *m, int node, int want, unsigned st)
 static unsigned
 stamp(struct emu *m)
 {
-	if (++m->am_serial == 0) {
-		memset(m->am_taken, 0, (size_t)m->ngpu * sizeof *m->am_taken);
-		memset(m->am_seen, 0, (size_t)m->ngpu * sizeof *m->am_seen);
-		m->am_serial = 1;
+	if (++m->am.serial == 0) {
+		memset(m->am.taken, 0, (size_t)m->am.ngpu * sizeof *m->am.taken);
+		memset(m->am.seen, 0, (size_t)m->am.ngpu * sizeof *m->am.seen);
+		m->am.serial = 1;
 	}
-	return m->am_serial;
+	return m->am.serial;
 }
 
 /*
@@ -847,9 +854,9 @@ place(struct emu *m, int job, int *out)
 	const struct job *j = &m->jobs[job];
 	const struct spec *s = m->s;
 	unsigned st = stamp(m);
-	unsigned *taken = m->am_taken, *seen = m->am_seen;
-	int *cand = m->am_cand, *dist = m->am_dist;
-	double *load = m->am_load;
+	unsigned *taken = m->am.taken, *seen = m->am.seen;
+	int *cand = m->am.cand, *dist = m->am.dist;
+	double *load = m->am.load;
 	double lo = mem_min(m, job), cost;
 	long d;
 	int k, p, node, i, a, n = 0, ok = 1;
@@ -860,13 +867,13 @@ place(struct emu *m, int job, int *out)
 			double best_cost = INFINITY;
 			long best_dist = 0;
 			for (node = 0; node < s->nnodes; node++) {
-				if (m->node_cand[node] < want || (best >= 0 &&
+				if (m->am.node_cand[node] < want || (best >= 0 &&
 				    node_floor(m, node, want, st) > best_cost))
 					continue;
 				nc = 0;
-				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
-					int g = m->node_gpu[i];
-					if (!m->gpu[g].cand || taken[g] == st)
+				for (i = m->am.node_off[node]; i < m->am.node_off[node + 1]; i++) {
+					int g = m->am.node_gpu[i];
+					if (!m->am.gpu[g].cand || taken[g] == st)
 						continue;
 					if (seen[g] != st) {
 						seen[g] = st;
@@ -890,15 +897,15 @@ place(struct emu *m, int job, int *out)
 			}
 			/* again on the best node, to take its GPUs */
 			nc = 0;
-			for (i = m->node_off[best]; i < m->node_off[best + 1]; i++) {
-				int g = m->node_gpu[i];
-				if (m->gpu[g].cand && taken[g] != st && seen[g] == st && load[g] >= 0)
+			for (i = m->am.node_off[best]; i < m->am.node_off[best + 1]; i++) {
+				int g = m->am.node_gpu[i];
+				if (m->am.gpu[g].cand && taken[g] != st && seen[g] == st && load[g] >= 0)
 					cand[nc++] = g;
 			}
 			select_gpus(cand, nc, want, load, dist, &cost, &d);
 			for (a = 0; a < want; a++) {
 				taken[cand[a]] = st;
-				out[n++] = m->gpu_leaf[cand[a]];
+				out[n++] = m->am.gpu_leaf[cand[a]];
 			}
 		}
 	return ok ? n : 0;
@@ -910,7 +917,7 @@ static bool
 scan_eligible(const struct emu *m, const struct job *j, int g, double lo)
 {
 	struct engine_cell_info ci;
-	int leaf = m->gpu_leaf[g];
+	int leaf = m->am.gpu_leaf[g];
 
 	if (j->leaf_type >= 0 && m->s->cells[leaf].type != j->leaf_type)
 		return false;
@@ -929,7 +936,7 @@ scan_vc_distance(const struct emu *m, const struct job *j, int g)
 	struct engine_cell_info ci;
 	int c;
 
-	for (c = m->gpu_leaf[g]; c >= 0; c = m->s->cells[c].parent) {
+	for (c = m->am.gpu_leaf[g]; c >= 0; c = m->s->cells[c].parent) {
 		engine_cell(m->e, c, &ci);
 		if (ci.vc >= 0)
 			return ci.vc == j->vc ? 0 : 2;
@@ -942,15 +949,15 @@ scan_place(const struct emu *m, int job, int *out)
 {
 	const struct job *j = &m->jobs[job];
 	const struct spec *s = m->s;
-	bool *taken = xcalloc((size_t)m->ngpu + 1, sizeof *taken);
-	int *cand = xcalloc((size_t)m->ngpu + 1, sizeof *cand);
-	double *load = xcalloc((size_t)m->ngpu + 1, sizeof *load);
-	int *dist = xcalloc((size_t)m->ngpu + 1, sizeof *dist);
+	bool *taken = xcalloc((size_t)m->am.ngpu + 1, sizeof *taken);
+	int *cand = xcalloc((size_t)m->am.ngpu + 1, sizeof *cand);
+	double *load = xcalloc((size_t)m->am.ngpu + 1, sizeof *load);
+	int *dist = xcalloc((size_t)m->am.ngpu + 1, sizeof *dist);
 	double lo = mem_min(m, job), cost;
 	long d;
 	int k, p, node, i, a, n = 0, ok = 1;
 
-	for (i = 0; i < m->ngpu; i++)
+	for (i = 0; i < m->am.ngpu; i++)
 		load[i] = -1;
 	for (k = 0; k < j->nmembers && ok; k++)
 		for (p = 0; p < j->members[k].pods && ok; p++) {
@@ -959,8 +966,8 @@ scan_place(const struct emu *m, int job, int *out)
 			long best_dist = 0;
 			for (node = 0; node < s->nnodes; node++) {
 				nc = 0;
-				for (i = m->node_off[node]; i < m->node_off[node + 1]; i++) {
-					int g = m->node_gpu[i];
+				for (i = m->am.node_off[node]; i < m->am.node_off[node + 1]; i++) {
+					int g = m->am.node_gpu[i];
 					if (taken[g])
 						continue;
 					if (load[g] == -1) {
@@ -985,13 +992,13 @@ scan_place(const struct emu *m, int job, int *out)
 				break;
 			}
 			nc = 0;
-			for (i = m->node_off[best]; i < m->node_off[best + 1]; i++)
-				if (!taken[m->node_gpu[i]] && load[m->node_gpu[i]] >= 0)
-					cand[nc++] = m->node_gpu[i];
+			for (i = m->am.node_off[best]; i < m->am.node_off[best + 1]; i++)
+				if (!taken[m->am.node_gpu[i]] && load[m->am.node_gpu[i]] >= 0)
+					cand[nc++] = m->am.node_gpu[i];
 			select_gpus(cand, nc, want, load, dist, &cost, &d);
 			for (a = 0; a < want; a++) {
 				taken[cand[a]] = true;
-				out[n++] = m->gpu_leaf[cand[a]];
+				out[n++] = m->am.gpu_leaf[cand[a]];
 			}
 		}
 	free(taken);
@@ -1006,11 +1013,11 @@ emu_am_check(struct emu *m, char *why, size_t len)
 {
 	int *a, *b, g, node, i, na, nb, *count, rc = 0, compared = 0;
 
-	if (!m->am_on)
+	if (!m->am.on)
 		return 0;
 	count = xcalloc((size_t)m->s->nnodes + 1, sizeof *count);
-	for (g = 0; g < m->ngpu && rc == 0; g++) {
-		const struct agpu *x = &m->gpu[g];
+	for (g = 0; g < m->am.ngpu && rc == 0; g++) {
+		const struct agpu *x = &m->am.gpu[g];
 		if (x->cand != (x->util_now < m->par.opp_threshold)) {
 			bufprintf(why, len, "GPU %d: cand %d with SM use %g", g, x->cand, x->util_now);
 			rc = -1;
@@ -1022,9 +1029,9 @@ emu_am_check(struct emu *m, char *why, size_t len)
 			count[node]++;
 	}
 	for (node = 0; node < m->s->nnodes && rc == 0; node++)
-		if (count[node] != m->node_cand[node]) {
+		if (count[node] != m->am.node_cand[node]) {
 			bufprintf(why, len, "node '%s': %d candidate GPUs, index says %d",
-			    m->s->nodes[node].name, count[node], m->node_cand[node]);
+			    m->s->nodes[node].name, count[node], m->am.node_cand[node]);
 			rc = -1;
 		}
 	free(count);
@@ -1036,25 +1043,25 @@ emu_am_check(struct emu *m, char *why, size_t len)
 			count[j->vc]++;
 		if (!m->js[i].am || j->klass != JOB_AUTO)
 			continue;
-		if (na >= m->nauto || m->am_auto[na] != i) {
+		if (na >= m->am.nauto || m->am.autos[na] != i) {
 			bufprintf(why, len, "job '%s': an auto guest, not listed as %d", j->name, na);
 			rc = -1;
 		}
 		na++;
 	}
-	if (rc == 0 && na != m->nauto) {
-		bufprintf(why, len, "%d auto guests listed, %d running", m->nauto, na);
+	if (rc == 0 && na != m->am.nauto) {
+		bufprintf(why, len, "%d auto guests listed, %d running", m->am.nauto, na);
 		rc = -1;
 	}
 	for (i = 0; i < m->s->nvcs && rc == 0; i++)
-		if (count[i] != m->am_gwait[i]) {
+		if (count[i] != m->am.gwait[i]) {
 			bufprintf(why, len, "vc '%s': %d guaranteed jobs waiting, counted %d",
-			    m->s->vcs[i].name, count[i], m->am_gwait[i]);
+			    m->s->vcs[i].name, count[i], m->am.gwait[i]);
 			rc = -1;
 		}
 	free(count);
-	a = xcalloc((size_t)m->ngpu + 1, sizeof *a);
-	b = xcalloc((size_t)m->ngpu + 1, sizeof *b);
+	a = xcalloc((size_t)m->am.ngpu + 1, sizeof *a);
+	b = xcalloc((size_t)m->am.ngpu + 1, sizeof *b);
 	/* every pending job, as if it were placed now */
 	for (i = 0; i < m->njobs && rc == 0; i++) {
 		if (m->jobs[i].state != JOB_PENDING || m->jobs[i].submit > m->now)
@@ -1123,12 +1130,12 @@ guest_start(struct emu *m, int job, const int *leaves, int n)
 	x->factor = x->share = 1;
 	x->speed = x->alone;
 	for (i = 0; i < n; i++) {
-		struct agpu *a = &m->gpu[x->gpus[i]];
+		struct agpu *a = &m->am.gpu[x->gpus[i]];
 		XGROW(a->guests, a->cap, (size_t)a->ng + 1);
 		a->guests[a->ng++] = job;
 		gpu_dirty(m, x->gpus[i]);
 	}
-	m->am_guests++;
+	m->am.guests++;
 	emu_log(m, REC_START, job, -1, detail_leaves(m, leaves, n));
 	emu_set_speed(m, job, 1, 1);
 }
@@ -1144,7 +1151,7 @@ same_gpus(const struct ejob_state *x, const struct engine_job_info *info,
 	if (info->nleaves != x->ngpus)
 		return false;
 	for (i = 0; i < info->nleaves; i++) {
-		for (k = 0; k < x->ngpus && x->gpus[k] != m->leaf_gpu[info->leaves[i]]; k++)
+		for (k = 0; k < x->ngpus && x->gpus[k] != m->am.leaf_gpu[info->leaves[i]]; k++)
 			;
 		if (k == x->ngpus)
 			return false;
@@ -1161,7 +1168,7 @@ same_gpus(const struct ejob_state *x, const struct engine_job_info *info,
  * would be unsafe); then -1, and the engine places the job its own way
  * and the guest migrates there. Any other start: -1, the engine's way.
  */
-int
+static int
 emu_am_place(void *arg, int job, const struct engine_req *r)
 {
 	struct emu *m = arg;
@@ -1182,9 +1189,9 @@ emu_am_place(void *arg, int job, const struct engine_req *r)
 			n += r->members[k].gpus;
 		}
 	pf[np] = n;
-	chain = m->s->cells[m->gpu_leaf[x->gpus[0]]].chain;
+	chain = m->s->cells[m->am.gpu_leaf[x->gpus[0]]].chain;
 	for (i = 0; i < x->ngpus; i++) {
-		leaves[i] = m->gpu_leaf[x->gpus[i]];
+		leaves[i] = m->am.gpu_leaf[x->gpus[i]];
 		if (m->s->cells[leaves[i]].chain != chain)
 			n = -1;		/* across chains: no cells can hold it */
 	}
@@ -1283,14 +1290,14 @@ upgrade(struct emu *m, int job)
 	x->am = false;
 	set_gpus(m, job, info.leaves, info.nleaves);
 	x->c_host = j->gpus;
-	m->am_host += x->c_host;
+	m->am.host += x->c_host;
 	jobs_gpus_dirty(m, job);
-	m->am_upgrades++;
+	m->am.upgrades++;
 	emu_log(m, REC_UPGRADE, job, -1, emu_detail_nodes(m, j));
 	if (j->state == JOB_SUSPENDED)
 		emu_apply(m, job, JOB_EV_RESUME);
 	if (moved) {
-		m->am_moved++;
+		m->am.moved++;
 		c = emu_model_cost(m, j, true);
 		x->stall_until = fmax(x->stall_until, m->now) + c;
 		x->migcost += c;
@@ -1323,9 +1330,9 @@ upgrades(struct emu *m)
 	size_t fcap = 0;
 
 	/* as they are now: preempted victims are not pending until requeued */
-	memcpy(waiting, m->am_gwait, (size_t)m->s->nvcs * sizeof *waiting);
-	for (at = 0; at < m->nauto; at = auto_at(m, i + 1)) {
-		i = m->am_auto[at];
+	memcpy(waiting, m->am.gwait, (size_t)m->s->nvcs * sizeof *waiting);
+	for (at = 0; at < m->am.nauto; at = auto_at(m, i + 1)) {
+		i = m->am.autos[at];
 		j = &m->jobs[i];
 		if (waiting[j->vc] > 0)
 			continue;
@@ -1346,7 +1353,7 @@ upgrades(struct emu *m)
 				emu_mark(m, i);
 			}
 			check_fails(m, i);
-			m->am_skips++;
+			m->am.skips++;
 			continue;
 		}
 		if (!upgrade(m, i)) {
@@ -1365,32 +1372,32 @@ upgrades(struct emu *m)
 	free(known);
 }
 
-void
+static void
 emu_am_tick(struct emu *m)
 {
 	int i, n, fails = 0, *leaves = NULL;
 
 	replan(m);
-	if (m->am_freed) {
-		m->am_freed = false;
+	if (m->am.freed) {
+		m->am.freed = false;
 		upgrades(m);
 	}
 	/* the waiting list: pending jobs only, then place in order */
-	for (n = 0, i = 0; i < m->nwait; i++)
-		if (m->jobs[m->am_wait[i]].state == JOB_PENDING)
-			m->am_wait[n++] = m->am_wait[i];
-	m->nwait = n;
-	if (m->nwait > 0)
-		leaves = xcalloc((size_t)m->ngpu + 1, sizeof *leaves);
-	for (i = 0; i < m->nwait && fails < AM_TRIES; i++) {
-		int job = m->am_wait[i], ng;
+	for (n = 0, i = 0; i < m->am.nwait; i++)
+		if (m->jobs[m->am.wait[i]].state == JOB_PENDING)
+			m->am.wait[n++] = m->am.wait[i];
+	m->am.nwait = n;
+	if (m->am.nwait > 0)
+		leaves = xcalloc((size_t)m->am.ngpu + 1, sizeof *leaves);
+	for (i = 0; i < m->am.nwait && fails < AM_TRIES; i++) {
+		int job = m->am.wait[i], ng;
 		if ((ng = place(m, job, leaves)) == 0) {
 			fails++;
 			continue;
 		}
-		memmove(&m->am_wait[i], &m->am_wait[i + 1], (size_t)(m->nwait - i - 1) *
-		    sizeof *m->am_wait);
-		m->nwait--;
+		memmove(&m->am.wait[i], &m->am.wait[i + 1], (size_t)(m->am.nwait - i - 1) *
+		    sizeof *m->am.wait);
+		m->am.nwait--;
 		i--;
 		guest_start(m, job, leaves, ng);
 		replan(m);
@@ -1409,7 +1416,7 @@ cmp_seq_job(const void *a, const void *b, const struct emu *m)
 	return (x > y) - (x < y);
 }
 
-int
+static int
 emu_am_restore(struct emu *m, char *why, size_t len)
 {
 	int i, k, g;
@@ -1430,7 +1437,7 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 			continue;
 		auto_add(m, i);
 		for (k = 0; k < x->ngpus; k++) {
-			struct agpu *a = &m->gpu[x->gpus[k]];
+			struct agpu *a = &m->am.gpu[x->gpus[k]];
 			int q;
 			XGROW(a->guests, a->cap, (size_t)a->ng + 1);
 			/* in order of arrival: insertion by am_seq */
@@ -1440,7 +1447,7 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 			a->ng++;
 		}
 	}
-	for (g = 0; g < m->ngpu; g++)
+	for (g = 0; g < m->am.ngpu; g++)
 		plan_gpu(m, g, false);
 	cand_all(m);
 	for (i = 0; i < m->njobs; i++)
@@ -1448,3 +1455,159 @@ emu_am_restore(struct emu *m, char *why, size_t len)
 			emu_am_submit(m, i);
 	return 0;
 }
+
+/* ---- the mechanism's hooks ---- */
+
+static bool
+antman_init(struct emu *m)
+{
+	m->am.on = (m->p->ops->flags & POLICY_OPPSHARE) != 0;
+	if (m->am.on)
+		emu_am_init(m);
+	return m->am.on;
+}
+
+static void
+antman_leave(struct emu *m, int job, enum emu_leave why)
+{
+	emu_am_leave(m, job, why == EMU_LEAVE_FINISH);
+}
+
+static void
+antman_event(struct emu *m, const struct ev *x)
+{
+	if (x->kind == EV_PHASE && x->ver == m->js[x->arg].ver &&
+	    m->jobs[x->arg].state == JOB_RUNNING)
+		emu_am_phase(m, x->arg);
+}
+
+static double
+antman_busy(const struct emu *m)
+{
+	return m->am.busy;
+}
+
+static bool
+antman_tick(struct emu *m)
+{
+	emu_am_tick(m);
+	return false;
+}
+
+/* Version 3 of the run blob: the sums and GPUs (none when off); 5: moves. */
+static void
+antman_save(const struct emu *m, int section, struct strbuf *out)
+{
+	int i;
+
+	if (section == 5) {
+		pack_i64(out, m->am.moved);
+		return;
+	}
+	if (section != 3)
+		return;
+	pack_i64(out, m->am.seq);
+	pack_f64(out, m->am.busy);
+	pack_f64(out, m->am.host);
+	pack_f64(out, m->am.lost);
+	pack_f64(out, m->am.sm);
+	pack_f64(out, m->am.mem);
+	pack_f64(out, m->am.int_sm);
+	pack_f64(out, m->am.int_mem);
+	pack_f64(out, m->am.int_host);
+	pack_f64(out, m->am.int_lost);
+	pack_i64(out, m->am.done);
+	pack_i64(out, m->am.upgrades);
+	pack_i64(out, m->am.ooms);
+	pack_i64(out, m->am.guests);
+	pack_i32(out, m->am.on ? m->am.ngpu : 0);
+	for (i = 0; m->am.on && i < m->am.ngpu; i++) {
+		pack_f64(out, m->am.gpu[i].util_avg);
+		pack_f64(out, m->am.gpu[i].util_t);
+		pack_f64(out, m->am.gpu[i].util_now);
+		pack_f64(out, m->am.gpu[i].mem_now);
+	}
+}
+
+/* The sums and GPUs as stored, guest lists and plans rebuilt. */
+static int
+antman_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t len)
+{
+	int i;
+
+	if (!m->am.on) {
+		for (i = 0; i < m->njobs; i++)
+			if (m->js[i].am || m->js[i].ngpus > 0) {
+				bufprintf(why, len, "job '%s' shares GPUs as AntMan does, "
+				    "policy '%s' does not", m->jobs[i].name, m->p->ops->name);
+				return -1;
+			}
+		return 0;
+	}
+	if (rs->ngpu != 0 && rs->ngpu != m->am.ngpu) {
+		bufprintf(why, len, "run state: %d GPUs, the spec has %d", rs->ngpu,
+		    m->am.ngpu);
+		return -1;
+	}
+	m->am.seq = rs->am_seq;
+	m->am.busy = rs->am[0];
+	m->am.host = rs->am[1];
+	m->am.lost = rs->am[2];
+	m->am.sm = rs->am[3];
+	m->am.mem = rs->am[4];
+	m->am.int_sm = rs->am[5];
+	m->am.int_mem = rs->am[6];
+	m->am.int_host = rs->am[7];
+	m->am.int_lost = rs->am[8];
+	m->am.done = rs->am_done;
+	m->am.upgrades = rs->am_upgrades;
+	m->am.moved = rs->am_moved;
+	m->am.ooms = rs->am_ooms;
+	m->am.guests = rs->am_guests;
+	for (i = 0; i < rs->ngpu; i++) {
+		m->am.gpu[i].util_avg = rs->gpu[4 * i];
+		m->am.gpu[i].util_t = rs->gpu[4 * i + 1];
+		m->am.gpu[i].util_now = rs->gpu[4 * i + 2];
+		m->am.gpu[i].mem_now = rs->gpu[4 * i + 3];
+	}
+	return emu_am_restore(m, why, len);
+}
+
+static void
+antman_report(const struct emu *m, struct emu_report *r)
+{
+	r->opp_shared = m->am.on;
+	if (m->am.on && r->makespan > 0 && m->s->gpus > 0) {
+		r->sm_util = m->am.int_sm / ((double)m->s->gpus * r->makespan);
+		if (m->par.gpu_mem > 0)
+			r->mem_util = m->am.int_mem / ((double)m->s->gpus * m->par.gpu_mem *
+			    r->makespan);
+	}
+	r->interference = m->am.int_host > 0 ? m->am.int_lost / m->am.int_host : 0;
+	r->opp_guests = m->am.guests;
+	r->opp_done = m->am.done;
+	r->upgrades = m->am.upgrades;
+	r->upgrade_skips = m->am.skips;
+	r->upgrades_moved = m->am.moved;
+	r->ooms = m->am.ooms;
+}
+
+const struct emu_mech emu_antman_mech = {
+	.name = "antman",
+	.init = antman_init,
+	.free = emu_am_free,
+	.submit = emu_am_submit,
+	.start = emu_am_start,
+	.planned = emu_am_plan_phase,
+	.leave = antman_leave,
+	.node_bad = emu_am_node_bad,
+	.event = antman_event,
+	.integrate = emu_am_integrate,
+	.busy = antman_busy,
+	.tick = antman_tick,
+	.place = emu_am_place,
+	.save = antman_save,
+	.restore = antman_restore,
+	.report = antman_report,
+	.flags = EMU_MECH_OWN_SM,
+};

@@ -7,7 +7,7 @@
  * shrinking go through engine_move, so the extra GPUs are the job's VC's
  * cells (its quota, sharing safety) like any other; they are the last
  * one-GPU pods of its placement. Speed: alone speed x GPUs / gang GPUs
- * (emu.c job_speed), so a job's work is the same however many it has.
+ * (emu-step.c emu_job_speed), so a job's work is the same however many it has.
  *
  * Idle time is watched only where it matters: at the end of every tick,
  * on the nodes of the elastic jobs holding cells (a node not watched at
@@ -19,36 +19,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pack.h"
+#include "core/strbuf.h"
 #include "core/xmalloc.h"
 #include "sim/emu-int.h"
 
-void
+static void
 emu_el_init(struct emu *m)
 {
 	int i;
 
-	m->el_on = false;
+	m->gr.on = false;
 	if ((m->p->ops->flags & POLICY_OVERSUB) == 0 || m->par.grow_after < 0)
 		return;
 	for (i = 0; i < m->njobs; i++)
 		if (m->jobs[i].elastic_max > m->jobs[i].gpus)
-			m->el_on = true;
-	if (!m->el_on)
+			m->gr.on = true;
+	if (!m->gr.on)
 		return;
-	m->idle_at = xcalloc((size_t)m->s->ncells + 1, sizeof *m->idle_at);
+	m->gr.idle_at = xcalloc((size_t)m->s->ncells + 1, sizeof *m->gr.idle_at);
 	for (i = 0; i < m->s->ncells; i++)
-		m->idle_at[i] = -1;
-	m->node_seen = xcalloc((size_t)m->s->nnodes + 1, sizeof *m->node_seen);
+		m->gr.idle_at[i] = -1;
+	m->gr.node_seen = xcalloc((size_t)m->s->nnodes + 1, sizeof *m->gr.node_seen);
 	for (i = 0; i < m->s->nnodes; i++)
-		m->node_seen[i] = -INFINITY;
+		m->gr.node_seen[i] = -INFINITY;
 }
 
-void
+static void
 emu_el_free(struct emu *m)
 {
-	free(m->el);
-	free(m->idle_at);
-	free(m->node_seen);
+	free(m->gr.jobs);
+	free(m->gr.idle_at);
+	free(m->gr.node_seen);
 }
 
 /* The leaves under cell c, lo..hi (breadth-first numbering keeps them
@@ -69,11 +71,11 @@ node_leaves(const struct spec *s, int c, int *lo, int *hi)
 static bool
 elastic(const struct emu *m, int job)
 {
-	return m->el_on && m->jobs[job].elastic_max > m->jobs[job].gpus;
+	return m->gr.on && m->jobs[job].elastic_max > m->jobs[job].gpus;
 }
 
 /* Into the list of elastic jobs holding cells, kept sorted by job id. */
-void
+static void
 emu_el_start(struct emu *m, int job)
 {
 	int i;
@@ -81,26 +83,26 @@ emu_el_start(struct emu *m, int job)
 	m->js[job].extra = 0;
 	if (!elastic(m, job))
 		return;
-	XGROW(m->el, m->el_cap, (size_t)m->nel + 1);
-	for (i = m->nel; i > 0 && m->el[i - 1] > job; i--)
-		m->el[i] = m->el[i - 1];
-	m->el[i] = job;
-	m->nel++;
+	XGROW(m->gr.jobs, m->gr.cap, (size_t)m->gr.njobs + 1);
+	for (i = m->gr.njobs; i > 0 && m->gr.jobs[i - 1] > job; i--)
+		m->gr.jobs[i] = m->gr.jobs[i - 1];
+	m->gr.jobs[i] = job;
+	m->gr.njobs++;
 }
 
 /* Out of the list: it gave all its cells back (finished, preempted, failed). */
-void
+static void
 emu_el_leave(struct emu *m, int job)
 {
 	int i;
 
 	m->js[job].extra = 0;
-	for (i = 0; i < m->nel && m->el[i] != job; i++)
+	for (i = 0; i < m->gr.njobs && m->gr.jobs[i] != job; i++)
 		;
-	if (i == m->nel)
+	if (i == m->gr.njobs)
 		return;
-	memmove(&m->el[i], &m->el[i + 1], (size_t)(m->nel - i - 1) * sizeof *m->el);
-	m->nel--;
+	memmove(&m->gr.jobs[i], &m->gr.jobs[i + 1], (size_t)(m->gr.njobs - i - 1) * sizeof *m->gr.jobs);
+	m->gr.njobs--;
 }
 
 /* The job's single node, or -1 (a guest, several pods or nodes). */
@@ -143,7 +145,7 @@ el_move(struct emu *m, int job, const int *add, int nadd, int drop)
 	np -= drop;
 	nl = pf[np];
 	rc = engine_move(m->e, m->jobs[job].engine_id, pf, np, lv, nl, why, sizeof why);
-	emu_mg_moved(m, job);
+	emu_moved(m, job);
 	free(pf);
 	free(lv);
 	return rc;
@@ -180,11 +182,11 @@ el_shrink(struct emu *m, int job)
 		return false;
 	emu_account(m, job);
 	for (i = in.nleaves - n; i < in.nleaves; i++)
-		m->idle_at[in.leaves[i]] = m->now;
+		m->gr.idle_at[in.leaves[i]] = m->now;
 	if (el_move(m, job, NULL, 0, n) < 0)
 		return false;	/* a subset of its own cells: cannot happen */
 	x->extra = 0;
-	m->shrinks += n;
+	m->gr.shrinks += n;
 	/* the scheduler passes only domains where something changed */
 	if (engine_mode(m->e) == ENGINE_QUOTA)
 		sched_touch_all(m->sch);
@@ -200,18 +202,18 @@ el_shrink(struct emu *m, int job)
  * took: shrink those of their VCs (of every VC in quota mode, where VCs
  * share the GPUs). Returns true when some shrank (the caller passes again).
  */
-bool
+static bool
 emu_el_shrink(struct emu *m)
 {
 	bool any = false, quota = engine_mode(m->e) == ENGINE_QUOTA;
 	int i, k;
 
-	for (i = 0; i < m->narrived; i++) {
-		const struct job *a = &m->jobs[m->arrived[i]];
+	for (i = 0; i < m->sh.narrived; i++) {
+		const struct job *a = &m->jobs[m->sh.arrived[i]];
 		if (a->state != JOB_PENDING)
 			continue;
-		for (k = 0; k < m->nel; k++) {
-			int job = m->el[k];
+		for (k = 0; k < m->gr.njobs; k++) {
+			int job = m->gr.jobs[k];
 			if (m->js[job].extra > 0 && (quota || m->jobs[job].vc == a->vc))
 				any |= el_shrink(m, job);
 		}
@@ -226,19 +228,19 @@ el_watch(struct emu *m, int node)
 	const struct spec_node *sn = &m->s->nodes[node];
 	struct engine_cell_info ci;
 	int c, k, lo, hi;
-	bool fresh = m->node_seen[node] != m->horizon && m->node_seen[node] != m->now;
+	bool fresh = m->gr.node_seen[node] != m->horizon && m->gr.node_seen[node] != m->now;
 
-	if (m->node_seen[node] == m->now)
+	if (m->gr.node_seen[node] == m->now)
 		return;
-	m->node_seen[node] = m->now;
+	m->gr.node_seen[node] = m->now;
 	for (k = 0; k < sn->ncells; k++) {
 		node_leaves(m->s, sn->cells[k], &lo, &hi);
 		for (c = lo; c <= hi; c++) {
 			engine_cell(m->e, c, &ci);
 			if (ci.job >= 0 || ci.bad > 0)
-				m->idle_at[c] = -1;
-			else if (fresh || m->idle_at[c] < 0)
-				m->idle_at[c] = m->now;
+				m->gr.idle_at[c] = -1;
+			else if (fresh || m->gr.idle_at[c] < 0)
+				m->gr.idle_at[c] = m->now;
 		}
 	}
 }
@@ -249,23 +251,23 @@ el_watch(struct emu *m, int node)
  * VC waiting into GPUs idle for grow_after, and queue a wake-up for the
  * next GPU to come due.
  */
-void
+static void
 emu_el_grow(struct emu *m)
 {
 	struct engine_job_info in;
 	int k, i, c, lo, hi, node, *cand = NULL, ncand;
 	size_t cap = 0;
 
-	for (k = 0; k < m->nel; k++) {
-		int job = m->el[k], g = m->js[job].grp;
-		if (m->js[job].extra > 0 && g >= 0 && m->grp[g].nmb > 1)
+	for (k = 0; k < m->gr.njobs; k++) {
+		int job = m->gr.jobs[k], g = m->js[job].grp;
+		if (m->js[job].extra > 0 && g >= 0 && m->sh.grp[g].nmb > 1)
 			el_shrink(m, job);
 	}
-	for (k = 0; k < m->nel; k++)
-		if ((node = el_node(m, m->el[k], &in)) >= 0)
+	for (k = 0; k < m->gr.njobs; k++)
+		if ((node = el_node(m, m->gr.jobs[k], &in)) >= 0)
 			el_watch(m, node);
-	for (k = 0; k < m->nel; k++) {
-		int job = m->el[k], g;
+	for (k = 0; k < m->gr.njobs; k++) {
+		int job = m->gr.jobs[k], g;
 		struct job *j = &m->jobs[job];
 		struct ejob_state *x = &m->js[job];
 		const struct spec_node *sn;
@@ -273,7 +275,7 @@ emu_el_grow(struct emu *m)
 
 		if (j->state != JOB_RUNNING || (node = el_node(m, job, &in)) < 0 ||
 		    j->gpus + x->extra >= j->elastic_max ||
-		    ((g = x->grp) >= 0 && m->grp[g].nmb > 1) ||
+		    ((g = x->grp) >= 0 && m->sh.grp[g].nmb > 1) ||
 		    sched_pending_vc(m->sch, j->vc) > 0)
 			continue;
 		sn = &m->s->nodes[node];
@@ -281,13 +283,13 @@ emu_el_grow(struct emu *m)
 		for (i = 0; i < sn->ncells; i++) {
 			node_leaves(m->s, sn->cells[i], &lo, &hi);
 			for (c = lo; c <= hi; c++) {
-				if (m->idle_at[c] < 0)
+				if (m->gr.idle_at[c] < 0)
 					continue;
-				if (m->idle_at[c] + m->par.grow_after <= m->now) {
+				if (m->gr.idle_at[c] + m->par.grow_after <= m->now) {
 					XGROW(cand, cap, (size_t)ncand + 1);
 					cand[ncand++] = c;
 				} else
-					next = fmin(next, m->idle_at[c] + m->par.grow_after);
+					next = fmin(next, m->gr.idle_at[c] + m->par.grow_after);
 			}
 		}
 		for (i = 0; i < ncand && j->gpus + x->extra < j->elastic_max; i++) {
@@ -297,8 +299,8 @@ emu_el_grow(struct emu *m)
 			if (el_move(m, job, &cand[i], 1, 0) < 0)
 				continue;	/* not its VC's to take */
 			x->extra++;
-			m->grows++;
-			m->idle_at[cand[i]] = -1;
+			m->gr.grows++;
+			m->gr.idle_at[cand[i]] = -1;
 			el_respeed(m, job);
 			emu_log(m, REC_GROW, job, -1, el_detail(m, job));
 		}
@@ -312,7 +314,7 @@ emu_el_grow(struct emu *m)
 }
 
 /* After a restore: the list from the jobs holding cells, their nodes watched. */
-int
+static int
 emu_el_restore(struct emu *m, char *why, size_t len)
 {
 	struct engine_job_info in;
@@ -332,7 +334,96 @@ emu_el_restore(struct emu *m, char *why, size_t len)
 		emu_el_start(m, i);
 		m->js[i].extra = have;
 		if ((node = el_node(m, i, &in)) >= 0)
-			m->node_seen[node] = m->horizon;
+			m->gr.node_seen[node] = m->horizon;
 	}
 	return 0;
 }
+
+/* ---- the mechanism's hooks ---- */
+
+static bool
+grow_init(struct emu *m)
+{
+	emu_el_init(m);
+	return m->gr.on;
+}
+
+static void
+grow_leave(struct emu *m, int job, enum emu_leave why)
+{
+	(void)why;
+	emu_el_leave(m, job);
+}
+
+/* Version 6 of the run blob: the counts and idle clocks (none when off). */
+static void
+grow_save(const struct emu *m, int section, struct strbuf *out)
+{
+	int i, n;
+
+	if (section != RUN_V_GROW)
+		return;
+	pack_i64(out, m->gr.grows);
+	pack_i64(out, m->gr.shrinks);
+	for (i = 0, n = 0; m->gr.on && i < m->s->ncells; i++)
+		n += m->gr.idle_at[i] >= 0;
+	pack_i32(out, n);
+	for (i = 0; m->gr.on && i < m->s->ncells; i++)
+		if (m->gr.idle_at[i] >= 0) {
+			pack_i32(out, i);
+			pack_f64(out, m->gr.idle_at[i]);
+		}
+}
+
+/* Counts and idle clocks as stored, the list rebuilt. */
+static int
+grow_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t len)
+{
+	int i;
+
+	if (!m->gr.on && rs->nidle > 0) {
+		bufprintf(why, len, "run state: idle clocks for grow-shrink, "
+		    "which policy '%s' and these jobs do not do", m->p->ops->name);
+		return -1;
+	}
+	m->gr.grows = rs->grows;
+	m->gr.shrinks = rs->shrinks;
+	for (i = 0; i < rs->nidle; i++) {
+		if (rs->idle_cell[i] >= m->s->ncells || m->s->cells[rs->idle_cell[i]].level != 1) {
+			bufprintf(why, len, "run state: idle cell %d is not a GPU",
+			    rs->idle_cell[i]);
+			return -1;
+		}
+		m->gr.idle_at[rs->idle_cell[i]] = rs->idle_t[i];
+	}
+	if (m->gr.on)
+		return emu_el_restore(m, why, len);
+	for (i = 0; i < m->njobs; i++)
+		if (m->js[i].extra > 0) {
+			bufprintf(why, len, "job '%s' grew, policy '%s' does not grow jobs",
+			    m->jobs[i].name, m->p->ops->name);
+			return -1;
+		}
+	return 0;
+}
+
+static void
+grow_report(const struct emu *m, struct emu_report *r)
+{
+	r->grows = m->gr.grows;
+	r->shrinks = m->gr.shrinks;
+}
+
+/* EV_GROW is a wake-up only: the tick's settle (emu_el_grow) does the work. */
+const struct emu_mech emu_grow_mech = {
+	.name = "grow-shrink",
+	.init = grow_init,
+	.free = emu_el_free,
+	.cells = emu_el_start,
+	.leave = grow_leave,
+	.tick = emu_el_shrink,
+	.settle = emu_el_grow,
+	.save = grow_save,
+	.restore = grow_restore,
+	.report = grow_report,
+};

@@ -1,6 +1,11 @@
 /*
- * emu-int.h — the emulator's private state, shared by emu.c (the run, the
- * journal) and emu-restore.c (saving and restoring) only. See emu.h.
+ * emu-int.h — the emulator's private state and its inner interfaces, for
+ * the emulator's own files only (src/sim/emu*.c): the loop (emu.c), the
+ * steps (emu-step.c), the sharing mechanisms behind struct emu_mech
+ * (emu-share.c, emu-grow.c, emu-migrate.c, emu-antman.c) and saving and
+ * restoring (emu-restore.c). Calls run one way: emu.c and emu-restore.c
+ * -> a mechanism's hooks -> emu-step.c -> engine, scheduler, job; the
+ * steps reach a mechanism only through the hooks of m->on. See emu.h.
  */
 #ifndef CELLAR_EMU_INT_H
 #define CELLAR_EMU_INT_H
@@ -9,6 +14,10 @@
 #include "policy/sched.h"
 #include "sim/antman.h"
 #include "sim/emu.h"
+
+#define EMU_MECH_MAX	8	/* sharing mechanisms a build may have */
+
+struct emu_mech;
 
 enum ev_kind {
 	EV_ARRIVE,
@@ -31,6 +40,13 @@ struct ev {
 	int		 arg;		/* job or fault index */
 	unsigned	 ver;		/* the job's version when scheduled */
 };
+
+/* The heap's order, (t, seq); inline: the loop's hottest comparison. */
+static inline bool
+emu_ev_before(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
 
 /* The emulator's own view of a job, beside struct job. */
 struct ejob_state {
@@ -138,6 +154,126 @@ struct jcache {
 	size_t		 cap;
 };
 
+/* Time-slicing's state (emu-share.c): groups, round-robin counters,
+   arrivals of this tick. Gandiva's grow-shrink and migration read the
+   groups and arrivals (a shared job neither grows nor moves). */
+struct emu_share {
+	struct sgroup		*grp;
+	int			 ngrp;
+	size_t			 grp_cap;
+	long long		 rr_back, rr_front;
+	long long		 packs, unpacks, guests;
+	int			*arrived;	/* empty at every tick boundary */
+	int			 narrived;
+	size_t			 arrived_cap;
+};
+
+/* Grow-shrink's state (emu-grow.c), zero when off. */
+struct emu_grow {
+	/*
+	 * grow-shrink (POLICY_OVERSUB and elastic jobs): the elastic jobs
+	 * holding cells, by job id; per leaf (spec cell) since when it has
+	 * been seen idle (-1: busy or not watched), watched on the nodes of
+	 * those jobs at every tick; per node the tick it was last watched at.
+	 */
+	bool			 on;
+	int			*jobs;
+	int			 njobs;
+	size_t			 cap;
+	double			*idle_at;
+	double			*node_seen;
+	long long		 grows, shrinks;
+};
+
+/* Migration's state (emu-migrate.c), zero when off. */
+struct emu_migrate {
+	/* on: POLICY_OVERSUB and par.migrate. The
+	   nodes departures freed cells on this tick (empty at every tick
+	   boundary), flagged per node; per spec cell scratch counts */
+	bool			 on;
+	int			*nodes;
+	int			 nnodes;
+	size_t			 nodes_cap;
+	unsigned char		*flag;
+	int			*cnt;
+	/* the engine ids multi-GPU jobs got (sorted; stale ones dropped as
+	   found), so locality moves look at those only; derived, never
+	   saved: multi_ok is false until filled from the engine */
+	int			*multi;
+	int			 nmulti;
+	size_t			 multi_cap;
+	bool			 multi_ok;
+	/* per job: its locality and the best its GPU count could have, as
+	   cur * 16 + best, or -1 when its cells changed since (derived) */
+	int			*loc;
+	/* defrag's per-node counts (node_use), good while the engine's use
+	   serial is serial (derived: use_ok false until filled) */
+	bool			 use_ok;
+	unsigned long long	 serial;
+	unsigned char		*busy;
+	int			*free;
+	unsigned char		*other;	/* opportunistic or bad leaves */
+};
+
+/* AntMan's state (emu-antman.c), zero when off. */
+struct emu_antman {
+	/* on: POLICY_OPPSHARE */
+	bool			 on;
+	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
+	int			*leaf_gpu;	/* per spec cell: GPU index, -1 */
+	int			*gpu_leaf;	/* per GPU: spec cell */
+	int			 ngpu;
+	int			*node_off;	/* per node: first entry in node_gpu */
+	int			*node_gpu;	/* GPUs by node */
+	int			*node_cand;	/* per node: its GPUs with cand set */
+	/* place()'s scratch, per GPU, valid where the stamp is this call's */
+	unsigned		*taken, *seen, serial;
+	double			*load;
+	int			*dist, *cand;
+	int			*wait;	/* pending non-guaranteed jobs, (submit, id) */
+	int			 nwait;
+	size_t			 wait_cap;
+	/* what upgrades() asks at every departure, kept instead of a walk
+	   of every job: the guests of class auto, by job id, and per VC
+	   the pending guaranteed-class jobs that have arrived */
+	int			*autos;
+	int			 nauto;
+	size_t			 auto_cap;
+	int			*gwait;
+	int			*dirty;	/* GPUs marked dirty this tick */
+	int			 ndirty;
+	size_t			 dirty_cap;
+	bool			 freed;	/* a host left this tick: try upgrades */
+	long long		 seq;
+	double			 busy;	/* sum of guests' c_busy */
+	double			 host;	/* sum of hosts' c_host */
+	double			 lost;	/* sum of hosts' c_lost */
+	double			 sm;		/* sum of GPUs' util_now */
+	double			 mem;	/* sum of GPUs' mem_now */
+	double			 int_sm, int_mem, int_host, int_lost;
+	long long		 done;	/* guests that completed */
+	long long		 upgrades, ooms, guests;
+	long long		 moved;	/* upgrades that migrated */
+	long long		 skips;	/* upgrade attempts known to fail (not saved) */
+};
+
+/*
+ * The emulator. Invariants, at every tick boundary (emu_check asserts
+ * 1-4 in debug builds, after each tick and each restore):
+ *  1. heap[0..nheap) is a binary heap in emu_ev_before order; live counts
+ *     its entries that are not EV_SAMPLE; every entry's seq is below seq.
+ *  2. dirty[0..ndirty) holds distinct jobs, exactly those with dflag set.
+ *  3. on[0..non) are the entries of emu_mechs whose init returned true,
+ *     in that order; own_sm is the OR of their EMU_MECH_OWN_SM.
+ *  4. horizon is -inf (no tick yet) or now, the last tick's time.
+ *  5. nfinal jobs are completed, with done 1..nfinal in completion order
+ *     (emu_restore checks it); a job's events carry its js ver, older
+ *     ones are stale.
+ *  6. A job in a sharing group (js grp >= 0) holds cells or is a guest on
+ *     a host's, and is a member of sh.grp[grp] (sorted by job id).
+ *  7. Sums kept for speed equal their walks: am.busy, am.host, am.lost of
+ *     the jobs' c_busy, c_host, c_lost (emu_am_check walks them).
+ */
 struct emu {
 	const struct spec	*s;
 	const struct policy	*p;
@@ -147,6 +283,10 @@ struct emu {
 	struct job		*jobs;
 	int			 njobs;
 	struct ejob_state	*js;
+	/* the sharing mechanisms on in this run, in emu_mechs order */
+	const struct emu_mech	*on[EMU_MECH_MAX];
+	int			 non;
+	bool			 own_sm;	/* one counts SM time (EMU_MECH_OWN_SM) */
 
 	struct ev		*heap;
 	int			 nheap;
@@ -173,96 +313,11 @@ struct emu {
 	size_t			 series_cap;
 	int			*failures;	/* per job: restarts after failures */
 
-	/* sharing: groups, round-robin counters, arrivals of this tick */
-	struct sgroup		*grp;
-	int			 ngrp;
-	size_t			 grp_cap;
-	long long		 rr_back, rr_front;
-	long long		 packs, unpacks, guests;
-	int			*arrived;	/* empty at every tick boundary */
-	int			 narrived;
-	size_t			 arrived_cap;
-
-	/*
-	 * grow-shrink (POLICY_OVERSUB and elastic jobs): the elastic jobs
-	 * holding cells, by job id; per leaf (spec cell) since when it has
-	 * been seen idle (-1: busy or not watched), watched on the nodes of
-	 * those jobs at every tick; per node the tick it was last watched at.
-	 */
-	bool			 el_on;
-	int			*el;
-	int			 nel;
-	size_t			 el_cap;
-	double			*idle_at;
-	double			*node_seen;
-	long long		 grows, shrinks;
-
-	/* migration (POLICY_OVERSUB and par.migrate; emu-migrate.c): the
-	   nodes departures freed cells on this tick (empty at every tick
-	   boundary), flagged per node; per spec cell scratch counts */
-	bool			 mg_on;
-	int			*mg_nodes;
-	int			 nmg_nodes;
-	size_t			 mg_nodes_cap;
-	unsigned char		*mg_flag;
-	int			*mg_cnt;
-	/* the engine ids multi-GPU jobs got (sorted; stale ones dropped as
-	   found), so locality moves look at those only; derived, never
-	   saved: mg_multi_ok is false until filled from the engine */
-	int			*mg_multi;
-	int			 nmg_multi;
-	size_t			 mg_multi_cap;
-	bool			 mg_multi_ok;
-	/* per job: its locality and the best its GPU count could have, as
-	   cur * 16 + best, or -1 when its cells changed since (derived) */
-	int			*mg_loc;
-	/* defrag's per-node counts (node_use), good while the engine's use
-	   serial is mg_serial (derived: mg_use_ok false until filled) */
-	bool			 mg_use_ok;
-	unsigned long long	 mg_serial;
-	unsigned char		*mg_busy;
-	int			*mg_free;
-	unsigned char		*mg_other;	/* opportunistic or bad leaves */
-
-	/* AntMan sharing (POLICY_OPPSHARE; emu-antman.c) */
-	bool			 am_on;
-	struct agpu		*gpu;		/* per GPU (s->gpus), NULL when off */
-	int			*leaf_gpu;	/* per spec cell: GPU index, -1 */
-	int			*gpu_leaf;	/* per GPU: spec cell */
-	int			 ngpu;
-	int			*node_off;	/* per node: first entry in node_gpu */
-	int			*node_gpu;	/* GPUs by node */
-	int			*node_cand;	/* per node: its GPUs with cand set */
-	/* place()'s scratch, per GPU, valid where the stamp is this call's */
-	unsigned		*am_taken, *am_seen, am_serial;
-	double			*am_load;
-	int			*am_dist, *am_cand;
-	int			*am_wait;	/* pending non-guaranteed jobs, (submit, id) */
-	int			 nwait;
-	size_t			 wait_cap;
-	/* what upgrades() asks at every departure, kept instead of a walk
-	   of every job: the guests of class auto, by job id, and per VC
-	   the pending guaranteed-class jobs that have arrived */
-	int			*am_auto;
-	int			 nauto;
-	size_t			 auto_cap;
-	int			*am_gwait;
-	int			*am_dirty;	/* GPUs marked dirty this tick */
-	int			 ndirty_gpu;
-	size_t			 dirty_gpu_cap;
-	bool			 am_freed;	/* a host left this tick: try upgrades */
-	long long		 am_seq;
-	double			 am_busy;	/* sum of guests' c_busy */
-	double			 am_host;	/* sum of hosts' c_host */
-	double			 am_lost;	/* sum of hosts' c_lost */
-	double			 am_sm;		/* sum of GPUs' util_now */
-	double			 am_mem;	/* sum of GPUs' mem_now */
-	double			 am_int_sm, am_int_mem, am_int_host, am_int_lost;
-	long long		 am_done;	/* guests that completed */
-	long long		 am_upgrades, am_ooms, am_guests;
-	long long		 am_moved;	/* upgrades that migrated */
-	long long		 am_skips;	/* upgrade attempts known to fail (not saved) */
-
+	/* the sharing mechanisms' own state (each file's alone) */
+	struct emu_share	 sh;
+	struct emu_grow		 gr;
+	struct emu_migrate	 mg;
+	struct emu_antman	 am;
 	/* restore points */
 	double			 horizon;	/* time of the last tick; -inf before */
 	int			 nfault_ev;	/* fault events made by emu_create */
@@ -279,10 +334,117 @@ struct emu {
 	unsigned char		*dflag;		/* per job: listed in dirty */
 };
 
+/*
+ * A sharing mechanism (time-slicing and packing, grow-shrink, migration,
+ * AntMan): its hooks, any of them NULL but init. The loop (emu.c) and the
+ * steps (emu-step.c) call the hooks of the mechanisms on in this run, in
+ * the table's order (emu.c emu_mechs); init, free, save, restore and
+ * report go to every mechanism, an off one writing and checking its
+ * defaults (the run blob's layout does not depend on the policy).
+ */
+enum emu_leave {
+	EMU_LEAVE_FINISH,	/* completed */
+	EMU_LEAVE_PREEMPT,	/* preempted or evicted: requeued later */
+	EMU_LEAVE_FAIL,		/* its node went bad: requeued now */
+};
+
+/* The run blob's version (emu-restore.c says what each added). */
+#define RUN_BLOB_VERSION	6
+#define RUN_V_GROW		6	/* the first run version with grow-shrink */
+
+/* The run blob, decoded (emu-restore.c), for the mechanisms' restore. */
+struct emu_run_state {
+	int			 njobs, nfaults, nseries;
+	double			 now, horizon, busy_since, busy_gpu_time;
+	double			 first_submit, last_end;
+	uint64_t		 seq;
+	long long		 events, next_progress;
+	int			 nfinal, live;
+	struct ev		*ev;
+	int			 nev;
+	unsigned char		*dirty;
+	int			 ndoms;
+	struct sched_stats	 ss;
+	struct engine_stats	 es;
+	struct engine_mark	*marks;
+	int			 nmarks;
+	long long		 rr_back, rr_front, packs, unpacks, guests;
+	struct sgroup		*grp;	/* nmb: the count stored, mb unused */
+	int			 ngrp;
+	/* AntMan (version 3) */
+	long long		 am_seq, am_done, am_upgrades, am_ooms, am_guests;
+	double			 am[9];		/* busy host lost sm mem, 4 integrals */
+	double			*gpu;		/* 4 per GPU */
+	int			 ngpu;
+	/* version 4 */
+	double			 win_busy, win_sm;
+	/* version 5 */
+	long long		 am_moved;
+	/* grow-shrink (version 6) */
+	long long		 grows, shrinks;
+	int			*idle_cell;
+	double			*idle_t;
+	int			 nidle;
+};
+
+struct emu_mech {
+	const char	*name;
+	/* Set its state up for this run; false: off (its state stays zero). */
+	bool		(*init)(struct emu *m);
+	void		(*free)(struct emu *m);
+	/* A job was submitted (arrival, requeue) / arrived (EV_ARRIVE only). */
+	void		(*submit)(struct emu *m, int job);
+	void		(*arrive)(struct emu *m, int job);
+	/* Job got cells of its own (started, or a guest promoted). */
+	void		(*cells)(struct emu *m, int job);
+	/* Job started on its cells: planned and journalled. */
+	void		(*start)(struct emu *m, int job);
+	/* A running job's finish and re-key were planned again. */
+	void		(*planned)(struct emu *m, int job);
+	/* Job's cells changed (grown, shrunk, moved). */
+	void		(*moved)(struct emu *m, int job);
+	/* Job is about to give its cells back to the engine. */
+	void		(*release)(struct emu *m, int job);
+	/* Job stopped running (why); its own state is already applied. */
+	void		(*leave)(struct emu *m, int job, enum emu_leave why);
+	/* Node went bad: the mechanism's jobs there fail (emu_fail). */
+	void		(*node_bad)(struct emu *m, int node, int cell, int name, int *why);
+	/* An event of the mechanism's own kind (EV_SLICE, EV_PHASE, EV_GROW). */
+	void		(*event)(struct emu *m, const struct ev *x);
+	/* The clock is about to move to t. */
+	void		(*integrate)(struct emu *m, double t);
+	/* GPUs busy beside those the engine counts (guests' shares). */
+	double		(*busy)(const struct emu *m);
+	/* After the tick's scheduler pass; true: the scheduler passes again. */
+	bool		(*tick)(struct emu *m);
+	/* After every mechanism's tick. */
+	void		(*settle)(struct emu *m);
+	/* The scheduler's placement hook (sched_on_place): the first on wins. */
+	int		(*place)(void *arg, int job, const struct engine_req *r);
+	/* Its part of the run blob's section (2 .. RUN_BLOB_VERSION). */
+	void		(*save)(const struct emu *m, int section, struct strbuf *out);
+	/* Its state from the decoded run blob, checked; -1 with why. */
+	int		(*restore)(struct emu *m, const struct emu_run_state *rs, char *why,
+			    size_t len);
+	void		(*report)(const struct emu *m, struct emu_report *r);
+	unsigned	 flags;
+};
+
+/* It counts the SM time itself (integrate): the jobs' spans are 0. */
+#define EMU_MECH_OWN_SM		0x1
+
+/* The mechanisms, in the order their hooks run (emu.c). */
+extern const struct emu_mech *const emu_mechs[];
+
+/* Call hook of every mechanism on in this run, with the arguments after it. */
+#define EMU_EACH(m, hook, ...) do { \
+	int emu_i_; \
+	for (emu_i_ = 0; emu_i_ < (m)->non; emu_i_++) \
+		if ((m)->on[emu_i_]->hook != NULL) \
+			(m)->on[emu_i_]->hook((m), __VA_ARGS__); \
+} while (0)
+
 /* emu.c */
-bool		 emu_ev_before(const struct ev *a, const struct ev *b);
-/* Put x in the heap as it is (sequence included); counts live events. */
-void		 emu_ev_insert(struct emu *m, const struct ev *x);
 /* The allocations of an emulator for njobs jobs: no engine, no scheduler. */
 struct emu	*emu_alloc(const struct spec *s, const struct policy *p,
 		    const struct emu_params *par, struct job *jobs, int njobs);
@@ -291,67 +453,52 @@ struct emu	*emu_alloc(const struct spec *s, const struct policy *p,
  * seq0 (written to out when not NULL); returns how many.
  */
 int		 emu_fault_events(const struct emu_params *par, struct ev *out, uint64_t seq0);
-/* A job's emulator state before it ever ran (no group, no feedback yet). */
-void		 emu_js_init(struct ejob_state *x);
-/* Put job in group g's member list, kept sorted by job id. */
-void		 emu_group_insert(struct sgroup *g, int job);
-/* The scheduler's change callback: the job joins the dirty set. */
-void		 emu_job_changed(void *arg, int job);
-/* Give the scheduler the emulator's callbacks (changes; Gandiva's node choice). */
+/* Invariants 1-4 of struct emu; false with why. */
+bool		 emu_check(const struct emu *m, char *why, size_t len);
+/* Give the scheduler the emulator's callbacks (changes; a mechanism's placement). */
 void		 emu_sched_hooks(struct emu *m);
 
-/* emu.c's steps, for emu-antman.c */
+/*
+ * emu-step.c: the steps the loop and the mechanisms share. They call
+ * nothing of emu.c's or a mechanism's but through the hooks of m->on.
+ */
+/* A job's emulator state before it ever ran (no group, no feedback yet). */
+void		 emu_js_init(struct ejob_state *x);
+/* Put x in the heap as it is (sequence included); counts live events. */
+void		 emu_ev_insert(struct emu *m, const struct ev *x);
+void		 emu_push(struct emu *m, double t, int kind, int arg, unsigned ver);
+/* The job joins the set changed since the last drain. */
+void		 emu_mark(struct emu *m, int job);
+/* The scheduler's change callback: the job joins the dirty set. */
+void		 emu_job_changed(void *arg, int job);
+int		 emu_detail_add(struct emu *m, const char *text);
+/* Where a job started: its nodes as a hostlist ("r0n[01-02]"). */
+int		 emu_detail_nodes(struct emu *m, const struct job *j);
+/* Append a journal entry; arg is the job that took the cells or the cell. */
+void		 emu_log(struct emu *m, enum rec_kind kind, int job, int arg, int detail);
+double		 emu_job_speed(const struct emu *m, const struct job *j);
+/* Checkpoint save (restore: its restore) cost of j, seconds. */
+double		 emu_cost(const struct emu *m, const struct job *j, bool restore);
+/* Suspend+resume (migrate: migration) cost of j, seconds. */
+double		 emu_model_cost(const struct emu *m, const struct job *j, bool migrate);
+/* Length of [a, b] inside the submission window. */
+double		 emu_in_window(const struct emu *m, double a, double b);
+double		 emu_sm_span(const struct emu *m, int job, double t1);
 void		 emu_account(struct emu *m, int job);
 void		 emu_apply(struct emu *m, int job, enum job_event ev);
-void		 emu_log(struct emu *m, enum rec_kind kind, int job, int arg, int detail);
-void		 emu_mark(struct emu *m, int job);
-int		 emu_detail_add(struct emu *m, const char *text);
-int		 emu_detail_nodes(struct emu *m, const struct job *j);
-void		 emu_set_speed(struct emu *m, int job, double factor, double share);
-void		 emu_suspend(struct emu *m, int job);
-void		 emu_resume(struct emu *m, int job, double factor, double share);
-void		 emu_fail(struct emu *m, int job, int cell, int name, int *why);
+void		 emu_plan_running(struct emu *m, int job);
+void		 emu_plan_pending(struct emu *m, int job);
+void		 emu_rekey(struct emu *m, int job);
+void		 emu_submit(struct emu *m, int job);
+void		 emu_start(struct emu *m, int job);
 void		 emu_preempt(struct emu *m, int job, int by);
-double		 emu_model_cost(const struct emu *m, const struct job *j, bool migrate);
-double		 emu_job_speed(const struct emu *m, const struct job *j);
-void		 emu_push(struct emu *m, double t, int kind, int arg, unsigned ver);
-
-/* emu-grow.c: Gandiva's grow-shrink, when the policy has POLICY_OVERSUB */
-void		 emu_el_init(struct emu *m);
-void		 emu_el_free(struct emu *m);
-void		 emu_el_start(struct emu *m, int job);
-void		 emu_el_leave(struct emu *m, int job);
-bool		 emu_el_shrink(struct emu *m);
-void		 emu_el_grow(struct emu *m);
-/* Rebuild the elastic jobs' list after a restore; -1 on nonsense. */
-int		 emu_el_restore(struct emu *m, char *why, size_t len);
-
-/* emu-migrate.c: Gandiva's migration, when the policy has POLICY_OVERSUB */
-void		 emu_mg_init(struct emu *m);
-void		 emu_mg_free(struct emu *m);
-/* Job is about to release its cells: its nodes count as freed this tick. */
-void		 emu_mg_note(struct emu *m, int job);
-/* Job got cells (started, or a guest promoted): a locality candidate. */
-void		 emu_mg_started(struct emu *m, int job);
-/* Job's cells changed (grown, shrunk): its locality is to be read again. */
-void		 emu_mg_moved(struct emu *m, int job);
-/* Locality moves and a due defragmentation; true when a job moved. */
-bool		 emu_mg_tick(struct emu *m);
-
-/* emu-antman.c: AntMan sharing, when the policy has POLICY_OPPSHARE */
-void		 emu_am_init(struct emu *m);
-void		 emu_am_free(struct emu *m);
-void		 emu_am_submit(struct emu *m, int job);
-void		 emu_am_start(struct emu *m, int job);
-void		 emu_am_leave(struct emu *m, int job, bool completed);
-void		 emu_am_phase(struct emu *m, int job);
-void		 emu_am_plan_phase(struct emu *m, int job);
-void		 emu_am_node_bad(struct emu *m, int node, int cell, int name, int *why);
-void		 emu_am_integrate(struct emu *m, double t);
-void		 emu_am_tick(struct emu *m);
-/* The scheduler's placement hook: an upgrading guest's own GPUs, or -1. */
-int		 emu_am_place(void *arg, int job, const struct engine_req *r);
-/* Rebuild the GPUs' guest lists and plans after a restore; -1 on nonsense. */
-int		 emu_am_restore(struct emu *m, char *why, size_t len);
+void		 emu_suspend(struct emu *m, int job);
+void		 emu_set_speed(struct emu *m, int job, double factor, double share);
+void		 emu_resume(struct emu *m, int job, double factor, double share);
+void		 emu_finish(struct emu *m, int job);
+void		 emu_fail(struct emu *m, int job, int cell, int name, int *why);
+/* Job got cells of its own / its cells changed: the mechanisms hear of it. */
+void		 emu_cells(struct emu *m, int job);
+void		 emu_moved(struct emu *m, int job);
 
 #endif

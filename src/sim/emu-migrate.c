@@ -34,51 +34,51 @@
 #define MG_GAIN		20	/* remaining time >= 20 x the migration's cost */
 #define MG_TRIES	4	/* defrag: nodes tried per pass, most free first */
 
-void
+static void
 emu_mg_init(struct emu *m)
 {
-	m->mg_on = (m->p->ops->flags & POLICY_OVERSUB) != 0 && m->par.migrate;
-	if (!m->mg_on)
+	m->mg.on = (m->p->ops->flags & POLICY_OVERSUB) != 0 && m->par.migrate;
+	if (!m->mg.on)
 		return;
-	m->mg_flag = xcalloc((size_t)m->s->nnodes + 1, 1);
-	m->mg_cnt = xcalloc((size_t)m->s->ncells + 1, sizeof *m->mg_cnt);
-	m->mg_loc = xcalloc((size_t)m->njobs + 1, sizeof *m->mg_loc);
-	m->mg_busy = xcalloc((size_t)m->s->nnodes + 1, 1);
-	m->mg_other = xcalloc((size_t)m->s->nnodes + 1, 1);
-	m->mg_free = xcalloc((size_t)m->s->nnodes + 1, sizeof *m->mg_free);
-	memset(m->mg_loc, -1, (size_t)m->njobs * sizeof *m->mg_loc);
+	m->mg.flag = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg.cnt = xcalloc((size_t)m->s->ncells + 1, sizeof *m->mg.cnt);
+	m->mg.loc = xcalloc((size_t)m->njobs + 1, sizeof *m->mg.loc);
+	m->mg.busy = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg.other = xcalloc((size_t)m->s->nnodes + 1, 1);
+	m->mg.free = xcalloc((size_t)m->s->nnodes + 1, sizeof *m->mg.free);
+	memset(m->mg.loc, -1, (size_t)m->njobs * sizeof *m->mg.loc);
 }
 
-void
+static void
 emu_mg_free(struct emu *m)
 {
-	free(m->mg_multi);
-	free(m->mg_loc);
-	free(m->mg_busy);
-	free(m->mg_other);
-	free(m->mg_free);
-	free(m->mg_nodes);
-	free(m->mg_flag);
-	free(m->mg_cnt);
+	free(m->mg.multi);
+	free(m->mg.loc);
+	free(m->mg.busy);
+	free(m->mg.other);
+	free(m->mg.free);
+	free(m->mg.nodes);
+	free(m->mg.flag);
+	free(m->mg.cnt);
 }
 
 /* Job is about to give its cells back: its nodes have free cells this tick. */
-void
+static void
 emu_mg_note(struct emu *m, int job)
 {
 	struct engine_job_info in;
 	int k, node;
 
-	if (!m->mg_on || !job_holds_cells(&m->jobs[job]) ||
+	if (!m->mg.on || !job_holds_cells(&m->jobs[job]) ||
 	    !engine_job(m->e, m->jobs[job].engine_id, &in))
 		return;
 	for (k = 0; k < in.nleaves; k++) {
 		node = m->s->cells[in.leaves[k]].node;
-		if (node < 0 || m->mg_flag[node])
+		if (node < 0 || m->mg.flag[node])
 			continue;
-		m->mg_flag[node] = 1;
-		XGROW(m->mg_nodes, m->mg_nodes_cap, (size_t)m->nmg_nodes + 1);
-		m->mg_nodes[m->nmg_nodes++] = node;
+		m->mg.flag[node] = 1;
+		XGROW(m->mg.nodes, m->mg.nodes_cap, (size_t)m->mg.nnodes + 1);
+		m->mg.nodes[m->mg.nnodes++] = node;
 	}
 }
 
@@ -86,36 +86,36 @@ emu_mg_note(struct emu *m, int job)
 static void
 multi_add(struct emu *m, int eid)
 {
-	int lo = 0, hi = m->nmg_multi, mid;
+	int lo = 0, hi = m->mg.nmulti, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (m->mg_multi[mid] < eid)
+		if (m->mg.multi[mid] < eid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < m->nmg_multi && m->mg_multi[lo] == eid)
+	if (lo < m->mg.nmulti && m->mg.multi[lo] == eid)
 		return;
-	XGROW(m->mg_multi, m->mg_multi_cap, (size_t)m->nmg_multi + 1);
-	memmove(&m->mg_multi[lo + 1], &m->mg_multi[lo], (size_t)(m->nmg_multi - lo) *
-	    sizeof *m->mg_multi);
-	m->mg_multi[lo] = eid;
-	m->nmg_multi++;
+	XGROW(m->mg.multi, m->mg.multi_cap, (size_t)m->mg.nmulti + 1);
+	memmove(&m->mg.multi[lo + 1], &m->mg.multi[lo], (size_t)(m->mg.nmulti - lo) *
+	    sizeof *m->mg.multi);
+	m->mg.multi[lo] = eid;
+	m->mg.nmulti++;
 }
 
-void
+static void
 emu_mg_moved(struct emu *m, int job)
 {
-	if (m->mg_on)
-		m->mg_loc[job] = -1;
+	if (m->mg.on)
+		m->mg.loc[job] = -1;
 }
 
-void
+static void
 emu_mg_started(struct emu *m, int job)
 {
 	emu_mg_moved(m, job);
-	if (m->mg_on && m->mg_multi_ok && m->jobs[job].gpus >= 2 &&
+	if (m->mg.on && m->mg.multi_ok && m->jobs[job].gpus >= 2 &&
 	    m->jobs[job].engine_id >= 0)
 		multi_add(m, m->jobs[job].engine_id);
 }
@@ -130,19 +130,19 @@ multi_refresh(struct emu *m)
 {
 	int lim = engine_job_limit(m->e), eid, job, n = 0, i;
 
-	if (!m->mg_multi_ok) {
-		m->nmg_multi = 0;
+	if (!m->mg.multi_ok) {
+		m->mg.nmulti = 0;
 		for (eid = 0; eid < lim; eid++)
 			if ((job = sched_job_of(m->sch, eid)) >= 0 && m->jobs[job].gpus >= 2)
 				multi_add(m, eid);
-		m->mg_multi_ok = true;
+		m->mg.multi_ok = true;
 	}
-	for (i = 0; i < m->nmg_multi; i++) {
-		eid = m->mg_multi[i];
+	for (i = 0; i < m->mg.nmulti; i++) {
+		eid = m->mg.multi[i];
 		if ((job = sched_job_of(m->sch, eid)) >= 0 && m->jobs[job].gpus >= 2)
-			m->mg_multi[n++] = eid;
+			m->mg.multi[n++] = eid;
 	}
-	m->nmg_multi = n;
+	m->mg.nmulti = n;
 }
 
 /* A free leaf the job's VC may take (the engine has the last word). */
@@ -155,7 +155,7 @@ leaf_free(const struct emu *m, int leaf, int vc)
 	return job < 0 && bad == 0 && (lvc < 0 || lvc == vc);
 }
 
-/* Free leaves of vc under cell c, into m->mg_cnt for c and below. */
+/* Free leaves of vc under cell c, into m->mg.cnt for c and below. */
 static int
 count_free(struct emu *m, int c, int vc)
 {
@@ -167,7 +167,7 @@ count_free(struct emu *m, int c, int vc)
 	else
 		for (k = 0; k < sc->nchild; k++)
 			n += count_free(m, sc->first_child + k, vc);
-	m->mg_cnt[c] = n;
+	m->mg.cnt[c] = n;
 	return n;
 }
 
@@ -178,7 +178,7 @@ take_free(const struct emu *m, int c, int n, int *out)
 	const struct spec_cell *sc = &m->s->cells[c];
 	int k, got = 0;
 
-	if (n <= 0 || m->mg_cnt[c] == 0)
+	if (n <= 0 || m->mg.cnt[c] == 0)
 		return 0;
 	if (sc->first_child < 0) {
 		out[0] = c;
@@ -205,13 +205,13 @@ fit(struct emu *m, int node, int chain, int vc, int g, int *out)
 			c = sn->cells[k];
 	if (c < 0 || count_free(m, c, vc) < g)
 		return 0;
-	best = m->mg_cnt[c];
+	best = m->mg.cnt[c];
 	for (;;) {
 		const struct spec_cell *sc = &m->s->cells[c];
 		int pick = -1;
 		for (k = 0; k < sc->nchild; k++) {
 			ch = sc->first_child + k;
-			if (m->mg_cnt[ch] >= g && (pick < 0 || m->mg_cnt[ch] < m->mg_cnt[pick]))
+			if (m->mg.cnt[ch] >= g && (pick < 0 || m->mg.cnt[ch] < m->mg.cnt[pick]))
 				pick = ch;
 		}
 		if (pick < 0 || sc->first_child < 0)
@@ -343,8 +343,8 @@ locality(struct emu *m)
 	/* in engine id order, as a walk of every engine job would go (moves
 	   keep a job's id, so the list holds still during the walk) */
 	multi_refresh(m);
-	for (i = 0; i < m->nmg_multi; i++) {
-		eid = m->mg_multi[i];
+	for (i = 0; i < m->mg.nmulti; i++) {
+		eid = m->mg.multi[i];
 		if (!engine_job(m->e, eid, &in) || in.nleaves < 2 ||
 		    (job = sched_job_of(m->sch, eid)) < 0 || !movable(m, job, &in))
 			continue;
@@ -355,22 +355,22 @@ locality(struct emu *m)
 		}
 		/* only jobs one node could hold more compactly (both
 		   localities kept until its cells change) */
-		if (m->mg_loc[job] < 0)
-			m->mg_loc[job] = (int)emu_locality(m->s, in.leaves, in.nleaves) * 16 +
+		if (m->mg.loc[job] < 0)
+			m->mg.loc[job] = (int)emu_locality(m->s, in.leaves, in.nleaves) * 16 +
 			    best_loc(m, in.leaves[0], in.nleaves, out);
-		cur = m->mg_loc[job] / 16;
-		loc = m->mg_loc[job] % 16;
+		cur = m->mg.loc[job] / 16;
+		loc = m->mg.loc[job] % 16;
 		if (cur <= loc || loc >= LOC_RACK)
 			continue;
 		best = -1;
 		bestloc = cur;
-		for (k = 0; k < m->nmg_nodes; k++) {
-			if (fit(m, m->mg_nodes[k], in.chain, in.vc, in.nleaves, out) == 0)
+		for (k = 0; k < m->mg.nnodes; k++) {
+			if (fit(m, m->mg.nodes[k], in.chain, in.vc, in.nleaves, out) == 0)
 				continue;
 			loc = (int)emu_locality(m->s, out, in.nleaves);
 			if (loc < bestloc) {
 				bestloc = loc;
-				best = m->mg_nodes[k];
+				best = m->mg.nodes[k];
 				memcpy(keep, out, (size_t)in.nleaves * sizeof *out);
 			}
 		}
@@ -521,35 +521,35 @@ static bool
 defrag(struct emu *m)
 {
 	double every = m->par.defrag_every;
-	unsigned char *busy = m->mg_busy, *grouped;
+	unsigned char *busy = m->mg.busy, *grouped;
 	int *order, n = 0, i, k, leaves, used, other, tries;
-	int *freec = m->mg_free, *nvc;
+	int *freec = m->mg.free, *nvc;
 	bool done = false;
 
 	if (!(every > 0) || !(floor(m->now / every) > floor(m->horizon / every)))
 		return false;
 	/* the nodes' counts: read again only when the engine's changed (a
 	   pass a minute, most of them on an unchanged cluster) */
-	if (!m->mg_use_ok || m->mg_serial != engine_use_serial(m->e)) {
+	if (!m->mg.use_ok || m->mg.serial != engine_use_serial(m->e)) {
 		for (i = 0; i < m->s->nnodes; i++) {
 			node_use(m, i, &leaves, &used, &other);
 			busy[i] = used > 0;
 			freec[i] = leaves - used - other;
-			m->mg_other[i] = other > 0;
+			m->mg.other[i] = other > 0;
 		}
-		m->mg_serial = engine_use_serial(m->e);
-		m->mg_use_ok = true;
+		m->mg.serial = engine_use_serial(m->e);
+		m->mg.use_ok = true;
 	}
 	grouped = xcalloc((size_t)m->s->nnodes + 1, 1);
 	order = xcalloc((size_t)m->s->nnodes + 1, sizeof *order);
 	nvc = xcalloc((size_t)m->s->nnodes + 1, sizeof *nvc);
 	for (i = 0; i < m->s->nnodes; i++)
 		nvc[i] = -2;
-	for (i = 0; i < m->ngrp; i++)
-		if (m->grp[i].nmb > 0 && m->grp[i].node >= 0)
-			grouped[m->grp[i].node] = 1;
+	for (i = 0; i < m->sh.ngrp; i++)
+		if (m->sh.grp[i].nmb > 0 && m->sh.grp[i].node >= 0)
+			grouped[m->sh.grp[i].node] = 1;
 	for (i = 0; i < m->s->nnodes; i++) {
-		if (busy[i] && !m->mg_other[i] && freec[i] > 0 && !grouped[i]) {
+		if (busy[i] && !m->mg.other[i] && freec[i] > 0 && !grouped[i]) {
 			/* by free leaves, most first, then by index */
 			for (k = n; k > 0 && freec[order[k - 1]] < freec[i]; k--)
 				order[k] = order[k - 1];
@@ -570,19 +570,39 @@ defrag(struct emu *m)
  * departures freed, then a defragmentation pass when one is due.
  * Returns true when a job moved (the caller passes again).
  */
-bool
+static bool
 emu_mg_tick(struct emu *m)
 {
 	bool any = false;
 	int k;
 
-	if (!m->mg_on)
+	if (!m->mg.on)
 		return false;
-	if (m->nmg_nodes > 0 && !m->par.ideal)
+	if (m->mg.nnodes > 0 && !m->par.ideal)
 		any |= locality(m);
-	for (k = 0; k < m->nmg_nodes; k++)
-		m->mg_flag[m->mg_nodes[k]] = 0;
-	m->nmg_nodes = 0;
+	for (k = 0; k < m->mg.nnodes; k++)
+		m->mg.flag[m->mg.nodes[k]] = 0;
+	m->mg.nnodes = 0;
 	any |= defrag(m);
 	return any;
 }
+
+/* ---- the mechanism's hooks ---- */
+
+static bool
+migrate_init(struct emu *m)
+{
+	emu_mg_init(m);
+	return m->mg.on;
+}
+
+/* Nothing saved: what a tick does follows from the last tick's time. */
+const struct emu_mech emu_migrate_mech = {
+	.name = "migration",
+	.init = migrate_init,
+	.free = emu_mg_free,
+	.cells = emu_mg_started,
+	.moved = emu_mg_moved,
+	.release = emu_mg_note,
+	.tick = emu_mg_tick,
+};

@@ -35,8 +35,6 @@ cmp_seq(const void *a, const void *b)
    job's extra GPUs and wake-up and take a 64-bit mask (older: jobs that
    never grew). */
 #define JOB_BLOB_VERSION	7
-#define RUN_BLOB_VERSION	6
-#define RUN_V_GROW		6	/* the first run version with grow-shrink */
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -162,7 +160,7 @@ emu_save(const struct emu *m, struct strbuf *out)
 	struct engine_mark *mk;
 	struct ev *ev;
 	size_t start = out->len;
-	int i, n, nmk;
+	int i, n, nmk, sec;
 
 	pack_u8(out, RUN_BLOB_VERSION);
 	pack_i32(out, m->njobs);
@@ -222,104 +220,23 @@ emu_save(const struct emu *m, struct strbuf *out)
 		pack_i32(out, mk[i].leaf);
 	}
 	free(mk);
-	/* version 2: sharing groups (members are the jobs' own grp) */
-	pack_i64(out, m->rr_back);
-	pack_i64(out, m->rr_front);
-	pack_i64(out, m->packs);
-	pack_i64(out, m->unpacks);
-	pack_i64(out, m->guests);
-	pack_i32(out, m->ngrp);
-	for (i = 0; i < m->ngrp; i++) {
-		const struct sgroup *g = &m->grp[i];
-		pack_i32(out, g->node);
-		pack_i32(out, g->vc);
-		pack_i32(out, g->gpus);
-		pack_u8(out, (unsigned)g->mode);
-		pack_u32(out, g->ver);
-		pack_f64(out, g->eval_t);
-		pack_f64(out, g->eval_work);
-		pack_i32(out, g->nmb);
-	}
-	/* version 3: AntMan's sums and GPUs (none when off) */
-	pack_i64(out, m->am_seq);
-	pack_f64(out, m->am_busy);
-	pack_f64(out, m->am_host);
-	pack_f64(out, m->am_lost);
-	pack_f64(out, m->am_sm);
-	pack_f64(out, m->am_mem);
-	pack_f64(out, m->am_int_sm);
-	pack_f64(out, m->am_int_mem);
-	pack_f64(out, m->am_int_host);
-	pack_f64(out, m->am_int_lost);
-	pack_i64(out, m->am_done);
-	pack_i64(out, m->am_upgrades);
-	pack_i64(out, m->am_ooms);
-	pack_i64(out, m->am_guests);
-	pack_i32(out, m->am_on ? m->ngpu : 0);
-	for (i = 0; m->am_on && i < m->ngpu; i++) {
-		pack_f64(out, m->gpu[i].util_avg);
-		pack_f64(out, m->gpu[i].util_t);
-		pack_f64(out, m->gpu[i].util_now);
-		pack_f64(out, m->gpu[i].mem_now);
-	}
-	/* version 4: the submission window */
-	pack_f64(out, m->win_busy);
-	pack_f64(out, m->win_sm);
-	/* version 5 */
-	pack_i64(out, m->am_moved);
-	/* version 6: grow-shrink's counts and idle clocks (none when off) */
-	pack_i64(out, m->grows);
-	pack_i64(out, m->shrinks);
-	for (i = 0, n = 0; m->el_on && i < m->s->ncells; i++)
-		n += m->idle_at[i] >= 0;
-	pack_i32(out, n);
-	for (i = 0; m->el_on && i < m->s->ncells; i++)
-		if (m->idle_at[i] >= 0) {
-			pack_i32(out, i);
-			pack_f64(out, m->idle_at[i]);
+	/* versions 2 to 6: the mechanisms' sections, and the window's (4) */
+	for (sec = 2; sec <= RUN_BLOB_VERSION; sec++) {
+		if (sec == 4) {
+			pack_f64(out, m->win_busy);
+			pack_f64(out, m->win_sm);
 		}
+		for (i = 0; emu_mechs[i] != NULL; i++)
+			if (emu_mechs[i]->save != NULL)
+				emu_mechs[i]->save(m, sec, out);
+	}
 	pack_seal(out, start);
 }
 
 /* ---- restoring ---- */
 
-/* The run blob, decoded. */
-struct run_state {
-	int			 njobs, nfaults, nseries;
-	double			 now, horizon, busy_since, busy_gpu_time;
-	double			 first_submit, last_end;
-	uint64_t		 seq;
-	long long		 events, next_progress;
-	int			 nfinal, live;
-	struct ev		*ev;
-	int			 nev;
-	unsigned char		*dirty;
-	int			 ndoms;
-	struct sched_stats	 ss;
-	struct engine_stats	 es;
-	struct engine_mark	*marks;
-	int			 nmarks;
-	long long		 rr_back, rr_front, packs, unpacks, guests;
-	struct sgroup		*grp;	/* nmb: the count stored, mb unused */
-	int			 ngrp;
-	/* AntMan (version 3) */
-	long long		 am_seq, am_done, am_upgrades, am_ooms, am_guests;
-	double			 am[9];		/* busy host lost sm mem, 4 integrals */
-	double			*gpu;		/* 4 per GPU */
-	int			 ngpu;
-	/* version 4 */
-	double			 win_busy, win_sm;
-	/* version 5 */
-	long long		 am_moved;
-	/* grow-shrink (version 6) */
-	long long		 grows, shrinks;
-	int			*idle_cell;
-	double			*idle_t;
-	int			 nidle;
-};
-
 static void
-run_state_release(struct run_state *rs)
+run_state_release(struct emu_run_state *rs)
 {
 	free(rs->idle_cell);
 	free(rs->idle_t);
@@ -331,7 +248,7 @@ run_state_release(struct run_state *rs)
 }
 
 static int
-decode_run(const struct emu_blob *b, int njobs, struct run_state *rs, char *why, size_t len)
+decode_run(const struct emu_blob *b, int njobs, struct emu_run_state *rs, char *why, size_t len)
 {
 	struct unpack u;
 	unsigned v;
@@ -650,7 +567,8 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 		    x->am, x->ngpus, x->phase);
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
-	    !(x->preempted >= 0) || !isfinite(x->preempted) || !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))
+	    !(x->preempted >= 0) || !isfinite(x->preempted) ||
+	    !(x->speed >= 0) || !isfinite(x->speed) || x->target != x->target))
 		unpack_fail(&u, "completion %d, failures %d, key of job %d, clocks %g %g, "
 		    "speed %g", x->done, *failures, key->id, x->since, x->stall_until,
 		    x->speed);
@@ -701,70 +619,6 @@ restore_health(struct emu *m)
 	free(st);
 }
 
-/*
- * The sharing groups: the stored table, members from the jobs' own group
- * index (sorted by job id, as emu.c keeps them), checked against each
- * other: a guest holds no engine job, a host does, counts agree.
- */
-static int
-restore_groups(struct emu *m, const struct run_state *rs, char *why, size_t len)
-{
-	int i, gi;
-
-	m->rr_back = rs->rr_back;
-	m->rr_front = rs->rr_front;
-	m->packs = rs->packs;
-	m->unpacks = rs->unpacks;
-	m->guests = rs->guests;
-	m->ngrp = m->grp_cap = 0;
-	if (rs->ngrp > 0) {
-		m->grp = xcalloc((size_t)rs->ngrp, sizeof *m->grp);
-		m->grp_cap = (size_t)rs->ngrp;
-	}
-	for (i = 0; i < rs->ngrp; i++) {
-		if (rs->grp[i].nmb > 0 && (rs->grp[i].node >= m->s->nnodes ||
-		    rs->grp[i].vc >= m->s->nvcs)) {
-			bufprintf(why, len, "sharing group %d: node %d, vc %d", i,
-			    rs->grp[i].node, rs->grp[i].vc);
-			return -1;
-		}
-	}
-	for (i = 0; i < rs->ngrp; i++) {
-		m->grp[i] = rs->grp[i];
-		m->grp[i].nmb = 0;
-		m->grp[i].mb = NULL;
-		m->grp[i].cap = 0;
-	}
-	m->ngrp = rs->ngrp;
-	for (i = 0; i < m->njobs; i++) {
-		const struct job *j = &m->jobs[i];
-		const struct ejob_state *x = &m->js[i];
-		if ((x->guest || x->am ? j->engine_id != -1 :
-		    job_holds_cells(j) && j->engine_id < 0) || (x->am && !job_holds_cells(j)) ||
-		    (x->grp >= 0 && !job_holds_cells(j))) {
-			bufprintf(why, len, "job '%s' (%s, engine job %d) cannot be %s",
-			    j->name, job_state_name(j->state), j->engine_id,
-			    x->guest ? "a guest" : "a host");
-			return -1;
-		}
-		if ((gi = x->grp) < 0)
-			continue;
-		if (gi >= m->ngrp || m->grp[gi].vc != j->vc || m->grp[gi].gpus != j->gpus) {
-			bufprintf(why, len, "job '%s' is in sharing group %d of %d that "
-			    "does not fit it", j->name, gi, m->ngrp);
-			return -1;
-		}
-		emu_group_insert(&m->grp[gi], i);
-	}
-	for (i = 0; i < m->ngrp; i++)
-		if (m->grp[i].nmb != rs->grp[i].nmb) {
-			bufprintf(why, len, "sharing group %d has %d members, stored %d",
-			    i, m->grp[i].nmb, rs->grp[i].nmb);
-			return -1;
-		}
-	return 0;
-}
-
 struct done_order {
 	int		 job;
 	int		 done;
@@ -778,20 +632,12 @@ cmp_done_order(const void *a, const void *b)
 	return (x->done > y->done) - (x->done < y->done);
 }
 
-struct emu *
-emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
-    const struct emu_params *par, struct job *jobs, int njobs, const struct emu_saved *sv,
-    char **cause)
+/* The jobs as stored: plain facts first, before anything is built. */
+static int
+check_jobs(const struct spec *s, const struct job *jobs, int njobs, char **cause)
 {
-	struct run_state rs;
-	struct emu *m = NULL;
-	struct policy_key *keys = NULL;
-	int *klass = NULL, *by_eid = NULL, i, k, njob_holding = 0;
-	struct done_order *order = NULL;
-	char why[512];
-	bool arrived;
+	int i;
 
-	/* the jobs as stored: plain facts first */
 	for (i = 0; i < njobs; i++) {
 		const struct job *j = &jobs[i];
 		if (j->id != i || j->vc < 0 || j->vc >= s->nvcs || j->gpus <= 0 ||
@@ -801,172 +647,199 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		    j->engine_id != -1)) {
 			*cause = xasprintf("job '%.64s' (index %d) is not a job this "
 			    "emulator could have", j->name, i);
-			return NULL;
+			return -1;
 		}
 	}
-	if (decode_run(&sv->run, njobs, &rs, why, sizeof why) < 0) {
-		*cause = xstrdup(why);
-		run_state_release(&rs);
-		return NULL;
-	}
-	m = emu_alloc(s, p, par, jobs, njobs);
-	m->nfault_ev = emu_fault_events(par, NULL, 0);
-	if (rs.nfaults != par->nfaults || rs.nseries != sv->nseries ||
-	    (sv->nseries > 0 && sv->series == NULL) || (sv->nplacements > 0 &&
-	    sv->placements == NULL) || rs.seq < (uint64_t)njobs + (uint64_t)m->nfault_ev) {
-		bufprintf(why, sizeof why, "run state: %d faults and %d samples, given %d "
-		    "and %d", rs.nfaults, rs.nseries, par->nfaults, sv->nseries);
-		goto fail;
-	}
-	keys = xcalloc((size_t)njobs + 1, sizeof *keys);
-	klass = xcalloc((size_t)njobs + 1, sizeof *klass);
-	for (i = 0; i < njobs; i++)
-		if (decode_job(sv->job_state != NULL ? &sv->job_state[i] : NULL, i, &m->js[i],
-		    &m->failures[i], &keys[i], &klass[i], m->am_on ? m->ngpu : 0,
-		    &m->jobs[i], why, sizeof why) < 0)
-			goto fail;
-	m->now = rs.now;
-	m->horizon = rs.horizon;
-	if (restore_groups(m, &rs, why, sizeof why) < 0)
-		goto fail;
+	return 0;
+}
 
-	/* the engine: placements, then marks, then bad nodes */
-	m->e = engine_create(s, mode, cause);
-	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0)) {
-		emu_free(m);
-		run_state_release(&rs);
-		free(keys);
-		free(klass);
-		return NULL;
+/* The jobs' emulator state and cached keys from their blobs; the clock. */
+static int
+restore_jobs(struct emu *m, const struct emu_saved *sv, const struct emu_run_state *rs,
+    struct policy_key *keys, int *klass, char *why, size_t len)
+{
+	int i;
+
+	if (rs->nfaults != m->par.nfaults || rs->nseries != sv->nseries ||
+	    (sv->nseries > 0 && sv->series == NULL) || (sv->nplacements > 0 &&
+	    sv->placements == NULL) || rs->seq < (uint64_t)m->njobs + (uint64_t)m->nfault_ev) {
+		bufprintf(why, len, "run state: %d faults and %d samples, given %d "
+		    "and %d", rs->nfaults, rs->nseries, m->par.nfaults, sv->nseries);
+		return -1;
 	}
-	by_eid = xcalloc((size_t)s->gpus + 1, sizeof *by_eid);
-	for (i = 0; i < njobs; i++)
+	for (i = 0; i < m->njobs; i++)
+		if (decode_job(sv->job_state != NULL ? &sv->job_state[i] : NULL, i, &m->js[i],
+		    &m->failures[i], &keys[i], &klass[i], m->am.on ? m->am.ngpu : 0,
+		    &m->jobs[i], why, len) < 0)
+			return -1;
+	m->now = rs->now;
+	m->horizon = rs->horizon;
+	return 0;
+}
+
+/* The engine (created): placements, then marks, then bad nodes. */
+static int
+restore_engine(struct emu *m, const struct emu_saved *sv, const struct emu_run_state *rs,
+    char *why, size_t len)
+{
+	const struct spec *s = m->s;
+	const struct job *jobs = m->jobs;
+	int *by_eid = xcalloc((size_t)s->gpus + 1, sizeof *by_eid), i, njob_holding = 0;
+	int rc = -1;
+
+	for (i = 0; i < m->njobs; i++)
 		if (job_holds_cells(&jobs[i]) && jobs[i].engine_id >= 0) {
 			if (by_eid[jobs[i].engine_id] != 0) {
-				bufprintf(why, sizeof why, "jobs '%s' and '%s' hold engine job %d",
+				bufprintf(why, len, "jobs '%s' and '%s' hold engine job %d",
 				    jobs[by_eid[jobs[i].engine_id] - 1].name, jobs[i].name,
 				    jobs[i].engine_id);
-				goto fail;
+				goto out;
 			}
 			by_eid[jobs[i].engine_id] = i + 1;
 			njob_holding++;
 		}
 	if (sv->nplacements != njob_holding) {
-		bufprintf(why, sizeof why, "%d placements for %d jobs holding cells",
+		bufprintf(why, len, "%d placements for %d jobs holding cells",
 		    sv->nplacements, njob_holding);
-		goto fail;
+		goto out;
 	}
 	for (i = 0; i < sv->nplacements; i++) {
 		const struct engine_placement *pl = &sv->placements[i];
 		int job = pl->id >= 0 && pl->id < s->gpus ? by_eid[pl->id] - 1 : -1;
 		if (job < 0 || pl->name == NULL || strcmp(pl->name, jobs[job].name) != 0) {
-			bufprintf(why, sizeof why, "placement %d (engine job %d, '%.64s') "
+			bufprintf(why, len, "placement %d (engine job %d, '%.64s') "
 			    "belongs to no job holding cells", i, pl->id,
 			    pl->name != NULL ? pl->name : "");
-			goto fail;
+			goto out;
 		}
-		if (engine_restore_job(m->e, pl, why, sizeof why) < 0)
-			goto fail;
+		if (engine_restore_job(m->e, pl, why, len) < 0)
+			goto out;
 	}
-	for (i = 0; i < rs.nmarks; i++)
-		if (engine_restore_mark(m->e, &rs.marks[i], why, sizeof why) < 0)
-			goto fail;
+	for (i = 0; i < rs->nmarks; i++)
+		if (engine_restore_mark(m->e, &rs->marks[i], why, len) < 0)
+			goto out;
 	restore_health(m);
-	engine_stats_restore(m->e, &rs.es);
+	engine_stats_restore(m->e, &rs->es);
+	rc = 0;
+out:
+	free(by_eid);
+	return rc;
+}
 
-	/* the scheduler, from the cached keys */
-	m->sch = sched_create(m->e, p, jobs, njobs);
-	for (i = 0; i < njobs; i++) {
-		const struct job *j = &jobs[i];
-		int rc;
+/* The scheduler (created), from the cached keys; its domains and counts. */
+static int
+restore_sched(struct emu *m, const struct emu_run_state *rs, const struct policy_key *keys,
+    const int *klass, char *why, size_t len)
+{
+	int i, rc;
+	bool arrived;
+
+	for (i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
 		arrived = j->submit <= m->horizon;
 		if (arrived != (m->js[i].ver > 0)) {
-			bufprintf(why, sizeof why, "job '%s' submitted at %g has %s events "
+			bufprintf(why, len, "job '%s' submitted at %g has %s events "
 			    "at the last tick (%g)", j->name, j->submit,
 			    arrived ? "no" : "had", m->horizon);
-			goto fail;
+			return -1;
 		}
 		if (!arrived && (j->state != JOB_PENDING || j->first_start >= 0 ||
 		    j->restarts > 0 || m->js[i].done > 0)) {
-			bufprintf(why, sizeof why, "job '%s' is not submitted yet but %s",
+			bufprintf(why, len, "job '%s' is not submitted yet but %s",
 			    j->name, job_state_name(j->state));
-			goto fail;
+			return -1;
 		}
 		if (arrived && !(j->state_since <= m->now)) {
-			bufprintf(why, sizeof why, "job '%s' changed at %g, after the last "
+			bufprintf(why, len, "job '%s' changed at %g, after the last "
 			    "tick (%g)", j->name, j->state_since, m->now);
-			goto fail;
+			return -1;
 		}
 		if (arrived && j->state == JOB_PENDING)
-			rc = sched_restore_pending(m->sch, i, &keys[i], klass[i], why, sizeof why);
+			rc = sched_restore_pending(m->sch, i, &keys[i], klass[i], why, len);
 		else if (job_holds_cells(j) && !m->js[i].guest && !m->js[i].am)
-			rc = sched_restore_running(m->sch, i, &keys[i], klass[i], why, sizeof why);
+			rc = sched_restore_running(m->sch, i, &keys[i], klass[i], why, len);
 		else
-			rc = sched_restore_key(m->sch, i, &keys[i], klass[i], why, sizeof why);
+			rc = sched_restore_key(m->sch, i, &keys[i], klass[i], why, len);
 		if (rc < 0)
-			goto fail;
+			return -1;
 	}
-	if (rs.ndoms != sched_domains(m->sch)) {
-		bufprintf(why, sizeof why, "run state: %d scheduler domains, %d here",
-		    rs.ndoms, sched_domains(m->sch));
-		goto fail;
+	if (rs->ndoms != sched_domains(m->sch)) {
+		bufprintf(why, len, "run state: %d scheduler domains, %d here",
+		    rs->ndoms, sched_domains(m->sch));
+		return -1;
 	}
-	for (i = 0; i < rs.ndoms; i++)
-		sched_set_domain_dirty(m->sch, i, rs.dirty[i]);
-	sched_stats_restore(m->sch, &rs.ss);
+	for (i = 0; i < rs->ndoms; i++)
+		sched_set_domain_dirty(m->sch, i, rs->dirty[i]);
+	sched_stats_restore(m->sch, &rs->ss);
 	emu_sched_hooks(m);
+	return 0;
+}
 
-	/* the events: arrivals and faults still ahead, then the stored ones */
-	for (i = 0; i < njobs; i++)
-		if (!(jobs[i].submit <= m->horizon)) {
-			struct ev x = { jobs[i].submit, (uint64_t)i, EV_ARRIVE, i, 0 };
+/* The events: arrivals and faults still ahead, then the stored ones; the
+   run's counters and its series. */
+static int
+restore_events(struct emu *m, const struct emu_saved *sv, const struct emu_run_state *rs,
+    char *why, size_t len)
+{
+	struct ev *fe;
+	int i;
+
+	for (i = 0; i < m->njobs; i++)
+		if (!(m->jobs[i].submit <= m->horizon)) {
+			struct ev x = { m->jobs[i].submit, (uint64_t)i, EV_ARRIVE, i, 0 };
 			emu_ev_insert(m, &x);
 		}
-	{
-		struct ev *fe = xcalloc((size_t)m->nfault_ev + 1, sizeof *fe);
-		emu_fault_events(par, fe, (uint64_t)njobs);
-		for (i = 0; i < m->nfault_ev; i++)
-			if (!(fe[i].t <= m->horizon))
-				emu_ev_insert(m, &fe[i]);
-		free(fe);
-	}
-	for (i = 0; i < rs.nev; i++) {
-		if (rs.ev[i].seq < (uint64_t)njobs + (uint64_t)m->nfault_ev) {
-			bufprintf(why, sizeof why, "run state: event sequence %llu belongs to "
-			    "an arrival or a fault", (unsigned long long)rs.ev[i].seq);
-			goto fail;
+	fe = xcalloc((size_t)m->nfault_ev + 1, sizeof *fe);
+	emu_fault_events(&m->par, fe, (uint64_t)m->njobs);
+	for (i = 0; i < m->nfault_ev; i++)
+		if (!(fe[i].t <= m->horizon))
+			emu_ev_insert(m, &fe[i]);
+	free(fe);
+	for (i = 0; i < rs->nev; i++) {
+		if (rs->ev[i].seq < (uint64_t)m->njobs + (uint64_t)m->nfault_ev) {
+			bufprintf(why, len, "run state: event sequence %llu belongs to "
+			    "an arrival or a fault", (unsigned long long)rs->ev[i].seq);
+			return -1;
 		}
-		emu_ev_insert(m, &rs.ev[i]);
+		emu_ev_insert(m, &rs->ev[i]);
 	}
-	if (m->live != rs.live) {
-		bufprintf(why, sizeof why, "run state: %d live events, the heap has %d",
-		    rs.live, m->live);
-		goto fail;
+	if (m->live != rs->live) {
+		bufprintf(why, len, "run state: %d live events, the heap has %d",
+		    rs->live, m->live);
+		return -1;
 	}
-	m->seq = rs.seq;
-	m->events = rs.events;
-	m->next_progress = rs.next_progress;
-	m->nfinal = rs.nfinal;
-	m->busy_since = rs.busy_since;
-	m->busy_gpu_time = rs.busy_gpu_time;
-	m->first_submit = rs.first_submit;
-	m->win_busy = rs.win_busy;
-	m->win_sm = rs.win_sm;
-	m->last_end = rs.last_end;
+	m->seq = rs->seq;
+	m->events = rs->events;
+	m->next_progress = rs->next_progress;
+	m->nfinal = rs->nfinal;
+	m->busy_since = rs->busy_since;
+	m->busy_gpu_time = rs->busy_gpu_time;
+	m->first_submit = rs->first_submit;
+	m->win_busy = rs->win_busy;
+	m->win_sm = rs->win_sm;
+	m->last_end = rs->last_end;
 	if (sv->nseries > 0) {
 		m->series = xcalloc((size_t)sv->nseries, sizeof *m->series);
 		memcpy(m->series, sv->series, (size_t)sv->nseries * sizeof *m->series);
 		m->nseries = sv->nseries;
 		m->series_cap = (size_t)sv->nseries;
 	}
+	return 0;
+}
 
-	/* what learning policies saw: completions in their order */
-	order = xcalloc((size_t)njobs + 1, sizeof *order);
-	for (k = 0, i = 0; i < njobs; i++) {
+/* What learning policies saw: the completions, replayed in their order. */
+static int
+restore_completions(struct emu *m, char *why, size_t len)
+{
+	struct done_order *order = xcalloc((size_t)m->njobs + 1, sizeof *order);
+	const struct job *jobs = m->jobs;
+	int i, k, rc = -1;
+
+	for (k = 0, i = 0; i < m->njobs; i++) {
 		if ((jobs[i].state == JOB_COMPLETED) != (m->js[i].done > 0)) {
-			bufprintf(why, sizeof why, "job '%s' is %s with completion %d",
+			bufprintf(why, len, "job '%s' is %s with completion %d",
 			    jobs[i].name, job_state_name(jobs[i].state), m->js[i].done);
-			goto fail;
+			goto out;
 		}
 		if (m->js[i].done > 0) {
 			order[k].job = i;
@@ -977,95 +850,83 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	qsort(order, (size_t)k, sizeof *order, cmp_done_order);
 	for (i = 0; i < k; i++)
 		if (order[i].done != i + 1) {
-			bufprintf(why, sizeof why, "completions are not 1..%d: job '%s' has %d",
+			bufprintf(why, len, "completions are not 1..%d: job '%s' has %d",
 			    k, jobs[order[i].job].name, order[i].done);
-			goto fail;
+			goto out;
 		}
 	if (k != m->nfinal) {
-		bufprintf(why, sizeof why, "run state: %d completed, %d jobs are", m->nfinal, k);
-		goto fail;
+		bufprintf(why, len, "run state: %d completed, %d jobs are", m->nfinal, k);
+		goto out;
 	}
-	if (p->ops->done != NULL)
+	if (m->p->ops->done != NULL)
 		for (i = 0; i < k; i++)
-			p->ops->done((struct policy *)p, &jobs[order[i].job]);
+			m->p->ops->done((struct policy *)m->p, &m->jobs[order[i].job]);
+	rc = 0;
+out:
+	free(order);
+	return rc;
+}
 
-	/* AntMan: the sums and GPUs as stored, guest lists and plans rebuilt */
-	if (m->am_on) {
-		if (rs.ngpu != 0 && rs.ngpu != m->ngpu) {
-			bufprintf(why, sizeof why, "run state: %d GPUs, the spec has %d",
-			    rs.ngpu, m->ngpu);
-			goto fail;
-		}
-		m->am_seq = rs.am_seq;
-		m->am_busy = rs.am[0];
-		m->am_host = rs.am[1];
-		m->am_lost = rs.am[2];
-		m->am_sm = rs.am[3];
-		m->am_mem = rs.am[4];
-		m->am_int_sm = rs.am[5];
-		m->am_int_mem = rs.am[6];
-		m->am_int_host = rs.am[7];
-		m->am_int_lost = rs.am[8];
-		m->am_done = rs.am_done;
-		m->am_upgrades = rs.am_upgrades;
-		m->am_moved = rs.am_moved;
-		m->am_ooms = rs.am_ooms;
-		m->am_guests = rs.am_guests;
-		for (i = 0; i < rs.ngpu; i++) {
-			m->gpu[i].util_avg = rs.gpu[4 * i];
-			m->gpu[i].util_t = rs.gpu[4 * i + 1];
-			m->gpu[i].util_now = rs.gpu[4 * i + 2];
-			m->gpu[i].mem_now = rs.gpu[4 * i + 3];
-		}
-		if (emu_am_restore(m, why, sizeof why) < 0)
-			goto fail;
-	} else
-		for (i = 0; i < njobs; i++)
-			if (m->js[i].am || m->js[i].ngpus > 0) {
-				bufprintf(why, sizeof why, "job '%s' shares GPUs as AntMan does, "
-				    "policy '%s' does not", jobs[i].name, p->ops->name);
-				goto fail;
-			}
-	/* grow-shrink: counts and idle clocks as stored, the list rebuilt */
-	if (!m->el_on && rs.nidle > 0) {
-		bufprintf(why, sizeof why, "run state: idle clocks for grow-shrink, "
-		    "which policy '%s' and these jobs do not do", p->ops->name);
-		goto fail;
+/*
+ * The phases, in order: the jobs' facts, the run blob, the jobs' state,
+ * the engine, the scheduler, the events, the completions, then each
+ * mechanism's restore hook; last the invariants of all three.
+ */
+struct emu *
+emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
+    const struct emu_params *par, struct job *jobs, int njobs, const struct emu_saved *sv,
+    char **cause)
+{
+	struct emu_run_state rs;
+	struct emu *m = NULL;
+	struct policy_key *keys = NULL;
+	int *klass = NULL, i;
+	char why[512];
+
+	if (check_jobs(s, jobs, njobs, cause) < 0)
+		return NULL;
+	if (decode_run(&sv->run, njobs, &rs, why, sizeof why) < 0) {
+		*cause = xstrdup(why);
+		run_state_release(&rs);
+		return NULL;
 	}
-	m->grows = rs.grows;
-	m->shrinks = rs.shrinks;
-	for (i = 0; i < rs.nidle; i++) {
-		if (rs.idle_cell[i] >= s->ncells || s->cells[rs.idle_cell[i]].level != 1) {
-			bufprintf(why, sizeof why, "run state: idle cell %d is not a GPU",
-			    rs.idle_cell[i]);
-			goto fail;
-		}
-		m->idle_at[rs.idle_cell[i]] = rs.idle_t[i];
-	}
-	if (m->el_on && emu_el_restore(m, why, sizeof why) < 0)
+	m = emu_alloc(s, p, par, jobs, njobs);
+	m->nfault_ev = emu_fault_events(par, NULL, 0);
+	keys = xcalloc((size_t)njobs + 1, sizeof *keys);
+	klass = xcalloc((size_t)njobs + 1, sizeof *klass);
+	if (restore_jobs(m, sv, &rs, keys, klass, why, sizeof why) < 0)
 		goto fail;
-	if (!m->el_on)
-		for (i = 0; i < njobs; i++)
-			if (m->js[i].extra > 0) {
-				bufprintf(why, sizeof why, "job '%s' grew, policy '%s' does "
-				    "not grow jobs", jobs[i].name, p->ops->name);
-				goto fail;
-			}
-	if (!engine_check(m->e, why, sizeof why) || !sched_check(m->sch, why, sizeof why))
+	m->e = engine_create(s, mode, cause);
+	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0)) {
+		emu_free(m);
+		run_state_release(&rs);
+		free(keys);
+		free(klass);
+		return NULL;
+	}
+	if (restore_engine(m, sv, &rs, why, sizeof why) < 0)
+		goto fail;
+	m->sch = sched_create(m->e, p, jobs, njobs);
+	if (restore_sched(m, &rs, keys, klass, why, sizeof why) < 0 ||
+	    restore_events(m, sv, &rs, why, sizeof why) < 0 ||
+	    restore_completions(m, why, sizeof why) < 0)
+		goto fail;
+	for (i = 0; emu_mechs[i] != NULL; i++)
+		if (emu_mechs[i]->restore != NULL &&
+		    emu_mechs[i]->restore(m, &rs, why, sizeof why) < 0)
+			goto fail;
+	if (!emu_check(m, why, sizeof why) || !engine_check(m->e, why, sizeof why) ||
+	    !sched_check(m->sch, why, sizeof why))
 		goto fail;
 	run_state_release(&rs);
 	free(keys);
 	free(klass);
-	free(by_eid);
-	free(order);
 	return m;
 fail:
 	*cause = xasprintf("cannot restore the emulator: %s", why);
 	run_state_release(&rs);
 	free(keys);
 	free(klass);
-	free(by_eid);
-	free(order);
 	emu_free(m);
 	return NULL;
 }

@@ -1,6 +1,6 @@
 /*
  * share.c — time-slicing and packing plans for a sharing group. See
- * share.h. Used by emu.c when it (re)plans a group; pure.
+ * share.h. Used by emu-share.c when it (re)plans a group; pure.
  *
  * The packing model. Gandiva (OSDI'18) §4.3 and Table 1: packing two jobs
  * of low GPU utilization on one GPU raises aggregate throughput (each

@@ -2,7 +2,7 @@
  * share.h — GPU sharing arithmetic for the emulator: which members of a
  * sharing group run in a time slice, how fast jobs packed onto the same
  * GPUs go, and whether a pack fits in GPU memory. Pure functions of their
- * arguments (no state, no I/O); the emulator (emu.c) owns the groups.
+ * arguments (no state, no I/O); the emulator (emu-share.c) owns the groups.
  *
  * A sharing group is the set of jobs of one VC, all of one GPU count g,
  * that share one node's g-GPU slots (Gandiva's "same affinity"): the hosts
