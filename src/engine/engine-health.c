@@ -1,5 +1,6 @@
 /*
- * engine-health.c — bad hardware: doomed cells (HiveD).
+ * engine-health.c — bad hardware: a node marked bad or good
+ * (engine_node_set_bad), and doomed cells (HiveD).
  *
  * When a chain's healthy free cells can no longer cover what its VCs are
  * still owed, some VC must end up with bad hardware whatever the binding;
@@ -149,4 +150,39 @@ doom_rebalance(struct engine *e, int chain)
 			doom_set(e, v, true);
 		}
 	}
+}
+
+/* A node marked bad or good by hand or by a health hook: its leaves
+   follow (engine.h). */
+int
+engine_node_set_bad(struct engine *e, const char *node, bool bad, int *affected, int max)
+{
+	int n = spec_find_node(e->s, node), k, c, lo, hi, na = 0, i, j;
+	const struct spec_node *sn;
+
+	if (n < 0)
+		return -1;
+	sn = &e->s->nodes[n];
+	for (k = 0; k < sn->ncells; k++) {
+		c = sn->cells[k];
+		leaf_range(e, c, &lo, &hi);
+		for (i = lo; i <= hi; i++) {
+			int jb = e->p_job[i];
+			phys_set_bad(e, i, bad);
+			if (bad && jb >= 0) {
+				for (j = 0; j < na && j < max; j++)
+					if (affected[j] == jb)
+						break;
+				if (j == na || j == max) {
+					if (na < max)
+						affected[na] = jb;
+					na++;
+				}
+			}
+		}
+		if (e->mode == ENGINE_HIVED)
+			doom_rebalance(e, p_chain(e, c));
+	}
+	engine_debug_check(e, "node health");
+	return na;
 }

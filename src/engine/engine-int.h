@@ -211,6 +211,10 @@ int	p_chain(const struct engine *e, int c);
 void	doom_rebalance(struct engine *e, int chain);
 
 /* engine.c */
+/* Rows of e->vc_prio per VC: priorities -1 .. ENGINE_PRIO_MAX. */
+#define ENGINE_NPRIO	(ENGINE_PRIO_MAX + 2)
+/* Room for n job slots (new ones free; the name map follows them). */
+void	engine_jobs_reserve(struct engine *e, int n);
 int	job_new(struct engine *e, const char *name);
 void	job_drop(struct engine *e, int id);
 /* Free a job's cells (rebalancing doomed cells unless no_rebalance). */
