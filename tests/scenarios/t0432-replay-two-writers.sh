@@ -26,8 +26,20 @@ run_state() {
 	"$CELLAR" --db "$1" runs -o csv 2>/dev/null | awk -F, 'NR == 2 { print $7 }'
 }
 
-# wait_running DB PID: until run 1 has a checkpoint (its clock moved) while
-# PID still runs; then stop PID. 0: stopped mid-run; 1: PID ended first.
+# stop_unlocked DB PID: stop PID outside a write transaction (0), or let
+# it go on (1): stopped inside one, it would hold the store's write lock
+# and the second writer would time out instead of writing (seen under load).
+SQLEXEC=$(dirname "$CELLAR")/tests/helpers/sqlexec
+stop_unlocked() {
+	kill -STOP "$2"
+	"$SQLEXEC" "$1" "BEGIN IMMEDIATE; ROLLBACK" >/dev/null 2>&1 && return 0
+	kill -CONT "$2"
+	return 1
+}
+
+# wait_running_stop DB PID: until run 1 has a checkpoint (its clock
+# moved) while PID still runs; then stop PID (stop_unlocked). 0: stopped
+# mid-run; 1: PID ended first.
 wait_running_stop() {
 	i=0
 	while [ $i -lt 6000 ]; do
@@ -35,10 +47,11 @@ wait_running_stop() {
 		now=$("$CELLAR" --db "$1" runs -o csv 2>/dev/null | awk -F, 'NR == 2 { print $8 }')
 		case $now in
 		''|0|0.000) ;;
-		*)	kill -STOP "$2"
-			[ "$(run_state "$1")" = running ] && return 0
-			kill -CONT "$2"
-			return 1 ;;
+		*)	if stop_unlocked "$1" "$2"; then
+				[ "$(run_state "$1")" = running ] && return 0
+				kill -CONT "$2"
+				return 1
+			fi ;;
 		esac
 		i=$((i + 1))
 	done
@@ -148,8 +161,7 @@ wait_created_stop() {
 	i=0
 	while [ $i -lt 6000 ]; do
 		kill -0 "$2" 2>/dev/null || return 1
-		if [ "$(run_state "$1")" = running ]; then
-			kill -STOP "$2"
+		if [ "$(run_state "$1")" = running ] && stop_unlocked "$1" "$2"; then
 			[ "$(run_state "$1")" = running ] && return 0
 			kill -CONT "$2"
 			return 1
