@@ -285,7 +285,7 @@ deps:
 	fi; \
 	if ! command -v mandoc >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1 || \
 	   [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null 2>&1 || \
-	   ! command -v strace >/dev/null 2>&1 || \
+	   ! command -v strace >/dev/null 2>&1 || ! command -v gnuplot >/dev/null 2>&1 || \
 	   [ ! -x /usr/sbin/munged ] || [ ! -x /usr/sbin/slurmctld ] || \
 	   [ ! -x /usr/sbin/slurmd ] || ! command -v sbatch >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
