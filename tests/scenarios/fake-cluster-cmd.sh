@@ -30,13 +30,33 @@ sbatch)	# pods start in parallel: ids handed out under a lock
 	echo "$n" ;;
 squeue)	# -h -j ID [-t all] -o FORMAT; an ended job is forgotten at
 	# once (-t all finds nothing), so the hooks' sacct path is the one run;
-	# FAKE_DOWN=1: the controller cannot be reached
-	if [ -n "${FAKE_DOWN:-}" ]; then
+	# -h [-t all] -o "%i FORMAT" lists every job still running (no look
+	# counted). FAKE_DOWN=1: the controller cannot be reached;
+	# FAKE_FORGET=1: -j says "Invalid job id" for every job (a wrong
+	# answer the listing corrects), =down: and the listing cannot reach
+	# the controller
+	down() {
 		echo "slurm_load_jobs error: Unable to contact slurm controller (connect failure)" >&2
 		exit 1
+	}
+	[ -n "${FAKE_DOWN:-}" ] && down
+	eval fmt=\${$#}
+	if [ "$2" != -j ]; then
+		[ "${FAKE_FORGET:-}" = down ] && down
+		n=4242
+		while [ "$n" -lt "$(cat "$FAKE/next" 2>/dev/null || echo 4242)" ]; do
+			l=$(cat "$FAKE/$n.looks" 2>/dev/null || echo 0)
+			[ "$l" -lt "${FAKE_RUNS:-1}" ] && [ ! -e "$FAKE/$n.gone" ] &&
+			    case $fmt in *%T) echo "$n RUNNING" ;; *) echo "$n $n" ;; esac
+			n=$((n + 1))
+		done
+		exit 0
 	fi
 	id=$3
-	eval fmt=\${$#}
+	if [ -n "${FAKE_FORGET:-}" ]; then
+		echo "slurm_load_jobs error: Invalid job id specified" >&2
+		exit 1
+	fi
 	case $fmt in
 	%i) [ -e "$FAKE/$id.gone" ] || echo "$id" ;;
 	%T) looks "$id" && echo RUNNING ;;

@@ -70,10 +70,12 @@ want="sbatch [--parsable] [--job-name=cellar-g.0] [--nodelist=n1] [--nodes=1] [-
 sbatch [--parsable] [--job-name=cellar-g.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok slurm-sbatch || not_ok slurm-sbatch "[$got], want [$want]"
 # each pod: squeue says RUNNING once, then nothing (the fake controller
-# forgets an ended job at once), then sacct COMPLETED
+# forgets an ended job at once), the list of every job confirms it, then
+# sacct COMPLETED
 got=$(only squeue | uniq -c | sed 's/^ *//')
 want="2 squeue [-h] [-j] [4242] [-t] [all] [-o] [%T]
-2 squeue [-h] [-j] [4243] [-t] [all] [-o] [%T]"
+2 squeue [-h] [-j] [4243] [-t] [all] [-o] [%T]
+2 squeue [-h] [-t] [all] [-o] [%i %T]"
 [ "$got" = "$want" ] && ok slurm-squeue || not_ok slurm-squeue "[$got], want [$want]"
 got=$(only sacct)
 want="sacct [-n] [-X] [-P] [-j] [4242] [-o] [State]
@@ -184,7 +186,9 @@ echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"
 env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
     "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
 check_calls slurm-stop-ended "squeue [-h] [-j] [4300] [-o] [%i]
+squeue [-h] [-o] [%i %i]
 squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+squeue [-h] [-t] [all] [-o] [%i %T]
 sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]"
 [ "$(head -n 1 "$TMP/hook-out")" = completed ] && [ -s "$TMP/run/slurm/c.0" ] && ok slurm-stop-ended-says ||
     not_ok slurm-stop-ended-says "$(cat "$TMP/hook-out")"
@@ -221,9 +225,11 @@ FAKE_END=NODE_FAIL FAKE_SINFO=idle hook slurm status &&
     [ "$(cat "$TMP/hook-out")" = failed ] && ok slurm-node-fail-back ||
     not_ok slurm-node-fail-back "$(cat "$TMP/hook-out")"
 check_calls slurm-node-fail-calls "squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+squeue [-h] [-t] [all] [-o] [%i %T]
 sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
 sinfo [-h] [-N] [-n] [n1] [-o] [%t]
 squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
+squeue [-h] [-t] [all] [-o] [%i %T]
 sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
 sinfo [-h] [-N] [-n] [n1] [-o] [%t]"
 rm -f "$FAKE/4300.gone"
@@ -242,6 +248,43 @@ done
 only squeue >/dev/null; got=$(grep -v '^squeue ' "$FAKE_LOG")
 [ -z "$got" ] && ok slurm-ctld-down-nothing-else || not_ok slurm-ctld-down-nothing-else "[$got]"
 : >"$FAKE_LOG"
+# a controller that says "Invalid job id" for a job it runs (seen once
+# while slurmctld was being stopped): the list of every job corrects it;
+# status says running, start submits nothing, a migration's stop cancels;
+# when the list cannot reach the controller, each hook fails instead
+rm -rf "$FAKE"; mkdir -p "$FAKE"; echo 4243 >"$FAKE/next"; echo 4242 >"$TMP/run/slurm/c.0"
+env FAKE_FORGET=1 FAKE_RUNS=5 CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_GPUS=0 \
+    CELLAR_RUNDIR="$TMP/run" "$top/specs/hooks/slurm/status" >"$TMP/hook-out" 2>&1 &&
+    [ "$(cat "$TMP/hook-out")" = running ] && ok slurm-forget-status ||
+    not_ok slurm-forget-status "$(cat "$TMP/hook-out")"
+env FAKE_FORGET=1 FAKE_RUNS=5 CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_GPUS=0 \
+    CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true "$top/specs/hooks/slurm/start" >"$TMP/hook-out" 2>&1 &&
+    grep -q "already submitted (Slurm job 4242)" "$TMP/hook-out" && ok slurm-forget-start ||
+    not_ok slurm-forget-start "$(cat "$TMP/hook-out")"
+check_calls slurm-forget-calls "squeue [-h] [-j] [4242] [-t] [all] [-o] [%T]
+squeue [-h] [-t] [all] [-o] [%i %T]
+squeue [-h] [-j] [4242] [-o] [%i]
+squeue [-h] [-o] [%i %i]"
+for h in status start stop; do
+	env FAKE_FORGET=down CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
+	    CELLAR_GPUS=0 CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true \
+	    "$top/specs/hooks/slurm/$h" >"$TMP/hook-out" 2>&1 &&
+	    not_ok "slurm-forget-down-$h" "passed: $(cat "$TMP/hook-out")" ||
+	    { grep -q "cannot ask Slurm: slurm_load_jobs error: Unable to contact" "$TMP/hook-out" &&
+	      ! grep -q 'absent\|failed\|completed' "$TMP/hook-out" && ok "slurm-forget-down-$h" ||
+	      not_ok "slurm-forget-down-$h" "$(cat "$TMP/hook-out")"; }
+done
+grep -q '^s[bc]a' "$FAKE_LOG" && not_ok slurm-forget-down-nothing-else "$(cat "$FAKE_LOG")" ||
+    ok slurm-forget-down-nothing-else
+# a state word the hook does not know says nothing of the pod: status
+# fails (cellar asks again), never "absent"
+printf '#!/bin/sh\necho WEIRD_NEW_STATE\n' >"$TMP/bin-weird"; mkdir -p "$TMP/weird"
+ln -sf "$TMP/bin-weird" "$TMP/weird/squeue"; chmod +x "$TMP/bin-weird"
+env PATH="$TMP/weird:$PATH" CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_RUNDIR="$TMP/run" \
+    "$top/specs/hooks/slurm/status" >"$TMP/hook-out" 2>&1 &&
+    not_ok slurm-unknown-state "passed: $(cat "$TMP/hook-out")" ||
+    { grep -q "Slurm says 'WEIRD_NEW_STATE' for job 4242: not a state this hook knows" "$TMP/hook-out" &&
+      ok slurm-unknown-state || not_ok slurm-unknown-state "$(cat "$TMP/hook-out")"; }
 rm -rf "$FAKE"; mkdir -p "$FAKE"; : >"$FAKE_LOG"
 touch "$FAKE/cellar-c-0.made"
 FAKE_RUNS=0 FAKE_END=Failed env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \

@@ -10,20 +10,42 @@ slurm_id() {
 	[ -s "$idfile" ] || return 1
 	cat "$idfile"
 }
-# slurm_ask ID FORMAT [ARG...]: squeue's line for the job (FORMAT: -o).
-# squeue fails both for a job the controller no longer knows ("Invalid
-# job id specified": nothing printed, status 0) and when it cannot reach
-# the controller (slurmctld down or restarting: its words on stderr,
-# status 2). A hook must not take the second for "no such job": the job
-# may well run on, and cellar would submit it again.
+# slurm_ask ID FORMAT [ARG...]: squeue's line for the job (FORMAT: -o),
+# nothing when the controller does not know the job. squeue fails both
+# for a job the controller no longer knows ("Invalid job id specified")
+# and when it cannot reach the controller (slurmctld down or restarting:
+# "Unable to contact ..."). A hook must not take the second for "no such
+# job": the job may well run on, and cellar would fail it or submit it
+# again. So "no such job" is believed only when the controller, asked a
+# second time for every job it knows (the same ARGs), answers without
+# it: once in CI a status hook said "absent" for a job that ran on while
+# slurmctld was being stopped (t0626), and cellar cancelled it. Only
+# squeue's stdout is read when it succeeds (a warning on stderr is not
+# the answer).
 slurm_ask() {
 	_j=$1 _f=$2
 	shift 2
-	out=$(squeue -h -j "$_j" "$@" -o "$_f" 2>&1) && { printf '%s\n' "$out" | head -n 1; return 0; }
-	case $out in
-	*"Invalid job id"*) return 0 ;;
+	_e=$(mktemp) || return 2
+	out=$(squeue -h -j "$_j" "$@" -o "$_f" 2>"$_e")
+	_rc=$?
+	_err=$(cat "$_e")
+	if [ "$_rc" = 0 ] && [ -n "$out" ]; then
+		rm -f "$_e"
+		printf '%s\n' "$out" | head -n 1
+		return 0
+	fi
+	case $_rc$_err in
+	0*|*"Invalid job id"*)	# unknown: ask again for every job
+		out=$(squeue -h "$@" -o "%i $_f" 2>"$_e")
+		_rc=$? _err=$(cat "$_e")
+		rm -f "$_e"
+		if [ "$_rc" = 0 ]; then
+			printf '%s\n' "$out" | awk -v j="$_j" '$1 == j { sub(/^[^ ]* /, ""); print; exit }'
+			return 0
+		fi ;;
+	*) rm -f "$_e" ;;
 	esac
-	printf 'cannot ask Slurm: %s\n' "$out" >&2
+	printf 'cannot ask Slurm: %s\n' "$_err" >&2
 	return 2
 }
 # slurm_state ID: the job's state in Slurm's words. squeue -t all lists it
