@@ -16,7 +16,7 @@
 PHILLY=tests/fixtures/traces/philly-sample.csv
 awk -F, 'NR == 1 { print $0 ",affinity"; next }
     { print $0 "," ($3 > 1 && NR % 2 == 0 ? "soft" : "") }' "$PHILLY" >"$TMP/soft50.csv"
-SET="--spec specs/philly-hived-200.yaml --vc-map *=- --policy fifo --load 162 --window 12h
+SET="--spec specs/philly-hived-200.yaml --vc-map *=- --policy fifo --load 162
     --no-affinity-slowdown"
 
 # VC FIELD: the field of a VC's row in $OUT
@@ -26,7 +26,7 @@ vcfield() {
 }
 
 # shellcheck disable=SC2086 # SET is a word list on purpose
-run "$CELLAR" anomaly "$TMP/soft50.csv" $SET --sharing quota -o json
+run "$CELLAR" anomaly "$TMP/soft50.csv" $SET --window 12h --sharing quota -o json
 check_rc quota-rc 0
 qs=$(vcfield 2869ce queue_shared)
 qp=$(vcfield 2869ce queue_private)
@@ -36,7 +36,7 @@ if awk -v s="$qs" -v p="$qp" 'BEGIN { exit !(s > p * 1.10 + 60 && s - p < 3600) 
 else not_ok quota-anomaly-with-soft-affinity "2869ce shared [$qs] private [$qp]"; fi
 
 # shellcheck disable=SC2086
-run "$CELLAR" anomaly "$TMP/soft50.csv" $SET --sharing hived -o json
+run "$CELLAR" anomaly "$TMP/soft50.csv" $SET --window 12h --sharing hived -o json
 check_rc hived-rc 0
 check_json_field hived-no-anomaly anomalous_vcs 0
 hs=$(vcfield 2869ce queue_shared)
@@ -47,8 +47,7 @@ else not_ok hived-shortest-delay "2869ce hived [$hs] private [$qp] quota [$qs]";
 
 # the soft jobs relax (the same runs as replays)
 # shellcheck disable=SC2086
-run "$CELLAR" replay "$TMP/soft50.csv" $(echo "$SET" | sed 's/--window 12h//') \
-    --class auto --sharing quota -o json
+run "$CELLAR" replay "$TMP/soft50.csv" $SET --class auto --sharing quota -o json
 check_rc replay-rc 0
 rel=$(json_get relaxed_starts)
 echo "# relaxed starts under quota: $rel"
