@@ -74,6 +74,8 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_double(&j, "feedback", m->ep.feedback);
 	json_kv_double(&j, "slice", m->ep.slice);
 	json_kv_bool(&j, "pack", m->ep.pack);
+	if (m->ep.no_slice)	/* absent: on, so older runs still match */
+		json_kv_bool(&j, "time_slicing", false);
 	json_kv_int(&j, "max_height", m->ep.height);
 	json_kv_double(&j, "gpu_mem", m->ep.gpu_mem);
 	json_kv_double(&j, "suspend_cost", m->ep.suspend_scale);

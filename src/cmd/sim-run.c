@@ -291,6 +291,11 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		return cmd_usage_error(ctx);
 	}
 	m->ep.pack = !args_has(a, "no-pack");
+	m->ep.no_slice = args_has(a, "no-slice");
+	if (m->ep.no_slice && !m->ep.pack) {
+		*cause = xstrdup("--no-slice and --no-pack leave gandiva no way to share GPUs");
+		return cmd_usage_error(ctx);
+	}
 	if (args_has(a, "max-height")) {
 		n = args_strtonum(a, "max-height", 1, SIM_MAX_HEIGHT, cause);
 		if (*cause != NULL)
@@ -347,6 +352,14 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 			m->runs[m->nruns].mode = (enum engine_mode)modes[l];
 			m->nruns++;
 		}
+	for (k = 0; m->ep.no_slice && k < m->nruns &&
+	    !(m->runs[k].ops->flags & POLICY_OVERSUB); k++)
+		;
+	if (m->ep.no_slice && k == m->nruns) {
+		*cause = xstrdup("--no-slice applies to gandiva only (no policy of "
+		    "this run time-slices)");
+		return cmd_usage_error(ctx);
+	}
 
 	if (replay_prepare(&m->r, m->s, &m->rc, cause) < 0)
 		return -1;
@@ -796,6 +809,8 @@ sim_config_json(struct json *j, const struct sim *m, const struct simrun *run)
 		json_kv_string(j, "binding", "static");
 	if (m->ep.no_affinity_slowdown)
 		json_kv_bool(j, "no_affinity_slowdown", true);
+	if (m->ep.no_slice)	/* absent: time-slicing on, as before the option */
+		json_kv_bool(j, "time_slicing", false);
 	json_kv_int(j, "jobs", m->r.njobs);
 	json_kv_int(j, "dropped", m->r.dropped);
 	json_kv_int(j, "too_big", m->r.skipped);

@@ -53,6 +53,7 @@
 	{ 0, "feedback", "T", "early feedback: time until a job has run T (default 10m)", VALUE_NONE }, \
 	{ 0, "slice", "T", "gandiva: time-slice interval (default 60s)", VALUE_NONE }, \
 	{ 0, "no-pack", NULL, "gandiva: time-slice only, never try packing", VALUE_NONE }, \
+	{ 0, "no-slice", NULL, "gandiva: pack only, never time-slice (jobs that cannot pack wait)", VALUE_NONE }, \
 	{ 0, "max-height", "N", "gandiva: at most N jobs time-sliced per GPU (default 2, 1: none)", VALUE_NONE }, \
 	{ 0, "gpu-mem", "GB", "gandiva, antman: GiB of memory per GPU (default 16)", VALUE_NONE }, \
 	{ 0, "suspend-cost", "X", "gandiva: x each model's suspend+resume cost (default 1)", VALUE_NONE }, \

@@ -4,6 +4,9 @@
  * VC's jobs of one GPU count on one node, their slices and pack trials
  * (EV_SLICE), over-subscription of arrivals that got no cells, and
  * Gandiva's node choice (Algorithm 1) as the scheduler's placement hook.
+ * With par.no_slice (AntMan's Gandiva baseline) nothing is time-sliced:
+ * an arrival joins only a group it packs into, and a group that cannot
+ * pack, or whose pack lost its trial, evicts its later guests to wait.
  * A mechanism of emu-int.h (emu_share_mech); it calls the steps of
  * emu-step.c only.
  */
@@ -49,6 +52,40 @@ host_node(const struct emu *m, const struct job *j)
 		if (m->s->cells[info.leaves[k]].node != node)
 			return -1;
 	return node;
+}
+
+/* A member as the plans see it: its model's profile (none: never packed). */
+static void
+member_of(const struct emu *m, int job, struct share_member *sm)
+{
+	const struct job *j = &m->jobs[job];
+
+	sm->job = job;
+	sm->util = 2;
+	sm->mem = 0;
+	sm->prio = j->priority;
+	if (!m->par.ideal && j->model >= 0 && j->model < model_count) {
+		sm->util = model_table[j->model].gpu_util;
+		sm->mem = model_table[j->model].mem_peak;
+	}
+}
+
+/* Would members mb[0..n) and job pack on `slots` slots (share_plan_pack)? */
+static bool
+packs_with(const struct emu *m, const int *mb, int n, int slots, int job)
+{
+	struct share_member *sm = xcalloc((size_t)n + 1, sizeof *sm);
+	struct share_slot *out = xcalloc((size_t)n + 1, sizeof *out);
+	bool ok;
+	int i;
+
+	for (i = 0; i < n; i++)
+		member_of(m, mb[i], &sm[i]);
+	member_of(m, job, &sm[n]);
+	ok = share_plan_pack(sm, n + 1, slots, m->par.gpu_mem, out);
+	free(sm);
+	free(out);
+	return ok;
 }
 
 /* Speed of job j alone on host h's slot (its own model, h's locality). */
@@ -182,6 +219,37 @@ keeps_slot(const struct emu *m, int job)
 	return j->weight > 1 && m->now - j->state_since < (j->weight - 0.5) * m->par.slice;
 }
 
+/* Evict a guest: checkpoint and requeue, as a preemption. */
+static void
+evict(struct emu *m, int job)
+{
+	m->js[job].grp = -1;
+	m->js[job].guest = false;
+	emu_preempt(m, job, -1);
+}
+
+/*
+ * The guest that waits first when a group cannot pack without slicing:
+ * the lowest priority, then the one that joined last (guests join at the
+ * front of the round robin, so the smallest rr), then the highest job id.
+ */
+static int
+last_guest(const struct emu *m, const struct sgroup *g)
+{
+	int i, k, best = -1;
+
+	for (i = 0; i < g->nmb; i++) {
+		k = g->mb[i];
+		if (!m->js[k].guest)
+			continue;
+		if (best < 0 || m->jobs[k].priority < m->jobs[best].priority ||
+		    (m->jobs[k].priority == m->jobs[best].priority &&
+		    m->js[k].rr <= m->js[best].rr))
+			best = k;
+	}
+	return best;
+}
+
 /* Leave the group: alone again on its own cells (hosts) at full speed. */
 static void
 ungroup(struct emu *m, int job)
@@ -246,18 +314,22 @@ group_plan(struct emu *m, int gi, bool rotate)
 	}
 	sm = xcalloc((size_t)n, sizeof *sm);
 	out = xcalloc((size_t)n, sizeof *out);
-	for (i = 0; i < n; i++) {
-		const struct job *j = &m->jobs[ord[i]];
-		sm[i].job = ord[i];
-		sm[i].util = 2;		/* no profile: never packed */
-		sm[i].prio = j->priority;
-		if (!m->par.ideal && j->model >= 0 && j->model < model_count) {
-			sm[i].util = model_table[j->model].gpu_util;
-			sm[i].mem = model_table[j->model].mem_peak;
-		}
-	}
+	for (i = 0; i < n; i++)
+		member_of(m, ord[i], &sm[i]);	/* no profile: never packed */
 	if (g->mode == SG_TRIAL || g->mode == SG_PACKED)
 		packed = share_plan_pack(sm, n, slots, m->par.gpu_mem, out);
+	if (!packed && m->par.no_slice) {
+		/* no slicing to fall back on: the last guest waits, and the
+		   rest is planned again (n > slots: there is a guest) */
+		free(sm);
+		free(out);
+		free(ord);
+		job = last_guest(m, g);
+		group_remove(g, job);
+		evict(m, job);
+		group_plan(m, gi, false);
+		return;
+	}
 	if (!packed) {
 		if (g->mode != SG_NOPACK)
 			g->mode = SG_SLICE;
@@ -304,8 +376,8 @@ static void
 group_slice(struct emu *m, int gi)
 {
 	struct sgroup *g = &m->sh.grp[gi];
-	double *alone, measured, sliced, cost = 0;
-	int i, n = g->nmb;
+	double *alone, measured, sliced, hosts, cost = 0;
+	int i, k, n = g->nmb;
 
 	if (g->mode != SG_TRIAL) {
 		group_plan(m, gi, true);
@@ -316,13 +388,17 @@ group_slice(struct emu *m, int gi)
 		emu_mark(m, g->mb[i]);
 	}
 	alone = xcalloc((size_t)n, sizeof *alone);
-	for (i = 0; i < n; i++) {
+	for (i = 0, hosts = 0; i < n; i++) {
 		alone[i] = m->js[g->mb[i]].alone;
 		cost += emu_model_cost(m, &m->jobs[g->mb[i]], false) / n;
+		if (!m->js[g->mb[i]].guest)
+			hosts += alone[i];
 	}
 	measured = m->now > g->eval_t ? (members_work(m, g) - g->eval_work) /
 	    (m->now - g->eval_t) : 0;
-	sliced = share_slice_rate(alone, n, slots_of(m, g), cost, m->par.slice);
+	/* the alternative: time-slicing, or without it the hosts alone */
+	sliced = m->par.no_slice ? hosts :
+	    share_slice_rate(alone, n, slots_of(m, g), cost, m->par.slice);
 	free(alone);
 	if (measured > sliced) {
 		g->mode = SG_PACKED;	/* keep it; nothing to do until members change */
@@ -334,6 +410,13 @@ group_slice(struct emu *m, int gi)
 		if (m->js[g->mb[i]].share < 1)
 			emu_log(m, REC_UNPACK, g->mb[i], -1, -1);
 	g->mode = SG_NOPACK;
+	/* no time-slicing: the guests (the later jobs) wait, the hosts run
+	   alone (the group dissolves) */
+	for (i = m->par.no_slice ? g->nmb - 1 : -1; i >= 0; i--)
+		if (m->js[k = g->mb[i]].guest) {
+			group_remove(g, k);
+			evict(m, k);
+		}
 	group_plan(m, gi, false);
 }
 
@@ -351,15 +434,6 @@ group_join(struct emu *m, int job)
 	m->js[job].rr = ++m->sh.rr_back;
 	emu_group_insert(&m->sh.grp[gi], job);
 	group_changed(m, gi);
-}
-
-/* Evict a guest: checkpoint and requeue, as a preemption. */
-static void
-evict(struct emu *m, int job)
-{
-	m->js[job].grp = -1;
-	m->js[job].guest = false;
-	emu_preempt(m, job, -1);
 }
 
 /*
@@ -464,18 +538,38 @@ group_leave(struct emu *m, int job, bool adjust)
 }
 
 /*
+ * Without time-slicing: would job pack into node's group (or, with none
+ * yet, with the hosts on the node: byn[first[node] .. first[node + 1]),
+ * by job id)?
+ */
+static bool
+node_packs(const struct emu *m, int node, int job, const int *byn, const int *first,
+    int slots)
+{
+	const struct job *j = &m->jobs[job];
+	int gi = group_find(m, node, j->vc, j->gpus);
+
+	if (gi >= 0)
+		return packs_with(m, m->sh.grp[gi].mb, m->sh.grp[gi].nmb,
+		    slots_of(m, &m->sh.grp[gi]), job);
+	return packs_with(m, byn + first[node], first[node + 1] - first[node], slots, job);
+}
+
+/*
  * Gandiva's over-subscription (its Algorithm 1, last step): a guaranteed
  * job that got no cells at arrival joins the same-affinity node of its VC
  * (jobs of the same GPU count) with the least load (members per slot),
  * lowest node first, if that stays within `height` members per slot; it
- * starts at the front of the round robin (early feedback).
+ * starts at the front of the round robin (early feedback). Without
+ * time-slicing only nodes where the members with it pack are candidates.
  */
 static void
 oversubscribe(struct emu *m, int job)
 {
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
-	int *slots, *members, *hosts, nhosts = 0, i, k, node, best = -1, gi, host = -1, off;
+	int *slots, *members, *hosts, *first = NULL, *byn = NULL, *at, nhosts = 0, i, k, node,
+	    best = -1, gi, host = -1, off;
 	int lim = engine_job_limit(m->e);
 
 	if (j->state != JOB_PENDING || j->klass == JOB_OPPORTUNISTIC ||
@@ -507,13 +601,27 @@ oversubscribe(struct emu *m, int job)
 				members[m->sh.grp[i].node]++;
 		}
 	qsort(hosts, (size_t)nhosts, sizeof *hosts, cmp_int);
+	if (m->par.no_slice) {
+		/* the hosts by node (a counting sort keeps job id order) */
+		first = xcalloc((size_t)m->s->nnodes + 1, sizeof *first);
+		at = xcalloc((size_t)m->s->nnodes + 1, sizeof *at);
+		byn = xcalloc((size_t)nhosts + 1, sizeof *byn);
+		for (i = 0; i < m->s->nnodes; i++)
+			first[i + 1] = at[i + 1] = first[i] + slots[i];
+		for (k = 0; k < nhosts; k++)
+			byn[at[host_node(m, &m->jobs[hosts[k]])]++] = hosts[k];
+		free(at);
+	}
 	for (i = 0; i < m->s->nnodes; i++) {
 		if (slots[i] == 0 || members[i] + 1 > (long long)m->par.height * slots[i])
 			continue;
-		if (best < 0 || (long long)members[i] * slots[best] <
-		    (long long)members[best] * slots[i])
+		if ((best < 0 || (long long)members[i] * slots[best] <
+		    (long long)members[best] * slots[i]) &&
+		    (!m->par.no_slice || node_packs(m, i, job, byn, first, slots[i])))
 			best = i;
 	}
+	free(first);
+	free(byn);
 	free(slots);
 	free(members);
 	if (best < 0) {
@@ -547,7 +655,7 @@ oversubscribe(struct emu *m, int job)
 	m->sh.guests++;
 	off = emu_detail_add(m, m->s->nodes[best].name);
 	strbuf_setlen(&m->jdetail, m->jdetail.len - 1);
-	strbuf_adds(&m->jdetail, " (time-sliced)");
+	strbuf_adds(&m->jdetail, m->par.no_slice ? " (packed)" : " (time-sliced)");
 	strbuf_addc(&m->jdetail, '\0');
 	emu_log(m, REC_START, job, -1, off);
 	emu_mark(m, job);
@@ -921,7 +1029,8 @@ share_restore(struct emu *m, const struct emu_run_state *rs, char *why, size_t l
 static void
 share_report(const struct emu *m, struct emu_report *r)
 {
-	r->guests = m->sh.guests;
+	/* without slicing the guests ran packed: none was time-sliced */
+	r->guests = m->par.no_slice ? 0 : m->sh.guests;
 	r->packs = m->sh.packs;
 	r->unpacks = m->sh.unpacks;
 }

@@ -132,6 +132,9 @@ struct emu_params {
 	double			 slice;		/* time-slice interval: 60 s */
 	int			 height;	/* max members per slot: 2 */
 	bool			 pack;		/* try packing: true */
+	/* no time-slicing: a guest joins only where it packs, a lost pack
+	   evicts the later job to wait (AntMan's Gandiva baseline): false */
+	bool			 no_slice;
 	double			 gpu_mem;	/* GiB per GPU, for packing: 16 */
 	double			 suspend_scale;	/* x model suspend+resume costs: 1 */
 	double			 migrate_scale;	/* x model migration costs: 1 */

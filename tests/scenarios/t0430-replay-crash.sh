@@ -121,6 +121,10 @@ else
 	crash_case gandiva 10 14 synth:150 --load 8 --policy gandiva \
 	    --checkpoint-every 16
 fi
+# packed guests without time-slicing (--no-slice), and evicted ones
+# (unpacks), resume as they were
+crash_case gandiva-noslice 10 14 synth:200 --load 8 --policy gandiva --no-slice \
+    --checkpoint-every 16
 # promotions (their reset lives in the job blob) survive a resume
 crash_case las-promote 8 23 synth:200 --load 8 --policy las --promote 1 \
     --thresholds 600 --checkpoint-every 8

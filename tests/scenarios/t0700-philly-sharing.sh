@@ -5,7 +5,7 @@
 # early feedback (time until a job has run --feedback) is well below
 # fifo's, it reports the suspensions that cost, and anomaly finds no VC
 # worse off than alone on its own cells. The report's gandiva options are
-# checked to act (--no-pack, --slice, --feedback, --no-migrate,
+# checked to act (--no-pack, --no-slice, --slice, --feedback, --no-migrate,
 # --defrag-every) and to refuse bad values.
 # antman (auto-classification by default: jobs that cannot start run as
 # opportunistic guests) raises GPU and SM utilization over the submission
@@ -103,6 +103,28 @@ run "$CELLAR" replay synth:300 --policy gandiva --load 4 --no-pack -o json
 check_json_field no-pack-no-trials packs 0
 if [ "${packs60:-0}" -gt 0 ] 2>/dev/null; then ok packs-by-default
 else not_ok packs-by-default "packs [$packs60] without --no-pack"; fi
+# --no-slice (AntMan's Gandiva baseline): packs, never time-slices; a
+# lost pack's later job is checkpointed (a preemption) and waits
+run "$CELLAR" replay synth:300 --policy gandiva --load 4 --no-slice -o json
+check_rc no-slice-rc 0
+check_json_field no-slice-no-suspensions groups.0.suspensions 0
+check_json_field no-slice-no-sliced-starts time_sliced_starts 0
+check_json_field no-slice-config config.time_slicing false
+nspacks=$(json_get packs)
+nsunpacks=$(json_get unpacks)
+nspre=$(json_get groups.0.preemptions)
+echo "# synth:300 gandiva --no-slice: $nspacks packs, $nsunpacks undone, $nspre evictions"
+if [ "${nspacks:-0}" -gt 0 ] && [ "${nsunpacks:-0}" -gt 0 ] &&
+    [ "${nspre:-0}" -ge "${nsunpacks:-0}" ] 2>/dev/null; then ok no-slice-packs-and-evicts
+else not_ok no-slice-packs-and-evicts "packs [$nspacks] unpacks [$nsunpacks] preemptions [$nspre]"; fi
+if [ "${susp60:-0}" -gt 0 ] 2>/dev/null; then ok slices-by-default
+else not_ok slices-by-default "suspensions [$susp60] without --no-slice"; fi
+run "$CELLAR" replay synth:50 --policy gandiva --no-slice --no-pack
+check_rc no-slice-no-pack-rc 2
+check_err_has no-slice-no-pack-msg "leave gandiva no way to share"
+run "$CELLAR" compare synth:50 --policy fifo,las --no-slice
+check_rc no-slice-not-gandiva-rc 2
+check_err_has no-slice-not-gandiva-msg "--no-slice applies to gandiva only"
 run "$CELLAR" replay synth:300 --policy gandiva --load 4 --slice 10s -o json
 susp10=$(json_get groups.0.suspensions)
 echo "# synth:300 gandiva: $susp60 suspensions at 60 s slices, $susp10 at 10 s"

@@ -752,21 +752,23 @@ struct pconf {
 	double		 knob;
 	bool		 tiers;		/* jobs of priorities 0-2, weights 1-2 */
 	bool		 elastic;	/* every third job may grow to twice its GPUs */
+	bool		 no_slice;	/* gandiva packing only: evictions, no slices */
 };
 
 static const struct pconf pconfs[] = {
-	{ "fifo", false, 0, false, false },
-	{ "fifo-skip", false, 0, false, false },
-	{ "las", false, 0, false, false },
-	{ "las", false, 2, false, false },		/* promotion: EV_PROMOTE events */
-	{ "gittins", true, 0, false, false },
-	{ "gittins", false, 0, false, false },	/* learns from done() */
-	{ "srtf", false, 0, false, false },
-	{ "srsf", false, 0, false, false },
-	{ "gandiva", false, 0, false, false },	/* time-slicing, packing, guests */
-	{ "gandiva", false, 0, true, false },	/* priority tiers, weighted slices */
-	{ "gandiva", false, 0, false, true },	/* grow-shrink */
-	{ "antman", false, 0, false, false },	/* opportunistic guests, phases, upgrades */
+	{ "fifo", false, 0, false, false, false },
+	{ "fifo-skip", false, 0, false, false, false },
+	{ "las", false, 0, false, false, false },
+	{ "las", false, 2, false, false, false },		/* promotion: EV_PROMOTE events */
+	{ "gittins", true, 0, false, false, false },
+	{ "gittins", false, 0, false, false, false },	/* learns from done() */
+	{ "srtf", false, 0, false, false, false },
+	{ "srsf", false, 0, false, false, false },
+	{ "gandiva", false, 0, false, false, false },	/* time-slicing, packing, guests */
+	{ "gandiva", false, 0, true, false, false },	/* priority tiers, weighted slices */
+	{ "gandiva", false, 0, false, true, false },	/* grow-shrink */
+	{ "gandiva", false, 0, false, false, true },	/* packing, no time-slicing */
+	{ "antman", false, 0, false, false, false },	/* opportunistic guests, phases, upgrades */
 };
 
 static void
@@ -809,6 +811,7 @@ test_policies_and_modes(void)
 			su.ep.nfaults = sizeof faults / sizeof faults[0];
 			su.ep.sample_interval = 1800;
 			su.ep.grow_after = 120;
+			su.ep.no_slice = pconfs[pi].no_slice;
 			su.jobs = jobs;
 			su.njobs = n;
 			total += one(&su, 10);

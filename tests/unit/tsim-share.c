@@ -12,7 +12,10 @@
  *    time-slicing and is kept; packing high-utilization jobs loses and is
  *    undone;
  *  - priorities (emu.h): within a tier, slot time goes by weight; across
- *    tiers, a job is never suspended while a lower-priority one runs.
+ *    tiers, a job is never suspended while a lower-priority one runs;
+ *  - without time-slicing (AntMan's Gandiva baseline): a job that cannot
+ *    pack waits, a losing pack is undone and the later job waits, a
+ *    winning one is kept; nothing is ever suspended.
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,12 +70,12 @@ test_plans(void)
 	CHECK(share_slice_rate((double[]){ 1, 1, 1, 1, 1, 1 }, 6, 4, 0.3, 60) < 4);
 }
 
-/* Run jobs on one 4-GPU node under `policy` until `until`. */
+/* Run jobs on one node of `gpus` GPUs under `policy` until `until`. */
 static void
-run_node(const char *policy, bool pack, struct job *jobs, int n, double until,
-    struct emu_report *r, int *suspends)
+run_gpus(const char *policy, int gpus, bool pack, bool no_slice, struct job *jobs,
+    int n, double until, struct emu_report *r, int *suspends)
 {
-	struct spec *s = one_node(4);
+	struct spec *s = one_node(gpus);
 	struct policy_params pp;
 	struct emu_params ep;
 	struct policy p;
@@ -84,6 +87,7 @@ run_node(const char *policy, bool pack, struct job *jobs, int n, double until,
 	policy_params_init(&pp);
 	emu_params_init(&ep);
 	ep.pack = pack;
+	ep.no_slice = no_slice;
 	CHECK(policy_init(&p, policy_find(policy), &pp, &cause) == 0);
 	m = emu_create(s, ENGINE_HIVED, &p, &ep, jobs, n, &cause);
 	CHECKF(m != NULL, "%s", cause ? cause : "");
@@ -95,6 +99,14 @@ run_node(const char *policy, bool pack, struct job *jobs, int n, double until,
 	emu_free(m);
 	policy_release(&p);
 	spec_free(s);
+}
+
+/* Run jobs on one 4-GPU node under `policy` until `until`. */
+static void
+run_node(const char *policy, bool pack, struct job *jobs, int n, double until,
+    struct emu_report *r, int *suspends)
+{
+	run_gpus(policy, 4, pack, false, jobs, n, until, r, suspends);
 }
 
 static void
@@ -281,12 +293,75 @@ test_tiers(void)
 	spec_free(s);
 }
 
+/*
+ * Packing without time-slicing: two one-hour 1-GPU jobs of a model on one
+ * 1-GPU node. Transformers (2 x 14 GiB > 16) cannot pack: the second
+ * waits for the first's GPU, never time-sliced (time-slicing, the
+ * contrast, starts it at once and suspends it). LSTMs pack and the pack
+ * is kept: both run from the start and end well before two hours.
+ * ResNet-50s pack, lose their trial slice (Gandiva Table 1), and the later
+ * one is checkpointed and waits. No run suspends anything.
+ */
+static void
+test_noslice(void)
+{
+	static const struct {
+		const char *model;
+		bool packs, kept;
+	} cases[] = {
+		{ "transformer", false, false }, { "lstm", true, true },
+		{ "resnet50", true, false },
+	};
+	struct job jobs[2];
+	struct emu_report r;
+	int c, i, sus;
+
+	for (c = 0; c < 3; c++) {
+		const char *md = cases[c].model;
+		for (i = 0; i < 2; i++) {
+			add(jobs, i, 0, 0, 1, 3600);
+			jobs[i].model = model_find(md);
+		}
+		run_gpus("gandiva", 1, true, true, jobs, 2, INFINITY, &r, &sus);
+		CHECKF(r.all.done == 2, "%s: %d done", md, r.all.done);
+		CHECKF(sus == 0 && r.all.suspensions == 0 && jobs[0].suspensions == 0 &&
+		    jobs[1].suspensions == 0, "%s: %d suspensions", md, sus);
+		CHECKF(r.guests == 0, "%s: %lld time-sliced starts", md, r.guests);
+		CHECKF(r.packs == (cases[c].packs ? 1 : 0), "%s: %lld packs", md, r.packs);
+		CHECKF(r.unpacks == (cases[c].packs && !cases[c].kept ? 1 : 0),
+		    "%s: %lld unpacks", md, r.unpacks);
+		CHECK(jobs[0].first_start == 0 && jobs[0].preemptions == 0);
+		if (!cases[c].packs)	/* waited for the GPU, all the first's hour */
+			CHECKF(jobs[1].first_start >= jobs[0].end - 1e-6 &&
+			    jobs[1].preemptions == 0, "%s: second started at %g, first "
+			    "ended at %g", md, jobs[1].first_start, jobs[0].end);
+		else if (cases[c].kept)	/* packed for good: ~1.8x together */
+			CHECKF(jobs[1].first_start == 0 && r.makespan < 1.2 * 3600,
+			    "%s: makespan %g", md, r.makespan);
+		else			/* packed one slice, then waited */
+			CHECKF(jobs[1].first_start == 0 && jobs[1].preemptions == 1 &&
+			    r.makespan > 2 * 3600, "%s: %d preemptions, makespan %g", md,
+			    jobs[1].preemptions, r.makespan);
+		emu_report_release(&r);
+	}
+	/* the contrast: with time-slicing the transformer is a guest at once */
+	for (i = 0; i < 2; i++) {
+		add(jobs, i, 0, 0, 1, 3600);
+		jobs[i].model = model_find("transformer");
+	}
+	run_gpus("gandiva", 1, true, false, jobs, 2, INFINITY, &r, &sus);
+	CHECKF(r.guests == 1 && sus > 10 && jobs[1].first_start == 0,
+	    "sliced: %lld guests, %d suspensions", r.guests, sus);
+	emu_report_release(&r);
+}
+
 static const struct test tests[] = {
 	{ "plans", test_plans },
 	{ "fig9", test_fig9 },
 	{ "table1", test_table1 },
 	{ "weights", test_weights },
 	{ "tiers", test_tiers },
+	{ "noslice", test_noslice },
 };
 
 TEST_MAIN(tests)
