@@ -1217,6 +1217,13 @@ test_wal_checkpointer(void)
 	store_close(st);
 
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	/* a writer's own checkpoints wait for a long WAL (STORE_WAL_PAGES) */
+	CHECK(sqlite3_prepare_v2(st->db, "PRAGMA wal_autocheckpoint", -1, &q,
+	    NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW &&
+	    sqlite3_column_int(q, 0) == STORE_WAL_PAGES);
+	sqlite3_finalize(q);
+	st->wal_pages = 1000;		/* SQLite's default: a short test */
 	CHECK(store_open_checkpointer(st, &ck, &cause) == 0 && ck != NULL);
 	CHECK(store_wal_autocheckpoint(st, false, &cause) == 0);
 	CHECK(stat(path, &sb) == 0);
