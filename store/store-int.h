@@ -366,6 +366,9 @@ int		 store_events_flush(struct store *st, char **cause);
  * block as a buffer (the first: it flushes before the others).
  */
 int		 store_events_register(struct store *st, char **cause);
+/* The VFS that writes a WAL transaction in one write (store-vfs.c). */
+#define STORE_VFS	"cellar-wal"
+int		 store_vfs_register(void);
 /* Each event of a block (first..last), in order; fn returns nonzero to stop. */
 int		 store_evblock_decode(const void *data, size_t len, int64_t first,
 		    int64_t last, int (*fn)(void *arg, int64_t seq,

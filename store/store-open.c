@@ -15,7 +15,8 @@
  * once the WAL is synced at checkpoint; a power cut may lose the last
  * transactions, never corrupt the file), checkpoints at commits only past
  * STORE_WAL_PAGES, and the schema is created or migrated in one
- * transaction. A reader that cannot or must not make the
+ * transaction. A writer's WAL goes through the cellar-wal VFS
+ * (store-vfs.c: a transaction's frames in one write). A reader that cannot or must not make the
  * -wal and -shm files beside a store nobody has open reads it immutable
  * (store_read_mode).
  */
@@ -514,7 +515,10 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 		rc = sqlite3_open_v2(uri, &st->db, flags | SQLITE_OPEN_URI, NULL);
 		free(uri);
 	} else
-		rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+		/* a writer's WAL transactions in one write each (store-vfs.c) */
+		rc = sqlite3_open_v2(path, &st->db, flags,
+		    write && !st->memory && store_vfs_register() == SQLITE_OK ?
+		    STORE_VFS : NULL);
 	if (rc != SQLITE_OK) {
 		store_fail(st, rc, cause);
 		goto fail;
