@@ -7,6 +7,8 @@
  *
  * The files, each owning one part, lowest first: a file calls only files
  * listed before it, never one after, so calls run one way.
+ *   store-vfs.c      the cellar-wal VFS: a writer's WAL transaction in
+ *                    one write (sqlite3 alone)
  *   store-sql.c      the statements (SQL and flags), errors, step and bind
  *                    helpers, the wall clock and user name rows record
  *   store-txn.c      transactions and groups; the buffer registry
