@@ -13,8 +13,10 @@
  * (application_id, user_version: a file that is no database fails here);
  * then, for writing, WAL mode, synchronous=NORMAL (a commit is durable
  * once the WAL is synced at checkpoint; a power cut may lose the last
- * transactions, never corrupt the file), and the schema is created or
- * migrated in one transaction. A reader that cannot or must not make the
+ * transactions, never corrupt the file), checkpoints at commits only past
+ * STORE_WAL_PAGES, and the schema is created or migrated in one
+ * transaction. A writer's WAL goes through the cellar-wal VFS
+ * (store-vfs.c: a transaction's frames in one write). A reader that cannot or must not make the
  * -wal and -shm files beside a store nobody has open reads it immutable
  * (store_read_mode).
  */
@@ -464,6 +466,7 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	st->guard = -1;
 	st->busy_ms = store_busy_ms();
 	st->heads_every = STORE_HEADS_EVERY;
+	st->wal_pages = STORE_WAL_PAGES;
 	if (like != NULL) {
 		st->kill_at = like->kill_at;
 		st->fail_at = like->fail_at;
@@ -512,7 +515,10 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 		rc = sqlite3_open_v2(uri, &st->db, flags | SQLITE_OPEN_URI, NULL);
 		free(uri);
 	} else
-		rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+		/* a writer's WAL transactions in one write each (store-vfs.c) */
+		rc = sqlite3_open_v2(path, &st->db, flags,
+		    write && !st->memory && store_vfs_register() == SQLITE_OK ?
+		    STORE_VFS : NULL);
 	if (rc != SQLITE_OK) {
 		store_fail(st, rc, cause);
 		goto fail;
@@ -559,7 +565,8 @@ open_store(const char *path, unsigned oflags, const struct store *like,
 	if (!st->memory && store_exec(st, "PRAGMA journal_mode = WAL", cause) != 0)
 		goto fail;
 	if (store_exec(st, "PRAGMA synchronous = NORMAL", cause) != 0 ||
-	    store_exec(st, "PRAGMA cache_size = -16384", cause) != 0)
+	    store_exec(st, "PRAGMA cache_size = -16384", cause) != 0 ||
+	    store_wal_autocheckpoint(st, true, cause) != 0)
 		goto fail;
 	if ((fresh || version < STORE_SCHEMA_VERSION) &&
 	    (rc = store_migrate(st, store_migrations, store_nmigrations,
@@ -589,8 +596,7 @@ store_wal_autocheckpoint(struct store *st, bool on, char **cause)
 
 	if (st->memory)
 		return 0;
-	/* 1,000 pages: SQLite's default */
-	rc = sqlite3_wal_autocheckpoint(st->db, on ? 1000 : 0);
+	rc = sqlite3_wal_autocheckpoint(st->db, on ? st->wal_pages : 0);
 	return rc == SQLITE_OK ? 0 : store_fail(st, rc, cause);
 }
 

@@ -119,8 +119,9 @@ const char	*store_path(const struct store *st);
 
 /*
  * WAL checkpoints on a thread of their own. A connection copies the WAL
- * into the database itself when a commit leaves it over 1,000 pages,
- * with two fsyncs: for a recorded replay, a third of its writer's time.
+ * into the database itself when a commit leaves it over 10,000 pages
+ * (STORE_WAL_PAGES), with two fsyncs: for a recorded replay, a third of
+ * its writer's time.
  * store_wal_autocheckpoint(st, false) stops st doing so (true: again); a
  * second connection to the same file (store_open_checkpointer: no schema
  * work, no test hooks) does it instead with store_wal_checkpoint,

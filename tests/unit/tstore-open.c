@@ -1217,6 +1217,13 @@ test_wal_checkpointer(void)
 	store_close(st);
 
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	/* a writer's own checkpoints wait for a long WAL (STORE_WAL_PAGES) */
+	CHECK(sqlite3_prepare_v2(st->db, "PRAGMA wal_autocheckpoint", -1, &q,
+	    NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW &&
+	    sqlite3_column_int(q, 0) == STORE_WAL_PAGES);
+	sqlite3_finalize(q);
+	st->wal_pages = 1000;		/* SQLite's default: a short test */
 	CHECK(store_open_checkpointer(st, &ck, &cause) == 0 && ck != NULL);
 	CHECK(store_wal_autocheckpoint(st, false, &cause) == 0);
 	CHECK(stat(path, &sb) == 0);
@@ -1248,9 +1255,67 @@ test_wal_checkpointer(void)
 	CHECKF(cause == NULL, "%s", cause);
 }
 
+/*
+ * The writer's WAL goes through the cellar-wal VFS (store-vfs.c), which
+ * holds a transaction's frames until its commit frame: a reader on the
+ * default VFS, opened after each commit, reads every committed row at
+ * once, for transactions of one frame to more than the VFS buffers
+ * (~31 pages); a transaction rolled back leaves nothing. Were a commit's
+ * frames left in the buffer, the reader's read of them from the file
+ * would come out short (an I/O error) or the count would be behind.
+ */
+static void
+test_wal_vfs(void)
+{
+	struct store *st = NULL;
+	sqlite3_vfs *vfs = NULL;
+	char *cause = NULL;
+	const char *path = tmp_path("vfs.db");
+	sqlite3_stmt *q;
+	sqlite3 *rd;
+	int i, total = 0;
+
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECK(sqlite3_file_control(st->db, "main", SQLITE_FCNTL_VFS_POINTER,
+	    &vfs) == SQLITE_OK && vfs != NULL);
+	CHECKF(vfs != NULL && strcmp(vfs->zName, STORE_VFS) == 0, "vfs %s",
+	    vfs != NULL ? vfs->zName : "none");
+	/* 1 to 80 rows (~1 page each): whichever frame falls on the
+	   buffer's end, the commit's among them */
+	for (i = 1; i <= 80; i++) {
+		audit_rows(st, i);
+		total += i;
+		CHECK(sqlite3_open_v2(path, &rd, SQLITE_OPEN_READONLY, NULL) ==
+		    SQLITE_OK);
+		CHECK(sqlite3_prepare_v2(rd, "SELECT count(*), sum(length(cmdline)) "
+		    "FROM audit", -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW);
+		CHECKF(sqlite3_column_int(q, 0) == total &&
+		    sqlite3_column_int64(q, 1) == 2999LL * total,
+		    "after %d rows the reader counts %d", total,
+		    sqlite3_column_int(q, 0));
+		sqlite3_finalize(q);
+		sqlite3_close(rd);
+	}
+	/* rolled back: neither in the file nor held for later */
+	CHECK(store_begin(st, &cause) == 0);
+	CHECK(store_audit_append(st, 0, "gone", 0, &cause) == 0);
+	store_rollback(st);
+	audit_rows(st, 1);
+	CHECK(sqlite3_open_v2(path, &rd, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(rd, "SELECT count(*) FROM audit WHERE cmdline = "
+	    "'gone'", -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 0);
+	sqlite3_finalize(q);
+	sqlite3_close(rd);
+	store_close(st);
+	CHECKF(cause == NULL, "%s", cause);
+}
+
 static const struct test tests[] = {
 	{ "default-path", test_default_path },
 	{ "wal-checkpointer", test_wal_checkpointer },
+	{ "wal-vfs", test_wal_vfs },
 	{ "modes", test_modes },
 	{ "readonly-missing", test_readonly_missing },
 	{ "memory-wal", test_memory_wal },
