@@ -56,6 +56,12 @@ struct ejob_state {
 	double		 speed;
 	double		 costs;		/* seconds of checkpoint save + restore */
 	double		 preempted;	/* seconds the runs preemptions cut short had run */
+	/* quota with borrowing (engine.h invariant 10): its last start was
+	   borrowed (a restore hands it back to the engine with the placement),
+	   how many starts were, and seconds it held borrowed GPUs */
+	bool		 lent;
+	int		 lent_runs;
+	double		 lent_time;
 	double		 target;	/* the re-key is due at this service / work */
 	bool		 by_work;	/* target is work_done (oracles), else attained */
 	int		 done;		/* completion ordinal (1, 2, ...), 0 if not */

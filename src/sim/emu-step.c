@@ -273,6 +273,8 @@ emu_account(struct emu *m, int job)
 		x->since = m->now;
 		return;
 	}
+	if (x->lent)
+		x->lent_time += m->now - from;
 	stall = fmin(m->now, x->stall_until) - from;
 	if (stall > 0) {
 		job_account_shared(j, stall, 0, share);
@@ -395,9 +397,13 @@ emu_start(struct emu *m, int job)
 	struct job *j = &m->jobs[job];
 	struct ejob_state *x = &m->js[job];
 	double restore = j->restarts > 0 ? emu_cost(m, j, true) : 0;
+	struct engine_job_info info;
 
 	emu_apply(m, job, JOB_EV_START);
 	emu_cells(m, job);
+	x->lent = j->engine_id >= 0 && engine_job(m->e, j->engine_id, &info) &&
+	    info.borrowed;
+	x->lent_runs += x->lent;
 	x->since = m->now;
 	x->stall_until = m->now + restore;
 	x->costs += restore;
