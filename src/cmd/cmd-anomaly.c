@@ -236,6 +236,13 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		    m.runs[0].ops)));
 		json_kv_bool(&j, "all_guaranteed", allg);
 		json_kv_bool(&j, "identical", same);
+		if (shared.report.borrow) {	/* the shared run's, as replay's */
+			json_key(&j, "borrowed");
+			json_object_begin(&j);
+			json_kv_int(&j, "jobs", shared.report.all.borrowed_jobs);
+			json_kv_double(&j, "gpu_hours", shared.report.all.borrowed_gpu_hours);
+			json_object_end(&j);
+		}
 		cmd_list_json(ctx, &j, "vcs", t, anomaly_json_one, an);
 		cmd_json_end(ctx, &j);
 	} else {

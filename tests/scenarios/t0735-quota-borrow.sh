@@ -79,6 +79,7 @@ run "$CELLAR" anomaly "$TMP/trace.csv" --spec "$TMP/spec.yaml" --vc-map a=a,b=b 
     --policy fifo --ideal --sharing quota --borrow -o json
 check_rc anomaly-rc 0
 check_json_field anomaly-borrow anomalous_vcs 1
+check_json_field anomaly-borrowed borrowed.jobs 1
 
 # --borrow is a rule of quota sharing
 run "$CELLAR" replay "$TMP/trace.csv" --spec "$TMP/spec.yaml" --vc-map a=a,b=b \
