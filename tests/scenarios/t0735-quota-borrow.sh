@@ -90,4 +90,40 @@ run "$CELLAR" anomaly "$TMP/trace.csv" --spec "$TMP/spec.yaml" --vc-map a=a,b=b 
 check_rc anomaly-default-hived 2
 check_err_has anomaly-error "--borrow needs --sharing quota"
 
+
+# A recorded replay killed mid-way resumes to the very report an
+# uninterrupted one prints (the job blobs say which runs borrowed: the
+# store's placements do not), and a follower shows the borrowed GPUs.
+P="tests/fixtures/traces/philly-sample.csv --spec specs/philly-hived-200.yaml --vc-map *=- --policy fifo --load 400 --sharing quota --borrow --checkpoint-every 500 -o json"
+# shellcheck disable=SC2086 # P is a word list on purpose
+run "$CELLAR" replay $P
+check_rc philly-plain 0
+cp "$TMP/out" "$TMP/plain.json"
+# shellcheck disable=SC2086
+CELLAR_STORE_KILL=1000000000 run "$CELLAR" --db "$TMP/ref.db" replay $P
+check_rc philly-stored 0
+steps=$(sed -n 's/.*: \([0-9]*\) write steps.*/\1/p' "$TMP/err")
+# shellcheck disable=SC2086
+CELLAR_STORE_KILL=$((steps * 3 / 4)) run "$CELLAR" --db "$TMP/k.db" replay $P
+check_rc philly-killed 137
+# the follower's per-VC use against the store's running jobs
+run "$CELLAR" --db "$TMP/k.db" jobs --run 1 -o csv
+check_rc philly-jobs 0
+awk -F, 'NR > 1 && $4 == "R" { u[$3] += $8 } END { for (v in u) print v, u[v] }' \
+    "$TMP/out" | sort >"$TMP/stored-use"
+run "$CELLAR" --db "$TMP/k.db" dash --follow --once --keys 2
+check_rc philly-follow 0
+sed -n 's/^.[A-Z] \([0-9a-f]*\) .* used \([0-9]*\) .* of \([0-9]*\) assigned.*/\1 \2 \3/p' \
+    "$TMP/out" | sort >"$TMP/follow-use"
+if awk 'NR == FNR { s[$1] = $2; next } $2 != (s[$1] + 0) { bad++ }
+    $2 > $3 { over++ } END { exit !(FNR == 11 && !bad && over > 0) }' \
+    "$TMP/stored-use" "$TMP/follow-use"; then ok philly-follower-shows-borrowed
+else not_ok philly-follower-shows-borrowed "store: $(tr '\n' ' ' <"$TMP/stored-use"); follower: $(tr '\n' ' ' <"$TMP/follow-use")"; fi
+# shellcheck disable=SC2086
+run "$CELLAR" --db "$TMP/k.db" replay $P
+check_rc philly-resumed 0
+check_err_has philly-resumed-note "resuming run 1"
+if cmp -s "$TMP/out" "$TMP/plain.json"; then ok philly-resumed-report
+else not_ok philly-resumed-report "$(diff "$TMP/plain.json" "$TMP/out" | head -5)"; fi
+
 done_testing
