@@ -55,8 +55,9 @@ cmp_seq(const void *a, const void *b)
  * Version 7 appends the time the runs preemptions cut short had run
  * (the report's preempted GPU-hours); older blobs read it as 0.
  * Version 8 appends borrowing's (quota mode, emu_params.borrow): whether
- * the last start was borrowed, how many were and the time held borrowed;
- * older blobs read them as a job that never borrowed.
+ * the job's placement is borrowed (the store's placements do not say) and
+ * the time it held borrowed GPUs; older blobs read them as a job that
+ * never borrowed.
  */
 enum {
 	JF_VER, JF_SINCE, JF_STALL, JF_SPEED, JF_COSTS, JF_TARGET, JF_BY_WORK,
@@ -71,7 +72,7 @@ enum {
 	JF_V6_COUNT,		/* version 6's fields */
 	JF_PREEMPTED = JF_V6_COUNT,
 	JF_V7_COUNT,		/* version 7's fields */
-	JF_LENT = JF_V7_COUNT, JF_LENT_RUNS, JF_LENT_TIME, JF_COUNT
+	JF_LENT = JF_V7_COUNT, JF_LENT_TIME, JF_COUNT
 };
 
 static bool
@@ -143,8 +144,7 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	F_DBL(JF_PROMO_ATT, m->jobs[job].promo_attained, 0);
 	F_DBL(JF_PROMO_WAIT, m->jobs[job].promo_wait, 0);
 	F_DBL(JF_PREEMPTED, x->preempted, 0);
-	F_INT(JF_LENT, (unsigned)x->lent, 0u, pack_u8);
-	F_INT(JF_LENT_RUNS, x->lent_runs, 0, pack_i32);
+	F_INT(JF_LENT, (unsigned)emu_job_lent(m, job), 0u, pack_u8);
 	F_DBL(JF_LENT_TIME, x->lent_time, 0);
 #undef F_INT
 #undef F_DBL
@@ -479,7 +479,6 @@ decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
 	if (HAS(JF_PROMO_WAIT)) j->promo_wait = unpack_f64(u);
 	if (HAS(JF_PREEMPTED)) x->preempted = unpack_f64(u);
 	if (HAS(JF_LENT)) x->lent = unpack_u8(u) != 0;
-	if (HAS(JF_LENT_RUNS)) x->lent_runs = unpack_i32(u);
 	if (HAS(JF_LENT_TIME)) x->lent_time = unpack_f64(u);
 #undef HAS
 }
@@ -576,10 +575,9 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	    !isfinite(x->c_host) || !isfinite(x->c_lost)))
 		unpack_fail(&u, "AntMan state (guest %d, %d GPUs, phase %d) cannot be",
 		    x->am, x->ngpus, x->phase);
-	if (!u.failed && (x->lent_runs < x->lent || !(x->lent_time >= 0) ||
-	    !isfinite(x->lent_time)))
-		unpack_fail(&u, "borrowing state (%d borrowed starts, last %d, %g s) "
-		    "cannot be", x->lent_runs, x->lent, x->lent_time);
+	if (!u.failed && (!(x->lent_time >= 0) || !isfinite(x->lent_time)))
+		unpack_fail(&u, "borrowing state (%g s borrowed) cannot be",
+		    x->lent_time);
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
 	    !(x->preempted >= 0) || !isfinite(x->preempted) ||
@@ -924,6 +922,7 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		free(klass);
 		return NULL;
 	}
+	m->lend = engine_borrow(m->e);
 	if (restore_engine(m, sv, &rs, why, sizeof why) < 0)
 		goto fail;
 	m->sch = sched_create(m->e, p, jobs, njobs);

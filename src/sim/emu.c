@@ -375,6 +375,7 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 		emu_free(m);
 		return NULL;
 	}
+	m->lend = engine_borrow(m->e);
 	m->sch = sched_create(m->e, p, jobs, njobs);
 	emu_sched_hooks(m);
 	m->first_submit = njobs > 0 ? INFINITY : 0;
@@ -768,7 +769,7 @@ group(const struct emu *m, int vc, int klass, struct emu_group *g, double *jct,
 		g->suspend_gpu_hours += x->swcost * j->gpus / 3600;
 		g->migrations += x->migrations;
 		g->migrate_gpu_hours += x->migcost * j->gpus / 3600;
-		g->borrowed_jobs += x->lent_runs > 0;
+		g->borrowed_jobs += x->lent_time > 0 || emu_job_lent(m, i);
 		g->borrowed_gpu_hours += x->lent_time * j->gpus / 3600;
 		if (j->first_start < 0)
 			g->never++;

@@ -875,7 +875,7 @@ test_static_binding(void)
 static void
 test_borrowing(void)
 {
-	static const char *const policies[] = { "fifo", "las" };
+	static const char *const policies[] = { "fifo", "las", "gandiva", "antman" };
 	struct spec *s = load_file("specs/default.yaml");
 	int n = 200, i, total = 0;
 	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
@@ -887,7 +887,7 @@ test_borrowing(void)
 		jobs[i].submit /= 3;
 		jobs[i].state_since = jobs[i].submit;
 	}
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 4; i++) {
 		memset(&su, 0, sizeof su);
 		su.s = s;
 		su.mode = ENGINE_QUOTA;
@@ -909,7 +909,7 @@ test_borrowing(void)
 		}
 		total += one(&su, 8);
 	}
-	CHECKF(total == 2 * 8, "%d restores", total);
+	CHECKF(total == 4 * 8, "%d restores", total);
 	free(jobs);
 	spec_free(s);
 }
