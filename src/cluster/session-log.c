@@ -21,6 +21,7 @@
 
 #include "cluster/session-log.h"
 #include "core/hostlist.h"
+#include "core/json.h"
 #include "core/pack.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
@@ -658,6 +659,21 @@ struct recover {
 	void		*job_arg;
 };
 
+/* A replay recorded with --borrow (its parameters say borrow: true). */
+static bool
+run_borrows(const struct store_run *run)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *why = NULL;
+	bool on;
+
+	on = run->params != NULL && json_lookup(run->params, strlen(run->params),
+	    "borrow", &sb, &why) == 0 && strcmp(sb.buf, "true") == 0;
+	free(why);
+	strbuf_release(&sb);
+	return on;
+}
+
 static int
 recover_job(void *arg, const struct store_job *sj)
 {
@@ -670,7 +686,17 @@ recover_job(void *arg, const struct store_job *sj)
 		return rc;
 	if (!sj->placed)
 		return 0;
-	if (engine_restore_job(x->e, &sj->pl.pl, why, sizeof why) != 0) {
+	rc = engine_restore_job(x->e, &sj->pl.pl, why, sizeof why);
+	if (rc != 0 && engine_borrow(x->e) && sj->pl.pl.priority >= 0) {
+		/* a replay with --borrow: the store keeps no borrowed flag (the
+		   emulator's job blob does), so a job that no longer fits in its
+		   VC's quota was a borrower; the GPUs are the writer's, the split
+		   between quota and borrowed may differ */
+		struct engine_placement pl = sj->pl.pl;
+		pl.borrowed = true;
+		rc = engine_restore_job(x->e, &pl, why, sizeof why);
+	}
+	if (rc != 0) {
 		strbuf_addf(x->diags, "warning: job '%s' cannot be re-created where "
 		    "it ran: %s\n", sj->job.name, why);
 		x->failed++;
@@ -793,11 +819,13 @@ session_run_rebuild(struct store *st, const struct store_run *run,
 	spec_diags_release(&d);
 	mode = engine_mode_parse(run->mode);
 	if (spec == NULL || mode < 0 ||
-	    (x.e = engine_create(spec, (enum engine_mode)mode, &ecause)) == NULL) {
+	    (x.e = engine_create(spec, (enum engine_mode)mode, &ecause)) == NULL ||
+	    (run_borrows(run) && engine_set_borrow(x.e, &ecause) != 0)) {
 		*cause = xasprintf("cannot rebuild run %lld: its spec '%s' no "
 		    "longer loads%s%s", (long long)run->id, sp.path, ecause ? ": " : "",
 		    ecause ? ecause : "");
 		free(ecause);
+		engine_free(x.e);
 		spec_free(spec);
 		store_spec_release(&sp);
 		return -1;

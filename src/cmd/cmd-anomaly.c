@@ -171,6 +171,10 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		goto out;
 	if (!args_has(a, "sharing"))
 		m.runs[0].mode = ENGINE_HIVED;
+	if (sim_borrow_check(&m, m.runs, 1, cause) < 0) {
+		cmd_usage_error(ctx);
+		goto out;
+	}
 	/* the paper's setting: jobs beyond their VC's quota run opportunistic */
 	if (!args_has(a, "class"))
 		m.rc.klass = m.r.klass = JOB_AUTO;
@@ -232,18 +236,28 @@ anomaly_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		    m.runs[0].ops)));
 		json_kv_bool(&j, "all_guaranteed", allg);
 		json_kv_bool(&j, "identical", same);
+		if (shared.report.borrow) {	/* the shared run's, as replay's */
+			json_key(&j, "borrowed");
+			json_object_begin(&j);
+			json_kv_int(&j, "jobs", shared.report.all.borrowed_jobs);
+			json_kv_double(&j, "gpu_hours", shared.report.all.borrowed_gpu_hours);
+			json_object_end(&j);
+		}
 		cmd_list_json(ctx, &j, "vcs", t, anomaly_json_one, an);
 		cmd_json_end(ctx, &j);
 	} else {
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
-			strbuf_addf(ctx->o, "%d jobs of %s under %s: %s sharing vs private "
+			strbuf_addf(ctx->o, "%d jobs of %s under %s: %s sharing%s vs private "
 			    "clusters of each VC's cells\n\n", m.r.njobs, m.rc.trace,
-			    m.runs[0].ops->name, engine_mode_name(m.runs[0].mode));
+			    m.runs[0].ops->name, engine_mode_name(m.runs[0].mode),
+			    sim_run_borrows(&m, &m.runs[0]) ? " with borrowing" : "");
 		table_render(t, &ctx->out, ctx->o);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			strbuf_addf(ctx->o, "\n%d VC(s) worse than private beyond noise "
 			    "(shared > private x %.2f + %.0f s, on average and per %.0f s window)\n",
 			    nbad, 1 + ANOMALY_TOLERANCE, ANOMALY_SLACK, window);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			sim_borrow_text(ctx->o, NULL, &shared.report);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header && same)
 			strbuf_addf(ctx->o, "the shared and private runs are identical%s\n",
 			    allg && m.runs[0].mode == ENGINE_HIVED ?

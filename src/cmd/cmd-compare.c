@@ -171,7 +171,8 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		table_row(t);
 		table_row_tag(t, i);
 		table_cell(t, "%s", m.runs[i].ops->name);
-		table_cell(t, "%s", engine_mode_name(m.runs[i].mode));
+		table_cell(t, "%s%s", engine_mode_name(m.runs[i].mode),
+		    sim_run_borrows(&m, &m.runs[i]) ? "+borrow" : "");
 		table_cell_int(t, r->all.done);
 		sim_cell_time(t, m.unit, r->all.jct.avg);
 		sim_cell_time(t, m.unit, r->all.jct.median);
@@ -227,6 +228,15 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    m.rc.trace, m.s->path, (unsigned long long)m.rc.seed,
 			    m.ep.ideal ? ", ideal" : "");
 		table_render(t, &ctx->out, ctx->o);
+		for (i = 0; i < m.nruns && OUT_IS_TEXT(ctx->out.format) &&
+		    ctx->out.header; i++) {
+			char label[64];
+			if (!res[i].report.borrow)
+				continue;
+			bufprintf(label, sizeof label, "%s%s", i == 0 || !res[i - 1].report.borrow ?
+			    "\n" : "", m.runs[i].ops->name);
+			sim_borrow_text(ctx->o, label, &res[i].report);
+		}
 	}
 	if (args_has(a, "figure") &&
 	    compare_figure(ctx, &m, args_get(a, "figure"), res, cause) < 0)

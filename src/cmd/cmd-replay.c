@@ -68,6 +68,8 @@ params_json(struct strbuf *sb, const struct sim *m, const struct simrun *run)
 	json_kv_bool(&j, "ideal", m->ep.ideal);
 	if (m->ep.static_binding)	/* absent: dynamic, so older runs still match */
 		json_kv_string(&j, "binding", "static");
+	if (sim_run_borrows(m, run))	/* absent: no borrowing, likewise */
+		json_kv_bool(&j, "borrow", true);
 	if (m->ep.no_affinity_slowdown)	/* absent: off, likewise */
 		json_kv_bool(&j, "no_affinity_slowdown", true);
 	json_kv_double(&j, "ckpt_interval", m->ep.ckpt_interval);
@@ -285,10 +287,11 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	} else {
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header) {
 			replay_describe(&m.r, &sb);
-			strbuf_addf(ctx->o, "replay of %s on %s: policy %s, sharing %s, seed %llu%s\n%s\n\n",
+			strbuf_addf(ctx->o, "replay of %s on %s: policy %s, sharing %s%s, seed %llu%s\n%s\n\n",
 			    m.rc.trace, m.s->path, m.runs[0].ops->name,
-			    engine_mode_name(m.runs[0].mode), (unsigned long long)m.rc.seed,
-			    m.ep.ideal ? ", ideal" : "", sb.buf);
+			    engine_mode_name(m.runs[0].mode),
+			    sim_run_borrows(&m, &m.runs[0]) ? " with borrowing" : "",
+			    (unsigned long long)m.rc.seed, m.ep.ideal ? ", ideal" : "", sb.buf);
 		}
 		table_render(t, &ctx->out, ctx->o);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
@@ -313,6 +316,8 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 			    100 * res.report.win_sm);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
 			sim_antman_text(ctx->o, &res.report);
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
+			sim_borrow_text(ctx->o, NULL, &res.report);
 	}
 	table_free(t);
 	series = args_get(a, "series");

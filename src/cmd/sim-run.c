@@ -268,6 +268,7 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		m->ep.static_binding = strcmp(v, "static") == 0;
 	}
 	m->ep.no_affinity_slowdown = args_has(a, "no-affinity-slowdown");
+	m->ep.borrow = args_has(a, "borrow");
 	if ((v = args_get(a, "opp-threshold")) != NULL &&
 	    parse_fraction(v, "--opp-threshold", 0, 1, true, &m->ep.opp_threshold, cause) < 0)
 		return cmd_usage_error(ctx);
@@ -360,6 +361,8 @@ sim_prepare(struct sim *m, struct cmd_ctx *ctx, const struct args *a,
 		    "this run time-slices)");
 		return cmd_usage_error(ctx);
 	}
+	if (sim_borrow_check(m, m->runs, m->nruns, cause) < 0)
+		return cmd_usage_error(ctx);
 
 	if (replay_prepare(&m->r, m->s, &m->rc, cause) < 0)
 		return -1;
@@ -781,6 +784,10 @@ sim_group_json(struct json *j, const struct emu_group *g)
 	json_kv_double(j, "suspend_gpu_hours", g->suspend_gpu_hours);
 	json_kv_int(j, "migrations", g->migrations);
 	json_kv_double(j, "migrate_gpu_hours", g->migrate_gpu_hours);
+	if (g->borrowed_jobs > 0) {	/* only borrowing runs have them */
+		json_kv_int(j, "borrowed_jobs", g->borrowed_jobs);
+		json_kv_double(j, "borrowed_gpu_hours", g->borrowed_gpu_hours);
+	}
 	json_object_end(j);
 }
 
@@ -807,6 +814,8 @@ sim_config_json(struct json *j, const struct sim *m, const struct simrun *run)
 	json_kv_bool(j, "ideal", m->ep.ideal);
 	if (m->ep.static_binding)	/* absent: dynamic, as before the option */
 		json_kv_string(j, "binding", "static");
+	if (sim_run_borrows(m, run))	/* absent: no borrowing, likewise */
+		json_kv_bool(j, "borrow", true);
 	if (m->ep.no_affinity_slowdown)
 		json_kv_bool(j, "no_affinity_slowdown", true);
 	if (m->ep.no_slice)	/* absent: time-slicing on, as before the option */
@@ -838,6 +847,13 @@ sim_totals_json(struct json *j, const struct replay_result *res)
 	json_kv_double(j, "util", res->report.win_util);
 	json_kv_double(j, "sm_util", res->report.win_sm);
 	json_object_end(j);
+	if (res->report.borrow) {
+		json_key(j, "borrowed");
+		json_object_begin(j);
+		json_kv_int(j, "jobs", res->report.all.borrowed_jobs);
+		json_kv_double(j, "gpu_hours", res->report.all.borrowed_gpu_hours);
+		json_object_end(j);
+	}
 	if (res->report.opp_shared) {
 		json_key(j, "antman");
 		json_object_begin(j);
@@ -853,6 +869,47 @@ sim_totals_json(struct json *j, const struct replay_result *res)
 		json_kv_int(j, "out_of_memory", res->report.ooms);
 		json_object_end(j);
 	}
+}
+
+/*
+ * --borrow is a flag beside --sharing rather than a sharing mode of its
+ * own: borrowing is a rule of quota mode (the engine's quota accounting,
+ * engine_set_borrow), so `compare --sharing quota,hived --borrow` puts the
+ * borrowing quota run beside hived's, and reports, the store's run
+ * parameters and every place that names a mode keep the three modes.
+ * Runs in other modes ignore it; a command none of whose runs is in quota
+ * mode refuses it.
+ */
+int
+sim_borrow_check(const struct sim *m, const struct simrun *runs, int n, char **cause)
+{
+	int i;
+
+	if (!m->ep.borrow)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (runs[i].mode == ENGINE_QUOTA)
+			return 0;
+	*cause = xstrdup("--borrow needs --sharing quota (borrowing idle GPUs over a "
+	    "VC's quota is a rule of quota sharing)");
+	return -1;
+}
+
+bool
+sim_run_borrows(const struct sim *m, const struct simrun *run)
+{
+	return m->ep.borrow && run->mode == ENGINE_QUOTA;
+}
+
+void
+sim_borrow_text(struct strbuf *o, const char *label, const struct emu_report *r)
+{
+	if (!r->borrow)
+		return;
+	strbuf_addf(o, "%s%sborrowing: %d job(s) ran over their VC's quota on idle GPUs, "
+	    "kept until they ended (%.1f GPU-hours held borrowed)\n",
+	    label ? label : "", label ? ": " : "", r->all.borrowed_jobs,
+	    r->all.borrowed_gpu_hours);
 }
 
 /* AntMan's figures, one line each, when the policy shared GPUs its way. */

@@ -43,6 +43,7 @@
 	{ 0, "skip-too-big", NULL, "drop jobs larger than their VC instead of failing", VALUE_NONE }, \
 	{ 0, "ideal", NULL, "no speed model, free preemption", VALUE_NONE }, \
 	{ 0, "binding", "B", "hived: dynamic (buddy, default) or static (each VC's cells bound at the start, for good)", VALUE_NONE }, \
+	{ 0, "borrow", NULL, "quota: a job over its VC's quota borrows idle GPUs and keeps them until it ends (YARN-CS without preemption)", VALUE_NONE }, \
 	{ 0, "units", "U", "times in tables and csv: s (default), m, h or d (JSON: seconds)", VALUE_NONE }, \
 	{ 0, "queues", "K", "las/gittins: number of queues (default 2)", VALUE_NONE }, \
 	{ 0, "thresholds", "LIST", "las/gittins: queue thresholds in GPU-time (default 1h)", VALUE_NONE }, \
@@ -149,6 +150,14 @@ void	sim_config_json(struct json *j, const struct sim *m,
 void	sim_totals_json(struct json *j, const struct replay_result *res);
 /* AntMan's figures, one line each, when the policy shared GPUs its way. */
 void	sim_antman_text(struct strbuf *o, const struct emu_report *r);
+/* --borrow applies to quota runs: 0, or -1 with *cause when no run is one. */
+int	sim_borrow_check(const struct sim *m, const struct simrun *runs, int n,
+	    char **cause);
+/* Whether a run lends (--borrow and quota mode). */
+bool	sim_run_borrows(const struct sim *m, const struct simrun *run);
+/* One line on what ran borrowed, when the run lent (label: NULL or the
+   run's name). */
+void	sim_borrow_text(struct strbuf *o, const char *label, const struct emu_report *r);
 /* The series as CSV, with each VC's queuing delay over a moving window of
    win seconds (sim-run.c says how). */
 int	sim_write_series(struct cmd_ctx *ctx, const struct sim *m,

@@ -66,6 +66,7 @@ struct run_info {
 	double			 now, created;
 	char			*policy;
 	char			*mode;
+	char			*params;	/* JSON: a replay's --borrow */
 	bool			 found;
 };
 
@@ -133,6 +134,7 @@ run_info_release(struct run_info *r)
 {
 	free(r->policy);
 	free(r->mode);
+	free(r->params);
 	memset(r, 0, sizeof *r);
 }
 
@@ -152,6 +154,8 @@ find_run(void *arg, const struct store_run *r)
 	x->policy = xstrdup(r->policy != NULL ? r->policy : "-");
 	free(x->mode);
 	x->mode = xstrdup(r->mode != NULL ? r->mode : "");
+	free(x->params);
+	x->params = r->params != NULL ? xstrdup(r->params) : NULL;
 	x->found = true;
 	return 1;
 }
@@ -462,7 +466,8 @@ full_rebuild(struct store_src *x, char **cause)
 	x->nnj = 0;
 	x->nchg = 0;
 	rc = session_run_rebuild(x->st, &(struct store_run){ .id = x->run.id,
-	    .spec = x->run.spec, .mode = x->run.mode }, take_job, x, &diags, &rb,
+	    .spec = x->run.spec, .mode = x->run.mode, .params = x->run.params },
+	    take_job, x, &diags, &rb,
 	    cause);
 	strbuf_release(&diags);
 	if (rc != 0)
@@ -801,6 +806,7 @@ dash_source_store(struct dash_source *src, const char *path, char **cause)
 	run.id = x->run.id;
 	run.spec = x->run.spec;
 	run.mode = x->run.mode;
+	run.params = x->run.params;	/* --borrow: the engine lends */
 	rc = session_run_rebuild(x->st, &run, take_job, x, &diags, &x->rb, cause);
 	strbuf_release(&diags);
 	if (rc != 0)

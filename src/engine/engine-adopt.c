@@ -378,7 +378,7 @@ engine_move(struct engine *e, int job, const int *pod_first, int npods,
 
 	e->no_rebalance = true;
 	job_release(e, job);
-	if (e->mode == ENGINE_QUOTA &&
+	if (e->mode == ENGINE_QUOTA && !sn.j.borrowed &&
 	    e->vc_gused[r.vc] + nleaves > e->vc_quota[r.vc]) {
 		bufprintf(why, len, "VC '%s' quota is full", e->s->vcs[r.vc].name);
 		goto undo;
@@ -396,6 +396,7 @@ engine_move(struct engine *e, int job, const int *pod_first, int npods,
 	pl.priority = sn.j.prio;
 	pl.orig_priority = sn.j.orig_prio;
 	pl.lazy = sn.j.lazy;
+	pl.borrowed = sn.j.borrowed;	/* a borrower moves as one */
 	pl.chain = sn.j.chain;
 	pl.pin = -1;
 	pl.npods = npods;

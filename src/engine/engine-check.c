@@ -213,7 +213,8 @@ static bool
 check_jobs(const struct engine *e, char *why, size_t len)
 {
 	const struct spec *s = e->s;
-	long long *gused = xcalloc((size_t)s->nvcs + 1, sizeof *gused);
+	long long *gused = xcalloc((size_t)(2 * s->nvcs) + 1, sizeof *gused);
+	long long *lent = gused + s->nvcs;	/* invariant 10: borrowed GPUs */
 	int id, k, pod, g, L, a, b;
 	bool ok = true;
 
@@ -253,8 +254,13 @@ check_jobs(const struct engine *e, char *why, size_t len)
 			bufprintf(why, len, "guaranteed job '%s' has no virtual cells", j->name);
 			ok = false;
 		}
+		if (j->borrowed && (!e->borrow || j->prio < 0)) {
+			bufprintf(why, len, "job '%s' is borrowed %s", j->name, e->borrow ?
+			    "but opportunistic" : "without borrowing");
+			ok = false;
+		}
 		if (j->prio >= 0)
-			gused[j->vc] += j->nleaves;
+			(j->borrowed ? lent : gused)[j->vc] += j->nleaves;
 		/* invariant 7: each pod inside one cell of its level */
 		for (pod = 0; pod < j->npods && ok; pod++) {
 			g = j->pod_first[pod + 1] - j->pod_first[pod];
@@ -280,13 +286,18 @@ check_jobs(const struct engine *e, char *why, size_t len)
 		}
 	}
 	if (ok && e->mode == ENGINE_QUOTA)
-		for (k = 0; k < s->nvcs; k++)
+		for (k = 0; k < s->nvcs; k++) {
 			if (gused[k] != e->vc_gused[k] || gused[k] > e->vc_quota[k]) {
 				bufprintf(why, len, "vc '%s' quota use %lld (counter %lld, "
 				    "quota %lld)", s->vcs[k].name, gused[k], e->vc_gused[k],
 				    e->vc_quota[k]);
 				ok = false;
+			} else if (lent[k] != e->vc_borrowed[k]) {
+				bufprintf(why, len, "vc '%s' borrowed %lld gpus (counter %lld)",
+				    s->vcs[k].name, lent[k], e->vc_borrowed[k]);
+				ok = false;
 			}
+		}
 	free(gused);
 	return ok;
 }

@@ -255,6 +255,32 @@ engine_binding_static(const struct engine *e)
 	return e->mode == ENGINE_PRIVATE || e->bind_static;
 }
 
+int
+engine_set_borrow(struct engine *e, char **cause)
+{
+	int i;
+
+	if (e->mode != ENGINE_QUOTA) {
+		*cause = xasprintf("borrowing needs quota mode, not '%s'",
+		    engine_mode_name(e->mode));
+		return -1;
+	}
+	for (i = 0; i < e->njobs; i++)
+		if (e->jobs[i].live) {
+			*cause = xstrdup("borrowing needs an engine without jobs");
+			return -1;
+		}
+	e->borrow = true;
+	engine_debug_check(e, "set_borrow");
+	return 0;
+}
+
+bool
+engine_borrow(const struct engine *e)
+{
+	return e->borrow;
+}
+
 struct engine *
 engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 {
@@ -291,6 +317,7 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 	e->vc_views = xcalloc((size_t)s->nvcs + 1, sizeof(int));
 	e->vc_quota = xcalloc((size_t)s->nvcs + 1, sizeof(long long));
 	e->vc_gused = xcalloc((size_t)s->nvcs + 1, sizeof(long long));
+	e->vc_borrowed = xcalloc((size_t)s->nvcs + 1, sizeof(long long));
 	e->vc_prio = xcalloc((size_t)(s->nvcs + 1) * ENGINE_NPRIO, sizeof(int));
 	for (vc = 0; vc < s->nvcs; vc++) {
 		const struct spec_vc *sv = &s->vcs[vc];
@@ -379,6 +406,7 @@ engine_free(struct engine *e)
 	free(e->vc_views);
 	free(e->vc_quota);
 	free(e->vc_gused);
+	free(e->vc_borrowed);
 	free(e->vc_prio);
 	free(e->vc_used); free(e->vc_opp); free(e->vc_jobs); free(e->vc_opp_jobs);
 	free(e->vc_assigned); free(e->vc_bound); free(e->vc_doomed);

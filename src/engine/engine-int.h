@@ -63,6 +63,7 @@ struct ejob {
 	int		 orig_prio;
 	bool		 lazy;
 	bool		 downgraded;
+	bool		 borrowed;	/* quota + borrowing: runs over its VC's quota */
 	int		 chain;
 	int		 pin;
 	int		 npods;
@@ -122,7 +123,10 @@ struct engine {
 	struct strmap	 names;		/* live job name -> id (keys: jobs[id].name) */
 
 	long long	*vc_quota;	/* GPUs per VC (quota mode) */
-	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs */
+	long long	*vc_gused;	/* GPUs used by each VC's guaranteed jobs
+					   within its quota (borrowed ones not) */
+	long long	*vc_borrowed;	/* GPUs of each VC's borrowed jobs */
+	bool		 borrow;	/* quota: over-quota jobs borrow idle GPUs */
 	struct engine_stats st;
 	bool		 bind_static;	/* hived: preassigned cells bound for good */
 	bool		 no_rebalance;	/* set while a dry run rolls back */
@@ -139,6 +143,23 @@ struct engine {
 	int		*vc_assigned, *vc_bound;
 	int		*vc_doomed;	/* doomed preassigned cells */
 };
+
+/*
+ * Quota mode: a guaranteed job's GPUs count toward its VC's quota
+ * (vc_gused) or, borrowed, toward vc_borrowed; sign +1 at start, -1 at
+ * release. The one place both counters move, so a release gives back to
+ * the counter its start took from.
+ */
+static inline void
+quota_count(struct engine *e, const struct ejob *j, int sign)
+{
+	if (e->mode != ENGINE_QUOTA || j->prio < 0)
+		return;
+	if (j->borrowed)
+		e->vc_borrowed[j->vc] += sign * j->nleaves;
+	else
+		e->vc_gused[j->vc] += sign * j->nleaves;
+}
 
 /* Virtual cell shape lives in its view; these map ids. */
 static inline struct vview *

@@ -28,6 +28,7 @@ engine_job(const struct engine *e, int id, struct engine_job_info *info)
 	info->orig_priority = j->orig_prio;
 	info->lazy = j->lazy;
 	info->downgraded = j->downgraded;
+	info->borrowed = j->borrowed;
 	info->chain = j->chain;
 	info->npods = j->npods;
 	info->pod_first = j->pod_first;
@@ -151,6 +152,7 @@ engine_vc_usage(const struct engine *e, int vc, struct engine_vc_usage *u)
 	u->used = e->vc_used[vc];
 	u->opp_jobs = e->vc_opp_jobs[vc];
 	u->opp = e->vc_opp[vc];
+	u->borrowed = e->vc_borrowed[vc];
 	u->free = u->gpus - u->used - u->bad;
 	if (u->free < 0)
 		u->free = 0;

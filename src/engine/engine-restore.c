@@ -36,6 +36,7 @@ engine_job_placement(const struct engine *e, int job, struct engine_placement *p
 	pl->orig_priority = j->orig_prio;
 	pl->lazy = j->lazy;
 	pl->downgraded = j->downgraded;
+	pl->borrowed = j->borrowed;
 	pl->chain = j->chain;
 	pl->pin = j->pin;
 	pl->npods = j->npods;
@@ -342,7 +343,10 @@ check_placement(const struct engine *e, const struct engine_placement *pl, char 
 		FAIL("job '%s': pin %d is out of range", pl->name, pl->pin);
 	if (pl->nleaves < 1 || pl->nleaves > s->gpus || pl->leaves == NULL)
 		FAIL("job '%s': %d leaves", pl->name, pl->nleaves);
-	if (e->mode == ENGINE_QUOTA && !opp &&
+	if (pl->borrowed && (!e->borrow || opp))
+		FAIL("job '%s': borrowed, but %s", pl->name, opp ? "opportunistic" :
+		    "this engine does not lend");
+	if (e->mode == ENGINE_QUOTA && !opp && !pl->borrowed &&
 	    e->vc_gused[pl->vc] + pl->nleaves > e->vc_quota[pl->vc])
 		FAIL("job '%s': vc '%s' would use %lld of its %lld gpus", pl->name,
 		    s->vcs[pl->vc].name, e->vc_gused[pl->vc] + pl->nleaves,
@@ -399,6 +403,7 @@ engine_restore_job(struct engine *e, const struct engine_placement *pl, char *wh
 	sn.j.orig_prio = pl->orig_priority;
 	sn.j.lazy = pl->lazy;
 	sn.j.downgraded = pl->downgraded;
+	sn.j.borrowed = pl->borrowed;
 	sn.j.chain = chain;
 	sn.j.pin = pl->pin;
 	sn.j.npods = pl->npods;

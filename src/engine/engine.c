@@ -16,7 +16,9 @@
  *      jobs found on the bound physical leaves are preempted.
  * Opportunistic requests (hived, quota) go to idle physical leaves, first on
  * nodes no VC holds, then anywhere. Quota mode places guaranteed requests on
- * idle physical leaves cluster-wide within the VC's GPU quota.
+ * idle physical leaves cluster-wide within the VC's GPU quota; with
+ * borrowing (engine_set_borrow) a request over the quota takes idle leaves
+ * only (no victims) and is counted as borrowed until it is released.
  *
  * A dry run (engine_place) commits and then rolls back: the new job is
  * released and its victims restored at their exact cells. Every index is a
@@ -279,7 +281,6 @@ job_release(struct engine *e, int id)
 {
 	struct ejob *j = &e->jobs[id];
 	int i, chain = j->chain;
-	bool opp = j->prio < 0;
 
 	for (i = 0; i < j->nleaves; i++)
 		phys_leaf_assign(e, j->leaves[i], -1, false);
@@ -289,8 +290,7 @@ job_release(struct engine *e, int id)
 		for (i = 0; i < j->nleaves; i++)
 			vleaf_prune(e, j->vleaves[i]);
 	}
-	if (e->mode == ENGINE_QUOTA && !opp)
-		e->vc_gused[j->vc] -= j->nleaves;
+	quota_count(e, j, -1);
 	prio_count(e, j, -1);
 	job_drop(e, id);
 	if (!e->no_rebalance && e->mode == ENGINE_HIVED && chain >= 0 &&
@@ -335,8 +335,7 @@ job_restore(struct engine *e, const struct snap *sn)
 			fatal("job_restore: leaf %d is in use", s->leaves[i]);
 		phys_leaf_assign(e, s->leaves[i], id, opp);
 	}
-	if (e->mode == ENGINE_QUOTA && !opp)
-		e->vc_gused[j->vc] += j->nleaves;
+	quota_count(e, j, +1);
 	prio_count(e, j, +1);
 }
 
@@ -670,7 +669,7 @@ ptier_avail(struct engine *e, const struct view *shape, void *arg)
  */
 static int
 place_physical(struct engine *e, const struct engine_req *r, const int *sizes, int npods,
-    int total, int *leaves, int *chainp, struct engine_plan *plan)
+    int total, int *leaves, int *chainp, bool borrow, struct engine_plan *plan)
 {
 	int c, k, pass, any = 0, fits = 0;
 	bool guaranteed = r->priority >= 0;
@@ -685,7 +684,8 @@ place_physical(struct engine *e, const struct engine_req *r, const int *sizes, i
 			return plan_fail(plan, ENGINE_ETOOBIG, "a pod of %d gpus is larger "
 			    "than any cell of the cluster", sizes[0]);
 	for (pass = 0; pass < 3; pass++) {
-		if (pass == 2 && !guaranteed)
+		/* a borrower takes idle GPUs only: it preempts nobody */
+		if (pass == 2 && (!guaranteed || borrow))
 			break;
 		for (c = 0; c < e->s->nchains; c++) {
 			struct pchain *pc = &e->pc[c];
@@ -717,6 +717,10 @@ place_physical(struct engine *e, const struct engine_req *r, const int *sizes, i
 	if (!any)
 		return plan_fail(plan, ENGINE_ENOTYPE, "the cluster has no cells of type '%s'",
 		    r->leaf_type >= 0 ? e->s->types[r->leaf_type].name : "any");
+	if (borrow)
+		return plan_fail(plan, ENGINE_EQUOTA, "vc '%s' is over its %lld gpus and no "
+		    "idle cells can lend %d pod(s) of %d gpus", vc_name(e, r->vc),
+		    e->vc_quota[r->vc], npods, sizes[0]);
 	if (guaranteed)
 		return plan_fail(plan, ENGINE_EVCFULL, "no idle cells for %d pod(s) of %d gpus "
 		    "in the cluster", npods, sizes[0]);
@@ -732,6 +736,7 @@ plan_fill(struct engine *e, struct engine_plan *plan, int id)
 	plan->job = id;
 	plan->chain = j->chain;
 	plan->opportunistic = j->prio < 0;
+	plan->borrowed = j->borrowed;
 	plan->npods = j->npods;
 	plan->nleaves = j->nleaves;
 	free(plan->pod_first);
@@ -770,7 +775,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
     struct txn *tx)
 {
 	int sizes[MAX_PODS], npods, total, *leaves, view = -1, chain = -1, i, id, k, pf;
-	bool in_vc;
+	bool in_vc, borrow = false;
 
 	plan_reset(plan);
 	if (validate(e, r, plan) < 0)
@@ -779,21 +784,26 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 	if (npods < 0)
 		return plan_fail(plan, ENGINE_EBADREQ, "a gang needs 1 to %d members of at "
 		    "least one pod of at least one gpu", ENGINE_MAX_MEMBERS);
-	if (e->mode == ENGINE_QUOTA && r->priority >= 0 && e->diagnose &&
+	if (e->mode == ENGINE_QUOTA && r->priority >= 0 && e->diagnose && !e->borrow &&
 	    total > e->vc_quota[r->vc])
 		return plan_fail(plan, ENGINE_ETOOBIG, "vc '%s' can never hold %d gpus: "
 		    "its quota is %lld", vc_name(e, r->vc), total, e->vc_quota[r->vc]);
 	if (e->mode == ENGINE_QUOTA && r->priority >= 0 &&
-	    e->vc_gused[r->vc] + total > e->vc_quota[r->vc])
-		return plan_fail(plan, ENGINE_EQUOTA, "vc '%s' would use %lld of its %lld gpus",
-		    vc_name(e, r->vc), e->vc_gused[r->vc] + total, e->vc_quota[r->vc]);
+	    e->vc_gused[r->vc] + total > e->vc_quota[r->vc]) {
+		if (!e->borrow)
+			return plan_fail(plan, ENGINE_EQUOTA, "vc '%s' would use %lld of its "
+			    "%lld gpus", vc_name(e, r->vc), e->vc_gused[r->vc] + total,
+			    e->vc_quota[r->vc]);
+		borrow = true;	/* YARN-CS: over quota, on idle GPUs, kept */
+	}
 	leaves = xmalloc((size_t)total * sizeof(int));
 	in_vc = e->mode == ENGINE_PRIVATE || (e->mode == ENGINE_HIVED && r->priority >= 0);
 	if (in_vc) {
 		if (place_in_vc(e, r, sizes, npods, total, leaves, &view, plan) < 0)
 			goto fail;
 		chain = e->views[view].chain;
-	} else if (place_physical(e, r, sizes, npods, total, leaves, &chain, plan) < 0)
+	} else if (place_physical(e, r, sizes, npods, total, leaves, &chain, borrow,
+	    plan) < 0)
 		goto fail;
 
 	/* victims first: same-VC lower priority, or opportunistic (quota) */
@@ -817,6 +827,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 		j->vc = r->vc;
 		j->prio = j->orig_prio = r->priority;
 		j->lazy = r->lazy;
+		j->borrowed = borrow;
 		j->chain = chain;
 		j->pin = r->pin;
 		j->npods = npods;
@@ -878,8 +889,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 			e->jobs[id].leaves[k] = leaves[k];
 			phys_leaf_assign(e, leaves[k], id, r->priority < 0);
 		}
-		if (e->mode == ENGINE_QUOTA && r->priority >= 0)
-			e->vc_gused[r->vc] += total;
+		quota_count(e, &e->jobs[id], +1);
 		free(leaves);
 	}
 	prio_count(e, &e->jobs[id], +1);

@@ -33,7 +33,10 @@
  *     same way.
  *  6. A guaranteed job's leaves lie inside its VC's bound cells (hived,
  *     private) or count toward its VC's quota (quota); an opportunistic job's
- *     leaves are all idle of guaranteed use.
+ *     leaves are all idle of guaranteed use. Quota mode: each VC's
+ *     in-quota GPUs (its guaranteed jobs not borrowed) <= its quota; a
+ *     borrowed job (borrowing on, invariant 10) counts toward the VC's
+ *     borrowed GPUs instead, never toward both.
  *  7. Each pod's leaves lie inside one cell of the lowest level whose cells
  *     hold that many leaves.
  *  8. Every index (free-count buckets, free lists, clean-child sets) contains
@@ -42,6 +45,13 @@
  *     opportunistic jobs, bound and doomed preassigned cells, bad virtual
  *     leaves) equal what its jobs and virtual cells say, so
  *     engine_vc_usage walks nothing.
+ * 10. Borrowing (quota mode with engine_set_borrow; YARN-CS's elastic
+ *     capacity without preemption): only then do borrowed jobs exist; each
+ *     VC's borrowed counter equals the GPUs of its borrowed jobs. A job is
+ *     borrowed for its whole run iff, when it started, its GPUs did not
+ *     fit in what was left of its VC's quota: it took idle GPUs only, and
+ *     no request preempts it for its GPUs (it is guaranteed), so a VC
+ *     whose quota it lent waits until it ends.
  */
 #ifndef CELLAR_ENGINE_H
 #define CELLAR_ENGINE_H
@@ -55,7 +65,8 @@ struct engine;
 
 enum engine_mode {
 	ENGINE_HIVED,		/* virtual cells + buddy binding (HiveD) */
-	ENGINE_QUOTA,		/* GPU-count quota, cluster-wide packing (YARN-CS) */
+	ENGINE_QUOTA,		/* GPU-count quota, cluster-wide packing (YARN-CS;
+				   engine_set_borrow: with borrowing) */
 	ENGINE_PRIVATE,		/* each VC alone on a private copy of its cells */
 };
 
@@ -94,7 +105,8 @@ enum engine_fail {
 	ENGINE_EPINBUSY,	/* the pinned cell has no room */
 	ENGINE_EPREEMPT,	/* would need preemption of higher/equal priority */
 	ENGINE_ECLUSTERFULL,	/* opportunistic: no idle cells anywhere */
-	ENGINE_EQUOTA,		/* quota mode: over the VC's GPU quota */
+	ENGINE_EQUOTA,		/* quota mode: over the VC's GPU quota (with
+				   borrowing: and no idle GPUs to borrow) */
 };
 
 enum engine_victim_kind {
@@ -118,6 +130,7 @@ struct engine_plan {
 	int			 job;		/* job id after engine_alloc, else -1 */
 	int			 chain;		/* spec chain used */
 	bool			 opportunistic;	/* placed as an opportunistic job */
+	bool			 borrowed;	/* placed over its VC's quota (invariant 10) */
 	int			 npods;
 	int			*pod_first;	/* npods + 1 offsets into leaves */
 	int			*leaves;	/* physical leaf cell indices */
@@ -158,6 +171,19 @@ char		*engine_mode_unknown(const char *name);
 int	 engine_bind_static(struct engine *e, char **cause);
 /* Whether preassigned cells never re-bind (static binding or private). */
 bool	 engine_binding_static(const struct engine *e);
+
+/*
+ * Borrowing (YARN-CS's maximum capacity without preemption, the baseline
+ * of AntMan's Fig. 13a and Tiresias's YARN-CS): a guaranteed request over
+ * its VC's quota, refused with ENGINE_EQUOTA otherwise, runs on idle GPUs
+ * as a borrowed job (invariant 10), which nothing preempts for its GPUs.
+ * Quota mode only (else -1 with *cause, malloc'ed), on an engine without
+ * jobs: call it right after engine_create. HiveD's own quota baseline
+ * (§5) runs over-quota jobs as preemptible low-priority ones instead:
+ * opportunistic requests, no borrowing.
+ */
+int	 engine_set_borrow(struct engine *e, char **cause);
+bool	 engine_borrow(const struct engine *e);
 
 /*
  * Dry run: where would this request land and whom would it preempt. Leaves
@@ -237,6 +263,7 @@ struct engine_job_info {
 	int		 orig_priority;	/* as requested */
 	bool		 lazy;
 	bool		 downgraded;	/* lazily preempted, running opportunistic */
+	bool		 borrowed;	/* over its VC's quota (invariant 10) */
 	int		 chain;
 	int		 npods;
 	const int	*pod_first;	/* npods + 1 offsets into leaves */
@@ -277,6 +304,7 @@ struct engine_placement {
 	int		 orig_priority;
 	bool		 lazy;
 	bool		 downgraded;
+	bool		 borrowed;	/* quota mode with borrowing: over quota */
 	int		 chain;
 	int		 pin;		/* spec pin index, -1 none */
 	int		 npods;
@@ -389,6 +417,7 @@ struct engine_vc_usage {
 	long long	 bad;		/* bound to bad hardware (doomed or gone bad) */
 	long long	 free;		/* gpus - used - bad */
 	long long	 opp;		/* GPUs its opportunistic jobs use anywhere */
+	long long	 borrowed;	/* of used: GPUs of borrowed jobs (quota) */
 	int		 jobs;		/* running guaranteed jobs */
 	int		 opp_jobs;	/* running opportunistic jobs */
 	/* Per chain and level: cells assigned and how many are bound now. */

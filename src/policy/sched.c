@@ -56,13 +56,16 @@ struct sched {
 	int			*shape;		/* pending: its shape */
 	int			*pos;		/* pending: heap index */
 	bool			*running;	/* holds cells through us */
+	bool			*lent;		/* running borrowed (engine.h
+						   invariant 10): not in used/fen */
 	int			*by_eid;	/* engine job id -> job, -1 */
 	size_t			 eid_cap;
 
 	struct domain		*doms;
 	int			 ndoms;
 	long long		*quota;		/* per VC: GPUs assigned */
-	long long		*used;		/* per VC: GPUs of running guaranteed jobs */
+	long long		*used;		/* per VC: GPUs of running guaranteed jobs
+						   within its quota */
 	long long		*fen;		/* per VC: Fenwick tree over classes */
 	int			 npending;
 	struct sched_stats	 st;
@@ -188,6 +191,7 @@ sched_create(struct engine *e, const struct policy *p, struct job *jobs, int njo
 	s->shape = xcalloc((size_t)n, sizeof *s->shape);
 	s->pos = xcalloc((size_t)n, sizeof *s->pos);
 	s->running = xcalloc((size_t)n, sizeof *s->running);
+	s->lent = xcalloc((size_t)n, sizeof *s->lent);
 	for (i = 0; i < njobs; i++) {
 		s->dom[i] = s->pos[i] = -1;
 		s->key[i].id = i;
@@ -224,6 +228,7 @@ sched_grow(struct sched *s, struct job *jobs, int njobs)
 	s->shape = xreallocarray(s->shape, n, sizeof *s->shape);
 	s->pos = xreallocarray(s->pos, n, sizeof *s->pos);
 	s->running = xreallocarray(s->running, n, sizeof *s->running);
+	s->lent = xreallocarray(s->lent, n, sizeof *s->lent);
 	for (i = s->njobs; i < njobs; i++) {
 		memset(&s->key[i], 0, sizeof s->key[i]);
 		s->key[i].id = i;
@@ -231,6 +236,7 @@ sched_grow(struct sched *s, struct job *jobs, int njobs)
 		s->shape[i] = 0;
 		s->dom[i] = s->pos[i] = -1;
 		s->running[i] = false;
+		s->lent[i] = false;
 	}
 	s->njobs = njobs;
 }
@@ -254,6 +260,7 @@ sched_free(struct sched *s)
 	free(s->shape);
 	free(s->pos);
 	free(s->running);
+	free(s->lent);
 	free(s->by_eid);
 	free(s->quota);
 	free(s->used);
@@ -391,16 +398,25 @@ mark_freed(struct sched *s, int vc, bool guaranteed)
 			s->doms[i].dirty = true;
 }
 
+/* Whether a running job counts in its VC's used GPUs and classes:
+   guaranteed and within its quota (a borrower only lends its VC nothing). */
+static bool
+counted(const struct sched *s, int job)
+{
+	return !s->jobs[job].opportunistic && !s->lent[job];
+}
+
 /* Forget a running job's share (it was released or lost its cells). */
 static void
 unrun(struct sched *s, int job)
 {
 	struct job *j = &s->jobs[job];
 
-	if (!j->opportunistic) {
+	if (counted(s, job)) {
 		s->used[j->vc] -= j->gpus;
 		fen_add(s, j->vc, s->klass[job], -j->gpus);
 	}
+	s->lent[job] = false;
 	mark_freed(s, j->vc, !j->opportunistic);
 	if ((size_t)j->engine_id < s->eid_cap)
 		s->by_eid[j->engine_id] = -1;
@@ -414,6 +430,7 @@ static void
 run(struct sched *s, int job, int engine_id, bool opp)
 {
 	struct job *j = &s->jobs[job];
+	struct engine_job_info info;
 	size_t old = s->eid_cap;
 
 	if ((size_t)engine_id >= s->eid_cap) {
@@ -425,7 +442,8 @@ run(struct sched *s, int job, int engine_id, bool opp)
 	s->running[job] = true;
 	j->engine_id = engine_id;
 	j->opportunistic = opp;
-	if (!opp) {
+	s->lent[job] = !opp && engine_job(s->e, engine_id, &info) && info.borrowed;
+	if (counted(s, job)) {
 		s->used[j->vc] += j->gpus;
 		fen_add(s, j->vc, s->klass[job], j->gpus);
 	}
@@ -476,8 +494,10 @@ sched_rekey(struct sched *s, int job, double now)
 	rank(s, job, now);
 	if (j->opportunistic || s->klass[job] == old)
 		return;
-	fen_add(s, j->vc, old, -j->gpus);
-	fen_add(s, j->vc, s->klass[job], j->gpus);
+	if (counted(s, job)) {
+		fen_add(s, j->vc, old, -j->gpus);
+		fen_add(s, j->vc, s->klass[job], j->gpus);
+	}
 	engine_job_set_priority(s->e, j->engine_id, s->klass[job]);
 	/* a demoted job may now yield to its VC's pending jobs */
 	if (s->klass[job] < old)
@@ -580,6 +600,9 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 		room = s->quota[j->vc] - s->used[j->vc];
 		if (s->p->ops->flags & POLICY_PREEMPTIVE)
 			room += fen_below(s, j->vc, s->klass[job]);
+		/* over the quota, a lending engine takes idle GPUs */
+		if (room < j->gpus && engine_borrow(s->e))
+			room = idle_gpus(s);
 	}
 	if (room < j->gpus) {
 		s->st.fast_rejects++;
@@ -621,8 +644,11 @@ try_start(struct sched *s, int job, bool opp, struct engine_plan *plan,
 			continue;
 		if (plan->victims[i].kind == ENGINE_VICTIM_LAZY) {
 			struct job *vj = &s->jobs[v];
-			s->used[vj->vc] -= vj->gpus;
-			fen_add(s, vj->vc, s->klass[v], -vj->gpus);
+			if (counted(s, v)) {
+				s->used[vj->vc] -= vj->gpus;
+				fen_add(s, vj->vc, s->klass[v], -vj->gpus);
+			}
+			s->lent[v] = false;
 			vj->opportunistic = true;
 			changed(s, v);
 			act(acts, nacts, cap, SCHED_DOWNGRADE, v, job);
@@ -906,6 +932,7 @@ sched_check(const struct sched *s, char *why, size_t len)
 {
 	int i, k, h, n = 0;
 	long long *used;
+	struct engine_job_info info;
 	bool ok = true;
 
 	for (i = 0; i < s->ndoms; i++)
@@ -941,7 +968,12 @@ sched_check(const struct sched *s, char *why, size_t len)
 		if (s->jobs[i].engine_id < 0) {
 			bufprintf(why, len, "job '%s' runs without cells", s->jobs[i].name);
 			ok = false;
-		} else if (!s->jobs[i].opportunistic)
+		} else if (s->lent[i] != (engine_job(s->e, s->jobs[i].engine_id, &info) &&
+		    info.borrowed)) {
+			bufprintf(why, len, "job '%s': lent %d, not as the engine has it",
+			    s->jobs[i].name, s->lent[i]);
+			ok = false;
+		} else if (counted(s, i))
 			used[s->jobs[i].vc] += s->jobs[i].gpus;
 	}
 	for (i = 0; i < s->nvcs && ok; i++)

@@ -56,6 +56,11 @@ struct ejob_state {
 	double		 speed;
 	double		 costs;		/* seconds of checkpoint save + restore */
 	double		 preempted;	/* seconds the runs preemptions cut short had run */
+	/* quota with borrowing (engine.h invariant 10): seconds it held
+	   borrowed GPUs, and (restore only) whether the saved placement was
+	   borrowed, which the engine says otherwise (emu_job_lent) */
+	double		 lent_time;
+	bool		 lent;
 	double		 target;	/* the re-key is due at this service / work */
 	bool		 by_work;	/* target is work_done (oracles), else attained */
 	int		 done;		/* completion ordinal (1, 2, ...), 0 if not */
@@ -287,6 +292,7 @@ struct emu {
 	const struct emu_mech	*on[EMU_MECH_MAX];
 	int			 non;
 	bool			 own_sm;	/* one counts SM time (EMU_MECH_OWN_SM) */
+	bool			 lend;		/* the engine lends (engine_borrow) */
 
 	struct ev		*heap;
 	int			 nheap;
@@ -485,6 +491,7 @@ double		 emu_model_cost(const struct emu *m, const struct job *j, bool migrate);
 double		 emu_in_window(const struct emu *m, double a, double b);
 double		 emu_sm_span(const struct emu *m, int job, double t1);
 void		 emu_account(struct emu *m, int job);
+bool		 emu_job_lent(const struct emu *m, int job);
 void		 emu_apply(struct emu *m, int job, enum job_event ev);
 void		 emu_plan_running(struct emu *m, int job);
 void		 emu_plan_pending(struct emu *m, int job);

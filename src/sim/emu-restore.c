@@ -34,7 +34,7 @@ cmp_seq(const void *a, const void *b)
    grow-shrink's idle clocks and counts. Job blobs of version 5 add a
    job's extra GPUs and wake-up and take a 64-bit mask (older: jobs that
    never grew). */
-#define JOB_BLOB_VERSION	7
+#define JOB_BLOB_VERSION	8
 /* Bytes of one stored heap entry: t, seq, kind, arg, ver. */
 #define EV_BYTES		(8 + 8 + 1 + 4 + 4)
 
@@ -54,6 +54,10 @@ cmp_seq(const void *a, const void *b)
  * not hold; older blobs read them as a job never promoted.
  * Version 7 appends the time the runs preemptions cut short had run
  * (the report's preempted GPU-hours); older blobs read it as 0.
+ * Version 8 appends borrowing's (quota mode, emu_params.borrow): whether
+ * the job's placement is borrowed (the store's placements do not say) and
+ * the time it held borrowed GPUs; older blobs read them as a job that
+ * never borrowed.
  */
 enum {
 	JF_VER, JF_SINCE, JF_STALL, JF_SPEED, JF_COSTS, JF_TARGET, JF_BY_WORK,
@@ -66,7 +70,9 @@ enum {
 	JF_V5_COUNT,		/* version 5's fields */
 	JF_PROMO_ATT = JF_V5_COUNT, JF_PROMO_WAIT,
 	JF_V6_COUNT,		/* version 6's fields */
-	JF_PREEMPTED = JF_V6_COUNT, JF_COUNT
+	JF_PREEMPTED = JF_V6_COUNT,
+	JF_V7_COUNT,		/* version 7's fields */
+	JF_LENT = JF_V7_COUNT, JF_LENT_TIME, JF_COUNT
 };
 
 static bool
@@ -138,6 +144,8 @@ emu_job_save(const struct emu *m, int job, struct strbuf *out)
 	F_DBL(JF_PROMO_ATT, m->jobs[job].promo_attained, 0);
 	F_DBL(JF_PROMO_WAIT, m->jobs[job].promo_wait, 0);
 	F_DBL(JF_PREEMPTED, x->preempted, 0);
+	F_INT(JF_LENT, (unsigned)emu_job_lent(m, job), 0u, pack_u8);
+	F_DBL(JF_LENT_TIME, x->lent_time, 0);
 #undef F_INT
 #undef F_DBL
 	for (i = 0; i < 8; i++)
@@ -418,8 +426,8 @@ decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
     int *failures, struct policy_key *key, int *klass, int ngpu, struct job *j)
 {
 	uint64_t mask = v >= 5 ? unpack_u64(u) : unpack_u32(u);
-	int nf = v >= 7 ? JF_COUNT : v >= 6 ? JF_V6_COUNT : v >= 5 ? JF_V5_COUNT :
-	    JF_V4_COUNT, i;
+	int nf = v >= 8 ? JF_COUNT : v >= 7 ? JF_V7_COUNT : v >= 6 ? JF_V6_COUNT :
+	    v >= 5 ? JF_V5_COUNT : JF_V4_COUNT, i;
 
 	if (!u->failed && (mask >> nf) != 0) {
 		unpack_fail(u, "field mask 0x%08llx names unknown fields",
@@ -470,6 +478,8 @@ decode_fields(struct unpack *u, unsigned v, int job, struct ejob_state *x,
 	if (HAS(JF_PROMO_ATT)) j->promo_attained = unpack_f64(u);
 	if (HAS(JF_PROMO_WAIT)) j->promo_wait = unpack_f64(u);
 	if (HAS(JF_PREEMPTED)) x->preempted = unpack_f64(u);
+	if (HAS(JF_LENT)) x->lent = unpack_u8(u) != 0;
+	if (HAS(JF_LENT_TIME)) x->lent_time = unpack_f64(u);
 #undef HAS
 }
 
@@ -565,6 +575,9 @@ decode_job(const struct emu_blob *b, int job, struct ejob_state *x, int *failure
 	    !isfinite(x->c_host) || !isfinite(x->c_lost)))
 		unpack_fail(&u, "AntMan state (guest %d, %d GPUs, phase %d) cannot be",
 		    x->am, x->ngpus, x->phase);
+	if (!u.failed && (!(x->lent_time >= 0) || !isfinite(x->lent_time)))
+		unpack_fail(&u, "borrowing state (%g s borrowed) cannot be",
+		    x->lent_time);
 	if (!u.failed && (x->done < 0 || *failures < 0 || key->id != job ||
 	    !isfinite(x->since) || !isfinite(x->stall_until) || !isfinite(x->costs) ||
 	    !(x->preempted >= 0) || !isfinite(x->preempted) ||
@@ -686,6 +699,7 @@ restore_engine(struct emu *m, const struct emu_saved *sv, const struct emu_run_s
 	const struct job *jobs = m->jobs;
 	int *by_eid = xcalloc((size_t)s->gpus + 1, sizeof *by_eid), i, njob_holding = 0;
 	int rc = -1;
+	struct engine_placement plb;
 
 	for (i = 0; i < m->njobs; i++)
 		if (job_holds_cells(&jobs[i]) && jobs[i].engine_id >= 0) {
@@ -712,7 +726,10 @@ restore_engine(struct emu *m, const struct emu_saved *sv, const struct emu_run_s
 			    pl->name != NULL ? pl->name : "");
 			goto out;
 		}
-		if (engine_restore_job(m->e, pl, why, len) < 0)
+		/* the store's placement does not say borrowed: the job blob does */
+		plb = *pl;
+		plb.borrowed = m->js[job].lent;
+		if (engine_restore_job(m->e, &plb, why, len) < 0)
 			goto out;
 	}
 	for (i = 0; i < rs->nmarks; i++)
@@ -897,13 +914,15 @@ emu_restore(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	if (restore_jobs(m, sv, &rs, keys, klass, why, sizeof why) < 0)
 		goto fail;
 	m->e = engine_create(s, mode, cause);
-	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0)) {
+	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0) ||
+	    (par->borrow && mode == ENGINE_QUOTA && engine_set_borrow(m->e, cause) < 0)) {
 		emu_free(m);
 		run_state_release(&rs);
 		free(keys);
 		free(klass);
 		return NULL;
 	}
+	m->lend = engine_borrow(m->e);
 	if (restore_engine(m, sv, &rs, why, sizeof why) < 0)
 		goto fail;
 	m->sch = sched_create(m->e, p, jobs, njobs);

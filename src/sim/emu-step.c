@@ -256,6 +256,20 @@ emu_sm_span(const struct emu *m, int job, double t1)
 	return sum * (j->gpus + x->extra) * x->factor;	/* grown: every GPU it holds */
 }
 
+/*
+ * Whether a job holds borrowed cells now (quota with borrowing): asked of
+ * the engine, whichever way the job got them (a start, a guest that got
+ * cells of its own, an upgrade), so nothing is kept to go stale.
+ */
+bool
+emu_job_lent(const struct emu *m, int job)
+{
+	struct engine_job_info info;
+	int eid = m->jobs[job].engine_id;
+
+	return m->lend && eid >= 0 && engine_job(m->e, eid, &info) && info.borrowed;
+}
+
 /* Bring a running job's service and progress up to now. */
 void
 emu_account(struct emu *m, int job)
@@ -273,6 +287,8 @@ emu_account(struct emu *m, int job)
 		x->since = m->now;
 		return;
 	}
+	if (emu_job_lent(m, job))
+		x->lent_time += m->now - from;
 	stall = fmin(m->now, x->stall_until) - from;
 	if (stall > 0) {
 		job_account_shared(j, stall, 0, share);

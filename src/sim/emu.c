@@ -370,10 +370,12 @@ emu_create(const struct spec *s, enum engine_mode mode, const struct policy *p,
 	}
 	m = emu_alloc(s, p, par, jobs, njobs);
 	m->e = engine_create(s, mode, cause);
-	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0)) {
+	if (m->e == NULL || (par->static_binding && engine_bind_static(m->e, cause) < 0) ||
+	    (par->borrow && mode == ENGINE_QUOTA && engine_set_borrow(m->e, cause) < 0)) {
 		emu_free(m);
 		return NULL;
 	}
+	m->lend = engine_borrow(m->e);
 	m->sch = sched_create(m->e, p, jobs, njobs);
 	emu_sched_hooks(m);
 	m->first_submit = njobs > 0 ? INFINITY : 0;
@@ -767,6 +769,8 @@ group(const struct emu *m, int vc, int klass, struct emu_group *g, double *jct,
 		g->suspend_gpu_hours += x->swcost * j->gpus / 3600;
 		g->migrations += x->migrations;
 		g->migrate_gpu_hours += x->migcost * j->gpus / 3600;
+		g->borrowed_jobs += x->lent_time > 0 || emu_job_lent(m, i);
+		g->borrowed_gpu_hours += x->lent_time * j->gpus / 3600;
 		if (j->first_start < 0)
 			g->never++;
 		if (j->state != JOB_COMPLETED)
@@ -793,6 +797,7 @@ emu_report(const struct emu *m, struct emu_report *r)
 	int i;
 
 	memset(r, 0, sizeof *r);
+	r->borrow = engine_borrow(m->e);
 	bufprintf(r->all.name, sizeof r->all.name, "all");
 	group(m, -1, -1, &r->all, jct, q, fb);
 	for (i = 0; i < 2; i++) {

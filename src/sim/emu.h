@@ -160,6 +160,10 @@ struct emu_params {
 	/* hived mode: bind every VC's preassigned cells at the start, for
 	   good (engine_bind_static; HiveD Fig. 10's baseline): false */
 	bool			 static_binding;
+	/* quota mode (others ignore it): a job over its VC's quota borrows
+	   idle GPUs and keeps them until it ends (engine_set_borrow; YARN-CS
+	   without preemption): false */
+	bool			 borrow;
 	/* speed model: a job with soft affinity runs at the speed of its
 	   GPUs placed compactly, however relaxed (HiveD Fig. 9's best
 	   case): false */
@@ -193,6 +197,8 @@ struct emu_group {
 	double		 suspend_gpu_hours;	/* suspend+resume stalls */
 	int		 migrations;
 	double		 migrate_gpu_hours;	/* migration stalls */
+	int		 borrowed_jobs;		/* started over quota at least once */
+	double		 borrowed_gpu_hours;	/* GPUs x time held borrowed */
 };
 
 struct emu_report {
@@ -227,6 +233,7 @@ struct emu_report {
 	long long		 unpacks;	/* trials that lost and were undone */
 	long long		 grows;		/* GPUs elastic jobs took (one per grow) */
 	long long		 shrinks;	/* GPUs they gave back for new jobs */
+	bool			 borrow;	/* quota mode lent (emu_params.borrow) */
 	/* AntMan sharing (POLICY_OPPSHARE; all 0 otherwise) */
 	bool			 opp_shared;	/* the policy shared GPUs this way */
 	double			 sm_util;	/* SM time used / all GPU time */

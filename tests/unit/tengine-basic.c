@@ -590,6 +590,110 @@ test_static_binding(void)
 	spec_free(s);
 }
 
+/*
+ * Borrowing (invariant 10): in quota mode with engine_set_borrow, a
+ * request over its VC's quota runs on idle GPUs, counted apart, and
+ * nobody takes them back: a tenant within its quota waits behind it, and
+ * gets them when the borrower ends. Without borrowing the same request is
+ * refused and the tenant runs at once.
+ */
+static void
+test_borrowing(void)
+{
+	struct spec *s = work_spec(fig3);
+	char *cause = NULL, why[256];
+	struct engine *e, *e2;
+	struct engine_plan p;
+	struct engine_req r;
+	struct engine_vc_usage u;
+	struct engine_job_info ji;
+	struct engine_placement pl;
+	int lend, bw, i;
+
+	if (!s) { CHECK(s != NULL); return; }
+	engine_plan_init(&p);
+	/* only quota mode lends, and only before any job runs */
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	CHECK(engine_set_borrow(e, &cause) < 0);
+	CHECK_STREQ(cause, "borrowing needs quota mode, not 'hived'");
+	free(cause);
+	cause = NULL;
+	engine_free(e);
+	for (lend = 0; lend < 2; lend++) {
+		e = engine_create(s, ENGINE_QUOTA, &cause);
+		CHECK(!engine_borrow(e));
+		if (lend)
+			CHECK(engine_set_borrow(e, &cause) == 0 && engine_borrow(e));
+		/* A (quota 7) fills its quota, then asks for two whole nodes */
+		work_req(&r, "a7", 0, 1, 7, 0);
+		CHECK(engine_alloc(e, &r, &p) >= 0 && !p.borrowed);
+		work_req(&r, "a16", 0, 2, 8, 0);
+		CHECK(engine_place(e, &r, &p) == (lend ? 0 : -1));	/* dry run */
+		engine_vc_usage(e, 0, &u);
+		CHECK_INTEQ(u.used, 7);
+		CHECK_INTEQ(u.borrowed, 0);
+		bw = engine_alloc(e, &r, &p);
+		CHECKF((bw >= 0) == lend, "lend %d: %s", lend, p.why);
+		if (!lend) {
+			CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
+		} else {
+			CHECK(p.borrowed && p.nvictims == 0);
+			CHECK(engine_job(e, bw, &ji) && ji.borrowed && ji.priority == 0);
+			engine_vc_usage(e, 0, &u);
+			CHECK_INTEQ(u.used, 23);
+			CHECK_INTEQ(u.borrowed, 16);
+			/* still 0 of A's quota left: a borrower, not a quota user */
+			work_req(&r, "a1", 0, 1, 1, 0);
+			CHECK(engine_alloc(e, &r, &p) >= 0 && p.borrowed);
+			CHECK(engine_release(e, p.job) == 0);
+		}
+		/* C (quota 18) within its quota: one node, then (after an
+		   opportunistic job took the last idle GPU) another */
+		work_req(&r, "c8a", 2, 1, 8, 0);
+		CHECK(engine_alloc(e, &r, &p) >= 0 && !p.borrowed);
+		work_req(&r, "opp", 1, 1, 1, -1);
+		CHECK(engine_alloc(e, &r, &p) >= 0);
+		work_req(&r, "c8b", 2, 1, 8, 0);
+		i = engine_alloc(e, &r, &p);
+		CHECKF((i >= 0) == !lend, "lend %d: c8b %d (%s)", lend, i, p.why);
+		if (lend) {
+			/* waits: the lent nodes are not taken back */
+			CHECK_INTEQ(p.fail, ENGINE_EVCFULL);
+			CHECK_INTEQ(p.nvictims, 0);
+			/* a 1-GPU job of C takes the opportunistic GPU, not a lent one */
+			work_req(&r, "c1", 2, 1, 1, 0);
+			CHECK(engine_alloc(e, &r, &p) >= 0 && p.nvictims == 1);
+			CHECK_STREQ(p.victims[0].name, "opp");
+			/* nothing idle left to lend */
+			work_req(&r, "a2", 0, 1, 2, 0);
+			CHECK(engine_alloc(e, &r, &p) < 0);
+			CHECK_INTEQ(p.fail, ENGINE_EQUOTA);
+			/* a stored placement comes back borrowed, on a lending engine only */
+			CHECK(engine_job_placement(e, bw, &pl) && pl.borrowed);
+			e2 = engine_create(s, ENGINE_QUOTA, &cause);
+			CHECK(engine_restore_job(e2, &pl, why, sizeof why) < 0);
+			CHECK_STREQ(why, "job 'a16': borrowed, but this engine does not lend");
+			CHECK(engine_set_borrow(e2, &cause) == 0);
+			CHECK(engine_restore_job(e2, &pl, why, sizeof why) == 0);
+			engine_vc_usage(e2, 0, &u);
+			CHECK_INTEQ(u.borrowed, 16);
+			CHECK(engine_check(e2, why, sizeof why));
+			engine_free(e2);
+			/* the borrower ends: C runs, A's counters go back */
+			CHECK(engine_release(e, bw) == 0);
+			engine_vc_usage(e, 0, &u);
+			CHECK_INTEQ(u.used, 7);
+			CHECK_INTEQ(u.borrowed, 0);
+			work_req(&r, "c8b", 2, 1, 8, 0);
+			CHECK(engine_alloc(e, &r, &p) >= 0 && !p.borrowed);
+		}
+		CHECK(engine_check(e, why, sizeof why));
+		engine_free(e);
+	}
+	engine_plan_release(&p);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "fig3-orders", test_fig3_orders },
 	{ "opportunistic-fill-and-preempt", test_opportunistic_fill_and_preempt },
@@ -601,5 +705,6 @@ static const struct test tests[] = {
 	{ "bad-requests", test_bad_requests },
 	{ "never-fits", test_never_fits },
 	{ "static-binding", test_static_binding },
+	{ "borrowing", test_borrowing },
 };
 TEST_MAIN(tests)

@@ -235,11 +235,11 @@ static const struct v3field {
 static int old_blobs;		/* store_restore hands over blobs of this version */
 
 /*
- * A version 7 blob as version 4 or 3 wrote it: version 4 is version 7's
+ * A version 8 blob as version 4 or 3 wrote it: version 4 is version 8's
  * mask narrowed to 32 bits over the same fields; version 3 every field.
- * Neither has grow-shrink's fields or the promotion marks, so the job must
- * not have grown or been promoted; the preempted time is dropped (older
- * blobs read it as 0).
+ * Neither has grow-shrink's fields, the promotion marks or borrowing's, so
+ * the job must not have grown, been promoted or borrowed; the preempted
+ * time is dropped (older blobs read it as 0).
  */
 static void
 blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
@@ -251,7 +251,7 @@ blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 	int f, k;
 
 	strbuf_reset(out);
-	if (in->len < 13 || p[0] != 7) {
+	if (in->len < 13 || p[0] != 8) {
 		CHECKF(0, "job %d: a blob of version %d, %zu bytes", job,
 		    in->len > 0 ? p[0] : -1, in->len);
 		return;
@@ -259,6 +259,11 @@ blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 	for (k = 0; k < 8; k++)
 		mask |= (uint64_t)p[1 + k] << (8 * k);
 	end = in->len - 4;
+	if ((mask >> 36) != 0) {
+		CHECKF(0, "job %d: borrowing fields (mask 0x%llx) have no older form",
+		    job, (unsigned long long)mask);
+		return;
+	}
 	if (mask & (UINT64_C(1) << 35)) {
 		/* the preempted time, last: older blobs read it as 0 */
 		mask &= ~(UINT64_C(1) << 35);
@@ -302,7 +307,7 @@ blob_to_old(const struct strbuf *in, int job, int version, struct strbuf *out)
 }
 
 /*
- * A version 7 blob without its preempted time: what a job restored from
+ * A version 8 blob without its preempted time: what a job restored from
  * an older blob (which has none) encodes to. Other blobs are copied.
  */
 static void
@@ -314,7 +319,7 @@ blob_strip_preempted(const struct strbuf *in, struct strbuf *out)
 
 	strbuf_reset(out);
 	strbuf_add(out, in->buf, in->len);
-	if (in->len < 13 || p[0] != 7)
+	if (in->len < 13 || p[0] != 8)
 		return;
 	for (k = 0; k < 8; k++)
 		mask |= (uint64_t)p[1 + k] << (8 * k);
@@ -343,8 +348,10 @@ store_restore(struct store *st, const struct spec *s, enum engine_mode mode,
 	if (old_blobs != 0)
 		v3 = xcalloc((size_t)st->njobs + 1, sizeof *v3);
 	for (i = 0; i < st->njobs; i++) {
-		if (st->pl[i].has)
-			pls[npl++] = st->pl[i].pl;
+		if (st->pl[i].has) {
+			pls[npl] = st->pl[i].pl;
+			pls[npl++].borrowed = false;	/* the store keeps no such column */
+		}
 		jb[i].data = st->blob[i].buf;
 		jb[i].len = st->blob[i].len;
 		if (v3 != NULL) {
@@ -855,6 +862,54 @@ test_static_binding(void)
 		total += one(&su, 8);
 	}
 	CHECKF(total == 2 * 8, "%d restores", total);
+	free(jobs);
+	spec_free(s);
+}
+
+/*
+ * Borrowing (emu_params.borrow, quota mode): the store's placements do not
+ * say which jobs run borrowed, the job blobs (version 8) do, so a restore
+ * gives the engine back its borrowed jobs and the resumed run is the
+ * straight one. Not vacuous: the straight run borrowed.
+ */
+static void
+test_borrowing(void)
+{
+	static const char *const policies[] = { "fifo", "las", "gandiva", "antman" };
+	struct spec *s = load_file("specs/default.yaml");
+	int n = 200, i, total = 0;
+	struct job *jobs = xcalloc((size_t)n, sizeof *jobs);
+	struct setup su;
+	struct outcome o;
+
+	random_jobs(s, jobs, n, 29);
+	for (i = 0; i < n; i++) {
+		jobs[i].submit /= 3;
+		jobs[i].state_since = jobs[i].submit;
+	}
+	for (i = 0; i < 4; i++) {
+		memset(&su, 0, sizeof su);
+		su.s = s;
+		su.mode = ENGINE_QUOTA;
+		su.policy = policies[i];
+		policy_params_init(&su.pp);
+		emu_params_init(&su.ep);
+		su.ep.borrow = true;
+		su.ep.faults = faults;
+		su.ep.nfaults = sizeof faults / sizeof faults[0];
+		su.jobs = jobs;
+		su.njobs = n;
+		memset(&o, 0, sizeof o);
+		if (straight(&su, &o) == 0) {
+			CHECKF(o.rep.borrow && o.rep.all.borrowed_jobs > 0 &&
+			    o.rep.all.borrowed_gpu_hours > 0, "%s: %d jobs borrowed, "
+			    "%.1f GPU-h", policies[i], o.rep.all.borrowed_jobs,
+			    o.rep.all.borrowed_gpu_hours);
+			outcome_release(&o);
+		}
+		total += one(&su, 8);
+	}
+	CHECKF(total == 4 * 8, "%d restores", total);
 	free(jobs);
 	spec_free(s);
 }
@@ -1432,6 +1487,7 @@ static const struct test tests[] = {
 	{ "corrupt", test_corrupt },
 	{ "old-blobs", test_old_blobs },
 	{ "static-binding", test_static_binding },
+	{ "borrowing", test_borrowing },
 };
 
 TEST_MAIN(tests)
