@@ -220,13 +220,16 @@ compare_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		json_kv_int(&j, "jobs", m.r.njobs);
 		json_kv_int(&j, "seed", (long long)m.rc.seed);
 		json_kv_bool(&j, "ideal", m.ep.ideal);
+		sim_settings_json(&j, &m);
 		cmd_list_json(ctx, &j, "runs", t, compare_json_one, &ca);
 		cmd_json_end(ctx, &j);
 	} else {
-		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)
-			strbuf_addf(ctx->o, "%d jobs of %s on %s, seed %llu%s\n\n", m.r.njobs,
-			    m.rc.trace, m.s->path, (unsigned long long)m.rc.seed,
-			    m.ep.ideal ? ", ideal" : "");
+		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header) {
+			strbuf_addf(ctx->o, "%d jobs of %s on %s, seed %llu", m.r.njobs,
+			    m.rc.trace, m.s->path, (unsigned long long)m.rc.seed);
+			sim_settings_text(ctx->o, &m);
+			strbuf_adds(ctx->o, "\n\n");
+		}
 		table_render(t, &ctx->out, ctx->o);
 		for (i = 0; i < m.nruns && OUT_IS_TEXT(ctx->out.format) &&
 		    ctx->out.header; i++) {

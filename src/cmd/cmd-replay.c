@@ -287,11 +287,13 @@ replay_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	} else {
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header) {
 			replay_describe(&m.r, &sb);
-			strbuf_addf(ctx->o, "replay of %s on %s: policy %s, sharing %s%s, seed %llu%s\n%s\n\n",
+			strbuf_addf(ctx->o, "replay of %s on %s: policy %s, sharing %s%s, seed %llu",
 			    m.rc.trace, m.s->path, m.runs[0].ops->name,
 			    engine_mode_name(m.runs[0].mode),
 			    sim_run_borrows(&m, &m.runs[0]) ? " with borrowing" : "",
-			    (unsigned long long)m.rc.seed, m.ep.ideal ? ", ideal" : "", sb.buf);
+			    (unsigned long long)m.rc.seed);
+			sim_settings_text(ctx->o, &m);
+			strbuf_addf(ctx->o, "\n%s\n\n", sb.buf);
 		}
 		table_render(t, &ctx->out, ctx->o);
 		if (OUT_IS_TEXT(ctx->out.format) && ctx->out.header)

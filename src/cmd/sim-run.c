@@ -4,6 +4,7 @@
  * progress line, the report's rows and JSON, the series CSV.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -801,6 +802,62 @@ sim_replay_json_one(struct cmd_ctx *ctx, struct json *j, long tag, void *arg)
 	    &ra->rep->vcs[tag]);
 }
 
+/*
+ * The run-wide experiment switches a report must name, as its reader
+ * cannot tell them from the numbers: each is in the JSON and the text
+ * header only when set, so the outputs of runs without them stay as they
+ * were.
+ */
+static const struct sim_setting {
+	size_t		 off;		/* a bool in struct emu_params */
+	const char	*key;		/* JSON */
+	const char	*json;		/* its value: a string, or NULL: false */
+	const char	*text;		/* the text header's words */
+} sim_settings[] = {
+	{ offsetof(struct emu_params, static_binding), "binding", "static",
+	  "static binding" },
+	{ offsetof(struct emu_params, no_affinity_slowdown), "no_affinity_slowdown",
+	  "", "no affinity slowdown" },
+	{ offsetof(struct emu_params, no_slice), "time_slicing", NULL,
+	  "gandiva without time-slicing" },
+};
+
+static bool
+sim_setting_on(const struct sim *m, const struct sim_setting *st)
+{
+	return *(const bool *)((const char *)&m->ep + st->off);
+}
+
+void
+sim_settings_json(struct json *j, const struct sim *m)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof sim_settings / sizeof sim_settings[0]; k++) {
+		const struct sim_setting *st = &sim_settings[k];
+		if (!sim_setting_on(m, st))
+			continue;
+		if (st->json == NULL)
+			json_kv_bool(j, st->key, false);
+		else if (st->json[0] == '\0')
+			json_kv_bool(j, st->key, true);
+		else
+			json_kv_string(j, st->key, st->json);
+	}
+}
+
+void
+sim_settings_text(struct strbuf *sb, const struct sim *m)
+{
+	size_t k;
+
+	if (m->ep.ideal)
+		strbuf_adds(sb, ", ideal");
+	for (k = 0; k < sizeof sim_settings / sizeof sim_settings[0]; k++)
+		if (sim_setting_on(m, &sim_settings[k]))
+			strbuf_addf(sb, ", %s", sim_settings[k].text);
+}
+
 void
 sim_config_json(struct json *j, const struct sim *m, const struct simrun *run)
 {
@@ -812,14 +869,9 @@ sim_config_json(struct json *j, const struct sim *m, const struct simrun *run)
 	json_kv_string(j, "sharing", engine_mode_name(run->mode));
 	json_kv_int(j, "seed", (long long)m->rc.seed);
 	json_kv_bool(j, "ideal", m->ep.ideal);
-	if (m->ep.static_binding)	/* absent: dynamic, as before the option */
-		json_kv_string(j, "binding", "static");
-	if (sim_run_borrows(m, run))	/* absent: no borrowing, likewise */
+	if (sim_run_borrows(m, run))	/* absent: no borrowing, as before */
 		json_kv_bool(j, "borrow", true);
-	if (m->ep.no_affinity_slowdown)
-		json_kv_bool(j, "no_affinity_slowdown", true);
-	if (m->ep.no_slice)	/* absent: time-slicing on, as before the option */
-		json_kv_bool(j, "time_slicing", false);
+	sim_settings_json(j, m);
 	json_kv_int(j, "jobs", m->r.njobs);
 	json_kv_int(j, "dropped", m->r.dropped);
 	json_kv_int(j, "too_big", m->r.skipped);

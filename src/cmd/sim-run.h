@@ -148,6 +148,11 @@ void	sim_replay_json_one(struct cmd_ctx *ctx, struct json *j, long tag,
 void	sim_config_json(struct json *j, const struct sim *m,
 	    const struct simrun *run);
 void	sim_totals_json(struct json *j, const struct replay_result *res);
+/* The experiment switches that are set (static binding, no affinity
+   slowdown, gandiva without time-slicing): their JSON keys, and for a
+   text header ", ideal" and their words. */
+void	sim_settings_json(struct json *j, const struct sim *m);
+void	sim_settings_text(struct strbuf *sb, const struct sim *m);
 /* AntMan's figures, one line each, when the policy shared GPUs its way. */
 void	sim_antman_text(struct strbuf *o, const struct emu_report *r);
 /* --borrow applies to quota runs: 0, or -1 with *cause when no run is one. */

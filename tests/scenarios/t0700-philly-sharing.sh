@@ -119,6 +119,14 @@ if [ "${nspacks:-0}" -gt 0 ] && [ "${nsunpacks:-0}" -gt 0 ] &&
 else not_ok no-slice-packs-and-evicts "packs [$nspacks] unpacks [$nsunpacks] preemptions [$nspre]"; fi
 if [ "${susp60:-0}" -gt 0 ] 2>/dev/null; then ok slices-by-default
 else not_ok slices-by-default "suspensions [$susp60] without --no-slice"; fi
+# a compare's reader cannot tell the switch from the numbers: its header
+# and its JSON name it (and stay as they were without it)
+run "$CELLAR" compare synth:50 --policy fifo,gandiva --no-slice
+check_out_has no-slice-compare-header "seed 1, gandiva without time-slicing"
+run "$CELLAR" compare synth:50 --policy fifo,gandiva --no-slice -o json
+check_json_field no-slice-compare-json time_slicing false
+run "$CELLAR" compare synth:50 --policy fifo,gandiva
+check_out_lacks no-slice-compare-default "without time-slicing"
 run "$CELLAR" replay synth:50 --policy gandiva --no-slice --no-pack
 check_rc no-slice-no-pack-rc 2
 check_err_has no-slice-no-pack-msg "leave gandiva no way to share"
