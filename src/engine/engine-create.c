@@ -83,6 +83,8 @@ pchain_init(struct engine *e, int chain)
 	view_init(&pc->t2, n, lv, par, c0, nc, cap);
 	view_reset(&pc->t1, ones);
 	view_reset(&pc->t2, ones);
+	pc->stale = xcalloc((size_t)n, 1);
+	pc->stale_v = xcalloc((size_t)n, sizeof *pc->stale_v);
 	free(lv);
 	free(par);
 	free(c0);
@@ -398,6 +400,8 @@ engine_free(struct engine *e)
 		}
 		view_release(&e->pc[i].t1);
 		view_release(&e->pc[i].t2);
+		free(e->pc[i].stale);
+		free(e->pc[i].stale_v);
 	}
 	free(e->pc);
 	for (i = 0; i < e->nviews; i++)

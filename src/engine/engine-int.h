@@ -42,6 +42,14 @@ struct pchain {
 	int		 units[L1];	/* leaves under a cell of each level */
 	struct view	 t1;		/* idle healthy leaves on unreserved nodes */
 	struct view	 t2;		/* idle healthy leaves */
+	/* Leaves (chain-local ids) whose t1/t2 entries may be out of date:
+	   only opportunistic and quota placement read the two views, so a
+	   leaf's change is applied there (phys_opp_flush), not on every
+	   assign. Each stale leaf is in stale_v once; a leaf not stale has
+	   both entries right (engine_check). */
+	unsigned char	*stale;
+	int		*stale_v;
+	int		 nstale;
 };
 
 /* A VC's view: its cells of one chain, or one pinned cell. */
@@ -212,6 +220,7 @@ void	leaf_range(const struct engine *e, int c, int *lo, int *hi);
 void	phys_leaf_assign(struct engine *e, int leaf, int job, bool opp);
 void	phys_reindex(struct engine *e, int c);
 void	phys_set_bad(struct engine *e, int leaf, bool bad);
+void	phys_opp_flush(struct engine *e, int chain);
 int	buddy_take(struct engine *e, int chain, int level);
 void	buddy_take_exact(struct engine *e, int p);
 void	buddy_free(struct engine *e, int p);

@@ -674,6 +674,8 @@ place_physical(struct engine *e, const struct engine_req *r, const int *sizes, i
 	int c, k, pass, any = 0, fits = 0;
 	bool guaranteed = r->priority >= 0;
 
+	for (c = 0; c < e->s->nchains; c++)
+		phys_opp_flush(e, c);
 	/* a pod larger than any cell of its type's chains never fits */
 	for (c = 0; c < e->s->nchains; c++)
 		if ((r->leaf_type < 0 || e->s->chains[c].leaf_type == r->leaf_type) &&

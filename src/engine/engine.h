@@ -17,7 +17,9 @@
  * Invariants (engine_check() verifies every one and names the first broken):
  *  1. Counters: every cell's used / opportunistic / bad leaf counts equal the
  *     sums over its leaves; every view's per-cell availability equals the sum
- *     over its leaves.
+ *     over its leaves. The opportunistic views are right for every leaf not
+ *     marked stale (applied before opportunistic or quota placement reads
+ *     them).
  *  2. Binding is a partial one-to-one map between a VC's virtual cells and
  *     physical cells of the same chain and level; a bound virtual cell's
  *     parent is bound to the physical parent (below the preassigned level).
