@@ -108,15 +108,24 @@ void
 strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
+	size_t avail;
 	int n;
 
+	/* format once into the room there is; again only if it did not fit
+	   (measuring first formatted every line twice) */
+	strbuf_grow(sb, 64);
+	avail = sb->alloc - sb->len;
 	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
+	n = vsnprintf(sb->buf + sb->len, avail, fmt, cp);
 	va_end(cp);
-	if (n < 0)
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
 		fatal("strbuf_vaddf: bad format '%s'", fmt);
-	strbuf_grow(sb, (size_t)n);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= avail) {
+		strbuf_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 

@@ -2270,11 +2270,19 @@ spec_cell_path(const struct spec *s, int cell, char *buf, size_t len)
 		stack[n++] = cell;
 	while (n-- > 0) {
 		const char *a = s->cells[stack[n]].addr ? s->cells[stack[n]].addr : "?";
-		int w = snprintf(buf + pos, len - pos, "%s%s", pos ? "/" : "", a);
+		size_t al = strlen(a), sep = pos > 0, avail = len - pos;
+		size_t need = sep + al, k = need < avail ? need : avail - 1;
 
-		if (w < 0 || (size_t)w >= len - pos)
+		/* "/" and the address by hand (snprintf per level was most of
+		   an alloc's pod table); cut where snprintf would cut */
+		if (sep && k > 0)
+			buf[pos] = '/';
+		if (k > sep)
+			memcpy(buf + pos + sep, a, k - sep);
+		buf[pos + k] = '\0';
+		if (need >= avail)
 			break;
-		pos += (size_t)w;
+		pos += need;
 	}
 	return buf;
 }

@@ -194,6 +194,17 @@ test_design_multi_chain_nodes(void)
 	CHECK(j >= 0);
 	if (j >= 0)
 		CHECK_STREQ(spec_cell_path(s, s->pins[j].cell, buf, sizeof buf), "7/0");
+	/* a short buffer holds what fits, cut as snprintf cuts */
+	j = spec_find_pin(s, "VC1-YQW-CT1");
+	if (j >= 0) {
+		char small[16], exp[16];
+		size_t k;
+
+		for (k = 1; k <= 12; k++) {
+			snprintf(exp, k, "%s", "1.0.0.2/8");
+			CHECK_STREQ(spec_cell_path(s, s->pins[j].cell, small, k), exp);
+		}
+	}
 	CHECK(spec_find_cell(s, "8/1/0.0.4.3") >= 0);
 	CHECK_INTEQ(spec_find_cell(s, "VC1-YQW-IB-DGX2"), spec_find_cell(s, "9"));
 	/* VCs: bare DGX2-V100-NODE names its own chain, levels add up. */
