@@ -7,6 +7,8 @@
  *
  * The files, each owning one part, lowest first: a file calls only files
  * listed before it, never one after, so calls run one way.
+ *   store-mem.c      SQLite's allocator: freed blocks cached per size
+ *                    class (sqlite3 alone)
  *   store-vfs.c      the cellar-wal VFS: a writer's WAL transaction in
  *                    one write (sqlite3 alone)
  *   store-sql.c      the statements (SQL and flags), errors, step and bind
@@ -413,5 +415,8 @@ int		 store_pragma_int(struct store *st, const char *sql, long long *v,
 		    char **cause);
 /* PRAGMA user_version, or -1 with *cause. */
 int		 store_user_version(struct store *st, char **cause);
+/* SQLite's allocator (store-mem.c), before SQLite initializes: its
+   sqlite3_config status (SQLITE_MISUSE once SQLite runs: it keeps its own). */
+int		 store_mem_install(void);
 
 #endif

@@ -239,6 +239,7 @@ store_sqlite_config(void)
 		done = true;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, -1);
+		(void)store_mem_install();	/* store-mem.c; SQLite's own if refused */
 	}
 }
 

@@ -5,9 +5,10 @@
  * hand-made "v0" database, a hand-made version 1 database brought to 2, a
  * fake step from 2 to 3, a failing step that leaves the database as it
  * was, and hand-made databases of versions 2 to 5 migrated to the newest;
- * job heads across checkpoints and writers.
+ * job heads across checkpoints and writers; SQLite's allocator (store-mem.c).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1312,7 +1313,72 @@ test_wal_vfs(void)
 	CHECKF(cause == NULL, "%s", cause);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define MEM_CACHES	0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEM_CACHES	0
+#endif
+#endif
+#ifndef MEM_CACHES
+#define MEM_CACHES	1
+#endif
+
+/*
+ * store-mem.c, installed by the first store_open: sizes and contents kept
+ * across realloc within a class, across classes and past the largest; the
+ * blocks of one class come back last-in first-out (glibc's own cache
+ * keeps 7 of a size; 40 freed together come back in another order), and
+ * never under AddressSanitizer.
+ */
+static void
+test_allocator(void)
+{
+	static const int sizes[] = { 1, 15, 16, 17, 1000, 1024, 1025, 4096,
+	    4400, 8192, 8193, 100000 };
+	struct store *st = NULL;
+	char *cause = NULL, *p[40], *q[40];
+	size_t i, k;
+	int lifo = 0;
+
+	CHECK(store_open(":memory:", STORE_WRITE, &st, &cause) == 0);
+	store_close(st);
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		char *a = sqlite3_malloc(sizes[i]), *b;
+		int n2 = sizes[i] * 3 + 5;
+
+		CHECK(a != NULL && ((uintptr_t)a & 7) == 0);
+		CHECK_INTEQ(sqlite3_msize(a), sizes[i]);
+		memset(a, 'a' + (int)i, (size_t)sizes[i]);
+		b = sqlite3_realloc(a, n2);
+		CHECK(b != NULL);
+		CHECK(sqlite3_msize(b) >= (sqlite3_uint64)n2);
+		for (k = 0; k < (size_t)sizes[i] && b[k] == 'a' + (int)i; k++)
+			;
+		CHECKF(k == (size_t)sizes[i], "size %d: byte %zu lost in realloc",
+		    sizes[i], k);
+		b = sqlite3_realloc(b, sizes[i] > 1 ? sizes[i] - 1 : 1);
+		CHECK(b != NULL && b[0] == 'a' + (int)i);
+		sqlite3_free(b);
+	}
+	for (i = 0; i < 40; i++)
+		p[i] = sqlite3_malloc(1024);
+	for (i = 0; i < 40; i++)
+		sqlite3_free(p[i]);
+	for (i = 0; i < 40; i++)
+		q[i] = sqlite3_malloc(1024);
+	for (i = 0; i < 40; i++)
+		lifo += q[i] == p[39 - i];
+	if (MEM_CACHES)
+		CHECK_INTEQ(lifo, 40);
+	else
+		CHECK(lifo < 40);
+	for (i = 0; i < 40; i++)
+		sqlite3_free(q[i]);
+}
+
 static const struct test tests[] = {
+	{ "allocator", test_allocator },
 	{ "default-path", test_default_path },
 	{ "wal-checkpointer", test_wal_checkpointer },
 	{ "wal-vfs", test_wal_vfs },
