@@ -8,8 +8,8 @@
 #include "cmd/table.h"
 
 struct table_col {
-	char		*header;
-	char		*key;
+	const char	*header;	/* borrowed (table_column) */
+	const char	*key;
 	unsigned	 flags;
 };
 

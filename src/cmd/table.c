@@ -89,10 +89,6 @@ table_free(struct table *t)
 			free(t->rows[r].cells[c].text);
 		free(t->rows[r].cells);
 	}
-	for (c = 0; c < t->ncols; c++) {
-		free(t->cols[c].header);
-		free(t->cols[c].key);
-	}
 	free(t->rows);
 	free(t->cols);
 	free(t);
@@ -104,8 +100,8 @@ table_column(struct table *t, const char *header, const char *key, unsigned flag
 	if (t->nrows > 0)
 		fatal("table_column after the first row");
 	XGROW(t->cols, t->colcap, (size_t)t->ncols + 1);
-	t->cols[t->ncols].header = xstrdup(header);
-	t->cols[t->ncols].key = xstrdup(key);
+	t->cols[t->ncols].header = header;
+	t->cols[t->ncols].key = key;
 	/* Numbers are right-aligned; saying TABLE_NUM is enough. */
 	t->cols[t->ncols].flags = flags & TABLE_NUM ? flags | TABLE_RIGHT : flags;
 	t->ncols++;
