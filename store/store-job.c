@@ -246,6 +246,14 @@ job_rows_put(struct store *st, int64_t run, bool with_emu,
 		*cause = rs.hook_cause;
 		return -1;
 	}
+	/* the upsert takes (run, id) conflicts: a unique one is jobs_name's */
+	if (rc != 0 && !with_emu &&
+	    sqlite3_extended_errcode(st->db) == SQLITE_CONSTRAINT_UNIQUE) {
+		free(*cause);
+		*cause = xasprintf("job name '%s' is taken in run %lld",
+		    rows[0].job->name, (long long)run);
+		return STORE_NAME_TAKEN;
+	}
 	if (rc != 0)
 		return -1;
 	for (i = 0; i < n; i++)

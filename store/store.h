@@ -82,6 +82,7 @@
 
 #define STORE_NOTFOUND		1
 #define STORE_INVALID		2
+#define STORE_NAME_TAKEN	3	/* store_job_put: another job of the run has the name */
 
 /* The default busy timeout, in milliseconds (CELLAR_BUSY_TIMEOUT overrides). */
 #define STORE_BUSY_MS		5000
@@ -304,7 +305,10 @@ struct store_job {
 void		 store_job_init(struct store_job *sj);
 void		 store_job_release(struct store_job *sj);
 
-/* Insert or update every field of j in run (by run and j->id). */
+/* Insert or update every field of j in run (by run and j->id).
+   STORE_NAME_TAKEN, with nothing written, when another job of the run
+   (not a replay's) has j's name (the jobs_name index says so; no query
+   first). */
 int		 store_job_put(struct store *st, int64_t run, const struct job *j,
 		    char **cause);
 /*

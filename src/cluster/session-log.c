@@ -478,7 +478,7 @@ stop_job(struct job *j, enum job_event ev, double now)
 
 int
 session_log_alloc(struct session *s, const struct engine_req *r,
-    const struct engine_plan *p, char **cause)
+    const struct engine_plan *p, char **renamed, char **cause)
 {
 	struct engine_job_info info;
 	struct store_job victim;
@@ -505,8 +505,18 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 		fatal("session_log_alloc: %s", why);
 	j.opportunistic = p->opportunistic;
 	j.engine_id = p->job;
-	if (store_job_put(s->store, s->run, &j, cause) != 0 ||
-	    put_placement(s, id, p->job, &gpus, cause) != 0)
+	*renamed = NULL;
+	/* the name is checked by the insert itself: an earlier job of the
+	   name is renamed only when it is there (a query first cost every
+	   alloc an index probe) */
+	if ((rc = store_job_put(s->store, s->run, &j, cause)) == STORE_NAME_TAKEN) {
+		free(*cause);
+		*cause = NULL;
+		if (session_log_free_name(s, r->name, renamed, cause) != 0)
+			return -1;
+		rc = store_job_put(s->store, s->run, &j, cause);
+	}
+	if (rc != 0 || put_placement(s, id, p->job, &gpus, cause) != 0)
 		return -1;
 	rec_init(&rec, now, REC_SUBMIT, id, r->vc);
 	if (append(s, &rec, cause) != 0) {

@@ -11,7 +11,8 @@
  * is locked or read-only fails the command with nothing changed.
  *
  * Ownership: nothing is handed out but the strings of session_leaf_nodes,
- * session_leaf_gpus and session_log_free_name, which the caller frees.
+ * session_leaf_gpus, session_log_free_name and session_log_alloc's
+ * *renamed, which the caller frees.
  *
  * Invariants:
  *  1. Every call between begin and commit writes into one transaction; a
@@ -60,9 +61,10 @@ int	session_engine_state_read(const void *blob, size_t len,
 int	session_log_free_name(struct session *s, const char *name, char **renamed,
 	    char **cause);
 /* Job p->job started for r (after engine_alloc): job, placement, events,
-   and what happened to the victims. */
+   and what happened to the victims. An earlier job of r's name is renamed
+   as session_log_free_name does (*renamed: its new name, or NULL). */
 int	session_log_alloc(struct session *s, const struct engine_req *r,
-	    const struct engine_plan *p, char **cause);
+	    const struct engine_plan *p, char **renamed, char **cause);
 /* Record where stored job `job` runs: engine job engine_id's placement. */
 int	session_log_placement(struct session *s, int job, int engine_id, char **cause);
 /* Engine job id is released by hand (call before engine_release). */

@@ -384,20 +384,16 @@ alloc_record(struct cmd_ctx *ctx, const struct engine_req *r,
 
 	if (session_log_begin(s, &created, cause) != 0)
 		goto store_failed;
-	if (session_log_free_name(s, r->name, &renamed, cause) != 0) {
-		session_log_rollback(s, created);
-		goto store_failed;
-	}
 	if ((id = engine_alloc(s->engine, r, plan)) < 0) {
 		session_log_rollback(s, created);
-		free(renamed);
 		return 1;	/* not placed: said by the caller */
 	}
-	if (session_log_alloc(s, r, plan, cause) != 0 ||
+	if (session_log_alloc(s, r, plan, &renamed, cause) != 0 ||
 	    session_log_commit(s, created, cause) != 0) {
 		session_log_rollback(s, created);
 		engine_release(s->engine, id);
 		free(renamed);
+		renamed = NULL;
 		if (plan->nvictims > 0) {
 			char *old = *cause;
 

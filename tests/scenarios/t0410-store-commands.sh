@@ -334,4 +334,17 @@ wait "$writer"
 run "$CELLAR" --db "$TMP/c.db" jobs --run last --filter state=CA -o name
 [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 40 ] && ok writer-all || not_ok writer-all "$OUT"
 
+# Name reuse inside one group (`-f`: one commit for the batch): the insert
+# finds the earlier job of the name and renames it, every time.
+printf 'alloc a --vc prod --gpus 1\nrelease a\nalloc a --vc prod --gpus 2\nrelease a\nalloc a --vc prod --gpus 4\n' >"$TMP/reuse"
+run "$CELLAR" --db "$TMP/reuse.db" -f "$TMP/reuse"
+check_rc reuse-group-rc 0
+check_err_has reuse-group-1 "note: the earlier job 'a' of this run is now 'a~0'"
+check_err_has reuse-group-2 "note: the earlier job 'a' of this run is now 'a~1'"
+run "$CELLAR" --db "$TMP/reuse.db" jobs --run last -o name
+[ "$(printf '%s\n' "$OUT" | sort | tr '\n' ' ')" = "a a~0 a~1 " ] && ok reuse-group-names ||
+    not_ok reuse-group-names "$OUT"
+run "$CELLAR" --db "$TMP/reuse.db" db check
+check_rc reuse-group-check 0
+
 done_testing
