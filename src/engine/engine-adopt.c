@@ -45,8 +45,8 @@ bound_p(const struct engine *e, const struct plan *pl, int p)
 {
 	int i;
 
-	if (e->p_vbind[p] >= 0)
-		return e->p_vbind[p];
+	if (e->pcs[p].vbind >= 0)
+		return e->pcs[p].vbind;
 	for (i = 0; i < pl->n; i++)
 		if (pl->p[i] == p)
 			return pl->v[i];
@@ -58,7 +58,7 @@ taken_v(const struct engine *e, const struct plan *pl, int v)
 {
 	int i;
 
-	if (e->v_phys[v] >= 0 || e->v_want[v] > 0 || e->v_used[v] > 0)
+	if (e->vcs[v].phys >= 0 || e->vcs[v].want > 0 || e->vcs[v].used > 0)
 		return true;
 	for (i = 0; i < pl->n; i++)
 		if (pl->v[i] == v)
@@ -81,9 +81,9 @@ takeable(const struct engine *e, const struct plan *pl, int a)
 {
 	int x = a, i;
 
-	if (e->p_split[a])
+	if (e->pcs[a].split)
 		return false;
-	while (x >= 0 && !e->p_free[x])
+	while (x >= 0 && !e->pcs[x].free)
 		x = e->s->cells[x].parent;
 	if (x < 0)
 		return false;
@@ -171,7 +171,7 @@ virt_for(const struct engine *e, struct plan *pl, const struct engine_req *r,
 		if (w->chain != chain || w->pin >= 0)
 			continue;
 		for (v = w->base; v < w->base + w->ncells; v++) {
-			if (!e->v_root[v] || taken_v(e, pl, v) || e->v_doomed[v])
+			if (!e->vcs[v].root || taken_v(e, pl, v) || e->vcs[v].doomed)
 				continue;
 			l = v_level(e, v);
 			if (l < p_level(e, P) || (best >= 0 && l >= bestl))
@@ -333,7 +333,7 @@ engine_move(struct engine *e, int job, const int *pod_first, int npods,
 		return -1;
 	}
 	for (i = 0; i < j->nleaves; i++)
-		if (e->p_bad[j->leaves[i]] > 0) {
+		if (e->pcs[j->leaves[i]].bad > 0) {
 			bufprintf(why, len, "job '%s' runs on a bad GPU", j->name);
 			return -1;
 		}

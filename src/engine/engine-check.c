@@ -21,10 +21,10 @@ check_counters(const struct engine *e, char *why, size_t len)
 	for (c = s->ncells - 1; c >= 0; c--) {
 		const struct spec_cell *sc = &s->cells[c];
 		if (sc->nchild == 0) {
-			int j = e->p_job[c];
-			u = j >= 0 && !e->p_isopp[c];
-			o = j >= 0 && e->p_isopp[c];
-			b = e->p_bad[c];
+			int j = e->pcs[c].job;
+			u = j >= 0 && !e->pcs[c].isopp;
+			o = j >= 0 && e->pcs[c].isopp;
+			b = e->pcs[c].bad;
 			if (b < 0 || b > 1)
 				FAIL("leaf %d: bad count %d", c, b);
 			if (j >= 0 && (j >= e->njobs || !e->jobs[j].live))
@@ -32,14 +32,14 @@ check_counters(const struct engine *e, char *why, size_t len)
 		} else {
 			u = o = b = 0;
 			for (k = 0; k < sc->nchild; k++) {
-				u += e->p_used[sc->first_child + k];
-				o += e->p_opp[sc->first_child + k];
-				b += e->p_bad[sc->first_child + k];
+				u += e->pcs[sc->first_child + k].used;
+				o += e->pcs[sc->first_child + k].opp;
+				b += e->pcs[sc->first_child + k].bad;
 			}
 		}
-		if (u != e->p_used[c] || o != e->p_opp[c] || b != e->p_bad[c])
+		if (u != e->pcs[c].used || o != e->pcs[c].opp || b != e->pcs[c].bad)
 			FAIL("cell %d: counters used/opp/bad %d/%d/%d, leaves say %d/%d/%d",
-			    c, e->p_used[c], e->p_opp[c], e->p_bad[c], u, o, b);
+			    c, e->pcs[c].used, e->pcs[c].opp, e->pcs[c].bad, u, o, b);
 	}
 	return true;
 }
@@ -61,25 +61,25 @@ check_views(const struct engine *e, char *why, size_t len)
 			if (!pc->stale[pc->stale_v[c]])
 				FAIL("chain %d: listed leaf %d not marked stale", i, pc->stale_v[c]);
 		for (c = 0; c < pc->ncells; c++) {
-			int p = pc->base + c, node = e->p_node[p];
+			int p = pc->base + c, node = e->pcs[p].node;
 			bool idle;
 			if (e->s->cells[p].nchild)
 				continue;
-			idle = e->p_job[p] < 0 && e->p_bad[p] == 0;
+			idle = e->pcs[p].job < 0 && e->pcs[p].bad == 0;
 			if (pc->stale[c])	/* phys_opp_flush applies it */
 				continue;
 			if (view_leaf_avail(&pc->t2, c) != idle)
 				FAIL("leaf %d: idle view says %d", p, pc->t2.avail[c]);
-			if (view_leaf_avail(&pc->t1, c) != (idle && !(node >= 0 && e->p_res[node])))
+			if (view_leaf_avail(&pc->t1, c) != (idle && !(node >= 0 && e->pcs[node].res)))
 				FAIL("leaf %d: unreserved-idle view wrong", p);
 		}
 		for (c = 0; c < pc->ncells; c++) {
 			int p = pc->base + c;
 			bool r;
-			if (e->p_node[p] != p)
+			if (e->pcs[p].node != p)
 				continue;
-			r = e->p_vbind[p] >= 0 || e->p_split[p] || e->p_used[p] > 0;
-			if (r != (e->p_res[p] != 0))
+			r = e->pcs[p].vbind >= 0 || e->pcs[p].split || e->pcs[p].used > 0;
+			if (r != (e->pcs[p].res != 0))
 				FAIL("node cell %d: reserved flag stale", p);
 		}
 	}
@@ -91,7 +91,7 @@ check_views(const struct engine *e, char *why, size_t len)
 			if (w->view.level[v - w->base] != 1)
 				continue;
 			if (view_leaf_avail(&w->view, v - w->base) !=
-			    (e->v_job[v] < 0 && e->v_bad[v] == 0 && e->v_want[v] == 0))
+			    (e->vcs[v].job < 0 && e->vcs[v].bad == 0 && e->vcs[v].want == 0))
 				FAIL("virtual leaf %d: view availability stale", v);
 		}
 	}
@@ -104,37 +104,37 @@ check_binding(const struct engine *e, char *why, size_t len)
 	int v, p, par;
 
 	for (v = 0; v < e->nv; v++) {
-		p = e->v_phys[v];
+		p = e->vcs[v].phys;
 		if (p < 0) {
-			if (e->v_used[v] || e->v_doomed[v] || e->v_static[v] || e->v_bad[v])
+			if (e->vcs[v].used || e->vcs[v].doomed || e->vcs[v].keep || e->vcs[v].bad)
 				FAIL("virtual cell %d is held but unbound", v);
 			continue;
 		}
-		if (e->p_vbind[p] != v)
+		if (e->pcs[p].vbind != v)
 			FAIL("virtual %d -> physical %d is not mutual", v, p);
 		if (p_level(e, p) != v_level(e, v) || p_chain(e, p) != vv_of(e, v)->chain)
 			FAIL("virtual %d bound across levels or chains", v);
 		par = v_parent(e, v);
-		if (par >= 0 && e->v_phys[par] != e->s->cells[p].parent)
+		if (par >= 0 && e->vcs[par].phys != e->s->cells[p].parent)
 			FAIL("virtual %d: parent not bound to the physical parent", v);
-		if (!(e->v_used[v] || e->v_doomed[v] || e->v_static[v] || e->v_want[v] ||
-		    (e->v_bad[v] > 0 && par >= 0 && e->v_phys[par] >= 0)))
+		if (!(e->vcs[v].used || e->vcs[v].doomed || e->vcs[v].keep || e->vcs[v].want ||
+		    (e->vcs[v].bad > 0 && par >= 0 && e->vcs[par].phys >= 0)))
 			FAIL("virtual cell %d is bound but not in use", v);
-		if (v_nchild(e, v) == 0 && (e->p_bad[p] != 0) != (e->v_bad[v] != 0))
+		if (v_nchild(e, v) == 0 && (e->pcs[p].bad != 0) != (e->vcs[v].bad != 0))
 			FAIL("virtual leaf %d: bad mark disagrees with physical %d", v, p);
-		if (v_nchild(e, v) == 0 && e->v_job[v] >= 0 && e->p_job[p] != e->v_job[v])
+		if (v_nchild(e, v) == 0 && e->vcs[v].job >= 0 && e->pcs[p].job != e->vcs[v].job)
 			FAIL("virtual leaf %d: job %d, physical leaf has %d", v,
-			    e->v_job[v], e->p_job[p]);
+			    e->vcs[v].job, e->pcs[p].job);
 	}
 	for (p = 0; p < e->np; p++) {
-		v = e->p_vbind[p];
-		if (v >= 0 && e->v_phys[v] != p)
+		v = e->pcs[p].vbind;
+		if (v >= 0 && e->vcs[v].phys != p)
 			FAIL("physical %d -> virtual %d is not mutual", p, v);
 		/* a bad leaf under a bound cell must be bound (marked) */
-		if (e->s->cells[p].nchild == 0 && e->p_bad[p] && v < 0) {
+		if (e->s->cells[p].nchild == 0 && e->pcs[p].bad && v < 0) {
 			int a;
 			for (a = e->s->cells[p].parent; a >= 0; a = e->s->cells[a].parent)
-				if (e->p_vbind[a] >= 0)
+				if (e->pcs[a].vbind >= 0)
 					FAIL("bad leaf %d inside bound cell %d is not marked", p, a);
 		}
 	}
@@ -151,26 +151,26 @@ check_buddy(const struct engine *e, char *why, size_t len)
 		return true;
 	for (c = 0; c < s->ncells; c++) {
 		const struct spec_cell *sc = &s->cells[c];
-		if (e->p_free[c]) {
-			if (e->p_vbind[c] >= 0 || e->p_split[c])
+		if (e->pcs[c].free) {
+			if (e->pcs[c].vbind >= 0 || e->pcs[c].split)
 				FAIL("free cell %d is bound or split", c);
 			for (a = sc->parent; a >= 0; a = s->cells[a].parent)
-				if (!e->p_split[a])
+				if (!e->pcs[a].split)
 					FAIL("free cell %d has an unsplit ancestor %d", c, a);
 		}
-		if (e->p_split[c]) {
+		if (e->pcs[c].split) {
 			for (nfree_kids = 0, k = 0; k < sc->nchild; k++)
-				nfree_kids += e->p_free[sc->first_child + k];
+				nfree_kids += e->pcs[sc->first_child + k].free;
 			if (nfree_kids == sc->nchild)
 				FAIL("split cell %d has all children free (unmerged buddies)", c);
-			if (e->p_vbind[c] >= 0)
+			if (e->pcs[c].vbind >= 0)
 				FAIL("split cell %d is bound", c);
 		}
-		if (sc->parent < 0 && !e->p_free[c] && !e->p_split[c] && e->p_vbind[c] < 0)
+		if (sc->parent < 0 && !e->pcs[c].free && !e->pcs[c].split && e->pcs[c].vbind < 0)
 			FAIL("top-level cell %d is neither free, split nor bound", c);
 		/* a split cell's children are each free, split or bound */
-		if (sc->parent >= 0 && e->p_split[sc->parent] && !e->p_free[c] &&
-		    !e->p_split[c] && e->p_vbind[c] < 0)
+		if (sc->parent >= 0 && e->pcs[sc->parent].split && !e->pcs[c].free &&
+		    !e->pcs[c].split && e->pcs[c].vbind < 0)
 			FAIL("cell %d under split %d is neither free, split nor bound",
 			    c, sc->parent);
 		/* index sets */
@@ -178,11 +178,11 @@ check_buddy(const struct engine *e, char *why, size_t len)
 			const struct pchain *pc = &e->pc[sc->chain];
 			const struct spec_chain *ch = &s->chains[sc->chain];
 			int loc = c - ch->level_first[sc->level], l = sc->level;
-			bool clean = e->p_bad[c] == 0 && e->p_opp[c] == 0;
-			bool ub = clean && e->p_vbind[c] < 0 && sc->parent >= 0 &&
-			    e->p_vbind[sc->parent] >= 0;
-			if (bitset_test(&pc->fl_clean[l], loc) != (e->p_free[c] && clean) ||
-			    bitset_test(&pc->fl_dirty[l], loc) != (e->p_free[c] && !clean) ||
+			bool clean = e->pcs[c].bad == 0 && e->pcs[c].opp == 0;
+			bool ub = clean && e->pcs[c].vbind < 0 && sc->parent >= 0 &&
+			    e->pcs[sc->parent].vbind >= 0;
+			if (bitset_test(&pc->fl_clean[l], loc) != (e->pcs[c].free && clean) ||
+			    bitset_test(&pc->fl_dirty[l], loc) != (e->pcs[c].free && !clean) ||
 			    bitset_test(&pc->ub_clean[l], loc) != ub)
 				FAIL("cell %d: free-list or clean-child index stale", c);
 		}
@@ -202,7 +202,7 @@ check_theorem1(const struct engine *e, char *why, size_t len)
 	for (i = 0; i < s->nchains; i++) {
 		memset(owed, 0, sizeof owed);
 		for (v = 0; v < e->nv; v++)
-			if (e->v_root[v] && e->v_phys[v] < 0 && vv_of(e, v)->chain == i &&
+			if (e->vcs[v].root && e->vcs[v].phys < 0 && vv_of(e, v)->chain == i &&
 			    vv_of(e, v)->pin < 0)
 				owed[v_level(e, v)]++;
 		for (l = 1; l <= s->chains[i].levels; l++)
@@ -243,12 +243,12 @@ check_jobs(const struct engine *e, char *why, size_t len)
 		}
 		for (k = 0; k < j->nleaves && ok; k++) {
 			int p = j->leaves[k];
-			if (e->p_job[p] != id || (e->p_isopp[p] != 0) != (j->prio < 0)) {
+			if (e->pcs[p].job != id || (e->pcs[p].isopp != 0) != (j->prio < 0)) {
 				bufprintf(why, len, "job '%s' leaf %d not held as such", j->name, p);
 				ok = false;
 			}
-			if (j->vleaves && (e->v_job[j->vleaves[k]] != id ||
-			    e->v_phys[j->vleaves[k]] != p ||
+			if (j->vleaves && (e->vcs[j->vleaves[k]].job != id ||
+			    e->vcs[j->vleaves[k]].phys != p ||
 			    vv_of(e, j->vleaves[k])->vc != j->vc)) {
 				bufprintf(why, len, "job '%s' virtual leaf %d not bound to %d",
 				    j->name, j->vleaves[k], p);
@@ -327,12 +327,12 @@ check_vc_usage(const struct engine *e, char *why, size_t len)
 			bad = 0;
 			for (v = w->base; v < w->base + w->ncells; v++) {
 				l = w->view.level[v - w->base];
-				if (e->v_root[v]) {
-					bound[l] += e->v_phys[v] >= 0;
-					doomed += e->v_doomed[v] != 0;
+				if (e->vcs[v].root) {
+					bound[l] += e->vcs[v].phys >= 0;
+					doomed += e->vcs[v].doomed != 0;
 				}
 				if (l == 1)
-					bad += e->v_bad[v] != 0;
+					bad += e->vcs[v].bad != 0;
 			}
 			if (bad != w->nbad)
 				FAIL("vc %d view %d: %d bad leaves counted, %d marked",

@@ -91,7 +91,7 @@ pchain_init(struct engine *e, int chain)
 	free(nc);
 	free(ones);
 	for (c = 0; c < ch->level_count[ch->levels]; c++)
-		e->p_free[pc->base + c] = 1;
+		e->pcs[pc->base + c].free = 1;
 	for (c = pc->base; c < pc->base + n; c++)
 		phys_reindex(e, c);
 }
@@ -171,17 +171,9 @@ vcells_alloc(struct engine *e)
 {
 	int n = e->nv, i, v;
 
-	e->v_view = xcalloc((size_t)n + 1, sizeof(int));
-	e->v_phys = xcalloc((size_t)n + 1, sizeof(int));
-	e->v_used = xcalloc((size_t)n + 1, sizeof(int));
-	e->v_bad = xcalloc((size_t)n + 1, sizeof(int));
-	e->v_want = xcalloc((size_t)n + 1, sizeof(int));
-	e->v_job = xcalloc((size_t)n + 1, sizeof(int));
-	e->v_root = xcalloc((size_t)n + 1, 1);
-	e->v_doomed = xcalloc((size_t)n + 1, 1);
-	e->v_static = xcalloc((size_t)n + 1, 1);
+	e->vcs = xcalloc((size_t)n + 1, sizeof *e->vcs);
 	for (v = 0; v < n; v++)
-		e->v_phys[v] = e->v_job[v] = -1;
+		e->vcs[v].phys = e->vcs[v].job = -1;
 	e->vc_used = xcalloc((size_t)e->s->nvcs + 1, sizeof(long long));
 	e->vc_opp = xcalloc((size_t)e->s->nvcs + 1, sizeof(long long));
 	e->vc_jobs = xcalloc((size_t)e->s->nvcs + 1, sizeof(int));
@@ -192,9 +184,9 @@ vcells_alloc(struct engine *e)
 	for (i = 0; i < e->nviews; i++) {
 		struct vview *w = &e->views[i];
 		for (v = w->base; v < w->base + w->ncells; v++) {
-			e->v_view[v] = i;
-			e->v_root[v] = w->view.parent[v - w->base] < 0;
-			if (e->v_root[v])
+			e->vcs[v].view = i;
+			e->vcs[v].root = w->view.parent[v - w->base] < 0;
+			if (e->vcs[v].root)
 				e->vc_assigned[w->vc * L1 + w->view.level[v - w->base]]++;
 		}
 	}
@@ -225,8 +217,8 @@ bind_roots_static(struct engine *e)
 		if (w->pin >= 0)
 			continue;
 		for (v = w->base; v < w->base + w->ncells; v++)
-			if (e->v_root[v] && !e->v_static[v]) {
-				e->v_static[v] = 1;
+			if (e->vcs[v].root && !e->vcs[v].keep) {
+				e->vcs[v].keep = 1;
 				if (ensure_bound(e, v) < 0)
 					fatal("static binding: cannot bind root %d", v);
 			}
@@ -293,22 +285,13 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 	e->mode = mode;
 	strmap_init(&e->names, STRMAP_BORROW);
 	e->np = s->ncells;
-	e->p_vbind = xmalloc((size_t)(e->np + 1) * sizeof(int));
-	e->p_free = xcalloc((size_t)e->np + 1, 1);
-	e->p_split = xcalloc((size_t)e->np + 1, 1);
-	e->p_res = xcalloc((size_t)e->np + 1, 1);
-	e->p_used = xcalloc((size_t)e->np + 1, sizeof(int));
-	e->p_opp = xcalloc((size_t)e->np + 1, sizeof(int));
-	e->p_bad = xcalloc((size_t)e->np + 1, sizeof(int));
-	e->p_job = xmalloc((size_t)(e->np + 1) * sizeof(int));
-	e->p_isopp = xcalloc((size_t)e->np + 1, 1);
-	e->p_node = xmalloc((size_t)(e->np + 1) * sizeof(int));
+	e->pcs = xcalloc((size_t)e->np + 1, sizeof *e->pcs);
 	for (c = 0; c < e->np; c++) {
 		int a = c, nl = s->chains[s->cells[c].chain].node_level;
-		e->p_vbind[c] = e->p_job[c] = -1;
+		e->pcs[c].vbind = e->pcs[c].job = -1;
 		while (a >= 0 && s->cells[a].level < nl)
 			a = s->cells[a].parent;
-		e->p_node[c] = (a >= 0 && s->cells[a].level == nl) ? a : -1;
+		e->pcs[c].node = (a >= 0 && s->cells[a].level == nl) ? a : -1;
 	}
 	e->pc = xcalloc((size_t)s->nchains + 1, sizeof *e->pc);
 	for (i = 0; i < s->nchains; i++)
@@ -359,7 +342,7 @@ engine_create(const struct spec *s, enum engine_mode mode, char **cause)
 			if (w->pin < 0)
 				continue;
 			bind_exact(e, w->base, s->pins[w->pin].cell);
-			e->v_static[w->base] = 1;
+			e->vcs[w->base].keep = 1;
 		}
 		for (i = 0; i < s->nchains; i++)
 			if (!theorem1_ok(e, i, &bad)) {
@@ -414,12 +397,8 @@ engine_free(struct engine *e)
 	free(e->vc_prio);
 	free(e->vc_used); free(e->vc_opp); free(e->vc_jobs); free(e->vc_opp_jobs);
 	free(e->vc_assigned); free(e->vc_bound); free(e->vc_doomed);
-	free(e->v_view); free(e->v_phys); free(e->v_used); free(e->v_bad);
-	free(e->v_want); free(e->v_job); free(e->v_root); free(e->v_doomed);
-	free(e->v_static);
-	free(e->p_vbind); free(e->p_free); free(e->p_split); free(e->p_res);
-	free(e->p_used); free(e->p_opp); free(e->p_bad); free(e->p_job);
-	free(e->p_isopp); free(e->p_node);
+	free(e->vcs);
+	free(e->pcs);
 	free(e);
 }
 

@@ -22,7 +22,7 @@ healthy_units(const struct engine *e, int c, int k)
 	long long n = 0;
 	int i;
 
-	if (e->p_bad[c] == 0)
+	if (e->pcs[c].bad == 0)
 		return spec_units(e->s, sc->chain, sc->level, k);
 	if (sc->level <= k)
 		return 0;
@@ -72,7 +72,7 @@ bad_free_cell(const struct engine *e, int chain, int k)
 		for (i = bitset_next(&pc->fl_dirty[j], 0); i >= 0;
 		    i = bitset_next(&pc->fl_dirty[j], i + 1)) {
 			c = ch->level_first[j] + i;
-			if (e->p_bad[c] > 0 && (best < 0 || e->p_bad[c] > e->p_bad[best]))
+			if (e->pcs[c].bad > 0 && (best < 0 || e->pcs[c].bad > e->pcs[best].bad))
 				best = c;
 		}
 	if (best < 0)
@@ -82,7 +82,7 @@ bad_free_cell(const struct engine *e, int chain, int k)
 		const struct spec_cell *sc = &e->s->cells[best];
 		c = sc->first_child;
 		for (m = 1; m < sc->nchild; m++)
-			if (e->p_bad[sc->first_child + m] > e->p_bad[c])
+			if (e->pcs[sc->first_child + m].bad > e->pcs[c].bad)
 				c = sc->first_child + m;
 		best = c;
 	}
@@ -102,7 +102,7 @@ owed_root(const struct engine *e, int chain, int k)
 			continue;
 		n = 0;
 		for (v = w->base; v < w->base + w->ncells; v++)
-			if (e->v_root[v] && e->v_phys[v] < 0 &&
+			if (e->vcs[v].root && e->vcs[v].phys < 0 &&
 			    w->view.level[v - w->base] == k) {
 				if (first < 0)
 					first = v;
@@ -130,9 +130,9 @@ doom_rebalance(struct engine *e, int chain)
 		if (w->chain != chain || w->pin >= 0)
 			continue;
 		for (v = w->base; v < w->base + w->ncells; v++)
-			if (e->v_root[v] && e->v_doomed[v]) {
+			if (e->vcs[v].root && e->vcs[v].doomed) {
 				doom_set(e, v, false);
-				if (e->v_used[v] == 0 && e->v_want[v] == 0 && !e->v_static[v])
+				if (e->vcs[v].used == 0 && e->vcs[v].want == 0 && !e->vcs[v].keep)
 					unbind_cell(e, v);
 			}
 	}
@@ -167,7 +167,7 @@ engine_node_set_bad(struct engine *e, const char *node, bool bad, int *affected,
 		c = sn->cells[k];
 		leaf_range(e, c, &lo, &hi);
 		for (i = lo; i <= hi; i++) {
-			int jb = e->p_job[i];
+			int jb = e->pcs[i].job;
 			phys_set_bad(e, i, bad);
 			if (bad && jb >= 0) {
 				for (j = 0; j < na && j < max; j++)

@@ -8,10 +8,10 @@
  * over a contiguous id range.
  *
  * Physical cell states (engine_cell_state):
- *   FREE      p_free set: in its chain's buddy free list (maximal)
+ *   FREE      pcs[].free set: in its chain's buddy free list (maximal)
  *   inside a free cell: not listed, reported FREE
- *   SPLIT     p_split set: some descendant is bound or split off
- *   BOUND     p_vbind >= 0
+ *   SPLIT     pcs[].split set: some descendant is bound or split off
+ *   BOUND     pcs[].vbind >= 0
  *   RESERVED  inside a bound cell, not bound itself
  * Transitions: FREE -> SPLIT [buddy_split], SPLIT -> FREE [buddy_merge],
  * FREE -> BOUND [buddy_take + bind], BOUND -> FREE [unbind + buddy_free],
@@ -87,6 +87,39 @@ struct snap {
 	int		 id;
 };
 
+/*
+ * A physical cell's state, one struct per cell (by spec index) rather
+ * than an array per field: releasing a job touched some twenty arrays per
+ * node it ran on, a cache miss each once the cluster was large (bench-batch
+ * at 10,000 jobs).
+ */
+struct pcell {
+	int		 vbind;		/* bound virtual cell or -1 */
+	int		 used;		/* leaves below used by guaranteed jobs */
+	int		 opp;		/* leaves below used by opportunistic jobs */
+	int		 bad;		/* bad leaves below */
+	int		 job;		/* leaves: job id or -1 */
+	int		 node;		/* node-level cell at or above, -1 above */
+	unsigned char	 free;		/* in its chain's buddy free list */
+	unsigned char	 split;
+	unsigned char	 res;		/* node cells: reserved (keeps opportunistic off) */
+	unsigned char	 isopp;		/* leaves: the job uses it opportunistically */
+};
+
+/* A virtual cell's state, likewise one struct per cell. */
+struct vcell {
+	int		 view;
+	int		 phys;		/* bound physical cell or -1 */
+	int		 used;		/* leaves below used by a job */
+	int		 bad;		/* leaves below marked bad */
+	int		 want;		/* leaves below chosen by the placement in progress */
+	int		 job;		/* leaves: job id or -1 */
+	unsigned char	 root;		/* preassigned (top of an assigned cell) */
+	unsigned char	 doomed;
+	unsigned char	 keep;		/* never unbound: pinned, private mode or
+					   static binding (engine_bind_static) */
+};
+
 struct engine {
 	const struct spec	*s;
 	enum engine_mode	 mode;
@@ -94,31 +127,13 @@ struct engine {
 
 	/* physical cells, by spec index */
 	int		 np;
-	int		*p_vbind;	/* bound virtual cell or -1 */
-	unsigned char	*p_free;
-	unsigned char	*p_split;
-	unsigned char	*p_res;		/* node cells: reserved (keeps opportunistic off) */
-	int		*p_used;	/* leaves used by guaranteed jobs */
-	unsigned long long use_serial;	/* bumped at each change of p_used, p_opp, p_bad */
-	int		*p_opp;		/* leaves used by opportunistic jobs */
-	int		*p_bad;		/* bad leaves */
-	int		*p_job;		/* leaves: job id or -1 */
-	unsigned char	*p_isopp;	/* leaves: the job uses it opportunistically */
-	int		*p_node;	/* node-level cell at or above, -1 above */
+	struct pcell	*pcs;		/* their state */
+	unsigned long long use_serial;	/* bumped at each change of used, opp, bad */
 	struct pchain	*pc;
 
 	/* virtual cells */
 	int		 nv;
-	int		*v_view;
-	int		*v_phys;	/* bound physical cell or -1 */
-	int		*v_used;	/* leaves below used by a job */
-	int		*v_bad;		/* leaves below marked bad */
-	int		*v_want;	/* leaves below chosen by the placement in progress */
-	int		*v_job;		/* leaves: job id or -1 */
-	unsigned char	*v_root;	/* preassigned (top of an assigned cell) */
-	unsigned char	*v_doomed;
-	unsigned char	*v_static;	/* never unbound: pinned, private mode or
-					   static binding (engine_bind_static) */
+	struct vcell	*vcs;		/* their state */
 	struct vview	*views;
 	int		 nviews;
 	int		*vc_views;	/* per VC: first index into views_of */
@@ -173,12 +188,12 @@ quota_count(struct engine *e, const struct ejob *j, int sign)
 static inline struct vview *
 vv_of(const struct engine *e, int v)
 {
-	return &e->views[e->v_view[v]];
+	return &e->views[e->vcs[v].view];
 }
 static inline int
 v_loc(const struct engine *e, int v)
 {
-	return v - e->views[e->v_view[v]].base;
+	return v - e->views[e->vcs[v].view].base;
 }
 static inline int
 v_level(const struct engine *e, int v)

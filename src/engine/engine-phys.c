@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stddef.h>
+
 #include "core/xmalloc.h"
 #include "engine/engine-int.h"
 
@@ -30,7 +32,7 @@ p_chain(const struct engine *e, int c)
 bool
 p_clean(const struct engine *e, int c)
 {
-	return e->p_bad[c] == 0 && e->p_opp[c] == 0;
+	return e->pcs[c].bad == 0 && e->pcs[c].opp == 0;
 }
 
 bool
@@ -81,15 +83,15 @@ phys_reindex(struct engine *e, int c)
 	int l = p_level(e, c), loc = p_loc(e, c), par = e->s->cells[c].parent;
 	bool clean = p_clean(e, c);
 
-	if (e->p_free[c] && clean)
+	if (e->pcs[c].free && clean)
 		bitset_set(&pc->fl_clean[l], loc);
 	else
 		bitset_clear(&pc->fl_clean[l], loc);
-	if (e->p_free[c] && !clean)
+	if (e->pcs[c].free && !clean)
 		bitset_set(&pc->fl_dirty[l], loc);
 	else
 		bitset_clear(&pc->fl_dirty[l], loc);
-	if (clean && e->p_vbind[c] < 0 && par >= 0 && e->p_vbind[par] >= 0)
+	if (clean && e->pcs[c].vbind < 0 && par >= 0 && e->pcs[par].vbind >= 0)
 		bitset_set(&pc->ub_clean[l], loc);
 	else
 		bitset_clear(&pc->ub_clean[l], loc);
@@ -132,11 +134,11 @@ phys_opp_flush(struct engine *e, int chain)
 
 	for (i = 0; i < pc->nstale; i++) {
 		int loc = pc->stale_v[i], leaf = pc->base + loc;
-		int node = e->p_node[leaf];
-		bool idle = e->p_job[leaf] < 0 && e->p_bad[leaf] == 0;
+		int node = e->pcs[leaf].node;
+		bool idle = e->pcs[leaf].job < 0 && e->pcs[leaf].bad == 0;
 
 		view_leaf_set(&pc->t2, loc, idle);
-		view_leaf_set(&pc->t1, loc, idle && !(node >= 0 && e->p_res[node]));
+		view_leaf_set(&pc->t1, loc, idle && !(node >= 0 && e->pcs[node].res));
 		pc->stale[loc] = 0;
 	}
 	pc->nstale = 0;
@@ -155,18 +157,26 @@ node_refresh(struct engine *e, int node)
 
 	if (node < 0)
 		return;
-	r = e->p_vbind[node] >= 0 || e->p_split[node] || e->p_used[node] > 0;
-	if (r == (e->p_res[node] != 0))
+	r = e->pcs[node].vbind >= 0 || e->pcs[node].split || e->pcs[node].used > 0;
+	if (r == (e->pcs[node].res != 0))
 		return;
-	e->p_res[node] = r;
+	e->pcs[node].res = r;
 	leaf_range(e, node, &lo, &hi);
 	for (leaf = lo; leaf <= hi; leaf++)
 		opp_views_update(e, leaf);
 }
 
-/* Add d to counter arr along the root path of leaf; reindex on clean flips. */
+/* The counters path_add and vpath_add keep, by their offset in the cell. */
+#define P_USED	offsetof(struct pcell, used)
+#define P_OPP	offsetof(struct pcell, opp)
+#define P_BAD	offsetof(struct pcell, bad)
+#define V_USED	offsetof(struct vcell, used)
+#define V_BAD	offsetof(struct vcell, bad)
+#define V_WANT	offsetof(struct vcell, want)
+
+/* Add d to counter `at` along the root path of leaf; reindex on clean flips. */
 static void
-path_add(struct engine *e, int *arr, int leaf, int d)
+path_add(struct engine *e, size_t at, int leaf, int d)
 {
 	int c;
 	bool was;
@@ -174,7 +184,7 @@ path_add(struct engine *e, int *arr, int leaf, int d)
 	e->use_serial++;
 	for (c = leaf; c >= 0; c = e->s->cells[c].parent) {
 		was = p_clean(e, c);
-		arr[c] += d;
+		*(int *)(void *)((char *)&e->pcs[c] + at) += d;
 		if (was != p_clean(e, c))
 			phys_reindex(e, c);
 	}
@@ -183,20 +193,20 @@ path_add(struct engine *e, int *arr, int leaf, int d)
 void
 phys_leaf_assign(struct engine *e, int leaf, int job, bool opp)
 {
-	int old = e->p_job[leaf], node = e->p_node[leaf];
+	int old = e->pcs[leaf].job, node = e->pcs[leaf].node;
 
 	if (old >= 0) {
-		bool was_opp = e->p_isopp[leaf];
-		path_add(e, was_opp ? e->p_opp : e->p_used, leaf, -1);
+		bool was_opp = e->pcs[leaf].isopp;
+		path_add(e, was_opp ? P_OPP : P_USED, leaf, -1);
 		if (was_opp)
 			e->st.opp--;
 		else
 			e->st.used--;
 	}
-	e->p_job[leaf] = job;
-	e->p_isopp[leaf] = job >= 0 && opp;
+	e->pcs[leaf].job = job;
+	e->pcs[leaf].isopp = job >= 0 && opp;
 	if (job >= 0) {
-		path_add(e, opp ? e->p_opp : e->p_used, leaf, +1);
+		path_add(e, opp ? P_OPP : P_USED, leaf, +1);
 		if (opp)
 			e->st.opp++;
 		else
@@ -211,7 +221,7 @@ phys_leaf_assign(struct engine *e, int leaf, int job, bool opp)
 static void
 set_free(struct engine *e, int p, bool f)
 {
-	e->p_free[p] = f;
+	e->pcs[p].free = f;
 	phys_reindex(e, p);
 }
 
@@ -223,7 +233,7 @@ buddy_split(struct engine *e, int x)
 	int k;
 
 	set_free(e, x, false);
-	e->p_split[x] = 1;
+	e->pcs[x].split = 1;
 	for (k = 0; k < sc->nchild; k++)
 		set_free(e, sc->first_child + k, true);
 	if (p_level(e, x) == e->pc[p_chain(e, x)].node_level)
@@ -246,10 +256,10 @@ free_best(struct engine *e, int chain, int l, bool healthy_only)
 	for (i = bitset_next(&pc->fl_dirty[l], 0); i >= 0;
 	    i = bitset_next(&pc->fl_dirty[l], i + 1)) {
 		c = ch->level_first[l] + i;
-		if (healthy_only && e->p_bad[c] > 0)
+		if (healthy_only && e->pcs[c].bad > 0)
 			continue;
-		if (best < 0 || e->p_bad[c] < e->p_bad[best] ||
-		    (e->p_bad[c] == e->p_bad[best] && e->p_opp[c] < e->p_opp[best]))
+		if (best < 0 || e->pcs[c].bad < e->pcs[best].bad ||
+		    (e->pcs[c].bad == e->pcs[best].bad && e->pcs[c].opp < e->pcs[best].opp))
 			best = c;
 	}
 	return best;
@@ -337,11 +347,11 @@ buddy_take_exact(struct engine *e, int p)
 {
 	int a = p, path[L1], n = 0, k;
 
-	if (e->p_free[p]) {
+	if (e->pcs[p].free) {
 		set_free(e, p, false);
 		return;
 	}
-	while (a >= 0 && !e->p_free[a]) {
+	while (a >= 0 && !e->pcs[a].free) {
 		path[n++] = a;
 		a = e->s->cells[a].parent;
 	}
@@ -364,11 +374,11 @@ buddy_free(struct engine *e, int p)
 	for (q = e->s->cells[p].parent; q >= 0; q = e->s->cells[q].parent) {
 		qc = &e->s->cells[q];
 		for (k = 0; k < qc->nchild; k++)
-			if (!e->p_free[qc->first_child + k])
+			if (!e->pcs[qc->first_child + k].free)
 				return;
 		for (k = 0; k < qc->nchild; k++)
 			set_free(e, qc->first_child + k, false);
-		e->p_split[q] = 0;
+		e->pcs[q].split = 0;
 		set_free(e, q, true);
 		e->st.merges++;
 		if (p_level(e, q) == e->pc[p_chain(e, q)].node_level)
@@ -382,19 +392,19 @@ static void
 vview_leaf(struct engine *e, int vleaf)
 {
 	struct vview *w = vv_of(e, vleaf);
-	bool avail = e->v_job[vleaf] < 0 && e->v_bad[vleaf] == 0 &&
-	    e->v_want[vleaf] == 0;
+	bool avail = e->vcs[vleaf].job < 0 && e->vcs[vleaf].bad == 0 &&
+	    e->vcs[vleaf].want == 0;
 
 	view_leaf_set(&w->view, vleaf - w->base, avail);
 }
 
 static void
-vpath_add(struct engine *e, int *arr, int v, int d)
+vpath_add(struct engine *e, size_t at, int v, int d)
 {
-	if (arr == e->v_bad)
+	if (at == V_BAD)
 		vv_of(e, v)->nbad += d;
 	for (; v >= 0; v = v_parent(e, v))
-		arr[v] += d;
+		*(int *)(void *)((char *)&e->vcs[v] + at) += d;
 }
 
 /* An unbound virtual child of v, preferring one the placement in progress
@@ -406,9 +416,9 @@ free_vchild(struct engine *e, int v)
 
 	for (k = 0; k < n; k++) {
 		c = v_child0(e, v) + k;
-		if (e->v_phys[c] >= 0)
+		if (e->vcs[c].phys >= 0)
 			continue;
-		if (e->v_want[c] == 0)
+		if (e->vcs[c].want == 0)
 			return c;
 		if (fallback < 0)
 			fallback = c;
@@ -425,18 +435,18 @@ bind_bad_below(struct engine *e, int v, int p)
 	int k, pc, vc;
 
 	if (sc->nchild == 0) {
-		if (e->p_bad[p] && e->v_bad[v] == 0) {
-			vpath_add(e, e->v_bad, v, +1);
+		if (e->pcs[p].bad && e->vcs[v].bad == 0) {
+			vpath_add(e, V_BAD, v, +1);
 			vview_leaf(e, v);
 		}
 		return;
 	}
 	for (k = 0; k < sc->nchild; k++) {
 		pc = sc->first_child + k;
-		if (e->p_bad[pc] == 0)
+		if (e->pcs[pc].bad == 0)
 			continue;
-		if (e->p_vbind[pc] >= 0) {
-			bind_bad_below(e, e->p_vbind[pc], pc);
+		if (e->pcs[pc].vbind >= 0) {
+			bind_bad_below(e, e->pcs[pc].vbind, pc);
 			continue;
 		}
 		vc = free_vchild(e, v);
@@ -450,7 +460,7 @@ bind_bad_below(struct engine *e, int v, int p)
 static void
 vc_bound_add(struct engine *e, int v, int d)
 {
-	if (e->v_root[v])
+	if (e->vcs[v].root)
 		e->vc_bound[vv_of(e, v)->vc * L1 + v_level(e, v)] += d;
 }
 
@@ -458,58 +468,58 @@ vc_bound_add(struct engine *e, int v, int d)
 void
 doom_set(struct engine *e, int v, bool doomed)
 {
-	if ((e->v_doomed[v] != 0) == doomed)
+	if ((e->vcs[v].doomed != 0) == doomed)
 		return;
-	e->v_doomed[v] = doomed;
-	if (e->v_root[v])
+	e->vcs[v].doomed = doomed;
+	if (e->vcs[v].root)
 		e->vc_doomed[vv_of(e, v)->vc] += doomed ? 1 : -1;
 }
 
 void
 bind_cell(struct engine *e, int v, int p)
 {
-	if (e->v_phys[v] < 0)
+	if (e->vcs[v].phys < 0)
 		vc_bound_add(e, v, +1);
-	e->v_phys[v] = p;
-	e->p_vbind[p] = v;
+	e->vcs[v].phys = p;
+	e->pcs[p].vbind = v;
 	phys_reindex(e, p);
 	reindex_children(e, p);
 	e->st.binds++;
-	node_refresh(e, e->p_node[p]);
-	if (e->p_bad[p] > 0)
+	node_refresh(e, e->pcs[p].node);
+	if (e->pcs[p].bad > 0)
 		bind_bad_below(e, v, p);
 }
 
 void
 unbind_cell(struct engine *e, int v)
 {
-	int p = e->v_phys[v], k, n = v_nchild(e, v), c;
+	int p = e->vcs[v].phys, k, n = v_nchild(e, v), c;
 	const struct vview *w = vv_of(e, v);
 
 	if (p < 0)
 		return;
 	for (k = 0; k < n; k++) {
 		c = v_child0(e, v) + k;
-		if (e->v_phys[c] >= 0)
+		if (e->vcs[c].phys >= 0)
 			unbind_cell(e, c);
 	}
-	if (n == 0 && e->v_bad[v]) {
-		vpath_add(e, e->v_bad, v, -1);
+	if (n == 0 && e->vcs[v].bad) {
+		vpath_add(e, V_BAD, v, -1);
 		vview_leaf(e, v);
 	}
 	vc_bound_add(e, v, -1);
-	e->v_phys[v] = -1;
-	e->p_vbind[p] = -1;
+	e->vcs[v].phys = -1;
+	e->pcs[p].vbind = -1;
 	phys_reindex(e, p);
 	reindex_children(e, p);
 	e->st.unbinds++;
-	if (e->v_root[v]) {
+	if (e->vcs[v].root) {
 		doom_set(e, v, false);
 		if (w->pin < 0)
 			e->pc[p_chain(e, p)].owed[p_level(e, p)]++;
 		buddy_free(e, p);
 	}
-	node_refresh(e, e->p_node[p]);
+	node_refresh(e, e->pcs[p].node);
 }
 
 /* Choose an unbound physical child of bound p at the given level for a
@@ -528,10 +538,10 @@ pick_child(struct engine *e, int p)
 		return ch->level_first[l] + i;
 	for (k = 0; k < sc->nchild; k++) {
 		c = sc->first_child + k;
-		if (e->p_vbind[c] >= 0)
+		if (e->pcs[c].vbind >= 0)
 			continue;
-		if (best < 0 || e->p_bad[c] < e->p_bad[best] ||
-		    (e->p_bad[c] == e->p_bad[best] && e->p_opp[c] < e->p_opp[best]))
+		if (best < 0 || e->pcs[c].bad < e->pcs[best].bad ||
+		    (e->pcs[c].bad == e->pcs[best].bad && e->pcs[c].opp < e->pcs[best].opp))
 			best = c;
 	}
 	return best;
@@ -543,9 +553,9 @@ ensure_bound(struct engine *e, int v)
 {
 	int par, p, chain = vv_of(e, v)->chain;
 
-	if (e->v_phys[v] >= 0)
-		return e->v_phys[v];
-	if (e->v_root[v]) {
+	if (e->vcs[v].phys >= 0)
+		return e->vcs[v].phys;
+	if (e->vcs[v].root) {
 		p = buddy_take(e, chain, v_level(e, v));
 		if (p < 0)
 			return -1;
@@ -556,8 +566,8 @@ ensure_bound(struct engine *e, int v)
 		if (par < 0)
 			return -1;
 		/* binding the parent may have bound v to a bad cell already */
-		if (e->v_phys[v] >= 0)
-			return e->v_phys[v];
+		if (e->vcs[v].phys >= 0)
+			return e->vcs[v].phys;
 		p = pick_child(e, par);
 		if (p < 0)
 			return -1;
@@ -570,21 +580,21 @@ ensure_bound(struct engine *e, int v)
 void
 bind_exact(struct engine *e, int v, int p)
 {
-	if (e->v_phys[v] == p)
+	if (e->vcs[v].phys == p)
 		return;
-	if (e->v_phys[v] >= 0 || e->p_vbind[p] >= 0)
+	if (e->vcs[v].phys >= 0 || e->pcs[p].vbind >= 0)
 		fatal("bind_exact: virtual %d or physical %d already bound", v, p);
-	if (e->v_root[v]) {
+	if (e->vcs[v].root) {
 		buddy_take_exact(e, p);
 		if (vv_of(e, v)->pin < 0)
 			e->pc[p_chain(e, p)].owed[p_level(e, p)]--;
 	} else
 		bind_exact(e, v_parent(e, v), e->s->cells[p].parent);
-	if (e->v_phys[v] == p)
+	if (e->vcs[v].phys == p)
 		return;
-	if (e->p_vbind[p] >= 0) {
+	if (e->pcs[p].vbind >= 0) {
 		/* a bad-marked binding took p while binding the parent: move it */
-		int other = e->p_vbind[p];
+		int other = e->pcs[p].vbind;
 		unbind_cell(e, other);
 	}
 	bind_cell(e, v, p);
@@ -593,28 +603,28 @@ bind_exact(struct engine *e, int v, int p)
 void
 vleaf_set_job(struct engine *e, int vleaf, int job)
 {
-	int old = e->v_job[vleaf];
+	int old = e->vcs[vleaf].job;
 
 	if ((old >= 0) == (job >= 0)) {
-		e->v_job[vleaf] = job;
+		e->vcs[vleaf].job = job;
 		return;
 	}
-	e->v_job[vleaf] = job;
-	vpath_add(e, e->v_used, vleaf, job >= 0 ? +1 : -1);
+	e->vcs[vleaf].job = job;
+	vpath_add(e, V_USED, vleaf, job >= 0 ? +1 : -1);
 	vview_leaf(e, vleaf);
 }
 
 void
 vleaf_want(struct engine *e, int vleaf, bool want)
 {
-	vpath_add(e, e->v_want, vleaf, want ? +1 : -1);
+	vpath_add(e, V_WANT, vleaf, want ? +1 : -1);
 	vview_leaf(e, vleaf);
 }
 
 static bool
 v_held(const struct engine *e, int v)
 {
-	return e->v_used[v] > 0 || e->v_doomed[v] || e->v_static[v] || e->v_want[v] > 0;
+	return e->vcs[v].used > 0 || e->vcs[v].doomed || e->vcs[v].keep || e->vcs[v].want > 0;
 }
 
 /* Unbind what is no longer in use under v, keeping bad paths bound while
@@ -624,10 +634,10 @@ prune(struct engine *e, int v)
 {
 	int k, n, c;
 
-	if (e->v_phys[v] < 0 || v_held(e, v))
+	if (e->vcs[v].phys < 0 || v_held(e, v))
 		return;
-	if (e->p_bad[e->v_phys[v]] == 0 || v_parent(e, v) < 0 ||
-	    e->v_phys[v_parent(e, v)] < 0) {
+	if (e->pcs[e->vcs[v].phys].bad == 0 || v_parent(e, v) < 0 ||
+	    e->vcs[v_parent(e, v)].phys < 0) {
 		unbind_cell(e, v);
 		return;
 	}
@@ -656,22 +666,22 @@ phys_set_bad(struct engine *e, int leaf, bool bad)
 {
 	int c, v;
 
-	if ((e->p_bad[leaf] != 0) == bad)
+	if ((e->pcs[leaf].bad != 0) == bad)
 		return;
-	path_add(e, e->p_bad, leaf, bad ? +1 : -1);
+	path_add(e, P_BAD, leaf, bad ? +1 : -1);
 	e->pc[p_chain(e, leaf)].nbad += bad ? 1 : -1;
 	e->st.bad += bad ? 1 : -1;
 	opp_views_update(e, leaf);
 	if (bad) {
 		/* inside a bound cell: the VC must see it */
-		for (c = leaf; c >= 0 && e->p_vbind[c] < 0; c = e->s->cells[c].parent)
+		for (c = leaf; c >= 0 && e->pcs[c].vbind < 0; c = e->s->cells[c].parent)
 			;
 		if (c >= 0) {
-			v = e->p_vbind[c];
+			v = e->pcs[c].vbind;
 			bind_bad_below(e, v, c);
 		}
-	} else if ((v = e->p_vbind[leaf]) >= 0 && e->v_bad[v]) {
-		vpath_add(e, e->v_bad, v, -1);
+	} else if ((v = e->pcs[leaf].vbind) >= 0 && e->vcs[v].bad) {
+		vpath_add(e, V_BAD, v, -1);
 		vview_leaf(e, v);
 		vleaf_prune(e, v);
 	}

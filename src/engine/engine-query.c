@@ -41,8 +41,8 @@ static bool
 inside_bound(const struct engine *e, int c, int *vcp)
 {
 	for (c = e->s->cells[c].parent; c >= 0; c = e->s->cells[c].parent)
-		if (e->p_vbind[c] >= 0) {
-			*vcp = vv_of(e, e->p_vbind[c])->vc;
+		if (e->pcs[c].vbind >= 0) {
+			*vcp = vv_of(e, e->pcs[c].vbind)->vc;
 			return true;
 		}
 	return false;
@@ -56,18 +56,18 @@ engine_cell(const struct engine *e, int c, struct engine_cell_info *in)
 	memset(in, 0, sizeof *in);
 	in->vc = -1;
 	in->job = -1;
-	v = e->p_vbind[c];
+	v = e->pcs[c].vbind;
 	if (v >= 0) {
 		in->state = ENGINE_CELL_BOUND;
 		in->vc = vv_of(e, v)->vc;
 		/* doomed if this cell or the preassigned cell above it is */
 		for (a = v; a >= 0; a = v_parent(e, a))
-			if (e->v_doomed[a])
+			if (e->vcs[a].doomed)
 				in->doomed = true;
 	} else if (inside_bound(e, c, &vc)) {
 		in->state = ENGINE_CELL_RESERVED;
 		in->vc = vc;
-	} else if (e->p_split[c])
+	} else if (e->pcs[c].split)
 		in->state = ENGINE_CELL_SPLIT;
 	else
 		in->state = ENGINE_CELL_FREE;
@@ -75,11 +75,11 @@ engine_cell(const struct engine *e, int c, struct engine_cell_info *in)
 		if (e->s->cells[a].pin >= 0 && e->s->pins[e->s->cells[a].pin].vc >= 0)
 			in->pinned = true;
 	in->leaves = (int)spec_units(e->s, p_chain(e, c), p_level(e, c), 1);
-	in->used = e->p_used[c];
-	in->opp = e->p_opp[c];
-	in->bad = e->p_bad[c];
-	if (e->s->cells[c].nchild == 0 && e->p_job[c] >= 0) {
-		in->job = e->p_job[c];
+	in->used = e->pcs[c].used;
+	in->opp = e->pcs[c].opp;
+	in->bad = e->pcs[c].bad;
+	if (e->s->cells[c].nchild == 0 && e->pcs[c].job >= 0) {
+		in->job = e->pcs[c].job;
 		in->priority = e->jobs[in->job].prio;
 	}
 }
@@ -87,15 +87,15 @@ engine_cell(const struct engine *e, int c, struct engine_cell_info *in)
 void
 engine_leaf(const struct engine *e, int c, int *job, int *vc, int *bad)
 {
-	int v = e->p_vbind[c];
+	int v = e->pcs[c].vbind;
 
 	*vc = -1;
 	if (v >= 0)
 		*vc = vv_of(e, v)->vc;
 	else
 		(void)inside_bound(e, c, vc);
-	*job = e->s->cells[c].nchild == 0 ? e->p_job[c] : -1;
-	*bad = e->p_bad[c];
+	*job = e->s->cells[c].nchild == 0 ? e->pcs[c].job : -1;
+	*bad = e->pcs[c].bad;
 }
 
 unsigned long long
@@ -109,8 +109,8 @@ engine_cell_vc(const struct engine *e, int c)
 {
 	int vc = -1;
 
-	if (e->p_vbind[c] >= 0)
-		return vv_of(e, e->p_vbind[c])->vc;
+	if (e->pcs[c].vbind >= 0)
+		return vv_of(e, e->pcs[c].vbind)->vc;
 	(void)inside_bound(e, c, &vc);
 	return vc;
 }
@@ -118,16 +118,16 @@ engine_cell_vc(const struct engine *e, int c)
 int
 engine_leaf_job(const struct engine *e, int leaf)
 {
-	return e->s->cells[leaf].nchild == 0 ? e->p_job[leaf] : -1;
+	return e->s->cells[leaf].nchild == 0 ? e->pcs[leaf].job : -1;
 }
 
 void
 engine_cell_use(const struct engine *e, int c, int *leaves, int *used, int *opp, int *bad)
 {
 	*leaves = e->pc[p_chain(e, c)].units[p_level(e, c)];
-	*used = e->p_used[c];
-	*opp = e->p_opp[c];
-	*bad = e->p_bad[c];
+	*used = e->pcs[c].used;
+	*opp = e->pcs[c].opp;
+	*bad = e->pcs[c].bad;
 }
 
 void

@@ -104,7 +104,7 @@ static bool
 takeable(const struct engine *e, int p)
 {
 	for (; p >= 0; p = e->s->cells[p].parent)
-		if (e->p_free[p])
+		if (e->pcs[p].free)
 			return true;
 	return false;
 }
@@ -176,13 +176,13 @@ check_vleaves(const struct engine *e, const struct engine_placement *pl, char *w
 		if (!is_vleaf(e, v))
 			FAIL("job '%s': virtual leaf %d is not a leaf virtual cell", pl->name, v);
 		if (view < 0)
-			view = e->v_view[v];
-		if (e->v_view[v] != view)
+			view = e->vcs[v].view;
+		if (e->vcs[v].view != view)
 			FAIL("job '%s': virtual leaves %d and %d are in different views",
 			    pl->name, pl->vleaves[0], v);
-		if (e->v_job[v] >= 0)
+		if (e->vcs[v].job >= 0)
 			FAIL("job '%s': virtual leaf %d is in use by job %d", pl->name, v,
-			    e->v_job[v]);
+			    e->vcs[v].job);
 		for (;;) {
 			if (v_level(e, v) != p_level(e, p))
 				FAIL("job '%s': virtual cell %d (level %d) cannot be bound to "
@@ -229,13 +229,13 @@ check_vleaves(const struct engine *e, const struct engine_placement *pl, char *w
 			continue;
 		v = pr[i].v;
 		p = pr[i].p;
-		if (e->v_phys[v] >= 0 && e->v_phys[v] != p)
+		if (e->vcs[v].phys >= 0 && e->vcs[v].phys != p)
 			FAIL("job '%s': virtual cell %d is bound to cell %d, not %d", pl->name,
-			    v, e->v_phys[v], p);
-		if (e->p_vbind[p] >= 0 && e->p_vbind[p] != v)
+			    v, e->vcs[v].phys, p);
+		if (e->pcs[p].vbind >= 0 && e->pcs[p].vbind != v)
 			FAIL("job '%s': cell %d is bound to virtual cell %d, not %d", pl->name,
-			    p, e->p_vbind[p], v);
-		if (e->v_phys[v] < 0 && e->v_root[v]) {
+			    p, e->pcs[p].vbind, v);
+		if (e->vcs[v].phys < 0 && e->vcs[v].root) {
 			if (!takeable(e, p))
 				FAIL("job '%s': cell %d is not free for virtual cell %d", pl->name,
 				    p, v);
@@ -356,9 +356,9 @@ check_placement(const struct engine *e, const struct engine_placement *pl, char 
 		if (!is_leaf(e, p) || p_chain(e, p) != pl->chain)
 			FAIL("job '%s': cell %d is not a leaf of chain %d", pl->name, p,
 			    pl->chain);
-		if (e->p_job[p] >= 0)
+		if (e->pcs[p].job >= 0)
 			FAIL("job '%s': leaf %d is in use by job '%s'", pl->name, p,
-			    e->jobs[e->p_job[p]].name);
+			    e->jobs[e->pcs[p].job].name);
 	}
 	sorted = xreallocarray(NULL, (size_t)pl->nleaves, sizeof *sorted);
 	memcpy(sorted, pl->leaves, (size_t)pl->nleaves * sizeof *sorted);
@@ -452,13 +452,13 @@ engine_marks(const struct engine *e, struct engine_mark *out, int max)
 		return 0;
 	for (v = 0; v < e->nv; v++) {
 		/* a bad root leaf is static or doomed: bound again without help */
-		if (e->v_phys[v] < 0 || e->v_bad[v] == 0 || e->v_job[v] >= 0 ||
+		if (e->vcs[v].phys < 0 || e->vcs[v].bad == 0 || e->vcs[v].job >= 0 ||
 		    v_level(e, v) != 1 || v_parent(e, v) < 0 ||
-		    e->v_doomed[v_root_of(e, v)])
+		    e->vcs[v_root_of(e, v)].doomed)
 			continue;
 		if (n < max) {
 			out[n].vleaf = v;
-			out[n].leaf = e->v_phys[v];
+			out[n].leaf = e->vcs[v].phys;
 		}
 		n++;
 	}
@@ -476,24 +476,24 @@ engine_restore_mark(struct engine *e, const struct engine_mark *mk, char *why, s
 		FAIL("bad mark %d -> %d: not a virtual leaf and a leaf cell", v, p);
 	if (vv_of(e, v)->chain != p_chain(e, p))
 		FAIL("bad mark %d -> %d: virtual leaf and leaf are in different chains", v, p);
-	if (e->v_phys[v] >= 0 || e->v_job[v] >= 0 || e->v_want[v] > 0)
+	if (e->vcs[v].phys >= 0 || e->vcs[v].job >= 0 || e->vcs[v].want > 0)
 		FAIL("bad mark %d -> %d: the virtual leaf is bound or in use", v, p);
-	j = e->p_job[p];
-	if (e->p_vbind[p] >= 0 || (j >= 0 && !e->p_isopp[p]))
+	j = e->pcs[p].job;
+	if (e->pcs[p].vbind >= 0 || (j >= 0 && !e->pcs[p].isopp))
 		FAIL("bad mark %d -> %d: the leaf is bound or used by a guaranteed job", v, p);
 	/* up to the nearest bound ancestor, which must match */
 	for (;;) {
 		if (v_level(e, v) != p_level(e, p))
 			FAIL("bad mark %d -> %d: levels differ above", mk->vleaf, mk->leaf);
-		if (e->v_phys[v] >= 0) {
-			if (e->v_phys[v] != p)
+		if (e->vcs[v].phys >= 0) {
+			if (e->vcs[v].phys != p)
 				FAIL("bad mark %d -> %d: virtual cell %d is bound to cell %d, "
-				    "not %d", mk->vleaf, mk->leaf, v, e->v_phys[v], p);
+				    "not %d", mk->vleaf, mk->leaf, v, e->vcs[v].phys, p);
 			break;
 		}
-		if (e->p_vbind[p] >= 0)
+		if (e->pcs[p].vbind >= 0)
 			FAIL("bad mark %d -> %d: cell %d is bound to virtual cell %d",
-			    mk->vleaf, mk->leaf, p, e->p_vbind[p]);
+			    mk->vleaf, mk->leaf, p, e->pcs[p].vbind);
 		if (v_parent(e, v) < 0)
 			FAIL("bad mark %d -> %d: not inside a cell its vc holds", mk->vleaf,
 			    mk->leaf);

@@ -331,7 +331,7 @@ job_restore(struct engine *e, const struct snap *sn)
 		}
 	}
 	for (i = 0; i < s->nleaves; i++) {
-		if (e->p_job[s->leaves[i]] >= 0)
+		if (e->pcs[s->leaves[i]].job >= 0)
 			fatal("job_restore: leaf %d is in use", s->leaves[i]);
 		phys_leaf_assign(e, s->leaves[i], id, opp);
 	}
@@ -475,10 +475,10 @@ vtier_avail(struct engine *e, const struct view *shape, void *arg)
 		if (shape->level[c] != 1)
 			continue;
 		v = t->base + c;
-		job = e->v_job[v];
-		if (e->v_want[v])
+		job = e->vcs[v].job;
+		if (e->vcs[v].want)
 			continue;
-		if (t->tier != T_IGNBAD && e->v_bad[v])
+		if (t->tier != T_IGNBAD && e->vcs[v].bad)
 			continue;
 		if (t->tier == T_LOWER && job >= 0 && e->jobs[job].prio >= t->prio)
 			continue;
@@ -599,9 +599,9 @@ place_in_vc(struct engine *e, const struct engine_req *r, const int *sizes, int 
 			if (tier == T_LOWER) {
 				for (k = 0; k < total; k++) {
 					vleaves[k] += w->base;
-					if (e->v_job[vleaves[k]] >= 0)
-						plan_victim(e, plan, e->v_job[vleaves[k]],
-						    e->jobs[e->v_job[vleaves[k]]].lazy &&
+					if (e->vcs[vleaves[k]].job >= 0)
+						plan_victim(e, plan, e->vcs[vleaves[k]].job,
+						    e->jobs[e->vcs[vleaves[k]].job].lazy &&
 						    e->mode == ENGINE_HIVED ?
 						    ENGINE_VICTIM_LAZY : ENGINE_VICTIM_PREEMPT);
 				}
@@ -653,9 +653,9 @@ ptier_avail(struct engine *e, const struct view *shape, void *arg)
 		if (shape->level[c] != 1)
 			continue;
 		p = t->base + c;
-		if (e->p_bad[p])
+		if (e->pcs[p].bad)
 			continue;
-		if (e->p_job[p] >= 0 && !(t->guaranteed && e->p_isopp[p]))
+		if (e->pcs[p].job >= 0 && !(t->guaranteed && e->pcs[p].isopp))
 			continue;
 		a[c] = 1;
 	}
@@ -709,8 +709,8 @@ place_physical(struct engine *e, const struct engine_req *r, const int *sizes, i
 			}
 			for (k = 0; k < total; k++) {
 				leaves[k] += pc->base;
-				if (e->p_job[leaves[k]] >= 0)
-					plan_victim(e, plan, e->p_job[leaves[k]], ENGINE_VICTIM_PREEMPT);
+				if (e->pcs[leaves[k]].job >= 0)
+					plan_victim(e, plan, e->pcs[leaves[k]].job, ENGINE_VICTIM_PREEMPT);
 			}
 			*chainp = c;
 			return 0;
@@ -851,7 +851,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 			if (ensure_bound(e, vl[k]) < 0)
 				fatal("binding failed for a legal placement");
 		for (k = 0; k < total; k++)
-			if (e->v_bad[vl[k]])
+			if (e->vcs[vl[k]].bad)
 				conflict = true;
 		if (conflict) {
 			/* only bad cells were left to bind: undo everything */
@@ -870,7 +870,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 			goto fail;
 		}
 		for (k = 0; k < total; k++) {
-			int pl = e->v_phys[vl[k]], oj = e->p_job[pl];
+			int pl = e->vcs[vl[k]].phys, oj = e->pcs[pl].job;
 			if (oj >= 0) {
 				txn_save(e, tx, oj);
 				plan_victim(e, plan, oj, ENGINE_VICTIM_PREEMPT);
@@ -878,7 +878,7 @@ alloc_internal(struct engine *e, const struct engine_req *r, struct engine_plan 
 			}
 		}
 		for (k = 0; k < total; k++) {
-			int pl = e->v_phys[vl[k]];
+			int pl = e->vcs[vl[k]].phys;
 			e->jobs[id].leaves[k] = pl;
 			vleaf_set_job(e, vl[k], id);
 			vleaf_want(e, vl[k], false);
