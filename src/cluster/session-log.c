@@ -396,15 +396,19 @@ session_group_commit(struct session *s, char **cause)
 	    (session_log_engine(s, s->engine, cause) != 0 ||
 	    store_run_touch(s->store, s->run, session_now(), cause) != 0)) {
 		store_group_rollback(s->store);
+		session_started_clear(s);
 		return -1;
 	}
 	/* under the lock, with what the group wrote */
 	if (seen_read(s, &fp, cause) != 0) {
 		store_group_rollback(s->store);
+		session_started_clear(s);
 		return -1;
 	}
-	if (store_group_commit(s->store, cause) != 0)
+	if (store_group_commit(s->store, cause) != 0) {
+		session_started_clear(s);
 		return -1;
+	}
 	seen_set(s, &fp);
 	return 0;
 }
@@ -412,6 +416,7 @@ session_group_commit(struct session *s, char **cause)
 void
 session_log_rollback(struct session *s, bool run_created)
 {
+	session_started_clear(s);
 	if (s->store == NULL)
 		return;
 	store_rollback(s->store);
@@ -476,6 +481,93 @@ stop_job(struct job *j, enum job_event ev, double now)
 		j->engine_id = -1;
 }
 
+void
+session_started_clear(struct session *s)
+{
+	if (s->nstarted > 0)
+		memset(s->started_ok, 0, (size_t)s->nstarted);
+	s->started_engine = NULL;
+}
+
+static void
+started_drop(struct session *s, int id)
+{
+	if (id >= 0 && id < s->nstarted)
+		s->started_ok[id] = 0;
+}
+
+/* Keep j's row for the release of engine job id (struct session). */
+static void
+started_keep(struct session *s, int id, const struct job *j)
+{
+	int n;
+
+	if (s->console != NULL || s->spec->backend.type != SPEC_BACKEND_EMULATOR ||
+	    id < 0)
+		return;
+	if (s->started_engine != s->engine) {
+		session_started_clear(s);
+		s->started_engine = s->engine;
+	}
+	if (id >= s->nstarted) {
+		n = id < 64 ? 128 : 2 * id;
+		s->started = xreallocarray(s->started, (size_t)n, sizeof *s->started);
+		s->started_ok = xreallocarray(s->started_ok, (size_t)n, 1);
+		memset(s->started_ok + s->nstarted, 0, (size_t)(n - s->nstarted));
+		s->nstarted = n;
+	}
+	s->started[id] = *j;
+	s->started_ok[id] = 1;
+}
+
+/*
+ * Debug builds read the row anyway and stop if the kept one differs in
+ * anything a release reads or writes (store_job_put_state's fields).
+ */
+static void
+started_check(struct session *s, const struct job *j)
+{
+#ifdef CELLAR_DEBUG
+	struct store_job sj;
+	char *cause = NULL;
+	const struct job *d = &sj.job;
+
+	if (store_job_find_bare(s->store, s->run, j->name, &sj, &cause) != 0) {
+		free(cause);	/* the release's own read says so */
+		return;
+	}
+	if (d->id != j->id || d->vc != j->vc || d->gpus != j->gpus ||
+	    d->state != j->state || d->reason != j->reason ||
+	    d->state_since != j->state_since || d->first_start != j->first_start ||
+	    d->end != j->end || d->queued != j->queued ||
+	    d->attained != j->attained || d->run_time != j->run_time ||
+	    d->work_done != j->work_done || d->ckpt_work != j->ckpt_work ||
+	    d->lost_work != j->lost_work || d->restarts != j->restarts ||
+	    d->preemptions != j->preemptions || d->suspensions != j->suspensions ||
+	    d->opportunistic != j->opportunistic || d->engine_id != j->engine_id ||
+	    d->priority != j->priority || d->weight != j->weight ||
+	    d->klass != j->klass || d->duration != j->duration)
+		fatal("session: the kept row of job '%s' differs from the store's",
+		    j->name);
+	store_job_release(&sj);
+#else
+	(void)s;
+	(void)j;
+#endif
+}
+
+/* The kept row of engine job id named name, into *j; false if none. */
+static bool
+started_take(struct session *s, int id, const char *name, struct job *j)
+{
+	if (s->started_engine != s->engine || id < 0 || id >= s->nstarted ||
+	    !s->started_ok[id] || strcmp(s->started[id].name, name) != 0)
+		return false;
+	*j = s->started[id];
+	s->started_ok[id] = 0;
+	return true;
+}
+
 int
 session_log_alloc(struct session *s, const struct engine_req *r,
     const struct engine_plan *p, char **renamed, char **cause)
@@ -531,6 +623,7 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 	if (append(s, &rec, cause) != 0)
 		return -1;
 	for (i = 0; i < p->nvictims; i++) {
+		started_drop(s, p->victims[i].job);	/* its row changes here */
 		if ((rc = find(s, p->victims[i].name, &victim, cause)) == STORE_NOTFOUND)
 			continue;
 		if (rc != 0)
@@ -555,6 +648,7 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 		if (rc != 0 || append(s, &rec, cause) != 0)
 			return -1;
 	}
+	started_keep(s, p->job, &j);
 	return 0;
 }
 
@@ -569,14 +663,17 @@ session_log_release(struct session *s, int engine_id, char **cause)
 
 	if (!engine_job(s->engine, engine_id, &info))
 		return 0;
-	/* the row alone: its placement row is deleted, not read */
-	if ((rc = store_job_find_bare(s->store, s->run, info.name, &sj,
+	store_job_init(&sj);
+	/* the row this session started it with, else the row alone: its
+	   placement row is deleted, not read */
+	if (started_take(s, engine_id, info.name, &sj.job))
+		started_check(s, &sj.job);
+	else if ((rc = store_job_find_bare(s->store, s->run, info.name, &sj,
 	    cause)) == STORE_NOTFOUND) {
 		free(*cause);
 		*cause = NULL;
 		return 0;
-	}
-	if (rc != 0)
+	} else if (rc != 0)
 		return -1;
 	stop_job(&sj.job, JOB_EV_CANCEL, now);
 	rec_init(&rec, now, REC_RELEASE, sj.job.id, sj.job.vc);
@@ -596,6 +693,7 @@ session_log_node(struct session *s, const char *node, bool bad,
 	double now = session_now();
 	int n = spec_find_node(s->spec, node);
 
+	session_started_clear(s);	/* the affected jobs' rows change */
 	if (store_health_set(s->store, s->run, node, bad, now, cause) != 0)
 		return -1;
 	rec_init(&rec, now, bad ? REC_NODE_BAD : REC_NODE_OK, -1, -1);

@@ -67,6 +67,9 @@ int	session_log_alloc(struct session *s, const struct engine_req *r,
 	    const struct engine_plan *p, char **renamed, char **cause);
 /* Record where stored job `job` runs: engine job engine_id's placement. */
 int	session_log_placement(struct session *s, int job, int engine_id, char **cause);
+/* Forget every row session_log_alloc kept for a release (struct session's
+   started): the engine goes, or rows changed by another path. */
+void	session_started_clear(struct session *s);
 /* Engine job id is released by hand (call before engine_release). */
 int	session_log_release(struct session *s, int engine_id, char **cause);
 /* node went bad or healthy; affected: the jobs on it, comma-separated. */

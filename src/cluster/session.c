@@ -59,6 +59,7 @@ session_unload(struct session *s)
 	if (s->console != NULL)		/* before the engine it schedules on */
 		s->console_release(s->console);
 	s->console = NULL;
+	session_started_clear(s);
 	engine_free(s->engine);		/* before the spec it points into */
 	spec_free(s->spec);
 	free(s->spec_path);
@@ -73,6 +74,11 @@ session_release(struct session *s)
 	session_store_close(s);
 	session_unload(s);
 	session_remote_close(s);
+	free(s->started);
+	free(s->started_ok);
+	s->started = NULL;
+	s->started_ok = NULL;
+	s->nstarted = 0;
 	free(s->db_path);
 	s->db_path = NULL;
 	free(s->socket_path);

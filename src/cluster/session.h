@@ -81,6 +81,16 @@ struct session {
 	bool			 seen_valid;
 	int64_t			 seen_run, seen_seq;
 	bool			 stale;
+	/* The stored row of each engine job this session started by hand
+	   (session_log_alloc), by engine id, for its release, which read it
+	   back from the store (an index probe and some thirty columns) on
+	   every release. Kept only on an emulated spec with no console, for
+	   started_engine; anything else that may change such a row drops the
+	   entry, or all of them (session-log.c). */
+	struct job		*started;
+	unsigned char		*started_ok;
+	int			 nstarted;
+	const struct engine	*started_engine;
 	const struct frontend	*fe;		/* the face running commands, or NULL */
 	struct console		*console;	/* live jobs (live/console.h), or NULL */
 	/* frees console: set by whoever made it (console_get) */
