@@ -39,7 +39,9 @@ tests		src/core src/spec src/engine src/job src/policy src/sim src/backend src/i
 # (none today; each listed line must exist, so a fix removes it here).
 known=''
 
-fail_rule() { echo "not ok - layers/$1: $2"; }
+# Exit status 1 when a rule failed, so the lint works alone (a hook) too.
+failed=0
+fail_rule() { echo "not ok - layers/$1: $2"; failed=1; }
 
 # The map as the README's table column: LAYER<tab>MAY-INCLUDE, in order.
 table() {
@@ -172,3 +174,4 @@ check yaml 'yaml\.h' 'src/spec/spec-yaml\.c:' $dirs
 check pthread 'pthread\.h' 'src/cmd/replay-db\.c:|src/cmd/sim-pool\.c:' $dirs
 check engine-pure 'stdio\.h|time\.h|sys/time\.h|unistd\.h|fcntl\.h|sys/[a-z]+\.h|pthread\.h|signal\.h|dirent\.h' \
     '^$' src/engine src/policy src/job
+exit $failed
