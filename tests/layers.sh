@@ -5,6 +5,7 @@
 #    else), and the README's "may include" column says what the map says;
 #  - int: a layer's private header (*-int.h) is included by that layer
 #    (and the tests) only;
+#  - basenames: no two source files of src/, ui/, store/ share a name;
 #  - one outside library per layer (curses, libedit, sqlite, yaml,
 #    pthread), and the pure layers (engine, job, policies) include no I/O,
 #    clock or randomness header.
@@ -163,6 +164,15 @@ check() {   # check NAME REGEX ALLOWED-PATH-REGEX [DIRS...]
 		echo "ok - layers/$name"
 	fi
 }
+
+# Unique basenames: a file's name says which one it is, in a debugger's
+# backtrace, a profile or a commit subject, without its directory.
+dups=$(find src ui store -name '*.[ch]' | sed 's|.*/||' | sort | uniq -d)
+if [ -n "$dups" ]; then
+	fail_rule basenames "in two directories: $(echo $dups)"
+else
+	echo "ok - layers/basenames"
+fi
 
 check curses 'n?curses(w)?\.h|ncursesw/[a-z]+\.h|term\.h' 'ui/' $dirs
 check libedit 'histedit\.h|editline/readline\.h' 'ui/' $dirs

@@ -1,6 +1,6 @@
 /*
- * tdash-series.c — the dashboard's Series panel (dash/series.h): it samples
- * the model as the emulated clock moves (invariant 1), keeps at most
+ * tdash-series.c — the dashboard's Series panel (dash/dash-series.h): it
+ * samples the model as the emulated clock moves (invariant 1), keeps at most
  * DASH_SERIES_MAX samples by thinning (invariant 2), starts over when the
  * demo restarts (invariant 3), and its queue chart is exactly the chart of
  * the model's pending and running counts at those times, under the tab
@@ -15,7 +15,7 @@
 #include "core/xmalloc.h"
 #include "dash/chart.h"
 #include "dash/dash-model.h"
-#include "dash/series.h"
+#include "dash/dash-series.h"
 #include "dash/dash-view.h"
 
 #define STEPS	72
