@@ -5,6 +5,7 @@
 #    else), and the README's "may include" column says what the map says;
 #  - int: a layer's private header (*-int.h) is included by that layer
 #    (and the tests) only;
+#  - basenames: no two source files of src/, ui/, store/ share a name;
 #  - one outside library per layer (curses, libedit, sqlite, yaml,
 #    pthread), and the pure layers (engine, job, policies) include no I/O,
 #    clock or randomness header.
@@ -39,7 +40,9 @@ tests		src/core src/spec src/engine src/job src/policy src/sim src/backend src/i
 # (none today; each listed line must exist, so a fix removes it here).
 known=''
 
-fail_rule() { echo "not ok - layers/$1: $2"; }
+# Exit status 1 when a rule failed, so the lint works alone (a hook) too.
+failed=0
+fail_rule() { echo "not ok - layers/$1: $2"; failed=1; }
 
 # The map as the README's table column: LAYER<tab>MAY-INCLUDE, in order.
 table() {
@@ -162,6 +165,15 @@ check() {   # check NAME REGEX ALLOWED-PATH-REGEX [DIRS...]
 	fi
 }
 
+# Unique basenames: a file's name says which one it is, in a debugger's
+# backtrace, a profile or a commit subject, without its directory.
+dups=$(find src ui store -name '*.[ch]' | sed 's|.*/||' | sort | uniq -d)
+if [ -n "$dups" ]; then
+	fail_rule basenames "in two directories: $(echo $dups)"
+else
+	echo "ok - layers/basenames"
+fi
+
 check curses 'n?curses(w)?\.h|ncursesw/[a-z]+\.h|term\.h' 'ui/' $dirs
 check libedit 'histedit\.h|editline/readline\.h' 'ui/' $dirs
 # tests/helpers/sqlexec.c plays another program touching a store.
@@ -172,3 +184,4 @@ check yaml 'yaml\.h' 'src/spec/spec-yaml\.c:' $dirs
 check pthread 'pthread\.h' 'src/cmd/replay-db\.c:|src/cmd/sim-pool\.c:' $dirs
 check engine-pure 'stdio\.h|time\.h|sys/time\.h|unistd\.h|fcntl\.h|sys/[a-z]+\.h|pthread\.h|signal\.h|dirent\.h' \
     '^$' src/engine src/policy src/job
+exit $failed

@@ -1,7 +1,8 @@
 /*
  * fnv.h — the 64-bit FNV-1a hash, the program's one hash of bytes and
  * strings: a spec's content hash, the string map's slots, a trace's
- * sampling by job name. Header only (inline: it sits on hot paths).
+ * sampling by job name, a trace job's model class (model_hash). Header
+ * only (inline: it sits on hot paths).
  *
  * Invariants:
  *  1. The values never change: a spec's stored hash and which jobs a seed

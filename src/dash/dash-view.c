@@ -5,7 +5,7 @@
  * here draws into a struct dash_screen; the face (ui/dash.c) only moves it
  * to the terminal. The first panel, the overview, is the cell tree (or
  * node map) between the VC meters and the newest events (overview.c); the
- * overlays are help.c's; the series panel is series.c's.
+ * overlays are help.c's; the series panel is dash-series.c's.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 
 #include "core/xmalloc.h"
 #include "dash/dash-view-int.h"
-#include "dash/series.h"
+#include "dash/dash-series.h"
 
 const struct dash_key dash_keys[] = {
 	{ DK_TAB, "Tab", DA_NEXT, 0, "next panel" },

@@ -110,7 +110,7 @@ struct dash_view {
 	size_t		 vis_cap;
 	int		 list_h;	/* rows the last draw showed (paging) */
 	int		 list_y;	/* screen line of its first row (mouse) */
-	struct dash_series *series;	/* the Series panel's samples (series.h) */
+	struct dash_series *series;	/* the Series panel's samples (dash-series.h) */
 
 	/* the face's hooks for ':' lines; NULL: no command line */
 	int		(*run)(void *arg, const char *line, bool admin,

@@ -84,7 +84,8 @@ extern const int model_nphases;
  * from cap_half.
  */
 double		 model_cap_speed(const struct model *md, double cap, double need);
-/* A 64-bit FNV-1a hash, for deterministic choices from names. */
+/* A 64-bit FNV-1a hash (core/fnv.h) of s, folded with seed and mixed,
+   for deterministic choices from names. */
 uint64_t	 model_hash(const char *s, uint64_t seed);
 
 #endif

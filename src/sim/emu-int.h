@@ -3,9 +3,10 @@
  * the emulator's own files only (src/sim/emu*.c): the loop (emu.c), the
  * steps (emu-step.c), the sharing mechanisms behind struct emu_mech
  * (emu-share.c, emu-grow.c, emu-migrate.c, emu-antman.c) and saving and
- * restoring (emu-restore.c). Calls run one way: emu.c and emu-restore.c
- * -> a mechanism's hooks -> emu-step.c -> engine, scheduler, job; the
- * steps reach a mechanism only through the hooks of m->on. See emu.h.
+ * restoring (emu-restore.c); and tests/unit/tsim-mech.c, which checks the
+ * mechanism table. Calls run one way: emu.c and emu-restore.c -> a
+ * mechanism's hooks -> emu-step.c -> engine, scheduler, job; the steps
+ * reach a mechanism only through the hooks of m->on. See emu.h.
  */
 #ifndef CELLAR_EMU_INT_H
 #define CELLAR_EMU_INT_H
@@ -264,7 +265,8 @@ struct emu_antman {
 
 /*
  * The emulator. Invariants, at every tick boundary (emu_check asserts
- * 1-4 in debug builds, after each tick and each restore):
+ * 1, 3, 4 and of 2 that every listed job is flagged, in debug builds,
+ * after each tick and each restore):
  *  1. heap[0..nheap) is a binary heap in emu_ev_before order; live counts
  *     its entries that are not EV_SAMPLE; every entry's seq is below seq.
  *  2. dirty[0..ndirty) holds distinct jobs, exactly those with dflag set.
@@ -459,7 +461,7 @@ struct emu	*emu_alloc(const struct spec *s, const struct policy *p,
  * seq0 (written to out when not NULL); returns how many.
  */
 int		 emu_fault_events(const struct emu_params *par, struct ev *out, uint64_t seq0);
-/* Invariants 1-4 of struct emu; false with why. */
+/* struct emu's invariants, those its comment says are checked; false with why. */
 bool		 emu_check(const struct emu *m, char *why, size_t len);
 /* Give the scheduler the emulator's callbacks (changes; a mechanism's placement). */
 void		 emu_sched_hooks(struct emu *m);

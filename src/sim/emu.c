@@ -592,12 +592,13 @@ emu_journal(const struct emu *m, int *n)
 	for (; c->n < m->njn; c->n++) {
 		const struct jent *x = &m->jn[c->n];
 		struct rec *r = &c->v[c->n];
-		r->t = x->t;
-		r->kind = (enum rec_kind)x->kind;
-		r->job = x->job;
-		r->vc = x->job >= 0 ? m->jobs[x->job].vc : -1;
-		r->cell = jent_cell(x->kind) ? x->arg : -1;
-		r->by = jent_cell(x->kind) ? -1 : x->arg;
+
+		rec_init(r, x->t, (enum rec_kind)x->kind, x->job,
+		    x->job >= 0 ? m->jobs[x->job].vc : -1);
+		if (jent_cell(x->kind))
+			r->cell = x->arg;
+		else
+			r->by = x->arg;
 		bufprintf(r->detail, sizeof r->detail, "%s",
 		    x->detail >= 0 ? m->jdetail.buf + x->detail : "");
 	}
@@ -652,10 +653,7 @@ emu_jlog_rec(const struct emu_jlog *log, int i, struct rec *r)
 	    log->details.buf + x->detail : "";
 	size_t n = strnlen(d, sizeof r->detail - 1);
 
-	r->t = x->t;
-	r->kind = (enum rec_kind)x->kind;
-	r->job = x->job;
-	r->vc = x->vc;
+	rec_init(r, x->t, (enum rec_kind)x->kind, x->job, x->vc);
 	r->cell = x->cell;
 	r->by = x->by;
 	memcpy(r->detail, d, n);	/* cut where emu_journal's bufprintf cuts */

@@ -1,7 +1,9 @@
 /*
  * dash-work.h — a dashboard source over an engine and jobs that the
  * caller changes by hand (start a job, end one, a node goes bad), shared
- * by tdash-model.c and tests/bench/bench-dash.c; header only, no test.h.
+ * by tdash-model.c and tests/bench/bench-dash.c; and the emulator's source
+ * on the embedded default spec with its view model (struct fixture),
+ * shared by tdash-model.c and tdash-series.c. Header only, no test.h.
  *
  * The source tells the model exactly which jobs and nodes changed since
  * the model last asked (the delta path), unless `all` is set or more
@@ -15,8 +17,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "dash/dash-model.h"
 #include "dash/source.h"
 #include "engine/engine.h"
 #include "job/job.h"
@@ -138,6 +143,54 @@ hand_end(struct hand *h, struct job *j)
 	job_apply(j, JOB_EV_FINISH, h->now, why, sizeof why);
 	job_apply(j, JOB_EV_COMPLETE, h->now, why, sizeof why);
 	hand_mark(h, j->id);
+}
+
+
+/* The embedded default spec; aborts when it does not load. */
+static inline struct spec *
+default_spec(void)
+{
+	struct spec *s = spec_load_string("default.yaml", default_spec_yaml,
+	    default_spec_yaml_len, NULL);
+
+	if (s == NULL)
+		abort();
+	return s;
+}
+
+/* The emulator's source on the default spec, and its model moved `at`
+   seconds on (none: 0); fixture_release frees all three. */
+struct fixture {
+	struct spec		*spec;
+	struct dash_source	 src;
+	struct dash_model	 m;
+};
+
+static inline void
+fixture_init(struct fixture *f, double at)
+{
+	struct dash_emu_cfg c;
+	char *cause = NULL;
+
+	f->spec = default_spec();
+	dash_emu_cfg_init(&c);
+	c.spec = f->spec;
+	c.spec_name = "default";
+	if (dash_source_emu(&f->src, &c, &cause) != 0) {
+		fprintf(stderr, "%s\n", cause);
+		abort();
+	}
+	dash_model_init(&f->m, &f->src);
+	if (at > 0 && dash_model_advance(&f->m, at, &cause) != 0)
+		abort();
+}
+
+static inline void
+fixture_release(struct fixture *f)
+{
+	dash_model_release(&f->m);
+	dash_source_free(&f->src);
+	spec_free(f->spec);
 }
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * engine-work.h — set-ups for the engine tests (tengine-basic.c,
- * tengine-move.c), header only: the HiveD paper's Figure 3 cluster, a spec
- * from text, and a one-member request. Include after test.h.
+ * tengine-move.c; tjob-reconf.c takes its spec loader), header only: the
+ * HiveD paper's Figure 3 cluster, a spec from text, and a one-member
+ * request. Include after test.h.
  */
 #ifndef CELLAR_ENGINE_WORK_H
 #define CELLAR_ENGINE_WORK_H

@@ -16,50 +16,6 @@
 #include "dash/dash-view.h"
 #include "dash-work.h"
 
-static struct spec *
-default_spec(void)
-{
-	struct spec *s = spec_load_string("default.yaml", default_spec_yaml,
-	    default_spec_yaml_len, NULL);
-
-	if (s == NULL)
-		abort();
-	return s;
-}
-
-struct fixture {
-	struct spec		*spec;
-	struct dash_source	 src;
-	struct dash_model	 m;
-};
-
-static void
-fixture_init(struct fixture *f, double at)
-{
-	struct dash_emu_cfg c;
-	char *cause = NULL;
-
-	f->spec = default_spec();
-	dash_emu_cfg_init(&c);
-	c.spec = f->spec;
-	c.spec_name = "default";
-	if (dash_source_emu(&f->src, &c, &cause) != 0) {
-		fprintf(stderr, "%s\n", cause);
-		abort();
-	}
-	dash_model_init(&f->m, &f->src);
-	if (at > 0 && dash_model_advance(&f->m, at, &cause) != 0)
-		abort();
-}
-
-static void
-fixture_release(struct fixture *f)
-{
-	dash_model_release(&f->m);
-	dash_source_free(&f->src);
-	spec_free(f->spec);
-}
-
 /* Derived data is rebuilt when the source's generation moves, only then. */
 static void
 test_rebuild_on_change(void)

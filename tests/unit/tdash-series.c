@@ -1,6 +1,6 @@
 /*
- * tdash-series.c — the dashboard's Series panel (dash/series.h): it samples
- * the model as the emulated clock moves (invariant 1), keeps at most
+ * tdash-series.c — the dashboard's Series panel (dash/dash-series.h): it
+ * samples the model as the emulated clock moves (invariant 1), keeps at most
  * DASH_SERIES_MAX samples by thinning (invariant 2), starts over when the
  * demo restarts (invariant 3), and its queue chart is exactly the chart of
  * the model's pending and running counts at those times, under the tab
@@ -15,44 +15,13 @@
 #include "core/xmalloc.h"
 #include "dash/chart.h"
 #include "dash/dash-model.h"
-#include "dash/series.h"
+#include "dash/dash-series.h"
 #include "dash/dash-view.h"
+#include "dash-work.h"
 
 #define STEPS	72
 #define W	100
 #define H	40
-
-struct fixture {
-	struct spec		*spec;
-	struct dash_source	 src;
-	struct dash_model	 m;
-};
-
-static void
-fixture_init(struct fixture *f)
-{
-	struct dash_emu_cfg c;
-	char *cause = NULL;
-
-	f->spec = spec_load_string("default.yaml", default_spec_yaml,
-	    default_spec_yaml_len, NULL);
-	if (f->spec == NULL)
-		abort();
-	dash_emu_cfg_init(&c);
-	c.spec = f->spec;
-	c.spec_name = "default";
-	if (dash_source_emu(&f->src, &c, &cause) != 0)
-		abort();
-	dash_model_init(&f->m, &f->src);
-}
-
-static void
-fixture_release(struct fixture *f)
-{
-	dash_model_release(&f->m);
-	dash_source_free(&f->src);
-	spec_free(f->spec);
-}
 
 /* Rows y .. y + h - 1 of a screen as text. */
 static void
@@ -78,7 +47,7 @@ test_panel_is_the_model(void)
 	char *cause = NULL, want_legend[96];
 	int i, body, each;
 
-	fixture_init(&f);
+	fixture_init(&f, 0);
 	dash_view_init(&v);
 	dash_screen_init(&s, W, H, true);
 	v.panel = DP_SERIES;
@@ -130,7 +99,7 @@ test_step_thin_restart(void)
 	char *cause = NULL;
 	int i, n;
 
-	fixture_init(&f);
+	fixture_init(&f, 0);
 	dash_screen_init(&s, W, 20, true);
 	dash_series_draw(ser, &f.m, &s, 0, 20);
 	dash_screen_text(&s, &out);

@@ -13,6 +13,7 @@
 #include "job/reconf.h"
 #include "spec/spec.h"
 #include "test.h"
+#include "engine-work.h"
 
 #define FIG3_HEAD							\
     "physicalCluster:\n"						\
@@ -57,20 +58,6 @@ static const char no_c[] = FIG3_HEAD
     "virtualClusters:\n"
     "  A: {virtualCells: [{cellType: RACK.NODE, cellNumber: 2}]}\n"
     "  B: {virtualCells: [{cellType: RACK.NODE, cellNumber: 1}]}\n";
-
-static struct spec *
-load(const char *text)
-{
-	struct spec_diags d;
-	struct spec *s;
-
-	spec_diags_init(&d);
-	s = spec_load_string("fig3.yaml", text, strlen(text), &d);
-	if (s == NULL && d.n)
-		fprintf(stderr, "%s\n", d.v[0].text);
-	spec_diags_release(&d);
-	return s;
-}
 
 /* The running state of one side: jobs, deep-copied placements. */
 struct world {
@@ -168,7 +155,7 @@ carry(struct world *w, const char *text, enum engine_mode mode, bool force,
 	char *cause = NULL;
 	int rc;
 
-	*ns = load(text);
+	*ns = work_spec(text);
 	CHECK(*ns != NULL);
 	*ne = engine_create(*ns, mode, &cause);
 	CHECKF(*ne != NULL, "%s", cause ? cause : "");
@@ -204,7 +191,7 @@ test_same_spec(void)
 		char why[256], a[256], b[256], *cause = NULL;
 		int nrecs = 0, i, k;
 
-		w.s = load(base);
+		w.s = work_spec(base);
 		w.e = engine_create(w.s, modes[m], &cause);
 		CHECK(w.e != NULL);
 		CHECK(start(&w, "A", 1, 8, 0));
@@ -249,7 +236,7 @@ test_shrunk_vc_downgrades(void)
 	char why[256], *cause = NULL;
 	int nrecs = 0;
 
-	w.s = load(base);
+	w.s = work_spec(base);
 	w.e = engine_create(w.s, ENGINE_HIVED, &cause);
 	CHECK(start(&w, "A", 1, 8, 5));	/* a whole node */
 	CHECK(start(&w, "A", 1, 8, 0));	/* the second node of A */
@@ -280,7 +267,7 @@ test_gone_node_requeues(void)
 	char why[256], *cause = NULL;
 	int nrecs = 0, i, on_n3 = 0;
 
-	w.s = load(base);
+	w.s = work_spec(base);
 	w.e = engine_create(w.s, ENGINE_HIVED, &cause);
 	for (i = 0; i < 4; i++)
 		CHECK(start(&w, i < 2 ? "A" : i == 2 ? "B" : "C", 1, i == 3 ? 4 : 8, 0));
@@ -318,7 +305,7 @@ test_removed_vc(void)
 	char why[256], *cause = NULL;
 	int nrecs = 0;
 
-	w.s = load(base);
+	w.s = work_spec(base);
 	w.e = engine_create(w.s, ENGINE_HIVED, &cause);
 	CHECK(start(&w, "A", 1, 8, 0));
 	CHECK(start(&w, "C", 1, 4, 0));
@@ -358,7 +345,7 @@ test_random_same(void)
 		int nrecs = 0, k, live = 0;
 		enum engine_mode mode = modes[round % 3];
 
-		w.s = load(base);
+		w.s = work_spec(base);
 		w.e = engine_create(w.s, mode, &cause);
 		for (k = 0; k < 40 && w.n < 60; k++) {
 			rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;

@@ -1,9 +1,9 @@
 /*
- * series.c — the Series panel (series.h). The view notes a sample each
- * time it draws a frame; the sample is the model's figures at its clock
- * (already derived for the status line and the meters, so a sample walks
- * only the queue, for the waits). Drawing stacks up to three charts in the
- * panel's rows, as many as fit.
+ * dash-series.c — the Series panel (dash-series.h). The view notes a
+ * sample each time it draws a frame; the sample is the model's figures at
+ * its clock (already derived for the status line and the meters, so a
+ * sample walks only the queue, for the waits). Drawing stacks up to three
+ * charts in the panel's rows, as many as fit.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "core/xmalloc.h"
 #include "dash/chart.h"
-#include "dash/series.h"
+#include "dash/dash-series.h"
 
 enum { SC_USED, SC_OPP, SC_PENDING, SC_RUNNING, SC_WAIT0,
 	SC_NCOLS = SC_WAIT0 + DASH_SERIES_VCS };

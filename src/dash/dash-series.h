@@ -1,5 +1,5 @@
 /*
- * series.h — the dashboard's Series panel: the model's figures sampled as
+ * dash-series.h — the dashboard's Series panel: the model's figures sampled as
  * the clock moves (GPUs in use, jobs pending and running, each VC's mean
  * wait of its pending jobs), drawn as line charts (dash/chart.h) through
  * the screen grid like every panel.
