@@ -5,7 +5,9 @@
  * here draws into a struct dash_screen; the face (ui/dash.c) only moves it
  * to the terminal. The first panel, the overview, is the cell tree (or
  * node map) between the VC meters and the newest events (overview.c); the
- * overlays are help.c's; the series panel is dash-series.c's.
+ * overlays are help.c's; the series panel is dash-series.c's. One file
+ * of ~1,200 lines: the key table names the actions, and actions, filter
+ * and frame share one view state (dash-view-int.h).
  */
 #include <math.h>
 #include <stdarg.h>
