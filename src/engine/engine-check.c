@@ -69,7 +69,7 @@ check_views(const struct engine *e, char *why, size_t len)
 			if (pc->stale[c])	/* phys_opp_flush applies it */
 				continue;
 			if (view_leaf_avail(&pc->t2, c) != idle)
-				FAIL("leaf %d: idle view says %d", p, pc->t2.avail[c]);
+				FAIL("leaf %d: idle view says %d", p, pc->t2.cell[c].avail);
 			if (view_leaf_avail(&pc->t1, c) != (idle && !(node >= 0 && e->pcs[node].res)))
 				FAIL("leaf %d: unreserved-idle view wrong", p);
 		}
@@ -88,7 +88,7 @@ check_views(const struct engine *e, char *why, size_t len)
 		if (!view_check(&w->view, why, len))
 			return false;
 		for (v = w->base; v < w->base + w->ncells; v++) {
-			if (w->view.level[v - w->base] != 1)
+			if (w->view.cell[v - w->base].level != 1)
 				continue;
 			if (view_leaf_avail(&w->view, v - w->base) !=
 			    (e->vcs[v].job < 0 && e->vcs[v].bad == 0 && e->vcs[v].want == 0))
@@ -326,7 +326,7 @@ check_vc_usage(const struct engine *e, char *why, size_t len)
 
 			bad = 0;
 			for (v = w->base; v < w->base + w->ncells; v++) {
-				l = w->view.level[v - w->base];
+				l = w->view.cell[v - w->base].level;
 				if (e->vcs[v].root) {
 					bound[l] += e->vcs[v].phys >= 0;
 					doomed += e->vcs[v].doomed != 0;

@@ -185,9 +185,9 @@ vcells_alloc(struct engine *e)
 		struct vview *w = &e->views[i];
 		for (v = w->base; v < w->base + w->ncells; v++) {
 			e->vcs[v].view = i;
-			e->vcs[v].root = w->view.parent[v - w->base] < 0;
+			e->vcs[v].root = w->view.cell[v - w->base].parent < 0;
 			if (e->vcs[v].root)
-				e->vc_assigned[w->vc * L1 + w->view.level[v - w->base]]++;
+				e->vc_assigned[w->vc * L1 + w->view.cell[v - w->base].level]++;
 		}
 	}
 }

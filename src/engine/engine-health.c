@@ -103,7 +103,7 @@ owed_root(const struct engine *e, int chain, int k)
 		n = 0;
 		for (v = w->base; v < w->base + w->ncells; v++)
 			if (e->vcs[v].root && e->vcs[v].phys < 0 &&
-			    w->view.level[v - w->base] == k) {
+			    w->view.cell[v - w->base].level == k) {
 				if (first < 0)
 					first = v;
 				n++;

@@ -199,27 +199,27 @@ static inline int
 v_level(const struct engine *e, int v)
 {
 	const struct vview *w = vv_of(e, v);
-	return w->view.level[v - w->base];
+	return w->view.cell[v - w->base].level;
 }
 static inline int
 v_parent(const struct engine *e, int v)
 {
 	const struct vview *w = vv_of(e, v);
-	int p = w->view.parent[v - w->base];
+	int p = w->view.cell[v - w->base].parent;
 	return p < 0 ? -1 : p + w->base;
 }
 static inline int
 v_child0(const struct engine *e, int v)
 {
 	const struct vview *w = vv_of(e, v);
-	int c = w->view.child0[v - w->base];
+	int c = w->view.cell[v - w->base].child0;
 	return c < 0 ? -1 : c + w->base;
 }
 static inline int
 v_nchild(const struct engine *e, int v)
 {
 	const struct vview *w = vv_of(e, v);
-	return w->view.nchild[v - w->base];
+	return w->view.cell[v - w->base].nchild;
 }
 
 /* engine-phys.c */

@@ -447,8 +447,7 @@ scratch_place(struct engine *e, const struct view *shape, const int *sizes, int 
 	unsigned char *a;
 	int rc;
 
-	view_init(&tmp, shape->ncells, shape->level, shape->parent, shape->child0,
-	    shape->nchild, shape->cap);
+	view_init_like(&tmp, shape);
 	a = avail(e, shape, arg);
 	view_reset(&tmp, a);
 	free(a);
@@ -472,7 +471,7 @@ vtier_avail(struct engine *e, const struct view *shape, void *arg)
 	int c, v, job;
 
 	for (c = 0; c < shape->ncells; c++) {
-		if (shape->level[c] != 1)
+		if (shape->cell[c].level != 1)
 			continue;
 		v = t->base + c;
 		job = e->vcs[v].job;
@@ -650,7 +649,7 @@ ptier_avail(struct engine *e, const struct view *shape, void *arg)
 	int c, p;
 
 	for (c = 0; c < shape->ncells; c++) {
-		if (shape->level[c] != 1)
+		if (shape->cell[c].level != 1)
 			continue;
 		p = t->base + c;
 		if (e->pcs[p].bad)

@@ -11,35 +11,19 @@
 #include "core/strbuf.h"
 #include "core/xmalloc.h"
 
-#define CAP(v, c)	((v)->cap[(v)->level[c]])
-#define LOC(v, c)	((c) - (v)->first[(v)->level[c]])
+#define CAP(v, c)	((v)->cap[(v)->cell[c].level])
+#define LOC(v, c)	((c) - (v)->first[(v)->cell[c].level])
 
-static int *
-dupints(const int *a, int n)
-{
-	int *p = xmalloc((size_t)(n ? n : 1) * sizeof *p);
-
-	memcpy(p, a, (size_t)n * sizeof *p);
-	return p;
-}
-
-void
-view_init(struct view *v, int ncells, const int *level, const int *parent,
-    const int *child0, const int *nchild, const int *cap_by_level)
+/* The levels' counts and indices, once cell[].level is set. */
+static void
+view_levels(struct view *v, const int *cap_by_level)
 {
 	int c, l;
 
-	memset(v, 0, sizeof *v);
-	v->ncells = ncells;
-	v->level = dupints(level, ncells);
-	v->parent = dupints(parent, ncells);
-	v->child0 = dupints(child0, ncells);
-	v->nchild = dupints(nchild, ncells);
-	v->avail = xcalloc((size_t)(ncells ? ncells : 1), sizeof *v->avail);
 	for (l = 0; l <= SPEC_MAX_LEVELS + 1; l++)
 		v->first[l] = -1;
-	for (c = 0; c < ncells; c++) {
-		l = level[c];
+	for (c = 0; c < v->ncells; c++) {
+		l = v->cell[c].level;
 		if (l > v->top)
 			v->top = l;
 		if (v->first[l] < 0)
@@ -56,6 +40,39 @@ view_init(struct view *v, int ncells, const int *level, const int *parent,
 }
 
 void
+view_init(struct view *v, int ncells, const int *level, const int *parent,
+    const int *child0, const int *nchild, const int *cap_by_level)
+{
+	int c;
+
+	memset(v, 0, sizeof *v);
+	v->ncells = ncells;
+	v->cell = xcalloc((size_t)(ncells ? ncells : 1), sizeof *v->cell);
+	for (c = 0; c < ncells; c++) {
+		v->cell[c].level = level[c];
+		v->cell[c].parent = parent[c];
+		v->cell[c].child0 = child0[c];
+		v->cell[c].nchild = nchild[c];
+	}
+	view_levels(v, cap_by_level);
+}
+
+void
+view_init_like(struct view *v, const struct view *shape)
+{
+	int c;
+
+	memset(v, 0, sizeof *v);
+	v->ncells = shape->ncells;
+	v->cell = xcalloc((size_t)(v->ncells ? v->ncells : 1), sizeof *v->cell);
+	for (c = 0; c < v->ncells; c++) {
+		v->cell[c] = shape->cell[c];
+		v->cell[c].avail = 0;
+	}
+	view_levels(v, shape->cap);
+}
+
+void
 view_release(struct view *v)
 {
 	int l;
@@ -64,24 +81,20 @@ view_release(struct view *v)
 		bitset_release(&v->part[l]);
 		bitset_release(&v->maxf[l]);
 	}
-	free(v->level);
-	free(v->parent);
-	free(v->child0);
-	free(v->nchild);
-	free(v->avail);
+	free(v->cell);
 	memset(v, 0, sizeof *v);
 }
 
 static inline bool
 full(const struct view *v, int c)
 {
-	return v->avail[c] == CAP(v, c);
+	return v->cell[c].avail == CAP(v, c);
 }
 
 static inline void
 part_update(struct view *v, int c, int old, int new)
 {
-	int l = v->level[c], cap = v->cap[l];
+	int l = v->cell[c].level, cap = v->cap[l];
 
 	if (old > 0 && old < cap)
 		bitset_clear(&v->part[l], old * v->count[l] + LOC(v, c));
@@ -92,12 +105,12 @@ part_update(struct view *v, int c, int old, int new)
 static inline void
 maxf_update(struct view *v, int c)
 {
-	int p = v->parent[c];
+	int p = v->cell[c].parent;
 
 	if (full(v, c) && (p < 0 || !full(v, p)))
-		bitset_set(&v->maxf[v->level[c]], LOC(v, c));
+		bitset_set(&v->maxf[v->cell[c].level], LOC(v, c));
 	else
-		bitset_clear(&v->maxf[v->level[c]], LOC(v, c));
+		bitset_clear(&v->maxf[v->cell[c].level], LOC(v, c));
 }
 
 void
@@ -111,14 +124,14 @@ view_reset(struct view *v, const unsigned char *leaf_avail)
 	}
 	/* Bottom-up: ids are ordered top level first, so walk backwards. */
 	for (c = v->ncells - 1; c >= 0; c--) {
-		if (v->level[c] == 1)
-			v->avail[c] = leaf_avail[c] ? 1 : 0;
+		if (v->cell[c].level == 1)
+			v->cell[c].avail = leaf_avail[c] ? 1 : 0;
 		else {
-			v->avail[c] = 0;
-			for (k = 0; k < v->nchild[c]; k++)
-				v->avail[c] += v->avail[v->child0[c] + k];
+			v->cell[c].avail = 0;
+			for (k = 0; k < v->cell[c].nchild; k++)
+				v->cell[c].avail += v->cell[v->cell[c].child0 + k].avail;
 		}
-		part_update(v, c, 0, v->avail[c]);
+		part_update(v, c, 0, v->cell[c].avail);
 	}
 	for (c = 0; c < v->ncells; c++)
 		maxf_update(v, c);
@@ -130,11 +143,11 @@ view_leaf_set(struct view *v, int leaf, bool avail)
 	int d = avail ? 1 : -1, c, old, k, n = 0;
 	int flipped[SPEC_MAX_LEVELS + 2];
 
-	if ((v->avail[leaf] != 0) == avail)
+	if ((v->cell[leaf].avail != 0) == avail)
 		return;
-	for (c = leaf; c >= 0; c = v->parent[c]) {
-		old = v->avail[c];
-		v->avail[c] = old + d;
+	for (c = leaf; c >= 0; c = v->cell[c].parent) {
+		old = v->cell[c].avail;
+		v->cell[c].avail = old + d;
 		part_update(v, c, old, old + d);
 		if ((old == CAP(v, c)) != (old + d == CAP(v, c)))
 			flipped[n++] = c;
@@ -144,8 +157,8 @@ view_leaf_set(struct view *v, int leaf, bool avail)
 	while (n-- > 0) {
 		c = flipped[n];
 		maxf_update(v, c);
-		for (k = 0; k < v->nchild[c]; k++)
-			maxf_update(v, v->child0[c] + k);
+		for (k = 0; k < v->cell[c].nchild; k++)
+			maxf_update(v, v->cell[c].child0 + k);
 	}
 }
 
@@ -178,8 +191,8 @@ view_choose(const struct view *v, int g)
 		if (v->maxf[l].count == 0)
 			continue;
 		c = v->first[l] + bitset_next(&v->maxf[l], 0);
-		while (v->level[c] > L)
-			c = v->child0[c];
+		while (v->cell[c].level > L)
+			c = v->cell[c].child0;
 		return c;
 	}
 	return -1;
@@ -191,28 +204,28 @@ fill(struct view *v, int c, int g, int *out, int *n)
 {
 	int k, ch, best, most;
 
-	if (v->level[c] == 1) {
+	if (v->cell[c].level == 1) {
 		out[(*n)++] = c;
 		view_leaf_set(v, c, false);
 		return;
 	}
 	while (g > 0) {
 		best = most = -1;
-		for (k = 0; k < v->nchild[c]; k++) {
-			ch = v->child0[c] + k;
-			if (v->avail[ch] >= g &&
-			    (best < 0 || v->avail[ch] < v->avail[best]))
+		for (k = 0; k < v->cell[c].nchild; k++) {
+			ch = v->cell[c].child0 + k;
+			if (v->cell[ch].avail >= g &&
+			    (best < 0 || v->cell[ch].avail < v->cell[best].avail))
 				best = ch;
-			if (v->avail[ch] > 0 &&
-			    (most < 0 || v->avail[ch] > v->avail[most]))
+			if (v->cell[ch].avail > 0 &&
+			    (most < 0 || v->cell[ch].avail > v->cell[most].avail))
 				most = ch;
 		}
 		if (best >= 0) {
 			fill(v, best, g, out, n);
 			return;
 		}
-		g -= v->avail[most];
-		fill(v, most, v->avail[most], out, n);
+		g -= v->cell[most].avail;
+		fill(v, most, v->cell[most].avail, out, n);
 	}
 }
 
@@ -233,27 +246,27 @@ view_check(const struct view *v, char *why, size_t len)
 	int c, k, sum, l, cap, keys;
 
 	for (c = 0; c < v->ncells; c++) {
-		l = v->level[c];
+		l = v->cell[c].level;
 		cap = v->cap[l];
 		if (l == 1) {
-			if (v->avail[c] < 0 || v->avail[c] > 1)
+			if (v->cell[c].avail < 0 || v->cell[c].avail > 1)
 				goto bad_leaf;
 		} else {
-			for (sum = 0, k = 0; k < v->nchild[c]; k++)
-				sum += v->avail[v->child0[c] + k];
-			if (sum != v->avail[c]) {
+			for (sum = 0, k = 0; k < v->cell[c].nchild; k++)
+				sum += v->cell[v->cell[c].child0 + k].avail;
+			if (sum != v->cell[c].avail) {
 				bufprintf(why, len, "view cell %d: avail %d, children sum %d",
-				    c, v->avail[c], sum);
+				    c, v->cell[c].avail, sum);
 				return false;
 			}
 		}
-		if (v->avail[c] > 0 && v->avail[c] < cap &&
-		    !bitset_test(&v->part[l], v->avail[c] * v->count[l] + LOC(v, c))) {
+		if (v->cell[c].avail > 0 && v->cell[c].avail < cap &&
+		    !bitset_test(&v->part[l], v->cell[c].avail * v->count[l] + LOC(v, c))) {
 			bufprintf(why, len, "view cell %d missing from its bucket", c);
 			return false;
 		}
 		{
-			int p = v->parent[c];
+			int p = v->cell[c].parent;
 			bool want = full(v, c) && (p < 0 || !full(v, p));
 			if (want != bitset_test(&v->maxf[l], LOC(v, c))) {
 				bufprintf(why, len, "view cell %d: maximal-free set wrong", c);
@@ -263,7 +276,7 @@ view_check(const struct view *v, char *why, size_t len)
 	}
 	for (l = 1; l <= v->top; l++) {
 		for (keys = 0, c = v->first[l]; c < v->first[l] + v->count[l]; c++)
-			keys += v->avail[c] > 0 && v->avail[c] < v->cap[l];
+			keys += v->cell[c].avail > 0 && v->cell[c].avail < v->cap[l];
 		if (keys != v->part[l].count) {
 			bufprintf(why, len, "view level %d: %d bucket keys, %d partial cells",
 			    l, v->part[l].count, keys);
@@ -272,6 +285,6 @@ view_check(const struct view *v, char *why, size_t len)
 	}
 	return true;
 bad_leaf:
-	bufprintf(why, len, "view leaf %d: avail %d", c, v->avail[c]);
+	bufprintf(why, len, "view leaf %d: avail %d", c, v->cell[c].avail);
 	return false;
 }
