@@ -177,6 +177,20 @@ expect_json_field() {
 	check_json_field "$name" "$path" "$want"
 }
 
+# A spec of one rack of two 4-GPU nodes (n0, n1) into file $1; the
+# caller appends its virtualClusters section.
+spec_rack2() {
+	cat >"$1" <<'SPEC'
+physicalCluster:
+  cellTypes:
+    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
+    RACK: {childCellType: NODE, childCellNumber: 2}
+  physicalCells:
+  - cellType: RACK
+    cellChildren: [{cellAddress: n0}, {cellAddress: n1}]
+SPEC
+}
+
 # End of a script: the verdicts are the lines already printed.
 done_testing() {
 	exit 0

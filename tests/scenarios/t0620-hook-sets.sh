@@ -233,18 +233,24 @@ squeue [-h] [-t] [all] [-o] [%i %T]
 sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]
 sinfo [-h] [-N] [-n] [n1] [-o] [%t]"
 rm -f "$FAKE/4300.gone"
+# each_hook_fails NAME VAR=VALUE: status, start and a migration's stop, with
+# the fake controller set by VAR=VALUE, fail saying they cannot ask Slurm,
+# and none says absent, failed or completed
+each_hook_fails() {
+	for h in status start stop; do
+		env "$2" CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
+		    CELLAR_GPUS=0 CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true \
+		    "$top/specs/hooks/slurm/$h" >"$TMP/hook-out" 2>&1 &&
+		    not_ok "$1-$h" "passed: $(cat "$TMP/hook-out")" ||
+		    { grep -q "cannot ask Slurm: slurm_load_jobs error: Unable to contact" "$TMP/hook-out" &&
+		      ! grep -q 'absent\|failed\|completed' "$TMP/hook-out" && ok "$1-$h" ||
+		      not_ok "$1-$h" "$(cat "$TMP/hook-out")"; }
+	done
+}
 # slurmctld cannot be reached (squeue fails, not "Invalid job id"):
 # status fails rather than say absent, start submits nothing, a
 # migration's stop fails rather than take the pod as ended
-for h in status start stop; do
-	env FAKE_DOWN=1 CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
-	    CELLAR_GPUS=0 CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true \
-	    "$top/specs/hooks/slurm/$h" >"$TMP/hook-out" 2>&1 &&
-	    not_ok "slurm-ctld-down-$h" "passed: $(cat "$TMP/hook-out")" ||
-	    { grep -q "cannot ask Slurm: slurm_load_jobs error: Unable to contact" "$TMP/hook-out" &&
-	      ! grep -q 'absent\|failed\|completed' "$TMP/hook-out" && ok "slurm-ctld-down-$h" ||
-	      not_ok "slurm-ctld-down-$h" "$(cat "$TMP/hook-out")"; }
-done
+each_hook_fails slurm-ctld-down FAKE_DOWN=1
 only squeue >/dev/null; got=$(grep -v '^squeue ' "$FAKE_LOG")
 [ -z "$got" ] && ok slurm-ctld-down-nothing-else || not_ok slurm-ctld-down-nothing-else "[$got]"
 : >"$FAKE_LOG"
@@ -265,15 +271,7 @@ check_calls slurm-forget-calls "squeue [-h] [-j] [4242] [-t] [all] [-o] [%T]
 squeue [-h] [-t] [all] [-o] [%i %T]
 squeue [-h] [-j] [4242] [-o] [%i]
 squeue [-h] [-o] [%i %i]"
-for h in status start stop; do
-	env FAKE_FORGET=down CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
-	    CELLAR_GPUS=0 CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true \
-	    "$top/specs/hooks/slurm/$h" >"$TMP/hook-out" 2>&1 &&
-	    not_ok "slurm-forget-down-$h" "passed: $(cat "$TMP/hook-out")" ||
-	    { grep -q "cannot ask Slurm: slurm_load_jobs error: Unable to contact" "$TMP/hook-out" &&
-	      ! grep -q 'absent\|failed\|completed' "$TMP/hook-out" && ok "slurm-forget-down-$h" ||
-	      not_ok "slurm-forget-down-$h" "$(cat "$TMP/hook-out")"; }
-done
+each_hook_fails slurm-forget-down FAKE_FORGET=down
 grep -q '^s[bc]a' "$FAKE_LOG" && not_ok slurm-forget-down-nothing-else "$(cat "$FAKE_LOG")" ||
     ok slurm-forget-down-nothing-else
 # a state word the hook does not know says nothing of the pod: status

@@ -8,14 +8,8 @@
 . tests/scenarios/lib.sh
 unset CELLAR_DB
 
-cat >"$TMP/spec.yaml" <<'SPEC'
-physicalCluster:
-  cellTypes:
-    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}
-    RACK: {childCellType: NODE, childCellNumber: 2}
-  physicalCells:
-  - cellType: RACK
-    cellChildren: [{cellAddress: n0}, {cellAddress: n1}]
+spec_rack2 "$TMP/spec.yaml"
+cat >>"$TMP/spec.yaml" <<'SPEC'
 virtualClusters:
   owner: {virtualCells: [{cellType: RACK.NODE, cellNumber: 2}]}
   guest: {}

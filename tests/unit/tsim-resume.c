@@ -749,6 +749,26 @@ static const struct emu_fault faults[] = {
 	{ "nope", 100, 200 },		/* no such node: nothing happens */
 };
 
+/* A run of policy on s in mode over jobs[0..n), every parameter at its
+   default and, with_faults, the node faults above. */
+static void
+setup_init(struct setup *su, const struct spec *s, enum engine_mode mode,
+    const char *policy, const struct job *jobs, int n, bool with_faults)
+{
+	memset(su, 0, sizeof *su);
+	su->s = s;
+	su->mode = mode;
+	su->policy = policy;
+	policy_params_init(&su->pp);
+	emu_params_init(&su->ep);
+	if (with_faults) {
+		su->ep.faults = faults;
+		su->ep.nfaults = sizeof faults / sizeof faults[0];
+	}
+	su->jobs = jobs;
+	su->njobs = n;
+}
+
 static const double service[] = {
 	120, 600, 1800, 3600, 3600, 7200, 14400, 30000, 60000, 100000, 250000,
 };
@@ -803,24 +823,15 @@ test_policies_and_modes(void)
 				    jobs[i].gpus : 0;
 				jobs[i].elastic_max = 2 * jobs[i].elastic_min;
 			}
-			memset(&su, 0, sizeof su);
-			su.s = s;
-			su.mode = modes[mi];
-			su.policy = pconfs[pi].policy;
-			policy_params_init(&su.pp);
+			setup_init(&su, s, modes[mi], pconfs[pi].policy, jobs, n, true);
 			su.pp.promote_knob = pconfs[pi].knob;
 			if (pconfs[pi].sample) {
 				su.pp.service = service;
 				su.pp.nservice = sizeof service / sizeof service[0];
 			}
-			emu_params_init(&su.ep);
-			su.ep.faults = faults;
-			su.ep.nfaults = sizeof faults / sizeof faults[0];
 			su.ep.sample_interval = 1800;
 			su.ep.grow_after = 120;
 			su.ep.no_slice = pconfs[pi].no_slice;
-			su.jobs = jobs;
-			su.njobs = n;
 			total += one(&su, 10);
 		}
 	CHECKF(total >= 10 * 3 * 10, "%d restores", total);
@@ -848,17 +859,8 @@ test_static_binding(void)
 		jobs[i].state_since = jobs[i].submit;
 	}
 	for (i = 0; i < 2; i++) {
-		memset(&su, 0, sizeof su);
-		su.s = s;
-		su.mode = ENGINE_HIVED;
-		su.policy = policies[i];
-		policy_params_init(&su.pp);
-		emu_params_init(&su.ep);
+		setup_init(&su, s, ENGINE_HIVED, policies[i], jobs, n, true);
 		su.ep.static_binding = true;
-		su.ep.faults = faults;
-		su.ep.nfaults = sizeof faults / sizeof faults[0];
-		su.jobs = jobs;
-		su.njobs = n;
 		total += one(&su, 8);
 	}
 	CHECKF(total == 2 * 8, "%d restores", total);
@@ -888,17 +890,8 @@ test_borrowing(void)
 		jobs[i].state_since = jobs[i].submit;
 	}
 	for (i = 0; i < 4; i++) {
-		memset(&su, 0, sizeof su);
-		su.s = s;
-		su.mode = ENGINE_QUOTA;
-		su.policy = policies[i];
-		policy_params_init(&su.pp);
-		emu_params_init(&su.ep);
+		setup_init(&su, s, ENGINE_QUOTA, policies[i], jobs, n, true);
 		su.ep.borrow = true;
-		su.ep.faults = faults;
-		su.ep.nfaults = sizeof faults / sizeof faults[0];
-		su.jobs = jobs;
-		su.njobs = n;
 		memset(&o, 0, sizeof o);
 		if (straight(&su, &o) == 0) {
 			CHECKF(o.rep.borrow && o.rep.all.borrowed_jobs > 0 &&
@@ -924,16 +917,9 @@ test_ideal(void)
 	struct setup su;
 
 	random_jobs(s, jobs, n, 5);
-	memset(&su, 0, sizeof su);
-	su.s = s;
-	su.mode = ENGINE_HIVED;
-	su.policy = "las";
-	policy_params_init(&su.pp);
+	setup_init(&su, s, ENGINE_HIVED, "las", jobs, n, false);
 	su.pp.thresholds[0] = 600;
-	emu_params_init(&su.ep);
 	su.ep.ideal = true;
-	su.jobs = jobs;
-	su.njobs = n;
 	CHECK(one(&su, 16) == 16);
 	free(jobs);
 	spec_free(s);
@@ -979,16 +965,9 @@ test_philly(void)
 	if (philly_setup(&s, &r) < 0)
 		return;
 	for (i = 0; i < 4; i++) {
-		memset(&su, 0, sizeof su);
-		su.s = s;
-		su.mode = ENGINE_HIVED;
-		su.policy = pol[i];
-		policy_params_init(&su.pp);
-		emu_params_init(&su.ep);
+		setup_init(&su, s, ENGINE_HIVED, pol[i], r.jobs, r.njobs, false);
 		su.ep.faults = philly_faults;
 		su.ep.nfaults = sizeof philly_faults / sizeof philly_faults[0];
-		su.jobs = r.jobs;
-		su.njobs = r.njobs;
 		CHECK(one(&su, 24) == 24);
 	}
 	replay_release(&r);
@@ -1009,16 +988,7 @@ test_progress_cuts(void)
 	struct outcome a, b;
 
 	random_jobs(s, jobs, n, 17);
-	memset(&su, 0, sizeof su);
-	su.s = s;
-	su.mode = ENGINE_HIVED;
-	su.policy = "srsf";
-	policy_params_init(&su.pp);
-	emu_params_init(&su.ep);
-	su.ep.faults = faults;
-	su.ep.nfaults = sizeof faults / sizeof faults[0];
-	su.jobs = jobs;
-	su.njobs = n;
+	setup_init(&su, s, ENGINE_HIVED, "srsf", jobs, n, true);
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	CHECK(straight(&su, &a) == 0);
@@ -1061,14 +1031,7 @@ test_migrate_mid(void)
 	job_set_shape(&jobs[4], 2, 1);
 	jobs[4].duration = 50000;
 	jobs[4].model = model_find("vgg16");
-	memset(&su, 0, sizeof su);
-	su.s = s;
-	su.mode = ENGINE_HIVED;
-	su.policy = "gandiva";
-	policy_params_init(&su.pp);
-	emu_params_init(&su.ep);
-	su.jobs = jobs;
-	su.njobs = 5;
+	setup_init(&su, s, ENGINE_HIVED, "gandiva", jobs, 5, false);
 	/* the cut at 1000 is mid-migration: j4 moved and stalls */
 	CHECK(policy_init(&p, policy_find("gandiva"), &su.pp, &cause) == 0);
 	m = emu_create(s, su.mode, &p, &su.ep, jobs, 5, &cause);
@@ -1212,16 +1175,9 @@ test_corrupt(void)
 	double until = 60000;
 
 	random_jobs(s, jobs, n, 3);
-	memset(&su, 0, sizeof su);
-	su.s = s;
-	su.mode = ENGINE_HIVED;
-	su.policy = "gittins";
-	policy_params_init(&su.pp);
-	emu_params_init(&su.ep);
+	setup_init(&su, s, ENGINE_HIVED, "gittins", jobs, n, false);
 	su.ep.faults = faults;
 	su.ep.nfaults = 5;
-	su.jobs = jobs;
-	su.njobs = n;
 	memcpy(live, jobs, (size_t)n * sizeof *jobs);
 	CHECK(policy_init(&p, policy_find("gittins"), &su.pp, &cause) == 0);
 	m = emu_create(s, su.mode, &p, &su.ep, live, n, &cause);
@@ -1459,16 +1415,7 @@ test_old_blobs(void)
 	for (v = 3; v <= 4; v++) {
 		old_blobs = v;
 		for (i = 0; i < 3; i++) {
-			memset(&su, 0, sizeof su);
-			su.s = s;
-			su.mode = ENGINE_HIVED;
-			su.policy = policies[i];
-			policy_params_init(&su.pp);
-			emu_params_init(&su.ep);
-			su.ep.faults = faults;
-			su.ep.nfaults = sizeof faults / sizeof faults[0];
-			su.jobs = jobs;
-			su.njobs = n;
+			setup_init(&su, s, ENGINE_HIVED, policies[i], jobs, n, true);
 			total += one(&su, 8);
 		}
 	}
