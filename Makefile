@@ -116,7 +116,7 @@ INSTALL_BIN ?= build/rel/cellar
 # enforces that nobody else includes them).
 $(B)/ui/%.o $(B)/store/%.o $(B)/src/spec/spec-yaml.o: CFLAGS += $(PKG_CFLAGS)
 
-.PHONY: all run check check-long asan bench clean deps variant-all variant-tests variant-bench lint-man \
+.PHONY: all run check check-long asan bench clean deps test-deps variant-all variant-tests variant-bench lint-man \
         check-man check-papers fuzz variant-fuzz install install-files
 all: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-all
@@ -125,15 +125,15 @@ all: deps
 run: all
 	./cellar
 
-check: deps
+check: test-deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
 	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/run.sh
 
-check-long: deps
+check-long: test-deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
 	@CELLAR_BUILD=$(call BDIR,dbg) CELLAR_LONG=1 sh tests/run.sh
 
-asan: deps
+asan: test-deps
 	@$(MAKE) --no-print-directory VARIANT=asan variant-tests
 	@CELLAR_BUILD=$(call BDIR,asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tests/run.sh
@@ -144,13 +144,13 @@ bench: deps
 
 # The seed papers' claims, one script each (tests/papers/README.md); make
 # check runs them too.
-check-papers: deps
+check-papers: test-deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
 	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/run.sh papers
 
 # The manual against the command table (t0050), its examples run (t0055),
 # and the lint; fails on the first "not ok".
-check-man: deps
+check-man: test-deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
 	@for t in tests/manlint.sh tests/scenarios/t0050-help-vs-man.sh \
 	    tests/scenarios/t0055-man-examples.sh; do \
@@ -268,7 +268,11 @@ $(B)/gen/store-schema.c: store/schema.sql
 $(B)/gen/store-schema.o: $(B)/gen/store-schema.c
 	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -c -o $@ $<
 
-# Install what is missing (as root) or say exactly what to run.
+# Install what is missing (as root) or say exactly what to run. `deps`
+# is what cellar needs to build and run (make, make install); `test-deps`
+# adds the tools and daemons the tests drive (sshd, munge, Slurm, tmux ...),
+# for the test targets only: an operator's `make install` never installs
+# a daemon.
 deps:
 	@missing=""; \
 	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
@@ -282,15 +286,19 @@ deps:
 	    echo "missing build dependencies; run:"; \
 	    echo "  sudo apt-get install -y $(DEBPKGS)"; exit 1; \
 	  fi; \
-	fi; \
-	if ! command -v mandoc >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1 || \
+	fi
+
+test-deps: deps
+	@if ! command -v mandoc >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1 || \
 	   [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null 2>&1 || \
 	   ! command -v strace >/dev/null 2>&1 || ! command -v gnuplot >/dev/null 2>&1 || \
 	   [ ! -x /usr/sbin/munged ] || [ ! -x /usr/sbin/slurmctld ] || \
 	   [ ! -x /usr/sbin/slurmd ] || ! command -v sbatch >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing test tools: $(TESTPKGS)"; \
 	    (apt-get install -y -q $(TESTPKGS) >/dev/null 2>&1 || \
-	     (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(TESTPKGS))) >/dev/null || true; \
+	     (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(TESTPKGS))) >/dev/null || \
+	     echo "some test tools did not install (their tests fail)"; \
 	  else \
 	    echo "some test tools are missing (their tests fail); run:"; \
 	    echo "  sudo apt-get install -y $(TESTPKGS)"; \
