@@ -8,8 +8,10 @@
 # (tests/scenarios/t*.sh, run with $CELLAR set to the binary under test), the
 # paper tier (tests/papers/p-*.sh: the seed papers' claims), and the
 # man-page lint. Every test prints "ok - NAME" or
-# "not ok - NAME: why"; a binary or script that dies without printing its own
-# verdict counts as one failure. Exit status is 1 when anything failed.
+# "not ok - NAME: why", or "skip - NAME: why" when it cannot run here (not
+# root, a tool missing): a skip is counted apart, never as a pass. A
+# binary or script that dies without printing its own verdict counts as
+# one failure. Exit status is 1 when anything failed.
 
 B=${CELLAR_BUILD:-build/dbg}
 CELLAR=$(pwd)/$B/cellar
@@ -37,7 +39,7 @@ run() {   # run NAME CMD...: stream its lines, record a crash as a failure
 	if [ $rc -ne 0 ] && ! grep -q '^not ok - ' "$out"; then
 		echo "not ok - $name: exited $rc without a verdict" | tee -a "$log"
 	fi
-	if ! grep -q '^\(not \)\{0,1\}ok - ' "$out" && [ $rc -eq 0 ]; then
+	if ! grep -q '^\(\(not \)\{0,1\}ok\|skip\) - ' "$out" && [ $rc -eq 0 ]; then
 		echo "not ok - $name: printed no test result" | tee -a "$log"
 	fi
 	rm -f "$out"
@@ -69,5 +71,10 @@ want man && run man-lint sh tests/manlint.sh
 cd "$top" || exit 1
 pass=$(grep -c '^ok - ' "$log")
 fail=$(grep -c '^not ok - ' "$log")
-echo "$pass passed, $fail failed"
+skip=$(grep -c '^skip - ' "$log")
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
 [ "$fail" -eq 0 ]
