@@ -694,6 +694,60 @@ test_borrowing(void)
 	spec_free(s);
 }
 
+/*
+ * Best fit among partly used cells (view_choose's rule 1): on two 4-GPU
+ * nodes of one VC, a 3-GPU pod joins the node a 1-GPU pod already
+ * uses, so a 4-GPU pod still finds a whole node; a 2-GPU pod then takes
+ * the fuller of two partly used nodes. Without the rule the 3-GPU pod
+ * breaks the second node and the 4-GPU pod is refused.
+ */
+static void
+test_best_fit(void)
+{
+	static const char text[] =
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
+	    "    RACK: {childCellType: NODE, childCellNumber: 2}\n"
+	    "  physicalCells:\n"
+	    "  - cellType: RACK\n"
+	    "    cellChildren:\n"
+	    "    - cellAddress: n0\n"
+	    "    - cellAddress: n1\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK.NODE, cellNumber: 2}\n";
+	struct spec *s = work_spec(text);
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	char *cause = NULL, why[256];
+	int one, node1;
+
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	CHECK(e != NULL);
+	engine_plan_init(&p);
+	work_req(&r, "one", 0, 1, 1, 0);
+	CHECK((one = engine_alloc(e, &r, &p)) >= 0);
+	node1 = s->cells[p.leaves[0]].node;
+	work_req(&r, "three", 0, 1, 3, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	CHECKF(s->cells[p.leaves[0]].node == node1, "the 3-GPU pod went to "
+	    "node %d, the 1-GPU pod is on node %d", s->cells[p.leaves[0]].node,
+	    node1);
+	work_req(&r, "four", 0, 1, 4, 0);
+	CHECKF(engine_alloc(e, &r, &p) >= 0, "4 GPUs refused: %s", p.why);
+	CHECK(engine_check(e, why, sizeof why));
+	(void)one;
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "fig3-orders", test_fig3_orders },
 	{ "opportunistic-fill-and-preempt", test_opportunistic_fill_and_preempt },
@@ -706,5 +760,6 @@ static const struct test tests[] = {
 	{ "never-fits", test_never_fits },
 	{ "static-binding", test_static_binding },
 	{ "borrowing", test_borrowing },
+	{ "best-fit", test_best_fit },
 };
 TEST_MAIN(tests)
