@@ -182,6 +182,35 @@ test_job_roundtrip(void)
 	CHECK_INTEQ(sj.job.state, JOB_COMPLETED);
 	CHECK(same_double(sj.job.end, 1e9 + 0.5));
 	store_job_release(&sj);
+	/* A state update (store_job_put_state: the live loop's and the
+	   emulator's checkpoint path) writes every field it owns: each one
+	   changed, the whole struct reads back as written. */
+	j.state = JOB_RUNNING;
+	j.reason = JOB_REASON_NONE;
+	j.state_since = 7.25;
+	j.first_start = 1.5;
+	j.end = -1;
+	j.queued = 2.75;
+	j.attained = 99.5;
+	j.run_time = 33.25;
+	j.work_done = 12.5;
+	j.ckpt_work = 11.5;
+	j.lost_work = 1.25;
+	j.restarts = 6;
+	j.preemptions = 7;
+	j.suspensions = 8;
+	j.opportunistic = false;
+	j.engine_id = 41;
+	j.priority = 9;
+	j.weight = 3;
+	CHECK(store_job_put_state(st, run, &j, &cause) == 0);
+	CHECK(store_job_get(st, run, 5, &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.preemptions, 7);
+	CHECK_INTEQ(sj.job.restarts, 6);
+	CHECK_INTEQ(sj.job.suspensions, 8);
+	CHECK_INTEQ(sj.job.engine_id, 41);
+	CHECK(memcmp(&sj.job, &j, sizeof j) == 0);
+	store_job_release(&sj);
 	CHECK(store_job_find(st, run, "nope", &sj, &cause) == STORE_NOTFOUND);
 	CHECK_STREQ(cause, "no job 'nope' in run 1");
 	free(cause);
