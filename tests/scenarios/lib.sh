@@ -48,6 +48,22 @@ CELLAR_DB=:memory:
 export XDG_STATE_HOME CELLAR_DB
 unset CELLAR_BUSY_TIMEOUT
 
+# wait_for CMD...: poll CMD until it succeeds (up to WAIT_MAX looks 0.05 s
+# apart, 20 s by default: a loaded machine, never a fixed sleep); its
+# status is the last try's.
+WAIT_MAX=${WAIT_MAX:-400}
+wait_for() {
+	_w=0
+	while ! "$@"; do
+		_w=$((_w + 1))
+		[ "$_w" -ge "$WAIT_MAX" ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+# lines_at_least FILE N: FILE has N lines or more
+lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+
 # skip NAME WHY: this check cannot run here (not root, a tool missing);
 # the runner counts it apart from passes and failures.
 skip() { echo "skip - $T/$1: $2"; }

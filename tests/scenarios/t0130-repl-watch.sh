@@ -31,7 +31,9 @@ expect_screen ctrl-c-prompt a "$P"
 press a C-l
 enter a "status"
 expect_screen after-watch a "guaranteed"
-sleep 0.3
+# The REPL reads a line only once watch has returned, so status's output
+# proves watch stopped; a round still running would have redrawn its
+# header over the cleared screen before status could run.
 case $(screen a) in
 *"watch: "*) not_ok watch-stopped "[$(screen a)]" ;;
 *) ok watch-stopped ;;

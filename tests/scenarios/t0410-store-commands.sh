@@ -218,7 +218,8 @@ check_rc follow-done-rc 0
 "$CELLAR" --db "$TMP/f.db" -q alloc first --vc dev --gpus 1
 "$CELLAR" --db "$TMP/f.db" events --follow --for 3 -o csv --no-header >"$TMP/follow.out" 2>&1 &
 follower=$!
-sleep 1
+# following: it has printed the events written before it started
+wait_for lines_at_least "$TMP/follow.out" 2 || not_ok follow-started "$(cat "$TMP/follow.out")"
 "$CELLAR" --db "$TMP/f.db" -q -c 'alloc second --vc dev --gpus 1' -c 'release second'
 wait "$follower"
 rc=$?
@@ -228,7 +229,8 @@ rc=$?
 # Ctrl-C (SIGINT) stops it with status 130.
 "$CELLAR" --db "$TMP/f.db" events --follow >"$TMP/int.out" 2>&1 &
 follower=$!
-sleep 0.5
+# in its follow loop (its handler set): it has printed the old events
+wait_for lines_at_least "$TMP/int.out" 1 || not_ok follow-int-started "$(cat "$TMP/int.out")"
 kill -INT "$follower"
 wait "$follower"
 rc=$?
