@@ -116,7 +116,7 @@ INSTALL_BIN ?= build/rel/cellar
 # enforces that nobody else includes them).
 $(B)/ui/%.o $(B)/store/%.o $(B)/src/spec/spec-yaml.o: CFLAGS += $(PKG_CFLAGS)
 
-.PHONY: all run check check-long asan bench clean deps test-deps variant-all variant-tests variant-bench lint-man \
+.PHONY: all run check check-long asan bench clean deps test-deps mutate variant-all variant-tests variant-bench lint-man \
         check-man check-papers fuzz variant-fuzz install install-files
 all: deps
 	@$(MAKE) --no-print-directory VARIANT=rel variant-all
@@ -147,6 +147,12 @@ bench: deps
 check-papers: test-deps
 	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
 	@CELLAR_BUILD=$(call BDIR,dbg) sh tests/run.sh papers
+
+# The mutation tier (tests/mutate/run.sh): each mutation of
+# tests/mutate/mutations, in a copy of the tree, must fail a test.
+mutate: test-deps
+	@$(MAKE) --no-print-directory VARIANT=dbg variant-tests
+	@MUTATE_DIR=$(call BDIR,dbg)/../mutate sh tests/mutate/run.sh $(MUTATE)
 
 # The manual against the command table (t0050), its examples run (t0055),
 # and the lint; fails on the first "not ok".

@@ -189,7 +189,7 @@ static void
 test_fifo(void)
 {
 	struct policy p;
-	struct job a, b;
+	struct job a, b, c;
 
 	mk(&p, &policy_fifo, NULL, 0, NULL, 0);
 	running(&a, 0, 10, 8, 1e9);
@@ -199,6 +199,10 @@ test_fifo(void)
 	a.duration = 1;
 	b.duration = 1e9;
 	CHECK(cmp(&p, &a, &b, 0) < 0);
+	/* rule 1 before rule 2: an earlier submission with a higher id (a
+	   requeued job keeps its submission) goes first */
+	running(&c, 2, 5, 1, 0);
+	CHECK(cmp(&p, &c, &a, 0) < 0 && cmp(&p, &c, &b, 0) < 0);
 	CHECK(p.ops->klass(&p, &a, 0) == 0 && p.ops->klass(&p, &b, 0) == 0);
 	CHECK(isinf(p.ops->change(&p, &a)) && isinf(p.ops->wait_change(&p, &b, 0)));
 	CHECK(!(p.ops->flags & POLICY_SKIP));
