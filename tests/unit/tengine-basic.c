@@ -748,6 +748,56 @@ test_best_fit(void)
 	spec_free(s);
 }
 
+/*
+ * Binding prefers a healthy cell (buddy_take's rule 1): with the free
+ * GPUs of a bad node at the level asked for, a healthy node above them
+ * is split instead of binding a bad GPU.
+ */
+static void
+test_bind_healthy(void)
+{
+	static const char text[] =
+	    "physicalCluster:\n"
+	    "  cellTypes:\n"
+	    "    NODE: {childCellType: GPU, childCellNumber: 4, isNodeLevel: true}\n"
+	    "    RACK: {childCellType: NODE, childCellNumber: 2}\n"
+	    "  physicalCells:\n"
+	    "  - cellType: RACK\n"
+	    "    cellChildren:\n"
+	    "    - cellAddress: n0\n"
+	    "    - cellAddress: n1\n"
+	    "virtualClusters:\n"
+	    "  A:\n"
+	    "    virtualCells:\n"
+	    "    - {cellType: RACK.NODE.GPU, cellNumber: 2}\n";
+	struct spec *s = work_spec(text);
+	struct engine *e;
+	struct engine_plan p;
+	struct engine_req r;
+	char *cause = NULL, why[256];
+	int aff[4], n;
+
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	e = engine_create(s, ENGINE_HIVED, &cause);
+	CHECK(e != NULL);
+	engine_plan_init(&p);
+	work_req(&r, "a1", 0, 1, 1, 0);
+	CHECK(engine_alloc(e, &r, &p) >= 0);
+	n = s->cells[p.leaves[0]].node;
+	/* a1's node goes bad: its three free GPUs are bad free cells */
+	CHECK(engine_node_set_bad(e, s->nodes[n].name, true, aff, 4) == 1);
+	work_req(&r, "a2", 0, 1, 1, 0);
+	CHECKF(engine_alloc(e, &r, &p) >= 0, "%s", p.why);
+	CHECKF(s->cells[p.leaves[0]].node != n, "a2 was bound on the bad node "
+	    "'%s'", s->nodes[n].name);
+	CHECK(engine_check(e, why, sizeof why));
+	engine_plan_release(&p);
+	engine_free(e);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "fig3-orders", test_fig3_orders },
 	{ "opportunistic-fill-and-preempt", test_opportunistic_fill_and_preempt },
@@ -761,5 +811,6 @@ static const struct test tests[] = {
 	{ "static-binding", test_static_binding },
 	{ "borrowing", test_borrowing },
 	{ "best-fit", test_best_fit },
+	{ "bind-healthy", test_bind_healthy },
 };
 TEST_MAIN(tests)

@@ -18,8 +18,10 @@
 
 #include "core/strbuf.h"
 #include "engine/engine.h"
+#include "engine/engine-int.h"	/* theorem1_holds */
 #include "spec/spec.h"
 #include "test.h"
+#include "engine-work.h"	/* fig3, work_spec */
 
 static unsigned long long rng;
 static unsigned
@@ -275,7 +277,41 @@ test_random_safety(void)
 	    ops, seed - 1, legal, illegal);
 }
 
+/*
+ * Theorem 1 at its edge, on the HiveD Figure 3 chain (GPU, SW of 2, SOCK
+ * of 2 SW, NODE of 2 SOCK, RACK of 4 NODE): cells owed at each level must
+ * be covered by free cells of that level or above, in units of the
+ * level; one unit short fails, exactly covered holds.
+ */
+static void
+test_theorem1_edges(void)
+{
+	struct spec *s = work_spec(fig3);
+	long long owed[8] = { 0 }, fr[8] = { 0 };
+	int bad = 0;
+
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	owed[1] = 1;			/* a GPU owed, nothing free */
+	CHECK(!theorem1_holds(s, 0, owed, fr, &bad) && bad == 1);
+	fr[1] = 1;			/* exactly covered */
+	CHECK(theorem1_holds(s, 0, owed, fr, &bad));
+	owed[2] = 1;			/* and a switch (2 GPUs): 3 needed, 1 free */
+	CHECK(!theorem1_holds(s, 0, owed, fr, &bad) && bad == 1);
+	fr[2] = 1;			/* a free switch covers it at level 2, and
+					   level 1 has 1 + 2 GPUs for 1 + 2 owed */
+	CHECK(theorem1_holds(s, 0, owed, fr, &bad));
+	owed[3] = 2;			/* two sockets (8 GPUs) against one node */
+	fr[4] = 1;
+	CHECK(theorem1_holds(s, 0, owed, fr, &bad));
+	owed[3] = 3;			/* three: short, first seen in GPUs */
+	CHECK(!theorem1_holds(s, 0, owed, fr, &bad) && bad == 1);
+	spec_free(s);
+}
+
 static const struct test tests[] = {
 	{ "random-safety", test_random_safety },
+	{ "theorem1-edges", test_theorem1_edges },
 };
 TEST_MAIN(tests)

@@ -41,6 +41,10 @@ test_running_and_requeued(void)
 	CHECKF(NEAR(job_run_time_at(&j, 80), 40), "%g", job_run_time_at(&j, 80));
 	CHECKF(NEAR(job_queued_at(&j, 80), 40), "%g", job_queued_at(&j, 80));
 	job_apply(&j, JOB_EV_START, 90, NULL, 0);
+	/* the first start stays the first (JCT's early feedback reads it) */
+	CHECKF(NEAR(j.first_start, 10), "%g", j.first_start);
+	CHECK_INTEQ(j.preemptions, 1);
+	CHECK_INTEQ(j.restarts, 1);
 	CHECKF(NEAR(job_queued_at(&j, 100), 50), "%g", job_queued_at(&j, 100));
 	CHECKF(NEAR(job_run_time_at(&j, 100), 50), "%g", job_run_time_at(&j, 100));
 	job_account(&j, 20, 1.0);
@@ -50,9 +54,31 @@ test_running_and_requeued(void)
 	CHECKF(NEAR(job_queued_at(&j, 500), 50), "%g", job_queued_at(&j, 500));
 }
 
+/* Work done never passes the job's duration, however long it is charged;
+   an unknown duration (< 0) is not a cap. */
+static void
+test_work_capped(void)
+{
+	struct job j;
+
+	job_init(&j, 0, "a", 0, 0);
+	j.duration = 100;
+	job_apply(&j, JOB_EV_SUBMIT, 0, NULL, 0);
+	job_apply(&j, JOB_EV_START, 0, NULL, 0);
+	job_account(&j, 80, 1.0);
+	CHECKF(NEAR(j.work_done, 80), "%g", j.work_done);
+	job_account(&j, 80, 0.5);
+	CHECKF(NEAR(j.work_done, 100), "%g", j.work_done);
+	CHECKF(NEAR(j.run_time, 160), "%g", j.run_time);
+	j.duration = -1;
+	job_account(&j, 50, 1.0);
+	CHECKF(NEAR(j.work_done, 150), "%g", j.work_done);
+}
+
 static const struct test tests[] = {
 	{ "pending", test_pending },
 	{ "running-and-requeued", test_running_and_requeued },
+	{ "work-capped", test_work_capped },
 };
 
 TEST_MAIN(tests)
