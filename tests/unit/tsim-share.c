@@ -141,6 +141,25 @@ test_fig9(void)
 	CHECKF(work / (4 * T) > 0.97 && work / (4 * T) < 1, "aggregate %.4f", work / (4 * T));
 	CHECK(r.guests == 2 && sus > 100);
 	CHECK(r.all.suspensions == sus && r.all.suspend_gpu_hours > 0);
+	/* at most --max-height (2) members per GPU: of nine jobs on the 4
+	   GPUs, eight share them and the ninth waits */
+	{
+		struct job nine[9];
+		struct emu_report rn;
+		int nsus;
+
+		for (i = 0; i < 9; i++) {
+			add(nine, i, 0, 0, 1, 100000);
+			nine[i].model = model_find("resnet50");
+		}
+		run_node("gandiva", false, nine, 9, 3600, &rn, &nsus);
+		CHECKF(rn.guests == 4, "%lld guests", (long long)rn.guests);
+		CHECKF(nine[8].first_start < 0, "the ninth job started at %g",
+		    nine[8].first_start);
+		for (i = 0; i < 8; i++)
+			CHECK(nine[i].first_start >= 0);
+		emu_report_release(&rn);
+	}
 	/* FIFO: two jobs wait the whole time, the others run alone */
 	six_jobs(fifo, "resnet50", 100000);
 	run_node("fifo", false, fifo, 6, T, &rf, &fsus);
