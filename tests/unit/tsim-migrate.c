@@ -411,6 +411,17 @@ test_cost(void)
 	CHECK(rep[0].all.migrate_gpu_hours == 0);
 	emu_report_release(&rep[0]);
 	emu_report_release(&rep[1]);
+	/* worth it only when the job has 20x the cost left to run: j4 has
+	   about (50000 - 350) / 0.35 = 142,000 s left at 1000, so a cost of
+	   20,000 s (less than that, more than a twentieth) keeps it spread */
+	spread_jobs(jobs[0], vc);
+	emu_params_init(&ep);
+	ep.migrate_scale = 20000 / c;
+	start(&r, s, &ep, jobs[0], 5);
+	CHECK(emu_run(r.m, 1100, NULL, NULL, &cause) >= 0);
+	CHECK_INTEQ(count_kind(r.m, REC_MIGRATE, 4), 0);
+	CHECK_INTEQ(job_nodes(r.m, s, 4), 2);
+	stop(&r);
 	spec_free(s);
 }
 
