@@ -25,6 +25,18 @@ bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* This thread's CPU seconds: what a frame costs whatever else the
+   machine runs (wall time on a shared 2-core machine measures the other
+   processes too; caches shared with them still count). */
+static inline double
+bench_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* xorshift64, one fixed seed per benchmark: the same workload every run. */
 static unsigned long long bench_rng = 0x853c49e6748fea9bULL;
 
