@@ -33,13 +33,16 @@ done
 # also on failure.
 A=cellar-ta-$$ B=cellar-tb-$$ C=cellar-tc-$$ M=cellar-tm-$$ Z=cellar-tz-$$
 G=cellar-tg-$$
+# -f: userdel refuses a user with a process left (Z shares uid 0 with
+# everything root runs; a job's stray process would keep A or B)
 users_cleanup() {
-	for u in $A $B $C $M; do userdel -r "$u" >/dev/null 2>&1; done
-	userdel "$Z" >/dev/null 2>&1
+	for u in $A $B $C $M; do userdel -f -r "$u" >/dev/null 2>&1; done
+	userdel -f "$Z" >/dev/null 2>&1
 	groupdel "$G" >/dev/null 2>&1
 	for u in $A $B $C $M; do groupdel "$u" >/dev/null 2>&1; done
+	rm -f /root/cellar-t0696-*	# only a job that ran as root writes one
 }
-trap 'users_cleanup; sshd_stop' EXIT
+trap 'sshd_stop; users_cleanup' EXIT
 groupadd "$G" || { not_ok users "groupadd $G failed"; done_testing; }
 for u in $A $B $C $M; do
 	# -p '*': no password, but not locked (sshd refuses a locked one)
