@@ -206,6 +206,55 @@ may_cancel(struct server *sv, struct client *cl, const struct args *a, char **ca
 	return -1;
 }
 
+/*
+ * Who a job submitted by cl runs as (cellar-spec(5), ACCESS): the
+ * caller's uid and gid (SO_PEERCRED), or the account access.runAs maps
+ * their name to; into s->run_uid and run_gid. Refused: root for a
+ * non-admin (whatever the account's name), and any other uid than the
+ * server's own when the server is not root (it could not switch to it).
+ */
+static int
+run_as(struct server *sv, struct client *cl, char **cause)
+{
+	const char *acct = spec_run_as(sv->s->spec, cl->user);
+	struct passwd *pw;
+	uid_t uid = cl->uid;
+	gid_t gid = cl->gids[0];
+	char self[64];
+
+	if (acct != NULL) {
+		if ((pw = getpwnam(acct)) == NULL) {
+			*cause = xasprintf("user '%s' runs jobs as '%s' (access.runAs), "
+			    "but this machine has no user '%s': add it, or change "
+			    "access.runAs", cl->user, acct, acct);
+			return -1;
+		}
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	}
+	if (uid == 0 && !is_admin(sv, cl)) {
+		*cause = xasprintf("user '%s' may not run jobs as root: "
+		    "access.runAs maps them to '%s' (uid 0), and only admins "
+		    "(access.admins) run jobs as root", cl->user, acct);
+		return -1;
+	}
+	if (sv->self != 0 && uid != sv->self) {
+		if ((pw = getpwuid(sv->self)) != NULL)
+			snprintf(self, sizeof self, "%s", pw->pw_name);
+		else
+			snprintf(self, sizeof self, "uid%ld", (long)sv->self);
+		*cause = xasprintf("this cellar server runs as '%s', not root, so "
+		    "its jobs can run only as '%s', not as '%s' (uid %ld): run the "
+		    "server as root (cellar.service) for jobs to run as their "
+		    "users, or map user '%s' to '%s' in access.runAs", self, self,
+		    acct != NULL ? acct : cl->user, (long)uid, cl->user, self);
+		return -1;
+	}
+	sv->s->run_uid = (int)uid;
+	sv->s->run_gid = (int)gid;
+	return 0;
+}
+
 /* What a non-admin may change; every other change is the admins'. */
 static const struct {
 	const struct cmd_entry	*e;
@@ -225,7 +274,13 @@ authorize(struct session *s, const struct cmd_entry *e, const struct args *a,
 	size_t i;
 
 	/* reading is open to whoever may open the socket */
-	if (cl == NULL || !(e->flags & CMD_MUTATES) || is_admin(sv, cl))
+	if (cl == NULL || !(e->flags & CMD_MUTATES))
+		return 0;
+	/* a job runs as someone the server can and may run it as, even an
+	   admin's */
+	if (e == &cmd_submit_entry && run_as(sv, cl, cause) != 0)
+		return -1;
+	if (is_admin(sv, cl))
 		return 0;
 	for (i = 0; i < sizeof access_table / sizeof access_table[0]; i++)
 		if (access_table[i].e == e)
@@ -452,6 +507,8 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 	cmd_group_dispatch(&sv->group, argc, argv, rq);
 	sv->cur = NULL;
 	s->caller = NULL;
+	s->run_uid = -1;
+	s->run_gid = -1;
 	s->request_at = 0;
 	/* rq is the group's now; a wait is never grouped: parked by now */
 	return cl->parked.n == 0;

@@ -18,7 +18,8 @@
 -- (job_changes) instead; 8, a job's priority and time-slice weight
 -- (jobs.priority, jobs.weight: a trace's columns, kept for a replay); 9,
 -- the names of a replay's jobs out of the unique name index (jobs.traced,
--- jobs_name).
+-- jobs_name); 10, HiveD's fragmentation in the series (series.frag_node);
+-- 11, the uid and gid a live job runs as (jobs.uid, jobs.gid).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -134,6 +135,8 @@ CREATE TABLE jobs (
 	priority	INTEGER NOT NULL DEFAULT 0,	-- struct job's (version 8)
 	weight		INTEGER NOT NULL DEFAULT 1,	-- time-slice weight (version 8)
 	traced		INTEGER NOT NULL DEFAULT 0,	-- 1: a replay's (version 9)
+	uid		INTEGER NOT NULL DEFAULT -1,	-- runs as (a live job's; -1:
+	gid		INTEGER NOT NULL DEFAULT -1,	-- unknown; version 11)
 	PRIMARY KEY (run, id)
 );
 -- A job's name is unique in its run. A session's jobs are held to it by

@@ -50,6 +50,8 @@ struct dump_table {
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, " \
 	"opportunistic, engine_id, emu"
 #define JOB_NCOLS_7 32
+/* ... up to version 10 (no uid, gid: imported as -1, unknown). */
+#define JOB_NCOLS_10 34
 /* The series' columns up to version 9 (no frag_node: imported as 0). */
 #define SERIES_NCOLS_9 8
 
@@ -58,7 +60,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	{ "spec_vcs", "spec, idx, name, gpus", "spec, idx" },
 	{ "runs", "id, kind, spec, mode, policy, trace, params, seed, state, now, "
 	  "created, updated, user, report, emu, engine", "id" },
-	{ "jobs", JOB_COLS_7 ", priority, weight", "run, id" },
+	{ "jobs", JOB_COLS_7 ", priority, weight, uid, gid", "run, id" },
 	{ "placements", "run, job, engine_id, chain, pin, priority, orig_priority, "
 	  "lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus", "run, job" },
 	{ "health", "run, node, bad, since", "run, node" },
@@ -80,7 +82,8 @@ static const char *const dump_select[T_COUNT] = {
 	"soft_affinity, duration, model, elastic_min, elastic_max, state, reason, "
 	"state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, emu, priority, weight FROM jobs ORDER BY run, id",
+	"opportunistic, engine_id, emu, priority, weight, uid, gid FROM jobs "
+	"ORDER BY run, id",
 	"SELECT run, job, engine_id, chain, pin, priority, orig_priority, lazy, "
 	"downgraded, pod_first, leaves, vleaves, nodes, gpus FROM placements "
 	"ORDER BY run, job",
@@ -105,10 +108,11 @@ static const char *const dump_insert[T_COUNT] = {
 	"class, soft_affinity, duration, model, elastic_min, elastic_max, state, "
 	"reason, state_since, first_start, end_time, queued, attained, run_time, "
 	"work_done, ckpt_work, lost_work, restarts, preemptions, suspensions, "
-	"opportunistic, engine_id, emu, priority, weight, traced) VALUES (?1, ?2, "
+	"opportunistic, engine_id, emu, priority, weight, uid, gid, traced) "
+	"VALUES (?1, ?2, "
 	"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
 	"?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, "
-	"coalesce(?33, 0), coalesce(?34, 1), "
+	"coalesce(?33, 0), coalesce(?34, 1), coalesce(?35, -1), coalesce(?36, -1), "
 	"coalesce((SELECT kind = 'replay' FROM runs WHERE id = ?1), 0))",
 	"INSERT INTO placements(run, job, engine_id, chain, pin, priority, "
 	"orig_priority, lazy, downgraded, pod_first, leaves, vleaves, nodes, gpus) "
@@ -787,7 +791,8 @@ imp_columns(struct import *im, int t, int *ncols)
 	}
 	while (*want == ' ' || *want == ',')
 		want++;
-	if (*want != '\0' && !(t == T_JOBS && n == JOB_NCOLS_7) &&
+	if (*want != '\0' && !(t == T_JOBS && (n == JOB_NCOLS_7 ||
+	    n == JOB_NCOLS_10)) &&
 	    !(t == T_SERIES && n == SERIES_NCOLS_9))
 		return imp_fail(im, "%d columns; this cellar has: %s", n,
 		    dump_tables[t].cols);
@@ -1012,9 +1017,10 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			   without the jobs' priority and weight; 8's is
 			   9's (traced is not dumped: it follows from the
 			   run's kind); 9's is 10's without the series'
-			   frag_node (imported as 0). */
-			if (store_v && got >= 3 && got <= 9)
-				got = 10;
+			   frag_node (imported as 0); 10's is 11's
+			   without the jobs' uid and gid (imported as -1). */
+			if (store_v && got >= 3 && got <= 10)
+				got = 11;
 			if (got != want) {
 				imp_fail(&im, "a dump of %s %.*s; this cellar reads %lld",
 				    store_v ? "store version" : "schema version",

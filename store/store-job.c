@@ -543,6 +543,8 @@ job_from_row(struct store *st, int64_t run, sqlite3_stmt *q, struct store_job *s
 	j->elastic_max = sqlite3_column_int(q, 13);
 	j->priority = sqlite3_column_int(q, 44);
 	j->weight = sqlite3_column_int(q, 45);
+	j->uid = sqlite3_column_int(q, 46);
+	j->gid = sqlite3_column_int(q, 47);
 	if ((v = state_parse((const char *)sqlite3_column_text(q, 14))) < 0)
 		goto bad;
 	j->state = (enum job_state)v;

@@ -79,6 +79,8 @@ static const struct jr_col {
 	{ "engine_id",		JR_INT,		offsetof(struct job, engine_id) },
 	{ "priority",		JR_INT,		offsetof(struct job, priority) },
 	{ "weight",		JR_INT,		offsetof(struct job, weight) },
+	{ "uid",		JR_INT,		offsetof(struct job, uid) },
+	{ "gid",		JR_INT,		offsetof(struct job, gid) },
 	{ "emu",		JR_EMU,		0 },
 	{ "traced",		JR_TRACED,	0 },
 };

@@ -209,6 +209,15 @@ static const char store_migrate_8_9[] =
 static const char store_migrate_9_10[] =
     "ALTER TABLE series ADD COLUMN frag_node REAL NOT NULL DEFAULT 0;";
 
+/*
+ * 10 -> 11: the uid and gid a live job runs as (cellar serve takes them
+ * from its caller); rows from before: -1, unknown (their hooks run as the
+ * server's user, as they did).
+ */
+static const char store_migrate_10_11[] =
+    "ALTER TABLE jobs ADD COLUMN uid INTEGER NOT NULL DEFAULT -1;"
+    "ALTER TABLE jobs ADD COLUMN gid INTEGER NOT NULL DEFAULT -1;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -220,6 +229,7 @@ const struct store_migration store_migrations[] = {
 	{ 7, store_migrate_7_8, NULL },
 	{ 8, store_migrate_8_9, NULL },
 	{ 9, store_migrate_9_10, NULL },
+	{ 10, store_migrate_10_11, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 

@@ -43,7 +43,7 @@ struct store_sql {
 	"j.engine_id, NULL, j.emu, " \
 	"p.engine_id, p.chain, p.pin, p.priority, p.orig_priority, p.lazy, " \
 	"p.downgraded, p.pod_first, p.leaves, p.vleaves, p.nodes, p.gpus, " \
-	"j.priority, j.weight"
+	"j.priority, j.weight, j.uid, j.gid"
 #define JOB_FROM \
 	" FROM jobs j LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
 /*
@@ -80,7 +80,7 @@ struct store_sql {
 	"soft_affinity, duration, model, elastic_min, elastic_max, state, " \
 	"reason, state_since, first_start, end_time, queued, attained, " \
 	"run_time, work_done, ckpt_work, lost_work, restarts, preemptions, " \
-	"suspensions, opportunistic, engine_id, priority, weight"
+	"suspensions, opportunistic, engine_id, priority, weight, uid, gid"
 #define JOB_UPSERT(cols, sets) \
 	"INSERT INTO jobs(" JOB_ROW_COLS cols ") SELECT " JOB_ROW_COLS cols \
 	" FROM job_rows(?1) WHERE true " \
@@ -99,7 +99,8 @@ struct store_sql {
 	"restarts = excluded.restarts, preemptions = excluded.preemptions, " \
 	"suspensions = excluded.suspensions, " \
 	"opportunistic = excluded.opportunistic, engine_id = excluded.engine_id, " \
-	"priority = excluded.priority, weight = excluded.weight" sets
+	"priority = excluded.priority, weight = excluded.weight, " \
+	"uid = excluded.uid, gid = excluded.gid" sets
 
 static const struct store_sql store_sql[SQ_COUNT] = {
 	[SQ_BEGIN] = { "BEGIN IMMEDIATE" },
@@ -215,7 +216,7 @@ static const struct store_sql store_sql[SQ_COUNT] = {
 	    " j.work_done, j.ckpt_work, j.lost_work, j.restarts, j.preemptions,"
 	    " j.suspensions, j.opportunistic, j.engine_id, NULL, NULL, NULL, NULL,"
 	    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-	    " j.priority, j.weight FROM jobs j"
+	    " j.priority, j.weight, j.uid, j.gid FROM jobs j"
 	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0" },
 	/* what a state change moves; the job's identity (and jobs_name) stays */
 	[SQ_JOB_STATE_PUT] = { "UPDATE jobs SET state = ?3, reason = ?4,"

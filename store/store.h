@@ -76,7 +76,7 @@
 #include "spec/spec.h"
 
 /* The schema version this binary creates and reads (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION	10
+#define STORE_SCHEMA_VERSION	11
 /* PRAGMA application_id of a cellar database: "Cell". */
 #define STORE_APPLICATION_ID	0x43656c6c
 

@@ -151,9 +151,24 @@ static const char ssh_watch[] =
     ">/dev/null 2>&1 & w=$!; exec 3<&-; "
     "wait $p; s=$?; kill $w 2>/dev/null; exit $s";
 
+/* The value of K in env ("K=V" strings), or NULL. */
+static const char *
+env_get(const struct strvec *env, const char *k)
+{
+	size_t i, n = strlen(k);
+
+	for (i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], k, n) == 0 && env->v[i][n] == '=')
+			return env->v[i] + n + 1;
+	return NULL;
+}
+
 /*
- * ssh -o BatchMode=yes ... [-p PORT] [-l USER] [-i KEY] -- HOST 'exec env
- * K=V ... /bin/sh -c WATCH sh HOOK': every word of the remote line quoted.
+ * ssh -o BatchMode=yes ... [-p PORT] [-l USER] [-i KEY] -- HOST 'exec
+ * [sudo -n -u JOBUSER --] env K=V ... /bin/sh -c WATCH sh HOOK': every
+ * word of the remote line quoted. A job's hooks run as its user
+ * (CELLAR_USER) as backend.switchUser says: logged in as them (login),
+ * or through sudo from the ssh user (sudo); node hooks as the ssh user.
  */
 static void
 ssh_command(const struct backend *b, int node, const char *cmd,
@@ -166,10 +181,15 @@ ssh_command(const struct backend *b, int node, const char *cmd,
 	const char *user = t && t->user ? t->user : sb->ssh.user;
 	const char *key = t && t->identity ? t->identity : sb->ssh.identity;
 	int port = t && t->port ? t->port : sb->ssh.port;
+	const char *job_user = env_get(env, "CELLAR_USER");
 	struct strbuf line = STRBUF_INIT;
 	size_t i;
 
 	(void)envp;
+	if (job_user != NULL && sb->switch_user == SPEC_SWITCH_LOGIN)
+		user = job_user;
+	else if (sb->switch_user != SPEC_SWITCH_SUDO)
+		job_user = NULL;
 	strvec_push(argv, "ssh");
 	if (sb->ssh.config != NULL) {
 		strvec_push(argv, "-F");
@@ -196,7 +216,13 @@ ssh_command(const struct backend *b, int node, const char *cmd,
 	}
 	strvec_push(argv, "--");
 	strvec_push(argv, host);
-	strbuf_adds(&line, "exec env");
+	strbuf_adds(&line, "exec ");
+	if (job_user != NULL && user != job_user) {
+		strbuf_adds(&line, "sudo -n -u ");
+		sh_quote(&line, job_user);
+		strbuf_adds(&line, " -- ");
+	}
+	strbuf_adds(&line, "env");
 	for (i = 0; i < env->n; i++) {
 		strbuf_addc(&line, ' ');
 		sh_quote(&line, env->v[i]);

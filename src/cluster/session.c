@@ -45,6 +45,8 @@ session_init(struct session *s)
 	s->stop = NULL;
 	s->caller = NULL;
 	s->caller_uid = 0;
+	s->run_uid = -1;
+	s->run_gid = -1;
 	s->request_at = 0;
 	s->audit_line = NULL;
 	s->audited = false;

@@ -109,6 +109,10 @@ struct session {
 	const char		*caller;	/* serving: the request's user, or
 						   NULL (this process's user) */
 	unsigned		 caller_uid;
+	/* serving: who the request's job runs as (its caller, or the
+	   account access.runAs maps them to), or -1: this process's user */
+	int			 run_uid;
+	int			 run_gid;
 	const char		*audit_line;	/* the running command's audit line
 						   (CMD_MUTATES), or NULL */
 	bool			 audited;	/* its row went into a commit */

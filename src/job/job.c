@@ -95,6 +95,8 @@ job_init(struct job *j, int id, const char *name, int vc, double submit)
 	j->leaf_type = -1;
 	j->klass = JOB_GUARANTEED;
 	j->weight = 1;
+	j->uid = -1;
+	j->gid = -1;
 	j->duration = -1;
 	j->state = JOB_PENDING;
 	j->state_since = submit;

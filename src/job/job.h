@@ -104,6 +104,9 @@ struct job {
 						   'priority'); 0 for traces */
 	int			 weight;	/* time-slice weight within its priority
 						   (gandiva's sharing groups): 1 */
+	int			 uid;		/* a live job runs as (its submitter's,
+						   or access.runAs); -1: unknown */
+	int			 gid;
 	bool			 soft_affinity;	/* may run with relaxed locality */
 	bool			 affinity_given;	/* soft_affinity is the job's own (a
 						   trace's affinity column): a run's

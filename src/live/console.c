@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster/session-log.h"
 #include "cluster/session.h"
@@ -298,6 +299,10 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	job_set_shape(j, sub->pods, sub->gpus);
 	snprintf(j->user, sizeof j->user, "%s", s->caller != NULL ? s->caller :
 	    store_user());
+	/* who its hooks run it as (cellar-spec(5), ACCESS): the caller's, or
+	   without a server this process's own */
+	j->uid = s->run_uid >= 0 ? s->run_uid : (int)geteuid();
+	j->gid = s->run_gid >= 0 ? s->run_gid : (int)getegid();
 	j->priority = sub->priority < 0 ? 0 : sub->priority;
 	j->klass = sub->priority < 0 ? JOB_OPPORTUNISTIC : JOB_GUARANTEED;
 	l->phase = CONSOLE_QUEUED;

@@ -4,9 +4,11 @@
  * hooks back (what a pod's answer says). Each hook handed out is counted
  * in its job's hooks_out until it comes back (console.h invariant 2).
  */
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster/session.h"
 #include "core/hostlist.h"
@@ -21,8 +23,34 @@
  * place during a migration (its stop there), CELLAR_TO_NODE and
  * CELLAR_TO_GPUS saying where it goes.
  */
+/*
+ * Who job i runs as, for its hooks (cellar-spec(5), ACCESS): the uid and
+ * gid recorded at submit (-1 in a job from before they were: the
+ * server's own, as then) and that account's name, looked up once (a
+ * status poll per pod every few seconds must not ask NSS each time).
+ */
 static void
-env_common(const struct console *c, int i, int pod, bool at_source,
+env_user(struct console *c, int i, struct strvec *env)
+{
+	const struct job *j = &c->jobs[i];
+	struct live *l = &c->live[i];
+	long uid = j->uid >= 0 ? j->uid : (long)geteuid();
+	long gid = j->gid >= 0 ? j->gid : (long)getegid();
+	struct passwd *pw;
+
+	if (l->run_user[0] == '\0') {
+		if ((pw = getpwuid((uid_t)uid)) != NULL)
+			snprintf(l->run_user, sizeof l->run_user, "%s", pw->pw_name);
+		else	/* no name here (an ssh node may know it by uid) */
+			snprintf(l->run_user, sizeof l->run_user, "#%ld", uid);
+	}
+	strvec_pushf(env, "CELLAR_USER=%s", l->run_user);
+	strvec_pushf(env, "CELLAR_UID=%ld", uid);
+	strvec_pushf(env, "CELLAR_GID=%ld", gid);
+}
+
+static void
+env_common(struct console *c, int i, int pod, bool at_source,
     struct strvec *env)
 {
 	const struct job *j = &c->jobs[i];
@@ -50,6 +78,7 @@ env_common(const struct console *c, int i, int pod, bool at_source,
 	    l->pods[pod].gpus);
 	strvec_pushf(env, "CELLAR_PRIORITY=%d", j->klass == JOB_OPPORTUNISTIC ? -1 :
 	    j->priority);
+	env_user(c, i, env);
 	/*
 	 * The command as quoted words, for `sh -c "$CELLAR_COMMAND"`. The
 	 * job's --env entries go into it (`env K=V ... COMMAND`) and so does

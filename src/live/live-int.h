@@ -78,6 +78,8 @@ struct live {
 						   2 failed (else 0) */
 	struct strbuf		 log;
 	bool			 log_dirty;	/* not in the store yet */
+	char			 run_user[64];	/* CELLAR_USER once looked up, or
+						   "" (live-hooks.c) */
 	/* STOPPING: a stop hook of this round failed or timed out, so the
 	   job's processes may still run on its GPUs: it stays STOPPING (its
 	   nodes blocked, live_blocked) and the stop is sent again at

@@ -147,14 +147,37 @@ hook_in_dir(struct loader *L, const char *dir, const char *name, bool optional)
 	return strbuf_detach(&cmd, NULL);
 }
 
+/* switchUser: how an ssh backend's job hooks become the job's user. */
+static void
+parse_switch_user(struct loader *L, int node, struct spec_backend *b)
+{
+	static const char *const words[] = { "login", "sudo", "none" };
+	int i;
+
+	if (b->type != SPEC_BACKEND_SSH) {
+		ld_err(L, node, "'switchUser' is for backends of type ssh (a local "
+		    "backend's hooks run as the server's user and switch "
+		    "themselves: CELLAR_UID)");
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		if (strcmp(ld_str(L, node), words[i]) == 0) {
+			b->switch_user = (enum spec_switch_user)i;
+			return;
+		}
+	ld_err(L, node, "unknown 'switchUser' '%s' (login, sudo or none)",
+	    ld_str(L, node));
+}
+
 void
 spec_backend_parse(struct loader *L, int map)
 {
 	enum { K_TYPE, K_HOOKS, K_TIMEOUT, K_RETRIES, K_BACKOFF, K_STATUS, K_HEALTH,
-	    K_CONNECT, K_RUNDIR, K_SSH, K_NODES, K_HCONC, K_HOOK0 };
+	    K_CONNECT, K_RUNDIR, K_SSH, K_NODES, K_HCONC, K_SWITCH, K_HOOK0 };
 	static const char *const names[] = { "type", "hooks", "timeout", "retries",
 	    "backoff", "statusInterval", "healthInterval", "connectTimeout",
-	    "rundir", "ssh", "nodes", "healthConcurrency", "start", "stop", "suspend", "resume",
+	    "rundir", "ssh", "nodes", "healthConcurrency", "switchUser", "start",
+	    "stop", "suspend", "resume",
 	    "status", "health", "migrate" };
 	enum { NKEYS = K_HOOK0 + SPEC_NHOOKS };
 	struct spec_backend *b = &L->s->backend;
@@ -224,6 +247,8 @@ spec_backend_parse(struct loader *L, int map)
 	}
 	if (key[K_RUNDIR] >= 0)
 		b->rundir = get_str(L, val[K_RUNDIR], "rundir");
+	if (key[K_SWITCH] >= 0)
+		parse_switch_user(L, val[K_SWITCH], b);
 	if (key[K_SSH] >= 0)
 		parse_target(L, val[K_SSH], "'ssh'", &b->ssh, false);
 	if (key[K_NODES] >= 0 && ld_kind(L, val[K_NODES]) != YDOC_MAP)
@@ -273,6 +298,7 @@ spec_backend_defaults(struct spec_backend *b)
 	b->health_interval = 10;
 	b->health_concurrency = 16;
 	b->connect_timeout = 5;
+	b->switch_user = SPEC_SWITCH_LOGIN;
 }
 
 static void

@@ -173,6 +173,12 @@ void		 ld_get_fields(struct loader *L, int map, const char *ctx,
 int		 ld_get_int(const struct loader *L, int node, long long lo,
 		    long long hi, long long *out);
 
+/* A user or group name access: accepts (spec.c). */
+bool		 access_name_valid(const char *s);
+/* access.runAs (spec-runas.c), read after access.admins; free. */
+void		 spec_run_as_parse(struct loader *L, int map);
+void		 spec_run_as_free(struct spec_access *a);
+
 /* The backend section (spec-backend.c): defaults, parse, free. */
 void		 spec_backend_defaults(struct spec_backend *b);
 void		 spec_backend_parse(struct loader *L, int map);

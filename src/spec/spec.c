@@ -1713,7 +1713,7 @@ load_physical(struct loader *L, int pc)
  * other form is refused rather than matched, so whatever the server looks
  * up, logs or prints from here needs no quoting.
  */
-static bool
+bool
 access_name_valid(const char *s)
 {
 	size_t i;
@@ -1808,12 +1808,12 @@ parse_rule(struct loader *L, int map, const char *ctx, struct spec_access_rule *
 static void
 parse_access(struct loader *L, int map)
 {
-	enum { K_ADMINS, K_SOCKET, K_VCS };
+	enum { K_ADMINS, K_SOCKET, K_VCS, K_RUNAS };
 	static const char *const names[] = { "admins", "socketGroup",
-	    "virtualClusters" };
+	    "virtualClusters", "runAs" };
 	struct spec_access *a = &L->s->access;
 	struct strmap seen;
-	int key[3], val[3], i, k, v, first;
+	int key[4], val[4], i, k, v, first;
 	char ctx[300];
 
 	a->given = true;
@@ -1824,9 +1824,11 @@ parse_access(struct loader *L, int map)
 		ld_err(L, map, "'access' must be a mapping, not %s", ld_kind_name(L, map));
 		return;
 	}
-	ld_get_fields(L, map, "'access'", names, 3, NULL, key, val);
+	ld_get_fields(L, map, "'access'", names, 4, NULL, key, val);
 	if (key[K_ADMINS] >= 0)
 		parse_rule(L, val[K_ADMINS], "'access.admins'", &a->admins);
+	if (key[K_RUNAS] >= 0)
+		spec_run_as_parse(L, val[K_RUNAS]);
 	if (key[K_SOCKET] >= 0 && ld_kind(L, val[K_SOCKET]) != YDOC_NULL) {
 		if (ld_kind(L, val[K_SOCKET]) != YDOC_SCALAR)
 			ld_err(L, val[K_SOCKET], "'socketGroup' in 'access' must be a "
@@ -1891,6 +1893,7 @@ access_free(struct spec_access *a, int nvcs)
 		rule_free(&a->vcs[i]);
 	free(a->vcs);
 	free(a->socket_group);
+	spec_run_as_free(a);
 }
 
 static void

@@ -194,8 +194,17 @@ struct spec_ssh_target {
 	char		*config;	/* ssh -F FILE (the defaults only) */
 };
 
+/* How an ssh backend's hooks for a job become the job's user on the node
+   (backend.switchUser); node hooks (health) run as the ssh user. */
+enum spec_switch_user {
+	SPEC_SWITCH_LOGIN,	/* ssh -l USER (the default) */
+	SPEC_SWITCH_SUDO,	/* as the ssh user, then sudo -n -u USER */
+	SPEC_SWITCH_NONE,	/* as the ssh user: jobs too */
+};
+
 struct spec_backend {
 	enum spec_backend_type	 type;
+	enum spec_switch_user	 switch_user;	/* ssh only */
 	char			*hooks[SPEC_NHOOKS];	/* shell commands; NULL: none */
 	double			 timeout;	/* seconds per hook run (default 30) */
 	int			 retries;	/* runs after the first (default 2) */
@@ -227,8 +236,16 @@ struct spec_access_rule {
 	int		  ngroups;
 };
 
+/* access.runAs: jobs submitted by user run as account. */
+struct spec_run_as {
+	char		*user;
+	char		*account;
+};
+
 struct spec_access {
 	bool			 given;		/* the spec has an access: section */
+	struct spec_run_as	*run_as;	/* runAs, or NULL */
+	int			 nrun_as;
 	struct spec_access_rule	 admins;
 	struct spec_access_rule	*vcs;		/* per VC index (nvcs); NULL when
 						   !given */
@@ -283,6 +300,8 @@ void		 spec_diags_release(struct spec_diags *d);
 
 /* Lookups by name; -1 when absent. */
 int		 spec_find_vc(const struct spec *s, const char *name);
+/* The account access.runAs runs user's jobs as, or NULL: their own. */
+const char	*spec_run_as(const struct spec *s, const char *user);
 int		 spec_find_type(const struct spec *s, const char *name);
 int		 spec_find_chain(const struct spec *s, const char *top_type_name);
 int		 spec_find_node(const struct spec *s, const char *name);

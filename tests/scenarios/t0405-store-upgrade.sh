@@ -65,8 +65,8 @@ check_out_has rw-event "node-bad"
 check_out_has rw-old-detail "old-r0n05"
 run "$CELLAR" export "$TMP/dump.json"
 check_rc export 0
-grep -q '"store_version":10,' "$TMP/dump.json" && ok migrated-10 ||
-    not_ok migrated-10 "$(head -c 300 "$TMP/dump.json")"
+grep -q '"store_version":11,' "$TMP/dump.json" && ok migrated-11 ||
+    not_ok migrated-11 "$(head -c 300 "$TMP/dump.json")"
 run "$CELLAR" db check
 check_rc db-check 0
 # And it stays usable: a writing command appends after the old event.

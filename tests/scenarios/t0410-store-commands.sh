@@ -278,7 +278,7 @@ run "$CELLAR" --db "$TMP/copy.db" db check
 check_rc import-new-check 0
 # A dump of store version 3 (events were rows then; the dump format is
 # the same): it imports, and its events read back as they were.
-sed 's/"store_version":10,/"store_version":3,/' "$TMP/a.json" >"$TMP/v3.json"
+sed 's/"store_version":11,/"store_version":3,/' "$TMP/a.json" >"$TMP/v3.json"
 grep -q '"store_version":3,' "$TMP/v3.json" && ok v3-dump-made || not_ok v3-dump-made "no version in the dump"
 run "$CELLAR" --db "$TMP/v3.db" import "$TMP/v3.json"
 check_rc import-v3-rc 0

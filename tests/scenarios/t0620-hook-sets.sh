@@ -119,8 +119,8 @@ live "$TMP/k8s.yaml" CELLAR_K8S_IMAGE=img:1 "submit G_1 --vc a --gpus 4 --pods 2
 check_rc k8s-gang-rc 0
 check_out_has k8s-gang-completed "G_1 completed"
 got=$(only kubectl | grep '\[run\]')
-want="kubectl [run] [cellar-g-1-0] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=0] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n1\"}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=0] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']
-kubectl [run] [cellar-g-1-1] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=1] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n2\"}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=1] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']"
+want="kubectl [run] [cellar-g-1-0] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=0] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n1\",\"securityContext\":{\"runAsUser\":$(id -u),\"runAsGroup\":$(id -g)}}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=0] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']
+kubectl [run] [cellar-g-1-1] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=1] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n2\",\"securityContext\":{\"runAsUser\":$(id -u),\"runAsGroup\":$(id -g)}}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=1] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok k8s-run || not_ok k8s-run "[$got], want [$want]"
 got=$(only kubectl | grep '\[get\] \[pod\] \[cellar-g-1-0\] \[--ignore' | uniq -c | sed 's/^ *//')
 want="2 kubectl [get] [pod] [cellar-g-1-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"

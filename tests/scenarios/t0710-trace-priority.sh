@@ -78,10 +78,10 @@ run "$CELLAR" --db "$TMP/i8.db" import "$TMP/d8.json"
 check_rc import-rc 0
 run "$CELLAR" --db "$TMP/i8.db" job show a
 check_out_has import-keeps "requested       priority 0, weight 2"
-awk '/^"jobs":/ { j = 1; sub(/,"priority","weight"\]/, "]") }
+awk '/^"jobs":/ { j = 1; sub(/,"priority","weight","uid","gid"\]/, "]") }
     /^"placements":/ { j = 0 }
-    j && /^\[/ { sub(/,-?[0-9]+,[0-9]+\]/, "]") }
-    { sub(/"store_version":10,/, "\"store_version\":7,"); print }' \
+    j && /^\[/ { sub(/,-?[0-9]+,[0-9]+,-?[0-9]+,-?[0-9]+\]/, "]") }
+    { sub(/"store_version":11,/, "\"store_version\":7,"); print }' \
     "$TMP/d8.json" >"$TMP/d7.json"
 grep -q '"store_version":7,' "$TMP/d7.json" && ! grep -q '"weight"' "$TMP/d7.json" &&
     ok v7-dump-made || not_ok v7-dump-made "$(head -c 300 "$TMP/d7.json")"

@@ -109,6 +109,70 @@ out:
 }
 
 /*
+ * backend.switchUser: a job's hooks (CELLAR_USER in their environment)
+ * log in as its user (login, the default), or as the ssh user and then
+ * sudo -n -u USER (sudo), or as the ssh user alone (none); a node hook
+ * (no CELLAR_USER) always as the ssh user.
+ */
+static void
+test_switch_user(void)
+{
+	static const char *const modes[] = { "", "  switchUser: sudo\n",
+	    "  switchUser: none\n" };
+	static const char *const want[] = {
+		"[-l] [al ice] [-i] [/k/id] [-oIdentitiesOnly=yes] [--] [n1] "
+		"[exec env 'CELLAR_USER=al ice' ",
+		"[-l] [ops] [-i] [/k/id] [-oIdentitiesOnly=yes] [--] [n1] "
+		"[exec sudo -n -u 'al ice' -- env 'CELLAR_USER=al ice' ",
+		"[-l] [ops] [-i] [/k/id] [-oIdentitiesOnly=yes] [--] [n1] "
+		"[exec env 'CELLAR_USER=al ice' ",
+	};
+	struct strvec env = STRVEC_INIT, none = STRVEC_INIT, argv = STRVEC_INIT,
+	    envp = STRVEC_INIT;
+	struct spec_diags d;
+	struct strbuf text = STRBUF_INIT;
+	struct backend *b;
+	struct spec *s;
+	char *cause = NULL, *got;
+	int m;
+
+	strvec_push(&env, "CELLAR_USER=al ice");
+	strvec_push(&none, "CELLAR_NODE=n1");
+	for (m = 0; m < 3; m++) {
+		strbuf_reset(&text);
+		strbuf_addf(&text, "%s%s", SPEC, modes[m]);
+		spec_diags_init(&d);
+		s = spec_load_string("t.yaml", text.buf, text.len, &d);
+		spec_diags_release(&d);
+		CHECKF(s != NULL, "mode %d did not load", m);
+		if (s == NULL || (b = backend_create(s, &cause)) == NULL) {
+			free(cause);
+			cause = NULL;
+			spec_free(s);
+			continue;
+		}
+		b->ops->command(b, 0, "/opt/h/start", &env, &argv, &envp);
+		got = joined(&argv);
+		CHECKF(strstr(got, want[m]) != NULL, "mode %d: %s", m, got);
+		free(got);
+		strvec_release(&argv);
+		b->ops->command(b, 0, "/opt/h/health", &none, &argv, &envp);
+		got = joined(&argv);
+		CHECKF(strstr(got, "[-l] [ops] [-i] [/k/id] [-oIdentitiesOnly=yes] "
+		    "[--] [n1] [exec env 'CELLAR_NODE=n1' ") != NULL, "mode %d: %s",
+		    m, got);
+		free(got);
+		strvec_release(&argv);
+		backend_free(b);
+		spec_free(s);
+	}
+	strbuf_release(&text);
+	strvec_release(&env);
+	strvec_release(&none);
+	strvec_release(&envp);
+}
+
+/*
  * Run the remote line as the node's login shell would (sh -c LINE), its
  * stdin a pipe held open as the ssh session's is while the client lives;
  * close_stdin: closed once the line has written its first byte (the
@@ -354,6 +418,7 @@ out:
 
 static const struct test tests[] = {
 	{ "options-and-targets", test_options_and_targets },
+	{ "switch-user", test_switch_user },
 	{ "remote-line-is-inert", test_remote_line_is_inert },
 	{ "remote-hook-dies-with-session", test_remote_hook_dies_with_session },
 	{ "control-dir-checked", test_control_dir_checked },

@@ -396,6 +396,76 @@ test_text_and_hash(void)
 	spec_diags_release(&d);
 }
 
+/*
+ * access.runAs: user -> account, looked up by spec_run_as; root only for
+ * a user admins.users names; bad names, a user twice and a non-mapping
+ * are errors at their place. backend.switchUser: ssh only, three words.
+ */
+static void
+test_run_as(void)
+{
+	struct spec_diags d;
+	struct spec *s;
+
+	s = load_ok(CLUSTER "access:\n"
+	    "  admins: {users: [alice]}\n"			/* 11 */
+	    "  runAs: {bob: svc-bob, alice: root}\n", &d);	/* 12 */
+	if (s != NULL) {
+		CHECK(s->access.nrun_as == 2);
+		CHECK_STREQ(spec_run_as(s, "bob"), "svc-bob");
+		CHECK_STREQ(spec_run_as(s, "alice"), "root");
+		CHECK(spec_run_as(s, "carol") == NULL);
+	}
+	spec_free(s);
+	spec_diags_release(&d);
+
+	s = load_str(CLUSTER "access:\n"
+	    "  admins: {groups: [bob]}\n"			/* 11 */
+	    "  runAs:\n"					/* 12 */
+	    "    bob: root\n"					/* 13 */
+	    "    carol: [x]\n"					/* 14 */
+	    "    -dave: svc\n"					/* 15 */
+	    "    erin: svc\n"					/* 16 */
+	    "    erin: svc2\n", &d);				/* 17 */
+	CHECK(s == NULL);
+	CHECK_DIAG(&d, "t.yaml:13:10: error: ", "'access.runAs.bob' is root, but "
+	    "'bob' is not in 'access.admins.users': only admins run jobs as root");
+	CHECK_DIAG(&d, "t.yaml:14:12: error: ", "'access.runAs.carol' must be an "
+	    "account name");
+	CHECK_DIAG(&d, "t.yaml:15:5: error: ", "bad user name '-dave' in "
+	    "'access.runAs'");
+	spec_free(s);
+	spec_diags_release(&d);
+
+	s = load_str(CLUSTER "access:\n  runAs: [bob]\n", &d);
+	CHECK(s == NULL);
+	CHECK_DIAG(&d, "t.yaml:11:10: error: ", "'runAs' in 'access' must be a "
+	    "mapping of user names to accounts, not a sequence");
+	spec_free(s);
+	spec_diags_release(&d);
+
+	s = load_ok(CLUSTER "backend: {type: ssh, hooks: /x, switchUser: sudo}\n", &d);
+	CHECK(s == NULL || s->backend.switch_user == SPEC_SWITCH_SUDO);
+	spec_free(s);
+	spec_diags_release(&d);
+	s = load_ok(CLUSTER "backend: {type: ssh, hooks: /x}\n", &d);
+	CHECK(s == NULL || s->backend.switch_user == SPEC_SWITCH_LOGIN);
+	spec_free(s);
+	spec_diags_release(&d);
+	s = load_str(CLUSTER "backend: {type: local, hooks: /x, switchUser: login}\n", &d);
+	CHECK(s == NULL);
+	CHECK_DIAG(&d, "t.yaml:10:47: error: ", "'switchUser' is for backends of "
+	    "type ssh");
+	spec_free(s);
+	spec_diags_release(&d);
+	s = load_str(CLUSTER "backend: {type: ssh, hooks: /x, switchUser: su}\n", &d);
+	CHECK(s == NULL);
+	CHECK_DIAG(&d, "t.yaml:10:45: error: ", "unknown 'switchUser' 'su' (login, "
+	    "sudo or none)");
+	spec_free(s);
+	spec_diags_release(&d);
+}
+
 /* Either a clean spec that keeps every invariant, or errors: never a crash. */
 static void
 load_anything(const char *text, size_t len, int *loaded, int *failed)
@@ -560,6 +630,7 @@ static const struct test tests[] = {
 	{ "text-and-hash", test_text_and_hash },
 	{ "wrong-types", test_wrong_types },
 	{ "doc-examples", test_doc_examples },
+	{ "run-as", test_run_as },
 };
 
 TEST_MAIN(tests)

@@ -233,10 +233,10 @@ test_not_a_store(void)
 	path = tmp_path("newer.db");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	store_close(st);
-	raw_sql(path, "PRAGMA user_version = 11");
+	raw_sql(path, "PRAGMA user_version = 12");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 11, newer than this "
-	    "cellar (10): upgrade cellar") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 12, newer than this "
+	    "cellar (11): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -997,7 +997,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (10), and cannot be migrated here") != NULL &&
+		    "than this cellar (11), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);

@@ -9,6 +9,13 @@ dir="$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
 # the umask cellar had ($job_umask).
 job_umask=$(umask)
 umask 077
+# Root running a job of another user's (CELLAR_UID): the job's commands
+# run as that user (as-job); pid, exit and killed stay root's in a
+# directory of root's, since root signals the group they name (a
+# tenant who could rewrite pid could have root kill any process group).
+as_job="$(dirname "$0")/as-job"
+drop=
+[ "$(id -u)" = 0 ] && [ -n "$CELLAR_UID" ] && [ "$CELLAR_UID" != 0 ] && drop=1
 
 # alive PID: the process group still has a member
 alive() { kill -0 "-$1" 2>/dev/null; }
