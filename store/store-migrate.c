@@ -209,6 +209,16 @@ static const char store_migrate_8_9[] =
 static const char store_migrate_9_10[] =
     "ALTER TABLE series ADD COLUMN frag_node REAL NOT NULL DEFAULT 0;";
 
+/*
+ * 10 -> 11: the audit records a server's refusals too: why (reason, also
+ * a failed change's cause), whether it was refused, and how many
+ * refusals a row stands for. Rows from before are changes that ran, once.
+ */
+static const char store_migrate_10_11[] =
+    "ALTER TABLE audit ADD COLUMN reason TEXT;"
+    "ALTER TABLE audit ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE audit ADD COLUMN count INTEGER NOT NULL DEFAULT 1;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -220,6 +230,7 @@ const struct store_migration store_migrations[] = {
 	{ 7, store_migrate_7_8, NULL },
 	{ 8, store_migrate_8_9, NULL },
 	{ 9, store_migrate_9_10, NULL },
+	{ 10, store_migrate_10_11, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 

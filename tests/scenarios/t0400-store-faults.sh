@@ -140,11 +140,11 @@ same other-same "$TMP/other.db" "$TMP/other.copy"
 
 # 7. A newer schema: refused for reading and writing.
 cp "$base" "$TMP/newer.db"
-"$SQLEXEC" "$TMP/newer.db" "PRAGMA user_version = 11"
+"$SQLEXEC" "$TMP/newer.db" "PRAGMA user_version = 12"
 cp "$TMP/newer.db" "$TMP/newer.copy"
-fault newer-read "cellar: state store '$TMP/newer.db' has schema version 11, newer than this cellar (10): upgrade cellar" \
+fault newer-read "cellar: state store '$TMP/newer.db' has schema version 12, newer than this cellar (11): upgrade cellar" \
     "$CELLAR" --db "$TMP/newer.db" runs
-fault newer-write "has schema version 11, newer than this cellar (10): upgrade cellar" \
+fault newer-write "has schema version 12, newer than this cellar (11): upgrade cellar" \
     "$CELLAR" --db "$TMP/newer.db" alloc x --vc prod --gpus 1
 same newer-same "$TMP/newer.db" "$TMP/newer.copy"
 
