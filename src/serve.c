@@ -26,6 +26,7 @@
 #include "cmd/cmd.h"
 #include "cmd/cmdline.h"
 #include "cmd/group.h"
+#include "cmd/refusals.h"
 #include "core/strvec.h"
 #include "core/xmalloc.h"
 #include "ipc/ipc.h"
@@ -68,6 +69,7 @@ struct server {
 	int		  busy;		/* rounds with requests since the last
 					   checkpoint */
 	struct cmd_group  group;	/* this round's requests' commit */
+	struct refusals	  refusals;	/* their audit rows, one per user and second */
 	bool		  halted;	/* said so in the log */
 };
 
@@ -255,7 +257,7 @@ run_as(struct server *sv, struct client *cl, char **cause)
 	return 0;
 }
 
-/* What a non-admin may change; every other change is the admins'. */
+/* The checks of the CMD_ACCESS_MEMBER commands (cmd_access_table). */
 static const struct {
 	const struct cmd_entry	*e;
 	int			(*check)(struct server *, struct client *,
@@ -265,28 +267,53 @@ static const struct {
 	{ &cmd_cancel_entry, may_cancel },
 };
 
+/*
+ * May the caller have the server run e? By e's class (cmd.h, enum
+ * cmd_access); a class the server does not know, or a member command
+ * without a check here, is refused: a new command is closed until
+ * classified.
+ */
 static int
 authorize(struct session *s, const struct cmd_entry *e, const struct args *a,
     char **cause)
 {
 	struct server *sv = s->authorize_arg;
 	struct client *cl = sv->cur;
+	enum cmd_access acc = cmd_access_of(e);
 	size_t i;
 
-	/* reading is open to whoever may open the socket */
-	if (cl == NULL || !(e->flags & CMD_MUTATES))
-		return 0;
+	if (cl == NULL)
+		return 0;	/* the server's own (a SIGHUP's load) */
 	/* a job runs as someone the server can and may run it as, even an
 	   admin's */
 	if (e == &cmd_submit_entry && run_as(sv, cl, cause) != 0)
 		return -1;
-	if (is_admin(sv, cl))
+	switch (acc) {
+	case CMD_ACCESS_ANYONE:
 		return 0;
-	for (i = 0; i < sizeof access_table / sizeof access_table[0]; i++)
-		if (access_table[i].e == e)
-			return access_table[i].check(sv, cl, a, cause);
-	*cause = xasprintf("'%s' is for admins: user '%s' is not root, the "
-	    "server's user or in access.admins", e->name, cl->user);
+	case CMD_ACCESS_CLIENT:
+		*cause = xasprintf("the cellar server runs '%s' for nobody (it "
+		    "reads or writes files, or runs long): run 'cellar %s' "
+		    "yourself, with your own rights", e->name, e->name);
+		return -1;
+	case CMD_ACCESS_MEMBER:
+		if (is_admin(sv, cl))
+			return 0;
+		for (i = 0; i < sizeof access_table / sizeof access_table[0]; i++)
+			if (access_table[i].e == e)
+				return access_table[i].check(sv, cl, a, cause);
+		break;
+	case CMD_ACCESS_ADMIN:
+		if (is_admin(sv, cl))
+			return 0;
+		*cause = xasprintf("'%s' is for admins: user '%s' is not root, the "
+		    "server's user or in access.admins", e->name, cl->user);
+		return -1;
+	case CMD_ACCESS_NONE:
+		break;
+	}
+	*cause = xasprintf("'%s' has no access class the server knows (%s): "
+	    "refused", e->name, cmd_access_name(acc));
 	return -1;
 }
 
@@ -363,7 +390,23 @@ struct request {
 	int		 argc;
 	char		**argv;		/* copied: the line is gone by then */
 	double		 at;
+	bool		 refused;	/* by a halted server: it did not run */
 };
+
+static struct request *
+request_new(struct client *cl, int argc, char *const *argv, double at)
+{
+	struct request *rq = xcalloc(1, sizeof *rq);
+	int i;
+
+	rq->cl = cl;
+	rq->at = at;
+	rq->argc = argc;
+	rq->argv = xcalloc((size_t)argc + 1, sizeof *rq->argv);
+	for (i = 0; i < argc; i++)
+		rq->argv[i] = xstrdup(argv[i]);
+	return rq;
+}
 
 static void
 request_free(struct request *rq)
@@ -386,17 +429,43 @@ halt(struct server *sv, const char *why)
 	sv->halted = true;
 }
 
+/*
+ * The log and the audit of a request: every change accepted or refused,
+ * by whom. An accepted change's audit row is the dispatcher's (cmd.c); a
+ * refusal's is ours, counted into the user's row of this second under a
+ * flood (cmd/refusals.h).
+ */
+static void
+request_record(struct server *sv, struct request *rq, const struct cmd_result *res)
+{
+	struct strbuf line = STRBUF_INIT;
+	bool refused = rq->refused || res->status == CMD_EXIT_DENIED;
+	char *cause = NULL;
+
+	if (res->entry == NULL || (!refused && !(res->entry->flags & CMD_MUTATES)))
+		return;
+	cmdline_join(&line, rq->argc, rq->argv);
+	slog("%s %s: %s (exit %d%s%s)", refused ? "refused" : "request",
+	    rq->cl->user, line.buf, res->status, res->cause != NULL ? ": " : "",
+	    res->cause != NULL ? res->cause : "");
+	if (refused && refusals_note(&sv->refusals, sv->s, (unsigned)rq->cl->uid,
+	    rq->cl->user, line.buf, res->status, res->cause, rq->at, &cause) != 0) {
+		slog("the audit log was not written: %s", cause);
+		free(cause);
+	}
+	strbuf_release(&line);
+}
+
 /* A request answered (its writes committed), or parked (a wait). */
 static void
 request_emit(void *arg, void *tag, struct strbuf *out, struct strbuf *err,
     struct cmd_result *res)
 {
+	struct server *sv = arg;
 	struct request *rq = tag;
 	struct client *cl = rq->cl;
-	struct strbuf line = STRBUF_INIT;
 	int i;
 
-	(void)arg;
 	if (res->again) {
 		if (cl->parked.n == 0)
 			for (i = 0; i < rq->argc; i++)
@@ -410,17 +479,9 @@ request_emit(void *arg, void *tag, struct strbuf *out, struct strbuf *err,
 	ipc_reply_text(&cl->out, 'o', out->buf != NULL ? out->buf : "", out->len);
 	ipc_reply_text(&cl->out, 'e', err->buf != NULL ? err->buf : "", err->len);
 	ipc_reply_end(&cl->out, res->status);
-	/* the log: every change accepted or refused, by whom */
-	if (res->entry != NULL && ((res->entry->flags & CMD_MUTATES) ||
-	    res->status == CMD_EXIT_DENIED)) {
-		cmdline_join(&line, rq->argc, rq->argv);
-		slog("%s %s: %s (exit %d%s%s)", res->status == CMD_EXIT_DENIED ?
-		    "refused" : "request", cl->user, line.buf, res->status,
-		    res->cause != NULL ? ": " : "", res->cause != NULL ? res->cause : "");
-	}
+	request_record(sv, rq, res);
 	strvec_release(&cl->parked);
 	strvec_init(&cl->parked);
-	strbuf_release(&line);
 	request_free(rq);
 }
 
@@ -456,14 +517,17 @@ group_close(struct server *sv)
 
 /*
  * A change asked of a halted server (a failed pass or group commit left
- * its memory ahead of the store): refused, saying why. True when it was.
+ * its memory ahead of the store): refused, saying why, logged and
+ * audited as any refusal. True when it was.
  */
 static bool
 refuse_halted(struct server *sv, struct client *cl, int argc, char *const *argv)
 {
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	const struct cmd_entry *e;
+	struct cmd_result res;
+	struct request *rq;
 	const char *why;
-	struct strbuf msg = STRBUF_INIT;
 	char *cause = NULL;
 	int nw;
 
@@ -474,11 +538,17 @@ refuse_halted(struct server *sv, struct client *cl, int argc, char *const *argv)
 	if (e == NULL || !(e->flags & CMD_MUTATES))
 		return false;
 	group_close(sv);	/* replies keep their order */
-	strbuf_addf(&msg, "cellar: the live session is halted after a store "
-	    "failure (%s); restart the cellar server\n", why);
-	ipc_reply_text(&cl->out, 'e', msg.buf, msg.len);
-	ipc_reply_end(&cl->out, CMD_EXIT_STORE);
-	strbuf_release(&msg);
+	rq = request_new(cl, argc, argv, session_now());
+	rq->refused = true;
+	memset(&res, 0, sizeof res);
+	res.status = CMD_EXIT_STORE;
+	res.entry = e;
+	res.cause = xasprintf("the live session is halted after a store "
+	    "failure (%s); restart the cellar server", why);
+	request_emit(sv, rq, &out, &err, &res);
+	cmd_result_release(&res);
+	strbuf_release(&out);
+	strbuf_release(&err);
 	return true;
 }
 
@@ -489,17 +559,17 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 {
 	struct session *s = sv->s;
 	struct request *rq;
-	int i;
+	char *cause = NULL;
 
+	/* the counts of refusal rows whose second is over, before anything
+	   (an audit listing) reads them */
+	if (refusals_flush(&sv->refusals, s, at, &cause) != 0) {
+		slog("the audit log was not written: %s", cause);
+		free(cause);
+	}
 	if (refuse_halted(sv, cl, argc, argv))
 		return true;
-	rq = xcalloc(1, sizeof *rq);
-	rq->cl = cl;
-	rq->at = at;
-	rq->argc = argc;
-	rq->argv = xcalloc((size_t)argc + 1, sizeof *rq->argv);
-	for (i = 0; i < argc; i++)
-		rq->argv[i] = xstrdup(argv[i]);
+	rq = request_new(cl, argc, argv, at);
 	s->caller = cl->user;
 	s->caller_uid = (unsigned)cl->uid;
 	s->request_at = at;
@@ -962,6 +1032,7 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 	s->authorize = authorize;
 	s->authorize_arg = &sv;
 	cmd_group_init(&sv.group, s, &request_ops, &sv);
+	refusals_init(&sv.refusals);
 	s->fe = NULL;	/* requests get no terminal: watch and dash are refused */
 
 	slog("pid %ld serving '%s' (spec '%s', backend %s) on '%s'",
@@ -970,6 +1041,11 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 	serve_loop(&sv);
 	group_close(&sv);
 	cmd_group_release(&sv.group, NULL);
+	if (refusals_flush(&sv.refusals, s, -1, cause) != 0) {
+		slog("the audit log was not written: %s", *cause);
+		free(*cause);
+		*cause = NULL;
+	}
 	slog("stopping (%s)", serve_stop ? "signal" : "error");
 	unlink(sv.sock);
 out:

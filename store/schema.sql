@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 9.
+-- store/schema.sql — the cellar state store, schema version 11.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store-migrate.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 9 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 11 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store-migrate.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -19,7 +19,8 @@
 -- (jobs.priority, jobs.weight: a trace's columns, kept for a replay); 9,
 -- the names of a replay's jobs out of the unique name index (jobs.traced,
 -- jobs_name); 10, HiveD's fragmentation in the series (series.frag_node);
--- 11, the uid and gid a live job runs as (jobs.uid, jobs.gid).
+-- 11, the uid and gid a live job runs as (jobs.uid, jobs.gid), a
+-- server's refusals in the audit (audit.reason, refused, count).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -266,15 +267,24 @@ CREATE TABLE series (
 	PRIMARY KEY (run, t)
 ) WITHOUT ROWID;
 
--- Operator commands that change state (flagged CMD_MUTATES), with who ran
--- them, when, the command line as typed and its exit status. `run` is the
--- session's run at the time, if it had one (no foreign key: the audit
--- outlives what it talks about).
+-- Operator commands that change state (flagged CMD_MUTATES), and every
+-- request a server refused, with who sent them, when, the command line as
+-- typed and its exit status. `run` is the session's run at the time, if
+-- it had one (no foreign key: the audit outlives what it talks about).
+-- `reason` says why a command failed or was refused (NULL when it
+-- succeeded); `refused` is 1 for a request the server did not run (its
+-- access rules, a command it runs for nobody, a halted server); `count`
+-- is how many refusals of that user the row stands for: the server writes
+-- one row per user per second of refusals, the first one's line and
+-- reason, and counts the others into it (version 11).
 CREATE TABLE audit (
 	id		INTEGER PRIMARY KEY,
 	at		REAL NOT NULL,
 	user		TEXT NOT NULL,
 	run		INTEGER,
 	cmdline		TEXT NOT NULL,
-	status		INTEGER NOT NULL
+	status		INTEGER NOT NULL,
+	reason		TEXT,
+	refused		INTEGER NOT NULL DEFAULT 0,
+	count		INTEGER NOT NULL DEFAULT 1
 );

@@ -54,6 +54,8 @@ struct dump_table {
 #define JOB_NCOLS_10 34
 /* The series' columns up to version 9 (no frag_node: imported as 0). */
 #define SERIES_NCOLS_9 8
+/* The audit's up to version 10 (no reason, refused, count: NULL, 0, 1). */
+#define AUDIT_NCOLS_10 6
 
 static const struct dump_table dump_tables[T_COUNT] = {
 	{ "specs", "id, hash, path, text, created", "id" },
@@ -68,7 +70,7 @@ static const struct dump_table dump_tables[T_COUNT] = {
 	{ "run_specs", "run, upto, spec", "run, upto" },
 	{ "heads", "run, upto, seqs", "run" },
 	{ "series", "run, t, pending, running, used, opp, bad, frag, frag_node", "run, t" },
-	{ "audit", "id, at, user, run, cmdline, status", "id" },
+	{ "audit", "id, at, user, run, cmdline, status, reason, refused, count", "id" },
 	{ "job_logs", "run, job, text", "run, job" },
 };
 
@@ -94,7 +96,8 @@ static const char *const dump_select[T_COUNT] = {
 	"SELECT run, upto, seqs FROM heads ORDER BY run",
 	"SELECT run, t, pending, running, used, opp, bad, frag, frag_node FROM series "
 	"ORDER BY run, t",
-	"SELECT id, at, user, run, cmdline, status FROM audit ORDER BY id",
+	"SELECT id, at, user, run, cmdline, status, reason, refused, count FROM audit "
+	"ORDER BY id",
 	"SELECT run, job, text FROM job_logs ORDER BY run, job",
 };
 
@@ -123,8 +126,9 @@ static const char *const dump_insert[T_COUNT] = {
 	"INSERT INTO heads(run, upto, seqs) VALUES (?1, ?2, ?3)",
 	"INSERT INTO series(run, t, pending, running, used, opp, bad, frag, frag_node) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, coalesce(?9, 0))",
-	"INSERT INTO audit(id, at, user, run, cmdline, status) VALUES (?1, ?2, ?3, "
-	"?4, ?5, ?6)",
+	"INSERT INTO audit(id, at, user, run, cmdline, status, reason, refused, "
+	"count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?8, 0), "
+	"coalesce(?9, 1))",
 	"INSERT INTO job_logs(run, job, text) VALUES (?1, ?2, ?3)",
 };
 
@@ -793,7 +797,8 @@ imp_columns(struct import *im, int t, int *ncols)
 		want++;
 	if (*want != '\0' && !(t == T_JOBS && (n == JOB_NCOLS_7 ||
 	    n == JOB_NCOLS_10)) &&
-	    !(t == T_SERIES && n == SERIES_NCOLS_9))
+	    !(t == T_SERIES && n == SERIES_NCOLS_9) &&
+	    !(t == T_AUDIT && n == AUDIT_NCOLS_10))
 		return imp_fail(im, "%d columns; this cellar has: %s", n,
 		    dump_tables[t].cols);
 	*ncols = n;
@@ -1018,7 +1023,8 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			   9's (traced is not dumped: it follows from the
 			   run's kind); 9's is 10's without the series'
 			   frag_node (imported as 0); 10's is 11's
-			   without the jobs' uid and gid (imported as -1). */
+			   without the jobs' uid and gid (imported as -1)
+			   and the audit's reason, refused and count. */
 			if (store_v && got >= 3 && got <= 10)
 				got = 11;
 			if (got != want) {

@@ -280,11 +280,19 @@ static const struct store_sql store_sql[SQ_COUNT] = {
 	    "SELECT t, pending, running, used, opp, bad, frag, frag_node "
 	    "FROM series WHERE run = ?1 ORDER BY t" },
 	[SQ_AUDIT_INSERT] = {
-	    "INSERT INTO audit(at, user, run, cmdline, status) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5)" },
+	    "INSERT INTO audit(at, user, run, cmdline, status, reason, refused, "
+	    "count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)" },
 	[SQ_AUDIT_LIST] = {
-	    "SELECT id, at, user, run, cmdline, status FROM audit "
+	    "SELECT id, at, user, run, cmdline, status, reason, refused, count "
+	    "FROM audit ORDER BY id" },
+	/* the newest ?4 (-1: all) of those matching, oldest first */
+	[SQ_AUDIT_QUERY] = {
+	    "SELECT * FROM (SELECT id, at, user, run, cmdline, status, reason, "
+	    "refused, count FROM audit WHERE (?1 IS NULL OR user = ?1) AND "
+	    "at >= ?2 AND (?3 = 0 OR refused = 1) ORDER BY id DESC LIMIT ?4) "
 	    "ORDER BY id" },
+	[SQ_AUDIT_COUNT] = {
+	    "UPDATE audit SET count = ?2 WHERE id = ?1" },
 };
 
 /* ---- errors ---- */

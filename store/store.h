@@ -460,11 +460,14 @@ int		 store_series_load(struct store *st, int64_t run,
 
 struct store_audit {
 	int64_t		 id;
-	double		 at;
-	const char	*user;
+	double		 at;		/* 0 to add: now */
+	const char	*user;		/* NULL to add: store_user() */
 	int64_t		 run;		/* 0: none */
 	const char	*cmdline;
 	int		 status;
+	const char	*reason;	/* why it failed or was refused, or NULL */
+	bool		 refused;	/* a server refused it: it did not run */
+	long long	 count;		/* identical refusals it stands for (1) */
 };
 
 /* Append an audit row now, as store_user(); run 0: none. */
@@ -473,7 +476,27 @@ int		 store_audit_append(struct store *st, int64_t run, const char *cmdline,
 /* The same on behalf of user (a server's caller; NULL: store_user()). */
 int		 store_audit_append_as(struct store *st, int64_t run, const char *user,
 		    const char *cmdline, int status, char **cause);
+/* Append row a (its id ignored); its new id to *id unless NULL. */
+int		 store_audit_add(struct store *st, const struct store_audit *a,
+		    int64_t *id, char **cause);
+/* Set the count of row id (refusals coalesced into it since). */
+int		 store_audit_set_count(struct store *st, int64_t id, long long count,
+		    char **cause);
 int		 store_audit_list(struct store *st,
+		    int (*fn)(void *arg, const struct store_audit *a), void *arg,
+		    char **cause);
+
+/* Which audit rows store_audit_query gives; store_audit_filter_init: all. */
+struct store_audit_filter {
+	const char	*user;		/* only this user's, or NULL */
+	double		 since;		/* at or after (wall clock), or 0 */
+	bool		 refused;	/* only refusals */
+	long long	 limit;		/* only the newest N, or 0 */
+};
+
+void		 store_audit_filter_init(struct store_audit_filter *f);
+/* The matching rows in id order; fn as for store_run_list. */
+int		 store_audit_query(struct store *st, const struct store_audit_filter *f,
 		    int (*fn)(void *arg, const struct store_audit *a), void *arg,
 		    char **cause);
 

@@ -31,57 +31,14 @@ static const struct cmd_opt events_opts[] = {
 	{ 0, NULL, NULL, NULL, VALUE_NONE }
 };
 
-/* Digits at *p, exactly n of them, into *v. */
-static bool
-digits(const char **p, int n, int *v)
-{
-	int i;
-
-	*v = 0;
-	for (i = 0; i < n; i++, (*p)++) {
-		if (**p < '0' || **p > '9')
-			return false;
-		*v = *v * 10 + (**p - '0');
-	}
-	return true;
-}
-
-/* "YYYY-MM-DD", "YYYY-MM-DDTHH:MM" or "YYYY-MM-DDTHH:MM:SS". */
-static bool
-date_parse(const char *p, int *y, int *mo, int *d, int *h, int *mi, int *sec)
-{
-	if (!digits(&p, 4, y) || *p++ != '-' || !digits(&p, 2, mo) || *p++ != '-' ||
-	    !digits(&p, 2, d) || *mo < 1 || *mo > 12 || *d < 1 || *d > 31)
-		return false;
-	if (*p == '\0')
-		return true;
-	if (*p++ != 'T' || !digits(&p, 2, h) || *p++ != ':' || !digits(&p, 2, mi) ||
-	    *h > 23 || *mi > 59)
-		return false;
-	if (*p == '\0')
-		return true;
-	return *p++ == ':' && digits(&p, 2, sec) && *sec <= 60 && *p == '\0';
-}
-
 /* "90", "15m", "2h", "3d", or (sessions) "YYYY-MM-DD[THH:MM[:SS]]" (UTC). */
 static int
 parse_since(const struct store_run *r, const char *s, double *out, char **cause)
 {
-	struct tm tm;
-	int y, mo, d, h = 0, mi = 0, sec = 0;
 	double v;
 
-	memset(&tm, 0, sizeof tm);
-	if (date_parse(s, &y, &mo, &d, &h, &mi, &sec)) {
-		tm.tm_year = y - 1900;
-		tm.tm_mon = mo - 1;
-		tm.tm_mday = d;
-		tm.tm_hour = h;
-		tm.tm_min = mi;
-		tm.tm_sec = sec;
-		*out = (double)timegm(&tm);
+	if (stored_parse_date(s, out))
 		return 0;
-	}
 	if (args_seconds(s, &v) != 0)
 		goto bad;
 	/* A session's clock is Unix time: a duration counts from its start. */

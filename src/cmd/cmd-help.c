@@ -205,6 +205,7 @@ help_entry_json(struct json *j, const struct cmd_entry *e)
 	json_kv_bool(j, "mutates", (e->flags & CMD_MUTATES) != 0);
 	json_kv_bool(j, "needs_engine", (e->flags & CMD_NEEDS_ENGINE) != 0);
 	json_kv_bool(j, "live", (e->flags & CMD_LIVE) != 0);
+	json_kv_string(j, "access", cmd_access_name(cmd_access_of(e)));
 	json_key(j, "columns");
 	json_array_begin(j);
 	for (c = e->columns; c != NULL && c->header != NULL; c++) {
@@ -404,6 +405,8 @@ static const struct table_colspec help_columns[] = {
 	{ "USAGE", "usage", TABLE_WIDE, "what follows the name" },
 	{ "LISTS", "lists", TABLE_WIDE, "yes for a listing (--sort, --filter)" },
 	{ "MUTATES", "mutates", TABLE_WIDE, "yes if it changes the cluster" },
+	{ "ACCESS", "access", TABLE_WIDE, "who may send it to a server: anyone, "
+	  "member, admin, or client (nobody: run it with cellar itself)" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -426,6 +429,7 @@ help_row(struct table *t, long tag)
 		table_cell(t, "%s", "");
 		table_cell(t, "%s", "no");
 		table_cell(t, "%s", "no");
+		table_cell(t, "%s", "anyone");
 		return;
 	}
 	e = cmd_table[tag];
@@ -435,6 +439,7 @@ help_row(struct table *t, long tag)
 	table_cell(t, "%s", e->usage);
 	table_cell(t, "%s", e->columns != NULL ? "yes" : "no");
 	table_cell(t, "%s", e->flags & CMD_MUTATES ? "yes" : "no");
+	table_cell(t, "%s", cmd_access_name(cmd_access_of(e)));
 }
 
 /* Is e in the selection: all (family NULL, one NULL), a family, or one? */

@@ -47,6 +47,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_show_entry,
 	&cmd_events_entry,
 	&cmd_history_entry,
+	&cmd_audit_entry,
 	&cmd_job_show_entry,
 	&cmd_db_check_entry,
 	&cmd_db_vacuum_entry,
@@ -58,6 +59,79 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_dash_entry,
 	NULL
 };
+
+/*
+ * Who may send what to the server, in cmd_table's order (cmd.h invariant
+ * 7; tcmd-dispatch fails an entry without a row). A server opens a file
+ * only for an admin's load: whatever names a file to read or write (spec
+ * check, replay, export, plot, a --figure, a --series ...) is
+ * CMD_ACCESS_CLIENT, run by the caller's own cellar with the caller's
+ * own rights.
+ */
+const struct cmd_access_rule cmd_access_table[] = {
+	{ &cmd_spec_check_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_spec_import_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_load_entry, CMD_ACCESS_ADMIN },
+	{ &cmd_status_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_cells_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_vcs_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_jobs_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_alloc_entry, CMD_ACCESS_ADMIN },
+	{ &cmd_place_entry, CMD_ACCESS_ANYONE },	/* a dry run */
+	{ &cmd_release_entry, CMD_ACCESS_ADMIN },
+	{ &cmd_serve_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_submit_entry, CMD_ACCESS_MEMBER },
+	{ &cmd_cancel_entry, CMD_ACCESS_MEMBER },
+	{ &cmd_wait_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_job_log_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_job_migrate_entry, CMD_ACCESS_ADMIN },
+	{ &cmd_queue_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_node_bad_entry, CMD_ACCESS_ADMIN },
+	{ &cmd_node_ok_entry, CMD_ACCESS_ADMIN },
+	{ &cmd_replay_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_compare_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_anomaly_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_plot_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_runs_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_run_show_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_events_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_history_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_audit_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_job_show_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_db_check_entry, CMD_ACCESS_CLIENT },	/* reads the whole store */
+	{ &cmd_db_vacuum_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_export_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_import_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_help_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_apropos_entry, CMD_ACCESS_ANYONE },
+	{ &cmd_watch_entry, CMD_ACCESS_CLIENT },
+	{ &cmd_dash_entry, CMD_ACCESS_CLIENT },
+	{ NULL, CMD_ACCESS_NONE }
+};
+
+enum cmd_access
+cmd_access_of(const struct cmd_entry *e)
+{
+	const struct cmd_access_rule *r;
+
+	for (r = cmd_access_table; r->e != NULL; r++)
+		if (r->e == e)
+			return r->access;
+	return CMD_ACCESS_NONE;
+}
+
+const char *
+cmd_access_name(enum cmd_access a)
+{
+	switch (a) {
+	case CMD_ACCESS_ANYONE: return "anyone";
+	case CMD_ACCESS_MEMBER: return "member";
+	case CMD_ACCESS_ADMIN: return "admin";
+	case CMD_ACCESS_CLIENT: return "client";
+	case CMD_ACCESS_NONE: break;
+	}
+	return "none";
+}
 
 const struct cmd_exit_info cmd_exit_table[] = {
 	{ CMD_EXIT_OK, "success" },
@@ -74,8 +148,9 @@ const struct cmd_exit_info cmd_exit_table[] = {
 	{ CMD_EXIT_NOSERVER, "no cellar server: a live command (submit, cancel, "
 	  "wait, queue, job log, job migrate) and no server runs for the store, "
 	  "or the server went away before it answered" },
-	{ CMD_EXIT_DENIED, "refused by the spec's access rules (the server "
-	  "names the rule)" },
+	{ CMD_EXIT_DENIED, "refused by the server: the spec's access rules "
+	  "(the server names the rule), or a command it runs for nobody (run "
+	  "it with cellar itself)" },
 	{ CMD_EXIT_INTR, "interrupted (SIGINT)" },
 	{ 0, NULL }
 };
@@ -498,14 +573,16 @@ cmd_check_format(const struct cmd_ctx *ctx, const struct cmd_entry *e, char **ca
 
 /*
  * The audit log: a command flagged CMD_MUTATES that ran while a store is
- * open gets a row (user, time, the command line as typed, its status),
- * unless the store itself just failed it. A failure to write the row fails
- * a command that had succeeded (status 4).
+ * open gets a row (user, time, the command line as typed, its status and,
+ * when it failed, why), unless the store itself just failed it. A failure
+ * to write the row fails a command that had succeeded (status 4). A
+ * server's refusals are its own to audit (serve.c, cmd/refusals.h).
  */
 static void
 cmd_audit(struct session *s, const char *line, struct cmd_result *res,
     struct strbuf *err)
 {
+	struct store_audit row;
 	struct store *st;
 	char *cause = NULL;
 
@@ -515,9 +592,15 @@ cmd_audit(struct session *s, const char *line, struct cmd_result *res,
 		return;
 	if (store_in_txn(s->store))
 		fatal("command '%s' left a store transaction open", line);
+	memset(&row, 0, sizeof row);
+	row.user = s->caller;
+	row.run = s->run;
+	row.cmdline = line;
+	row.status = res->status;
+	row.reason = res->status != CMD_EXIT_OK ? res->cause : NULL;
+	row.count = 1;
 	if (session_store(s, true, &st, &cause) != 0 ||
-	    store_audit_append_as(st, s->run, s->caller, line, res->status,
-	    &cause) != 0) {
+	    store_audit_add(st, &row, NULL, &cause) != 0) {
 		if (res->status == CMD_EXIT_OK) {
 			res->status = CMD_EXIT_STORE;
 			res->cause = cause;

@@ -41,6 +41,9 @@
  *     is its first column or the one flagged.
  *  6. A CMD_FRONTEND command runs only in a session with a front end
  *     (sess->fe, cmd/frontend.h); elsewhere it fails with a message.
+ *  7. Every entry has exactly one row in cmd_access_table, a class other
+ *     than CMD_ACCESS_NONE; a CMD_SERVER entry (a client forwards it) is
+ *     never CMD_ACCESS_CLIENT.
  */
 #ifndef CELLAR_CMD_H
 #define CELLAR_CMD_H
@@ -76,6 +79,21 @@ extern const struct cmd_exit_info cmd_exit_table[];
    round (store.h, group commit): it writes only in store_begin/commit
    transactions of the open store and runs no hook itself. */
 #define CMD_GROUP	 0x40
+
+/*
+ * Who may send a command to the store's server (cellar(1), SERVER). The
+ * server checks it before the command runs (serve.c, authorize); anyone
+ * may run any command in their own client, with their own rights.
+ */
+enum cmd_access {
+	CMD_ACCESS_NONE = 0,	/* unclassified: the server refuses it */
+	CMD_ACCESS_ANYONE,	/* whoever may open the socket: reads */
+	CMD_ACCESS_MEMBER,	/* a VC's users, by the server's own checks
+				   (submit to their VC, cancel their job) */
+	CMD_ACCESS_ADMIN,	/* access.admins, root, the server's user */
+	CMD_ACCESS_CLIENT,	/* never run by a server, for anyone: it reads
+				   or writes files, or runs long */
+};
 
 /* The JSON schema version of every document; see cellar(1). */
 #define CMD_SCHEMA_VERSION	1
@@ -128,6 +146,16 @@ struct cmd_result {
 
 /* Every command, NULL-terminated, in the order help lists them. */
 extern const struct cmd_entry *const cmd_table[];
+/* Who may send each command to a server: one row per entry of cmd_table. */
+struct cmd_access_rule {
+	const struct cmd_entry	*e;
+	enum cmd_access		 access;
+};
+extern const struct cmd_access_rule cmd_access_table[];
+/* e's class in cmd_access_table (CMD_ACCESS_NONE: not there). */
+enum cmd_access	 cmd_access_of(const struct cmd_entry *e);
+/* "anyone", "member", "admin", "client", or "none". */
+const char	*cmd_access_name(enum cmd_access a);
 /* The options every command accepts. */
 extern const struct cmd_opt cmd_common_opts[];
 /* The options every listing command (one with columns) accepts. */
@@ -210,6 +238,7 @@ extern const struct cmd_entry cmd_runs_entry;
 extern const struct cmd_entry cmd_run_show_entry;
 extern const struct cmd_entry cmd_events_entry;
 extern const struct cmd_entry cmd_history_entry;
+extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_job_show_entry;
 extern const struct cmd_entry cmd_db_check_entry;
 extern const struct cmd_entry cmd_db_vacuum_entry;

@@ -91,6 +91,8 @@ double		 stored_open_now(const struct store_run *run);
 void		 stored_json_run(struct json *j, const struct sctx *sc);
 /* Wall-clock seconds as a UTC date ("-" for none). */
 const char	*stored_fmt_date(double t, char *buf, size_t len);
+/* A UTC date "YYYY-MM-DD[THH:MM[:SS]]" as Unix seconds into *out. */
+bool		 stored_parse_date(const char *s, double *out);
 /* A time on the run's clock: a date for a session, seconds for a replay. */
 const char	*stored_fmt_t(const struct store_run *r, double t, char *buf,
 		    size_t len);

@@ -48,7 +48,7 @@ run "$CELLAR" -c 'alloc a --vc dev --gpus 4 -o json' -c 'vcs --sort -USED% -o na
 
 # help and apropos: listings of commands.
 run "$CELLAR" help --filter lists=yes -o json
-check_json_field help-listings commands.# 12
+check_json_field help-listings commands.# 13
 run "$CELLAR" help --filter mutates=yes --sort -command -o name
 check_out help-mutating "submit
 release

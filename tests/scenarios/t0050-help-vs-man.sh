@@ -10,6 +10,8 @@
 #  - every help topic is named in the entry of help;
 #  - JOB STATES lists exactly the state codes and pending reasons of
 #    src/job, EXIT STATUS exactly the statuses of cmd_exit_table;
+#  - SERVER's list of who may send what names each command once, in the
+#    class of the access table (help -o json);
 #  - every global option of `cellar --help` is in DESCRIPTION;
 #  - every JSON kind the commands write is described in JSON output;
 #  - the help examples all run, in table order, on the default spec (those
@@ -190,6 +192,30 @@ while [ "$k" -lt "$m" ]; do
 done
 if [ -s "$TMP/exit" ] && cmp -s "$TMP/exit" "$TMP/man-exit"; then ok exit-statuses
 else not_ok exit-statuses "program [$(tr '\n' ' ' <"$TMP/exit")] man [$(tr '\n' ' ' <"$TMP/man-exit")]"; fi
+
+# 6b. SERVER: who may send what, as the access table says (help -o json's
+# access), both ways: each class's item lists its commands in .Cm lines.
+section SERVER | awk '
+	/^\.Sy Who may do what\./ { on = 1 }
+	on && /^\.El/ { exit }
+	on && /^\.It Cm / { class = $3; next }
+	on && class != "" && /^\.Cm / {
+		sub(/^\.Cm /, ""); sub(/ [.,]$/, "")
+		n = split($0, w, " , ")
+		for (i = 1; i <= n; i++) print w[i] "\t" class
+	}' | sort >"$TMP/man-access"
+run "$CELLAR" help -o json
+: >"$TMP/access"
+m=$(num "$(json_get commands.#)")
+k=0
+while [ "$k" -lt "$m" ]; do
+	printf '%s\t%s\n' "$(json_get "commands.$k.name")" \
+	    "$(json_get "commands.$k.access")" >>"$TMP/access"
+	k=$((k + 1))
+done
+sort -o "$TMP/access" "$TMP/access"
+if [ -s "$TMP/access" ] && cmp -s "$TMP/access" "$TMP/man-access"; then ok server-access
+else not_ok server-access "program vs man: $(diff "$TMP/access" "$TMP/man-access" | grep '^[<>]' | tr '\n\t' '  ')"; fi
 
 # 7. Global options, in DESCRIPTION.
 run "$CELLAR" --help

@@ -21,11 +21,14 @@ check_rc made 0
 # Version 3: the event log as one row per event, no blocks (and no job
 # logs: version 5; no job_changes table: version 7; no jobs.priority and
 # jobs.weight: version 8; no jobs.traced and its partial name index:
-# version 9; no series.frag_node: version 10).
+# version 9; no series.frag_node: version 10; no audit.reason, refused,
+# count: version 11).
 "$SQLEXEC" "$db" "DROP TABLE job_logs; DROP TABLE event_blocks; DELETE FROM heads;
 DROP TABLE job_changes; ALTER TABLE jobs DROP COLUMN priority;
 ALTER TABLE jobs DROP COLUMN weight; DROP INDEX jobs_name;
 ALTER TABLE jobs DROP COLUMN traced; ALTER TABLE series DROP COLUMN frag_node;
+ALTER TABLE audit DROP COLUMN reason; ALTER TABLE audit DROP COLUMN refused;
+ALTER TABLE audit DROP COLUMN count;
 CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER NOT NULL
  REFERENCES runs(id) ON DELETE CASCADE, t REAL NOT NULL, kind TEXT NOT NULL,
  job INTEGER, vc INTEGER, cell INTEGER, by_job INTEGER, detail TEXT NOT NULL

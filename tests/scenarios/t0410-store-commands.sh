@@ -154,6 +154,21 @@ check_json_field audit-failed-cmd tables.audit.rows.1.4 "release nosuch"
 check_json_field audit-quoted tables.audit.rows.2.4 "alloc 'odd name' --vc prod --gpus 1"
 check_json_field audit-quoted-rc tables.audit.rows.2.5 2
 check_json_field audit-last tables.audit.rows.3.4 "release z"
+# why a change failed; a change that ran has no reason
+check_json_field audit-failed-reason tables.audit.rows.1.6 "unknown job 'nosuch'"
+check_json_field audit-ok-reason tables.audit.rows.0.6 null
+# the audit listing: who did what, failures with their reason
+run "$CELLAR" --db "$TMP/audit.db" audit -o csv --no-header
+check_out_has audit-list-ok ",$(id -un),ok,0,1,alloc z --vc dev --gpus 1,-,1"
+check_out_has audit-list-failed ",$(id -un),failed,1,1,release nosuch,unknown job 'nosuch',1"
+run "$CELLAR" --db "$TMP/audit.db" audit --limit 1 --user "$(id -un)" -o name
+check_out audit-list-limit 4
+run "$CELLAR" --db "$TMP/audit.db" audit --user nobody-at-all -o name
+check_out audit-list-user ""
+run "$CELLAR" --db "$TMP/audit.db" audit --refused -o name
+check_out audit-list-refused ""
+run "$CELLAR" --db "$TMP/audit.db" audit --since yesterday
+check_rc audit-list-since-bad 2
 
 # A later process recovers the running session run and goes on in it; a
 # load reconfigures that run (here to quota mode), which goes on.

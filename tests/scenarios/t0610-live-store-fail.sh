@@ -58,6 +58,11 @@ while [ "$n" -le "$steps" ]; do
 			rc2=$?
 			[ "$rc2" = 4 ] && grep -q "live session is halted after a store failure (.*CELLAR_STORE_FAIL=$n)" "$TMP/e2" ||
 			    bad="$bad [$n: halted, a later client got exit $rc2: $(cat "$TMP/e2")]"
+			# a change is refused, and the refusal is in the log
+			"$CELLAR" submit late$n --vc a -- true >"$TMP/o3" 2>"$TMP/e3"
+			rc3=$?
+			[ "$rc3" = 4 ] && grep -q "^cellar serve: refused $(id -un): submit late$n --vc a -- true (exit 4: the live session is halted" "$SERVE_LOG" ||
+			    bad="$bad [$n: halted, a change got exit $rc3 ($(cat "$TMP/e3")), log: $(grep refused "$SERVE_LOG")]"
 		fi
 		serve_stop
 	else

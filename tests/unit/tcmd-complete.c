@@ -112,7 +112,7 @@ repl_of(const char *line)
 static void
 test_command_names(void)
 {
-	CHECK_COMP("", "alloc anomaly apropos cancel cells compare dash db events "
+	CHECK_COMP("", "alloc anomaly apropos audit cancel cells compare dash db events "
 	    "export help history import job jobs load node place plot queue release replay "
 	    "run runs serve spec status submit vcs wait watch");
 	CHECK_COMP("s", "serve spec status submit");
@@ -238,12 +238,12 @@ test_files(void)
 static void
 test_help_and_watch(void)
 {
-	CHECK_COMP("help a", "alloc anomaly apropos");
+	CHECK_COMP("help a", "alloc anomaly apropos audit");
 	CHECK_COMP("help al", "alloc");
 	CHECK_COMP("help node ", "bad ok");
 	CHECK_COMP("help -o json n", "node");
 	CHECK_COMP("help node bad ", "");
-	CHECK_COMP("watch ", "alloc anomaly apropos cancel cells compare dash db "
+	CHECK_COMP("watch ", "alloc anomaly apropos audit cancel cells compare dash db "
 	    "events export help history import job jobs load node place plot queue release "
 	    "replay run runs serve spec status submit vcs wait watch");
 	CHECK_COMP("watch -n 5 jo", "job jobs");

@@ -99,7 +99,46 @@ test_table_invariants(void)
 		/* Invariant 2: a first word is a command or a family, not both. */
 		if (words == 1)
 			CHECKF(!cmd_is_family(n), "'%s' is both", n);
+		/* Invariant 7: who may send it to a server, said once. */
+		{
+			const struct cmd_access_rule *r;
+			int rows = 0;
+
+			for (r = cmd_access_table; r->e != NULL; r++)
+				rows += r->e == *e;
+			CHECKF(rows == 1, "'%s' has %d rows in cmd_access_table "
+			    "(want 1: anyone, member, admin or client)", n, rows);
+			CHECKF(cmd_access_of(*e) != CMD_ACCESS_NONE,
+			    "'%s' has no access class", n);
+			CHECKF(!((*e)->flags & CMD_SERVER) ||
+			    cmd_access_of(*e) != CMD_ACCESS_CLIENT,
+			    "'%s' is forwarded to a server that runs it for nobody", n);
+		}
 	}
+}
+
+/* Every row of cmd_access_table is a command of cmd_table. */
+static void
+test_access_rows(void)
+{
+	const struct cmd_access_rule *r;
+	const struct cmd_entry *const *e;
+	int n = 0, rows = 0;
+
+	for (r = cmd_access_table; r->e != NULL; r++, rows++) {
+		for (e = cmd_table; *e != NULL; e++)
+			if (*e == r->e)
+				break;
+		CHECKF(*e != NULL, "'%s' is in cmd_access_table, not cmd_table",
+		    r->e->name);
+		CHECKF(strcmp(cmd_access_name(r->access), "none") != 0,
+		    "'%s': class %d", r->e->name, (int)r->access);
+	}
+	for (e = cmd_table; *e != NULL; e++)
+		n++;
+	CHECK_INTEQ(rows, n);
+	CHECK_STREQ(cmd_access_name(cmd_access_of(&cmd_submit_entry)), "member");
+	CHECK_STREQ(cmd_access_name(cmd_access_of(&cmd_export_entry)), "client");
 }
 
 static void
@@ -356,6 +395,7 @@ test_random(void)
 
 static const struct test tests[] = {
 	{ "table-invariants", test_table_invariants },
+	{ "access-rows", test_access_rows },
 	{ "lookup", test_lookup },
 	{ "statuses", test_statuses },
 	{ "random", test_random },

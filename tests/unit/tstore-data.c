@@ -535,8 +535,12 @@ health_cb(void *arg, const char *node, bool bad, double since)
 static int
 audit_cb(void *arg, const struct store_audit *a)
 {
-	strbuf_addf(arg, "%lld:%s:%lld:%s:%d:%d ", (long long)a->id, a->user,
+	strbuf_addf(arg, "%lld:%s:%lld:%s:%d:%d", (long long)a->id, a->user,
 	    (long long)a->run, a->cmdline, a->status, a->at > 1e9);
+	if (a->reason != NULL || a->refused || a->count != 1)
+		strbuf_addf(arg, ":%s:%d:%lld", a->reason ? a->reason : "-",
+		    a->refused, a->count);
+	strbuf_addc(arg, ' ');
 	return 0;
 }
 
@@ -573,6 +577,44 @@ test_health_series_audit(void)
 		    "2:%s:0:release nope:1:1 ", store_user(), store_user());
 		CHECK_STREQ(sb.buf, want);
 		free(want);
+		/* a refusal, why, and the refusals counted into it; the
+		   query's filters */
+		{
+			struct store_audit r = { .user = "eve", .cmdline = "export /x",
+			    .status = 6, .reason = "no", .refused = true, .count = 1 };
+			struct store_audit_filter f;
+			int64_t id = 0;
+
+			CHECK(store_audit_add(st, &r, &id, &cause) == 0);
+			CHECK(id == 3);
+			CHECK(store_audit_set_count(st, id, 41, &cause) == 0);
+			r.refused = false;
+			r.reason = NULL;
+			r.status = 0;
+			r.cmdline = "cancel x";
+			CHECK(store_audit_add(st, &r, NULL, &cause) == 0);
+			store_audit_filter_init(&f);
+			f.user = "eve";
+			strbuf_reset(&sb);
+			CHECK(store_audit_query(st, &f, audit_cb, &sb, &cause) == 0);
+			CHECK_STREQ(sb.buf, "3:eve:0:export /x:6:1:no:1:41 "
+			    "4:eve:0:cancel x:0:1 ");
+			f.refused = true;
+			strbuf_reset(&sb);
+			CHECK(store_audit_query(st, &f, audit_cb, &sb, &cause) == 0);
+			CHECK_STREQ(sb.buf, "3:eve:0:export /x:6:1:no:1:41 ");
+			store_audit_filter_init(&f);
+			f.limit = 2;
+			strbuf_reset(&sb);
+			CHECK(store_audit_query(st, &f, audit_cb, &sb, &cause) == 0);
+			CHECK_STREQ(sb.buf, "3:eve:0:export /x:6:1:no:1:41 "
+			    "4:eve:0:cancel x:0:1 ");
+			f.limit = 0;
+			f.since = store_wall_now() + 3600;
+			strbuf_reset(&sb);
+			CHECK(store_audit_query(st, &f, audit_cb, &sb, &cause) == 0);
+			CHECK_STREQ(sb.buf, "");
+		}
 		strbuf_release(&sb);
 	}
 	store_close(st);
@@ -917,8 +959,8 @@ test_job_changes(void)
 	CHECK(store_job_put(b, run, &j[1], &cause) == 0);
 	CHECK_STREQ(since(b, run, 0), "1@1 ");
 	/* versions 5's and 6's dumps are version 11's but for the series'
-	   frag_node and the jobs' uid and gid (7's lack the jobs' priority
-	   and weight: t0410) */
+	   frag_node, the jobs' uid and gid and the audit's reason, refused
+	   and count (7's lack the jobs' priority and weight: t0410) */
 	p = strstr(d.buf, "\"store_version\":11,");
 	CHECK(p != NULL);
 	if (p != NULL) {

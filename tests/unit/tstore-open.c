@@ -66,12 +66,25 @@ raw_sql(const char *path, const char *sql)
 	sqlite3_close(db);
 }
 
-/* Version 9's schema, from which the older stores below are made: today's
-   less what version 10 added (series.frag_node). */
+/* Version 10's schema: today's less what version 11 added (the audit's
+   reason, refused and count). */
+static void
+raw_schema_v10(const char *path)
+{
+	raw_sql(path, store_schema_sql);
+	raw_sql(path, "ALTER TABLE audit DROP COLUMN reason;"
+	    "ALTER TABLE audit DROP COLUMN refused;"
+	    "ALTER TABLE audit DROP COLUMN count;"
+	    "ALTER TABLE jobs DROP COLUMN uid;"
+	    "ALTER TABLE jobs DROP COLUMN gid;");
+}
+
+/* Version 9's schema, from which the older stores below are made:
+   version 10's less what it added (series.frag_node). */
 static void
 raw_schema_v9(const char *path)
 {
-	raw_sql(path, store_schema_sql);
+	raw_schema_v10(path);
 	raw_sql(path, "ALTER TABLE series DROP COLUMN frag_node;");
 }
 
@@ -639,6 +652,48 @@ test_migration_7_8(void)
 	store_job_release(&sj);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	strbuf_release(&cols);
+	store_close(st);
+}
+
+/*
+ * A version 10 database with an audit row: migrated to 11, the audit has
+ * a new database's columns, and the old row reads as a change that ran
+ * once (no reason, not refused, count 1).
+ */
+static int
+audit_cb(void *arg, const struct store_audit *a)
+{
+	strbuf_addf(arg, "%s:%s:%d:%s:%d:%lld ", a->user, a->cmdline, a->status,
+	    a->reason != NULL ? a->reason : "-", a->refused, a->count);
+	return 0;
+}
+
+static void
+test_migration_10_11(void)
+{
+	struct strbuf sb = STRBUF_INIT, cols = STRBUF_INIT;
+	struct store *st = NULL;
+	char *cause = NULL;
+	const char *path = tmp_path("v10.db");
+
+	raw_schema_v10(path);
+	raw_sql(path, "INSERT INTO audit(at, user, run, cmdline, status) VALUES "
+	    "(1, 'u', NULL, 'node bad n1', 0);"
+	    "PRAGMA user_version = 10; PRAGMA application_id = 1130720364;");
+	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	if (st == NULL)
+		return;
+	CHECK_INTEQ(store_user_version(st, &cause), STORE_SCHEMA_VERSION);
+	same_as_new(st, "SELECT group_concat(name || ' ' || type || ' ' || "
+	    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('audit')", &cols);
+	strbuf_reset(&cols);
+	same_as_new(st, "SELECT group_concat(name || ' ' || type || ' ' || "
+	    "coalesce(dflt_value, ''), ',') FROM pragma_table_info('jobs')", &cols);
+	CHECK(store_audit_list(st, audit_cb, &sb, &cause) == 0);
+	CHECK_STREQ(sb.buf, "u:node bad n1:0:-:0:1 ");
 	strbuf_release(&sb);
 	strbuf_release(&cols);
 	store_close(st);
@@ -1393,6 +1448,7 @@ static const struct test tests[] = {
 	{ "migration-6-7", test_migration_6_7 },
 	{ "migration-7-8", test_migration_7_8 },
 	{ "migration-8-9", test_migration_8_9 },
+	{ "migration-10-11", test_migration_10_11 },
 	{ "heads", test_heads },
 	{ "cleanup", test_cleanup },
 };
