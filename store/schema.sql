@@ -1,9 +1,9 @@
--- store/schema.sql — the cellar state store, schema version 9.
+-- store/schema.sql — the cellar state store, schema version 11.
 --
 -- This file is the whole schema of a new database. The Makefile embeds it
 -- into the binary (build/VARIANT/gen/store-schema.c); store-migrate.c runs it in
 -- one transaction on a database whose user_version is 0 and that holds no
--- table, then sets user_version to 9 (STORE_SCHEMA_VERSION) and
+-- table, then sets user_version to 11 (STORE_SCHEMA_VERSION) and
 -- application_id to 0x43656c6c ("Cell"). A database of an older version
 -- is brought forward by the migrations in store-migrate.c (from version N to
 -- N + 1), each one transaction; this file always creates the newest.
@@ -18,7 +18,9 @@
 -- (job_changes) instead; 8, a job's priority and time-slice weight
 -- (jobs.priority, jobs.weight: a trace's columns, kept for a replay); 9,
 -- the names of a replay's jobs out of the unique name index (jobs.traced,
--- jobs_name).
+-- jobs_name); 10, the series' fragmentation (series.frag_node); 11, a
+-- session's job names reusable once their job has ended (jobs_name no
+-- longer unique: a job is its id).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -136,16 +138,22 @@ CREATE TABLE jobs (
 	traced		INTEGER NOT NULL DEFAULT 0,	-- 1: a replay's (version 9)
 	PRIMARY KEY (run, id)
 );
--- A job's name is unique in its run. A session's jobs are held to it by
--- this index; a replay's (traced = 1, exactly the jobs of runs of kind
--- 'replay') by their trace, whose reader refuses a name given twice, and
--- `db check` verifies both. A replay's names stay out of the index
--- because they arrive in no relation to the order of the rows, so each
+-- A job is its id; its name says which job a person means. In a
+-- session's run a name is held by one job at a time: a name whose job
+-- has not ended is refused (the console and the engine check), and a
+-- name whose job has ended names a new job (a new id) while the old one
+-- keeps its row and events (version 11; before, the old row was renamed
+-- NAME~ID, as rows of older stores still are). By name, the newest of
+-- that name (the highest id) is meant: this index finds it in one probe.
+-- A replay's names (traced = 1, exactly the jobs of runs of kind
+-- 'replay') are unique by their trace, whose reader refuses a name given
+-- twice, and `db check` verifies it. They stay out of the index because
+-- they arrive in no relation to the order of the rows, so each
 -- checkpoint inserted them all over it: for the Philly trace a quarter
 -- of the writer's work (2.28 G instructions with UNIQUE (run, name) on
 -- every row, as in version 8; 1.72 G without, callgrind). A lookup by
 -- name in a replay's run reads the run's rows instead.
-CREATE UNIQUE INDEX jobs_name ON jobs(run, name) WHERE traced = 0;
+CREATE INDEX jobs_name ON jobs(run, name, id) WHERE traced = 0;
 
 -- Which jobs each transaction changed (store.h invariant 7): one row per
 -- transaction that wrote a job row or placement of the run, numbered

@@ -209,6 +209,16 @@ static const char store_migrate_8_9[] =
 static const char store_migrate_9_10[] =
     "ALTER TABLE series ADD COLUMN frag_node REAL NOT NULL DEFAULT 0;";
 
+/*
+ * 10 -> 11: a session's job name can be reused once its job has ended
+ * (the old job keeps its row and events): jobs_name is no longer unique,
+ * and holds the id so that "the newest of a name" is one probe. Rows an
+ * older version renamed NAME~ID keep that name.
+ */
+static const char store_migrate_10_11[] =
+    "DROP INDEX jobs_name;"
+    "CREATE INDEX jobs_name ON jobs(run, name, id) WHERE traced = 0;";
+
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },
 	{ 1, store_migrate_1_2, store_migrate_1_2_fn },
@@ -220,6 +230,7 @@ const struct store_migration store_migrations[] = {
 	{ 7, store_migrate_7_8, NULL },
 	{ 8, store_migrate_8_9, NULL },
 	{ 9, store_migrate_9_10, NULL },
+	{ 10, store_migrate_10_11, NULL },
 };
 const int store_nmigrations = sizeof store_migrations / sizeof store_migrations[0];
 

@@ -21,7 +21,8 @@ check_rc made 0
 # Version 3: the event log as one row per event, no blocks (and no job
 # logs: version 5; no job_changes table: version 7; no jobs.priority and
 # jobs.weight: version 8; no jobs.traced and its partial name index:
-# version 9; no series.frag_node: version 10).
+# version 9; no series.frag_node: version 10; jobs_name not unique:
+# version 11).
 "$SQLEXEC" "$db" "DROP TABLE job_logs; DROP TABLE event_blocks; DELETE FROM heads;
 DROP TABLE job_changes; ALTER TABLE jobs DROP COLUMN priority;
 ALTER TABLE jobs DROP COLUMN weight; DROP INDEX jobs_name;
@@ -65,8 +66,8 @@ check_out_has rw-event "node-bad"
 check_out_has rw-old-detail "old-r0n05"
 run "$CELLAR" export "$TMP/dump.json"
 check_rc export 0
-grep -q '"store_version":10,' "$TMP/dump.json" && ok migrated-10 ||
-    not_ok migrated-10 "$(head -c 300 "$TMP/dump.json")"
+grep -q '"store_version":11,' "$TMP/dump.json" && ok migrated-11 ||
+    not_ok migrated-11 "$(head -c 300 "$TMP/dump.json")"
 run "$CELLAR" db check
 check_rc db-check 0
 # And it stays usable: a writing command appends after the old event.

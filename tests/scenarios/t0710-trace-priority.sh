@@ -81,7 +81,7 @@ check_out_has import-keeps "requested       priority 0, weight 2"
 awk '/^"jobs":/ { j = 1; sub(/,"priority","weight"\]/, "]") }
     /^"placements":/ { j = 0 }
     j && /^\[/ { sub(/,-?[0-9]+,[0-9]+\]/, "]") }
-    { sub(/"store_version":10,/, "\"store_version\":7,"); print }' \
+    { sub(/"store_version":11,/, "\"store_version\":7,"); print }' \
     "$TMP/d8.json" >"$TMP/d7.json"
 grep -q '"store_version":7,' "$TMP/d7.json" && ! grep -q '"weight"' "$TMP/d7.json" &&
     ok v7-dump-made || not_ok v7-dump-made "$(head -c 300 "$TMP/d7.json")"

@@ -72,7 +72,7 @@ awk '/^"series":/ { s = 1; sub(/,"frag_node"\]/, "]") }
     s && /^\[.*\],$/ { sub(/,[0-9.]+\],$/, "],") }
     s && /^\[.*\]\]},$/ { sub(/,[0-9.]+\]\]},$/, "]]},") }
     /^"audit":/ { s = 0 }
-    { sub(/"store_version":10,/, "\"store_version\":9,"); print }' \
+    { sub(/"store_version":11,/, "\"store_version\":9,"); print }' \
     "$TMP/d.json" >"$TMP/d9.json"
 if grep -q '"store_version":9,' "$TMP/d9.json" && grep -q '^\[1,3600.0,2,2,5,0,0,0.5\],$' "$TMP/d9.json"; then
 	ok v9-dump-made

@@ -887,9 +887,9 @@ test_job_changes(void)
 	CHECK_STREQ(loaded(b, run), "0@0 1@0 2@0 3@0 4@0 ");
 	CHECK(store_job_put(b, run, &j[1], &cause) == 0);
 	CHECK_STREQ(since(b, run, 0), "1@1 ");
-	/* versions 5's and 6's dumps are version 10's but for the series'
+	/* versions 5's and 6's dumps are version 11's but for the series'
 	   frag_node (7's lack the jobs' priority and weight: t0410) */
-	p = strstr(d.buf, "\"store_version\":10,");
+	p = strstr(d.buf, "\"store_version\":11,");
 	CHECK(p != NULL);
 	if (p != NULL) {
 		p[16] = '5';

@@ -67,12 +67,15 @@ raw_sql(const char *path, const char *sql)
 }
 
 /* Version 9's schema, from which the older stores below are made: today's
-   less what version 10 added (series.frag_node). */
+   less what versions 10 and 11 changed (series.frag_node; jobs_name was
+   unique). */
 static void
 raw_schema_v9(const char *path)
 {
 	raw_sql(path, store_schema_sql);
-	raw_sql(path, "ALTER TABLE series DROP COLUMN frag_node;");
+	raw_sql(path, "ALTER TABLE series DROP COLUMN frag_node;"
+	    "DROP INDEX jobs_name;"
+	    "CREATE UNIQUE INDEX jobs_name ON jobs(run, name) WHERE traced = 0;");
 }
 
 static void
@@ -233,10 +236,10 @@ test_not_a_store(void)
 	path = tmp_path("newer.db");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == 0);
 	store_close(st);
-	raw_sql(path, "PRAGMA user_version = 11");
+	raw_sql(path, "PRAGMA user_version = 12");
 	CHECK(store_open(path, STORE_WRITE, &st, &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "has schema version 11, newer than this "
-	    "cellar (10): upgrade cellar") != NULL, "%s", cause);
+	CHECKF(cause != NULL && strstr(cause, "has schema version 12, newer than this "
+	    "cellar (11): upgrade cellar") != NULL, "%s", cause);
 	free(cause);
 	cause = NULL;
 	CHECK(store_open(path, 0, &st, &cause) == -1);
@@ -695,8 +698,9 @@ test_migration_8_9(void)
 	    "FROM (SELECT name, sql FROM sqlite_schema WHERE tbl_name IN "
 	    "('jobs', 'placements', 'job_logs') AND type = 'index' ORDER BY name)",
 	    &cols);
-	CHECKF(strstr(cols.buf, "jobs_name CREATE UNIQUE INDEX jobs_name ON "
-	    "jobs(run, name) WHERE traced = 0") != NULL, "%s", cols.buf);
+	/* on to 11: a session's name may repeat (reused once its job ended) */
+	CHECKF(strstr(cols.buf, "jobs_name CREATE INDEX jobs_name ON "
+	    "jobs(run, name, id) WHERE traced = 0") != NULL, "%s", cols.buf);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT group_concat(run || '.' || id || "
 	    "'=' || traced, ' ') FROM (SELECT * FROM jobs ORDER BY run, id)", -1,
 	    &q, NULL) == SQLITE_OK);
@@ -719,10 +723,23 @@ test_migration_8_9(void)
 	    "attained, run_time, work_done, ckpt_work, lost_work, restarts, "
 	    "preemptions, suspensions, opportunistic, engine_id) VALUES (1, 5, 'a', "
 	    "0, 0, '1x1', 1, -1, 'guaranteed', 0, -1, 0, 0, 'pending', 'None', 0, "
-	    "-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1)", &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "UNIQUE") != NULL, "%s", cause);
-	free(cause);
-	cause = NULL;
+	    "-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1)", &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	/* by name, the newest */
+	CHECK(store_job_find(st, 1, "a", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.id, 5);
+	store_job_release(&sj);
+	CHECK(store_job_find(st, 1, "%0", &sj, &cause) == 0);
+	CHECK(sj.job.id == 0 && sj.placed);
+	store_job_release(&sj);
+	/* but two of a name not ended (0 runs, 5 is pending) is a fault */
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 1 && strstr(sb.buf, "run 1: job name 'a' is used by 2 jobs "
+	    "that have not ended") != NULL, "%s", sb.buf);
+	strbuf_reset(&sb);
+	CHECK(store_exec(st, "UPDATE jobs SET state = 'completed' WHERE run = 1 "
+	    "AND id = 0; DELETE FROM placements WHERE run = 1 AND job = 0",
+	    &cause) == 0);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
 	strbuf_release(&sb);
@@ -997,7 +1014,7 @@ test_migration_2_3(void)
 		CHECK(sqlite3_exec(lk, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
 		CHECK(store_open(path, 0, &st, &cause) == -1);
 		CHECKF(cause != NULL && strstr(cause, "has schema version 2, older "
-		    "than this cellar (10), and cannot be migrated here") != NULL &&
+		    "than this cellar (11), and cannot be migrated here") != NULL &&
 		    strstr(cause, "locked") != NULL &&
 		    strstr(cause, "db vacuum', as a user who may write it") != NULL,
 		    "%s", cause);
