@@ -64,7 +64,7 @@ run "$CELLAR" -c "submit j --vc a --gpus 4 $ck -- $trainer 40 0.05; wait j --sta
 check_rc migrate-rc 0
 check_out_has migrate-cmd "migrating j"
 check_out_has migrate-event ",migrate,j,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
-check_out_has migrate-queue "a,-,j,$(id -un),R,migrating,0,4,1,n2,-"
+check_out_has migrate-queue "a,-,j,0,$(id -un),R,migrating,0,4,1,n2,-"
 check_out_has migrate-completed "j completed"
 check_out_has migrate-log-checkpoint "checkpoint at step"
 check_out_has migrate-log-stopped "cellar: pod 0 stopped on 'n1'"
@@ -130,7 +130,7 @@ run "$CELLAR" -c "submit op --vc a --gpus 2 --priority -1 -- $trainer 200 0.05; 
 check_rc opp-rc 1
 check_err_has opp-msg "job 'op' is opportunistic: only guaranteed jobs migrate"
 run "$CELLAR" -c "queue -o csv --no-header; cancel op; wait --timeout 30s; events -o csv --no-header"
-check_out_has opp-unmoved "a,-,op,$(id -un),R,running,-1,2,1,n1,-"
+check_out_has opp-unmoved "a,-,op,0,$(id -un),R,running,-1,2,1,n1,-"
 [ "$(count ',migrate,')" = 0 ] && ok opp-no-event || not_ok opp-no-event "$(count ',migrate,') migrate events"
 # migrate turned off in the spec: refused with a clear error
 live_spec "$TMP/nomig.yaml" 0.1 "migrate: ~"
