@@ -20,7 +20,9 @@
 -- the names of a replay's jobs out of the unique name index (jobs.traced,
 -- jobs_name); 10, HiveD's fragmentation in the series (series.frag_node);
 -- 11, the uid and gid a live job runs as (jobs.uid, jobs.gid), a
--- server's refusals in the audit (audit.reason, refused, count).
+-- server's refusals in the audit (audit.reason, refused, count), a
+-- session's job names reusable once their job has ended (jobs_name no
+-- longer unique: a job is its id).
 --
 -- Conventions:
 --  - In events, placements and the audit, "none" is NULL (a record's job
@@ -140,16 +142,22 @@ CREATE TABLE jobs (
 	gid		INTEGER NOT NULL DEFAULT -1,	-- unknown; version 11)
 	PRIMARY KEY (run, id)
 );
--- A job's name is unique in its run. A session's jobs are held to it by
--- this index; a replay's (traced = 1, exactly the jobs of runs of kind
--- 'replay') by their trace, whose reader refuses a name given twice, and
--- `db check` verifies both. A replay's names stay out of the index
--- because they arrive in no relation to the order of the rows, so each
+-- A job is its id; its name says which job a person means. In a
+-- session's run a name is held by one job at a time: a name whose job
+-- has not ended is refused (the console and the engine check), and a
+-- name whose job has ended names a new job (a new id) while the old one
+-- keeps its row and events (version 11; before, the old row was renamed
+-- NAME~ID, as rows of older stores still are). By name, the newest of
+-- that name (the highest id) is meant: this index finds it in one probe.
+-- A replay's names (traced = 1, exactly the jobs of runs of kind
+-- 'replay') are unique by their trace, whose reader refuses a name given
+-- twice, and `db check` verifies it. They stay out of the index because
+-- they arrive in no relation to the order of the rows, so each
 -- checkpoint inserted them all over it: for the Philly trace a quarter
 -- of the writer's work (2.28 G instructions with UNIQUE (run, name) on
 -- every row, as in version 8; 1.72 G without, callgrind). A lookup by
 -- name in a replay's run reads the run's rows instead.
-CREATE UNIQUE INDEX jobs_name ON jobs(run, name) WHERE traced = 0;
+CREATE INDEX jobs_name ON jobs(run, name, id) WHERE traced = 0;
 
 -- Which jobs each transaction changed (store.h invariant 7): one row per
 -- transaction that wrote a job row or placement of the run, numbered

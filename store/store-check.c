@@ -103,9 +103,10 @@ row_fk(struct check *c, sqlite3_stmt *q)
 static void
 row_dup_name(struct check *c, sqlite3_stmt *q)
 {
-	problem(c, "run %lld: job name '%s' is used by %lld jobs",
+	problem(c, "run %lld: job name '%s' is used by %lld jobs%s",
 	    (long long)sqlite3_column_int64(q, 0), text(q, 1),
-	    (long long)sqlite3_column_int64(q, 2));
+	    (long long)sqlite3_column_int64(q, 2),
+	    sqlite3_column_int(q, 3) ? "" : " that have not ended");
 }
 
 /* store.h invariant 8: a replay's jobs and only they are traced */
@@ -366,8 +367,12 @@ store_check(struct store *st, void (*fn)(void *, const char *), void *arg,
 		rc = 0;
 		goto out;
 	}
-	if (check_query(&c, "SELECT run, name, count(*) FROM jobs GROUP BY run, name "
-	    "HAVING count(*) > 1", row_dup_name, cause) != 0 ||
+	/* invariant 8: a replay's names once, a session's once among the
+	   jobs not ended (a name is reused after its job ends) */
+	if (check_query(&c, "SELECT run, name, count(*), traced FROM jobs "
+	    "WHERE traced = 1 OR state NOT IN ('completed', 'failed', "
+	    "'cancelled') GROUP BY run, name, traced HAVING count(*) > 1",
+	    row_dup_name, cause) != 0 ||
 	    check_query(&c, "SELECT j.run, j.name, j.traced, r.kind FROM jobs j "
 	    "JOIN runs r ON r.id = j.run WHERE j.traced != (r.kind = 'replay')",
 	    row_traced, cause) != 0 ||

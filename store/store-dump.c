@@ -1024,7 +1024,8 @@ store_import(struct store *st, const char *text, size_t len, bool as_new,
 			   run's kind); 9's is 10's without the series'
 			   frag_node (imported as 0); 10's is 11's
 			   without the jobs' uid and gid (imported as -1)
-			   and the audit's reason, refused and count. */
+			   and the audit's reason, refused and count (a
+			   session's job names may repeat in 11's). */
 			if (store_v && got >= 3 && got <= 10)
 				got = 11;
 			if (got != want) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/shquote.h"
 #include "core/xmalloc.h"
 #include "job/model-class.h"
 
@@ -245,14 +246,6 @@ job_rows_put(struct store *st, int64_t run, bool with_emu,
 		free(*cause);
 		*cause = rs.hook_cause;
 		return -1;
-	}
-	/* the upsert takes (run, id) conflicts: a unique one is jobs_name's */
-	if (rc != 0 && !with_emu &&
-	    sqlite3_extended_errcode(st->db) == SQLITE_CONSTRAINT_UNIQUE) {
-		free(*cause);
-		*cause = xasprintf("job name '%s' is taken in run %lld",
-		    rows[0].job->name, (long long)run);
-		return STORE_NAME_TAKEN;
 	}
 	if (rc != 0)
 		return -1;
@@ -650,8 +643,15 @@ store_job_find(struct store *st, int64_t run, const char *name,
     struct store_job *out, char **cause)
 {
 	sqlite3_stmt *q;
-	int rc, i;
+	int rc, i, id;
 
+	if (name_ref_id(name, &id)) {		/* "%ID" (invariant 8) */
+		if ((rc = store_job_get(st, run, id, out, cause)) == STORE_NOTFOUND) {
+			free(*cause);
+			*cause = xasprintf("no job '%s' in run %lld", name, (long long)run);
+		}
+		return rc;
+	}
 	/*
 	 * A session's job by the name index, else a replay's (invariant 8):
 	 * the second statement reads the run's rows only in a replay's run,
@@ -689,34 +689,50 @@ store_job_find_bare(struct store *st, int64_t run, const char *name,
 }
 
 int
-store_job_name_used(struct store *st, int64_t run, const char *name,
-    bool *used, char **cause)
+store_job_ids_named(struct store *st, int64_t run, const char *name, int **ids,
+    int *n, char **cause)
 {
 	sqlite3_stmt *q;
+	size_t cap = 0;
 	int rc;
 
-	*used = false;
-	if ((q = store_stmt(st, SQ_JOB_NAME_USED, cause)) == NULL)
+	*ids = NULL;
+	*n = 0;
+	if ((q = store_stmt(st, SQ_JOB_IDS_NAMED, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(q, 1, run);
 	sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	*used = rc == SQLITE_ROW;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		XGROW(*ids, cap, (size_t)*n + 1);
+		(*ids)[(*n)++] = sqlite3_column_int(q, 0);
+	}
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(st, rc, cause);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return store_fail(st, rc, cause);
+	}
+	return 0;
 }
 
 int
 store_job_last_run(struct store *st, const char *name, int64_t *run, char **cause)
 {
 	sqlite3_stmt *q;
-	int rc;
+	int rc, id;
 
 	*run = 0;
-	if ((q = store_stmt(st, SQ_JOB_LAST_RUN, cause)) == NULL)
-		return -1;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	if (name_ref_id(name, &id)) {		/* "%ID": a session's */
+		if ((q = store_stmt(st, SQ_JOB_LAST_RUN_ID, cause)) == NULL)
+			return -1;
+		sqlite3_bind_int(q, 1, id);
+	} else {
+		if ((q = store_stmt(st, SQ_JOB_LAST_RUN, cause)) == NULL)
+			return -1;
+		sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	}
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
 		*run = sqlite3_column_int64(q, 0);

@@ -212,17 +212,22 @@ static const char store_migrate_9_10[] =
 /*
  * 10 -> 11: the uid and gid a live job runs as (cellar serve takes them
  * from its caller; rows from before: -1, unknown, their hooks run as the
- * server's user, as they did); and the audit records a server's refusals
+ * server's user, as they did); the audit records a server's refusals
  * too: why (reason, also a failed change's cause), whether it was
  * refused, and how many refusals a row stands for (rows from before are
- * changes that ran, once).
+ * changes that ran, once); and a session's job name can be reused once
+ * its job has ended (the old job keeps its row and events): jobs_name is
+ * no longer unique, and holds the id so that "the newest of a name" is
+ * one probe. Rows an older version renamed NAME~ID keep that name.
  */
 static const char store_migrate_10_11[] =
     "ALTER TABLE jobs ADD COLUMN uid INTEGER NOT NULL DEFAULT -1;"
     "ALTER TABLE jobs ADD COLUMN gid INTEGER NOT NULL DEFAULT -1;"
     "ALTER TABLE audit ADD COLUMN reason TEXT;"
     "ALTER TABLE audit ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE audit ADD COLUMN count INTEGER NOT NULL DEFAULT 1;";
+    "ALTER TABLE audit ADD COLUMN count INTEGER NOT NULL DEFAULT 1;"
+    "DROP INDEX jobs_name;"
+    "CREATE INDEX jobs_name ON jobs(run, name, id) WHERE traced = 0;";
 
 const struct store_migration store_migrations[] = {
 	{ 0, store_schema_sql, NULL },

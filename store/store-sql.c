@@ -201,7 +201,8 @@ static const struct store_sql store_sql[SQ_COUNT] = {
 	 * run's rows.
 	 */
 	[SQ_JOB_FIND] = { "SELECT " JOB_COLS JOB_FROM
-	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0" },
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0"
+	    " ORDER BY j.id DESC LIMIT 1" },
 	[SQ_JOB_FIND_TRACED] = {
 	    "SELECT " JOB_COLS " FROM runs r CROSS JOIN jobs j"
 	    " LEFT JOIN placements p ON p.run = j.run AND p.job = j.id"
@@ -217,7 +218,8 @@ static const struct store_sql store_sql[SQ_COUNT] = {
 	    " j.suspensions, j.opportunistic, j.engine_id, NULL, NULL, NULL, NULL,"
 	    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
 	    " j.priority, j.weight, j.uid, j.gid FROM jobs j"
-	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0" },
+	    " WHERE j.run = ?1 AND j.name = ?2 AND j.traced = 0"
+	    " ORDER BY j.id DESC LIMIT 1" },
 	/* what a state change moves; the job's identity (and jobs_name) stays */
 	[SQ_JOB_STATE_PUT] = { "UPDATE jobs SET state = ?3, reason = ?4,"
 	    " state_since = ?5, first_start = ?6, end_time = ?7, queued = ?8,"
@@ -226,11 +228,11 @@ static const struct store_sql store_sql[SQ_COUNT] = {
 	    " suspensions = ?16, opportunistic = ?17, engine_id = ?18,"
 	    " priority = ?19, weight = ?20 WHERE run = ?1 AND id = ?2" },
 	/* the name indexes alone, no row read: an alloc's check misses */
-	[SQ_JOB_NAME_USED] = { "SELECT 1 FROM jobs WHERE run = ?1 AND name = ?2"
-	    " AND traced = 0 UNION ALL SELECT 1 FROM runs r CROSS JOIN jobs j"
-	    " WHERE r.id = ?1 AND r.kind = 'replay' AND j.run = ?1"
-	    " AND j.name = ?2 AND j.traced = 1 LIMIT 1" },
+	[SQ_JOB_IDS_NAMED] = { "SELECT id FROM jobs WHERE run = ?1 AND name = ?2"
+	    " AND traced = 0 ORDER BY id" },
 	[SQ_JOB_LAST_RUN] = { "SELECT max(run) FROM jobs WHERE name = ?1" },
+	[SQ_JOB_LAST_RUN_ID] = { "SELECT max(j.run) FROM runs r CROSS JOIN jobs j"
+	    " WHERE r.kind = 'session' AND j.run = r.id AND j.id = ?1" },
 	[SQ_JOB_NEXT_ID] = { "SELECT max(id) FROM jobs WHERE run = ?1" },
 	[SQ_JOB_LOAD] = {
 	    "SELECT " JOB_COLS JOB_FROM " WHERE j.run = ?1 ORDER BY j.id" },

@@ -54,9 +54,12 @@
  *     transaction is one of its own). So a reader that has read every row
  *     of a run up to change number c finds all that changed since in
  *     store_job_load_since(c).
- *  8. A job's name is unique in its run: a session's by the index
- *     jobs_name, a replay's (written by store_job_put_many, the rows
- *     marked traced) by its trace (schema.sql); db check verifies both.
+ *  8. A job is its id in its run. A replay's job names are unique in
+ *     the run (written by store_job_put_many, the rows marked traced, by
+ *     its trace); a session's name is held by at most one job that has
+ *     not ended, and may name jobs that ended before it (a reused name:
+ *     by name, the newest, the highest id, is meant). db check verifies
+ *     both (schema.sql).
  *  9. In a group, a command's store_commit is durable only once
  *     store_group_commit returns 0; until then nothing outside the
  *     process may act on it (no hook runs, no reply is sent).
@@ -82,7 +85,6 @@
 
 #define STORE_NOTFOUND		1
 #define STORE_INVALID		2
-#define STORE_NAME_TAKEN	3	/* store_job_put: another job of the run has the name */
 
 /* The default busy timeout, in milliseconds (CELLAR_BUSY_TIMEOUT overrides). */
 #define STORE_BUSY_MS		5000
@@ -305,10 +307,7 @@ struct store_job {
 void		 store_job_init(struct store_job *sj);
 void		 store_job_release(struct store_job *sj);
 
-/* Insert or update every field of j in run (by run and j->id).
-   STORE_NAME_TAKEN, with nothing written, when another job of the run
-   (not a replay's) has j's name (the jobs_name index says so; no query
-   first). */
+/* Insert or update every field of j in run (by run and j->id). */
 int		 store_job_put(struct store *st, int64_t run, const struct job *j,
 		    char **cause);
 /*
@@ -354,8 +353,10 @@ int		 store_placement_delete(struct store *st, int64_t run, int job,
 
 /*
  * One job by id or by name. By name in a session's run: index probes,
- * however many jobs it holds, also for a name it lacks; in a replay's run
- * its rows are read (their names are not in jobs_name: invariant 8).
+ * however many jobs it holds, also for a name it lacks, and the newest
+ * job of the name; in a replay's run its rows are read (their names are
+ * not in jobs_name: invariant 8). store_job_find also takes "%ID"
+ * (name_ref_id), the job of that id.
  */
 int		 store_job_get(struct store *st, int64_t run, int id,
 		    struct store_job *out, char **cause);
@@ -364,10 +365,12 @@ int		 store_job_find(struct store *st, int64_t run, const char *name,
 /* store_job_find for a session's run without the placement (left empty). */
 int		 store_job_find_bare(struct store *st, int64_t run, const char *name,
 		    struct store_job *out, char **cause);
-/* Whether run has a job of that name, by the same probes without reading it. */
-int		 store_job_name_used(struct store *st, int64_t run, const char *name,
-		    bool *used, char **cause);
-/* The newest run with a job of that name. */
+/* The ids of a session run's jobs of that name, ascending (*ids
+   malloc'ed, NULL when none; a reused name has several). */
+int		 store_job_ids_named(struct store *st, int64_t run, const char *name,
+		    int **ids, int *n, char **cause);
+/* The newest run with a job of that name; for "%ID", the newest session
+   run with a job of that id. */
 int		 store_job_last_run(struct store *st, const char *name, int64_t *run,
 		    char **cause);
 /* One more than the highest job id of the run (0 for none). */

@@ -98,6 +98,7 @@ struct hook_done {
 	bool		 timed_out;
 	int		 attempts;
 	char		*out;		/* stdout + stderr of the last attempt */
+	size_t		 out_len;	/* its bytes (a NUL a hook printed included) */
 	size_t		 dropped;	/* bytes beyond HOOK_OUT_MAX */
 };
 

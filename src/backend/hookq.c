@@ -374,7 +374,7 @@ hookq_service(struct hookq *q, double now, struct hook_done **done, int *n)
 		d->timed_out = r->timed_out;
 		d->attempts = r->attempts;
 		d->dropped = r->dropped;
-		d->out = strbuf_detach(&r->out, NULL);
+		d->out = strbuf_detach(&r->out, &d->out_len);
 		run_free(r);
 	}
 	q->n = k;

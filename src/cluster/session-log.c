@@ -424,36 +424,6 @@ session_log_rollback(struct session *s, bool run_created)
 		s->run = 0;
 }
 
-int
-session_log_free_name(struct session *s, const char *name, char **renamed,
-    char **cause)
-{
-	struct store_job old;
-	bool used;
-	int rc;
-
-	*renamed = NULL;
-	if (store_job_name_used(s->store, s->run, name, &used, cause) != 0)
-		return -1;
-	if (!used)
-		return 0;
-	rc = store_job_find(s->store, s->run, name, &old, cause);
-	if (rc == STORE_NOTFOUND) {
-		free(*cause);
-		*cause = NULL;
-		return 0;
-	}
-	if (rc != 0)
-		return -1;
-	snprintf(old.job.name, sizeof old.job.name, "%.*s~%d",
-	    (int)(sizeof old.job.name - 16), name, old.job.id);
-	rc = store_job_put(s->store, s->run, &old.job, cause);
-	if (rc == 0)
-		*renamed = xstrdup(old.job.name);
-	store_job_release(&old);
-	return rc == 0 ? 0 : -1;
-}
-
 /* The stored job of a running engine job, by name; STORE_NOTFOUND if none. */
 static int
 find(struct session *s, const char *name, struct store_job *sj, char **cause)
@@ -570,7 +540,7 @@ started_take(struct session *s, int id, const char *name, struct job *j)
 
 int
 session_log_alloc(struct session *s, const struct engine_req *r,
-    const struct engine_plan *p, char **renamed, char **cause)
+    const struct engine_plan *p, char **cause)
 {
 	struct engine_job_info info;
 	struct store_job victim;
@@ -597,18 +567,8 @@ session_log_alloc(struct session *s, const struct engine_req *r,
 		fatal("session_log_alloc: %s", why);
 	j.opportunistic = p->opportunistic;
 	j.engine_id = p->job;
-	*renamed = NULL;
-	/* the name is checked by the insert itself: an earlier job of the
-	   name is renamed only when it is there (a query first cost every
-	   alloc an index probe) */
-	if ((rc = store_job_put(s->store, s->run, &j, cause)) == STORE_NAME_TAKEN) {
-		free(*cause);
-		*cause = NULL;
-		if (session_log_free_name(s, r->name, renamed, cause) != 0)
-			return -1;
-		rc = store_job_put(s->store, s->run, &j, cause);
-	}
-	if (rc != 0 || put_placement(s, id, p->job, &gpus, cause) != 0)
+	if (store_job_put(s->store, s->run, &j, cause) != 0 ||
+	    put_placement(s, id, p->job, &gpus, cause) != 0)
 		return -1;
 	rec_init(&rec, now, REC_SUBMIT, id, r->vc);
 	if (append(s, &rec, cause) != 0) {

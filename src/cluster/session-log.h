@@ -11,8 +11,7 @@
  * is locked or read-only fails the command with nothing changed.
  *
  * Ownership: nothing is handed out but the strings of session_leaf_nodes,
- * session_leaf_gpus, session_log_free_name and session_log_alloc's
- * *renamed, which the caller frees.
+ * session_leaf_gpus, which the caller frees.
  *
  * Invariants:
  *  1. Every call between begin and commit writes into one transaction; a
@@ -54,17 +53,11 @@ int	session_engine_state_read(const void *blob, size_t len,
 	    struct engine_mark **marks, int *nmarks, struct engine_stats *stats,
 	    char *why, size_t whylen);
 
-/*
- * Names are unique in a run: a finished job of the run named `name` is
- * renamed NAME~ID (*renamed gets the new name, malloc'ed; NULL if none).
- */
-int	session_log_free_name(struct session *s, const char *name, char **renamed,
-	    char **cause);
-/* Job p->job started for r (after engine_alloc): job, placement, events,
-   and what happened to the victims. An earlier job of r's name is renamed
-   as session_log_free_name does (*renamed: its new name, or NULL). */
+/* Job p->job started for r (after engine_alloc): job (a new id: an
+   earlier job of r's name that has ended keeps its own, store.h
+   invariant 8), placement, events, and what happened to the victims. */
 int	session_log_alloc(struct session *s, const struct engine_req *r,
-	    const struct engine_plan *p, char **renamed, char **cause);
+	    const struct engine_plan *p, char **cause);
 /* Record where stored job `job` runs: engine job engine_id's placement. */
 int	session_log_placement(struct session *s, int job, int engine_id, char **cause);
 /* Forget every row session_log_alloc kept for a release (struct session's

@@ -378,7 +378,6 @@ alloc_record(struct cmd_ctx *ctx, const struct engine_req *r,
     struct engine_plan *plan, char **cause)
 {
 	struct session *s = ctx->sess;
-	char *renamed = NULL;
 	bool created;
 	int id;
 
@@ -388,12 +387,10 @@ alloc_record(struct cmd_ctx *ctx, const struct engine_req *r,
 		session_log_rollback(s, created);
 		return 1;	/* not placed: said by the caller */
 	}
-	if (session_log_alloc(s, r, plan, &renamed, cause) != 0 ||
+	if (session_log_alloc(s, r, plan, cause) != 0 ||
 	    session_log_commit(s, created, cause) != 0) {
 		session_log_rollback(s, created);
 		engine_release(s->engine, id);
-		free(renamed);
-		renamed = NULL;
 		if (plan->nvictims > 0) {
 			char *old = *cause;
 
@@ -404,10 +401,6 @@ alloc_record(struct cmd_ctx *ctx, const struct engine_req *r,
 		}
 		goto store_failed;
 	}
-	if (renamed != NULL)
-		cmd_note(ctx, "the earlier job '%s' of this run is now '%s' (names "
-		    "are unique in a run)", r->name, renamed);
-	free(renamed);
 	return 0;
 store_failed:
 	ctx->status = CMD_EXIT_STORE;

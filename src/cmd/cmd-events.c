@@ -12,6 +12,7 @@
 #include "cluster/session-log.h"
 #include "cmd/frontend.h"
 #include "cmd/stored.h"
+#include "core/shquote.h"
 #include "core/xmalloc.h"
 #include "job/record.h"
 
@@ -66,6 +67,29 @@ parse_seconds(const char *s, double *out, char **cause)
 	return 0;
 }
 
+/* history NAME of a reused name: say which other jobs had it (the
+   newest is shown; %ID shows one). */
+static int
+note_older(struct sctx *sc, const char *name, int shown, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int *ids, n, i, rc;
+
+	if ((rc = store_job_ids_named(sc->st, sc->run.id, name, &ids, &n,
+	    cause)) != 0)
+		return stored_status(sc->ctx, rc);
+	for (i = 0; i < n; i++)
+		if (ids[i] != shown)
+			strbuf_addf(&sb, "%s%%%d", sb.len ? ", " : "", ids[i]);
+	if (sb.len > 0)
+		cmd_note(sc->ctx, "job '%s' is id %d, the newest of that name; "
+		    "older jobs of the name: %s ('history %%ID' shows one)", name,
+		    shown, sb.buf);
+	strbuf_release(&sb);
+	free(ids);
+	return 0;
+}
+
 /* The filter of events/history from the options; -1 with *cause. */
 static int
 events_filter(struct sctx *sc, const struct args *a, const char *job,
@@ -74,7 +98,7 @@ events_filter(struct sctx *sc, const struct args *a, const char *job,
 	struct store_job sj;
 	const char *v;
 	long long n;
-	int rc;
+	int rc, id;
 
 	store_event_filter_init(f);
 	f->run = sc->run.id;
@@ -110,6 +134,8 @@ events_filter(struct sctx *sc, const struct args *a, const char *job,
 			return stored_status(sc->ctx, rc);
 		f->job = sj.job.id;
 		store_job_release(&sj);
+		if (!name_ref_id(job, &id) && note_older(sc, job, f->job, cause) != 0)
+			return -1;
 	}
 	return 0;
 }

@@ -117,7 +117,7 @@ static const struct cmd_opt jobs_opts[] = {
 
 static const struct table_colspec jobs_columns[] = {
 	{ "JOB", "job", TABLE_NAME, "the job's name" },
-	{ "ID", "id", TABLE_NUM | TABLE_WIDE, "the engine's job id" },
+	{ "ID", "id", TABLE_NUM, "the job's id in its run (%ID names it: a name is reused, an id never)" },
 	{ "VC", "vc", 0, "its virtual cluster" },
 	{ "ST", "state", 0, "state code: PD, R, S, CG, CD, F, CA, PR (help states)" },
 	{ "CLASS", "class", 0, "guaranteed, opportunistic, or downgraded (lazily preempted)" },
@@ -179,8 +179,36 @@ outcome_cells(struct table *t, const struct job *j, double now)
 	table_cell(t, "%.3f", j->attained / 3600);
 }
 
+/*
+ * The stored id of engine job id (which the engine reuses): the live
+ * job holding its cells, else the session's newest stored job of its
+ * name (an alloc'd job: a running name is not reused); -1 if unknown.
+ */
+static int
+job_id_of_engine(struct session *sess, const struct console_snapshot *snap,
+    int id, const char *name)
+{
+	struct store_job sj;
+	char *cause = NULL;
+	int i, jid = -1;
+	int64_t run = sess->run != 0 ? sess->run : sess->resume_run;
+
+	for (i = 0; i < snap->njobs; i++)
+		if (snap->jobs[i].job.engine_id == id &&
+		    job_holds_cells(&snap->jobs[i].job))
+			return snap->jobs[i].job.id;
+	if (sess->store == NULL || run == 0)
+		return -1;
+	if (store_job_find_bare(sess->store, run, name, &sj, &cause) == 0) {
+		jid = sj.job.id;
+		store_job_release(&sj);
+	}
+	free(cause);
+	return jid;
+}
+
 static void
-jobs_row_engine(struct table *t, const struct spec *s, int id,
+jobs_row_engine(struct table *t, const struct spec *s, int id, int jid,
     const struct engine_job_info *info)
 {
 	struct strbuf cells = STRBUF_INIT;
@@ -190,7 +218,10 @@ jobs_row_engine(struct table *t, const struct spec *s, int id,
 	table_row(t);
 	table_row_tag(t, id);
 	table_cell(t, "%s", info->name);
-	table_cell_int(t, id);
+	if (jid >= 0)
+		table_cell_int(t, jid);
+	else
+		table_cell(t, "-");
 	table_cell(t, "%s", s->vcs[info->vc].name);
 	table_cell_role(t, ROLE_BUSY, "%s", job_state_code(JOB_RUNNING));
 	table_cell_role(t, info->priority < 0 ? ROLE_WARN : ROLE_NONE, "%s",
@@ -230,7 +261,7 @@ jobs_row_live(struct table *t, const struct spec *s, int i,
 	table_row(t);
 	table_row_tag(t, -1 - (long)i);
 	table_cell(t, "%s", cj->job.name);
-	table_cell(t, "-");
+	table_cell_int(t, cj->job.id);
 	table_cell(t, "%s", s->vcs[cj->job.vc].name);
 	table_cell(t, "%s", job_state_code(cj->job.state));
 	table_cell_role(t, cj->job.klass == JOB_OPPORTUNISTIC ? ROLE_WARN :
@@ -253,7 +284,8 @@ jobs_json_live(struct cmd_ctx *ctx, struct json *j, const struct console_job *cj
 {
 	json_object_begin(j);
 	json_kv_string(j, "job", cj->job.name);
-	json_kv_null(j, "id");
+	json_kv_int(j, "id", cj->job.id);
+	json_kv_null(j, "engine_id");
 	json_kv_string(j, "vc", ctx->sess->spec->vcs[cj->job.vc].name);
 	json_kv_int(j, "priority", own_priority(&cj->job));
 	json_kv_int(j, "orig_priority", own_priority(&cj->job));
@@ -281,6 +313,7 @@ jobs_json_one(struct cmd_ctx *ctx, struct json *j, long id, void *arg)
 	const struct console_snapshot *snap = arg;
 	const struct spec *s = ctx->sess->spec;
 	struct engine_job_info info;
+	int jid;
 
 	if (id < 0) {
 		jobs_json_live(ctx, j, &snap->jobs[-1 - id]);
@@ -290,7 +323,12 @@ jobs_json_one(struct cmd_ctx *ctx, struct json *j, long id, void *arg)
 		fatal("jobs: job %ld vanished", id);
 	json_object_begin(j);
 	json_kv_string(j, "job", info.name);
-	json_kv_int(j, "id", id);
+	jid = job_id_of_engine(ctx->sess, snap, (int)id, info.name);
+	if (jid >= 0)
+		json_kv_int(j, "id", jid);
+	else
+		json_kv_null(j, "id");
+	json_kv_int(j, "engine_id", id);
 	json_kv_string(j, "vc", s->vcs[info.vc].name);
 	json_kv_int(j, "priority", info.priority);
 	json_kv_int(j, "orig_priority", info.orig_priority);
@@ -510,13 +548,15 @@ jobs_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	}
 	t = table_create();
 	table_columns(t, jobs_columns);
+	if (ctx->sess->console != NULL)
+		console_snapshot(ctx->sess->console, &snap);
 	for (id = 0; id < lim; id++)
 		if (engine_job(e, id, &info) && (vc < 0 || info.vc == vc))
-			jobs_row_engine(t, s, id, &info);
+			jobs_row_engine(t, s, id, job_id_of_engine(ctx->sess, &snap,
+			    id, info.name), &info);
 	/* a live cluster's server: then the jobs waiting for cells, in the
 	   order the queue serves them (pending with running, as squeue) */
 	if (ctx->sess->console != NULL) {
-		console_snapshot(ctx->sess->console, &snap);
 		order = xcalloc((size_t)snap.njobs + 1, sizeof *order);
 		pos = xcalloc((size_t)snap.njobs + 1, sizeof *pos);
 		n = console_queue(ctx->sess->console, order, pos);
@@ -728,6 +768,7 @@ log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct console *c;
 	char *stored = NULL;
 	const char *text;
+	size_t len;
 	int i;
 
 	if (cmd_live_console(ctx, &c, cause) != 0)
@@ -735,20 +776,22 @@ log_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	/* a job the console no longer holds (finished before a restart):
 	   its log from the store */
 	if ((i = console_find(c, args_value(a, 0))) < 0 &&
-	    console_log_stored(c, args_value(a, 0), &stored, cause) != 0)
+	    console_log_stored(c, args_value(a, 0), &stored, &len, cause) != 0)
 		return -1;
-	text = i >= 0 ? console_log(c, i) : stored;
+	text = i >= 0 ? console_log(c, i, &len) : stored;
 	if (ctx->out.format == OUT_JSON) {
 		struct json j;
 
 		cmd_json_begin(ctx, &j, "job-log");
 		json_key(&j, "name");
-		json_string(&j, args_value(a, 0));
+		json_string(&j, i >= 0 ? console_job(c, i)->name : args_value(a, 0));
+		if (i >= 0)
+			json_kv_int(&j, "id", console_job(c, i)->id);
 		json_key(&j, "log");
-		json_string(&j, text);
+		json_string_len(&j, text, len);	/* the exact bytes */
 		cmd_json_end(ctx, &j);
 	} else
-		strbuf_adds(ctx->o, text);
+		cmd_add_text(ctx->o, text, len);	/* a hook's bytes: no terminal escapes */
 	free(stored);
 	return 0;
 }

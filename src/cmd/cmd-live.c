@@ -5,6 +5,7 @@
  * runs the console's loop until the jobs named reach a state, so scripts
  * and tests can drive a live cluster in batch mode.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	struct strvec env = STRVEC_INIT;
 	const char *vc = args_get(a, "vc");
 	size_t i;
-	int rc, status;
+	int rc, status, id;
 
 	memset(&sub, 0, sizeof sub);
 	sub.name = args_value(a, 0);
@@ -100,6 +101,7 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 	strvec_release(&env);
 	if (rc != 0)
 		return status_of(ctx, status);
+	id = console_job(c, console_find(c, sub.name))->id;	/* the newest */
 	/* one tick: a job that fits starts now, not at the next command */
 	if (console_tick(c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_STORE);
@@ -109,9 +111,10 @@ submit_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		cmd_json_begin(ctx, &j, "submit");
 		json_key(&j, "name");
 		json_string(&j, sub.name);
+		json_kv_int(&j, "id", id);
 		cmd_json_end(ctx, &j);
 	} else
-		strbuf_addf(ctx->o, "submitted %s\n", sub.name);
+		strbuf_addf(ctx->o, "submitted job '%s' (id %d)\n", sub.name, id);
 	return 0;
 }
 
@@ -162,10 +165,17 @@ static int
 cancel_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 {
 	struct console *c;
-	int status;
+	char name[JOB_NAME_MAX];
+	int status, i, id = -1;
 
 	if (cmd_live_console(ctx, &c, cause) != 0)
 		return -1;
+	/* NAME or %ID: the reply names the job */
+	snprintf(name, sizeof name, "%s", args_value(a, 0));
+	if ((i = console_find(c, args_value(a, 0))) >= 0) {
+		snprintf(name, sizeof name, "%s", console_job(c, i)->name);
+		id = console_job(c, i)->id;
+	}
 	if (console_cancel(c, args_value(a, 0), &status, cause) != 0)
 		return status_of(ctx, status);
 	if (console_tick(c, cause) != 0)
@@ -175,10 +185,11 @@ cancel_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 
 		cmd_json_begin(ctx, &j, "cancel");
 		json_key(&j, "name");
-		json_string(&j, args_value(a, 0));
+		json_string(&j, name);
+		json_kv_int(&j, "id", id);
 		cmd_json_end(ctx, &j);
 	} else
-		strbuf_addf(ctx->o, "cancelled %s\n", args_value(a, 0));
+		strbuf_addf(ctx->o, "cancelled %s\n", name);
 	return 0;
 }
 
@@ -247,6 +258,7 @@ write_states(struct cmd_ctx *ctx, const struct args *a, const struct console *c,
 			json_object_begin(&j);
 			json_key(&j, "name");
 			json_string(&j, cj->job.name);
+			json_kv_int(&j, "id", cj->job.id);
 			json_key(&j, "state");
 			json_string(&j, job_state_name(cj->job.state));
 			json_key(&j, "phase");
@@ -366,6 +378,7 @@ static const struct table_colspec queue_columns[] = {
 	{ "POS", "pos", TABLE_NUM, "place in the VC's queue (1 is tried first), "
 	  "- for a job that holds cells" },
 	{ "JOB", "job", TABLE_NAME, "the job's name" },
+	{ "ID", "id", TABLE_NUM, "the job's id (%ID names it: a name is reused, an id never)" },
 	{ "USER", "user", 0, "who submitted it (the server's caller)" },
 	{ "ST", "state", 0, "state code: PD, R, CG ... (help states)" },
 	{ "PHASE", "phase", 0, "queued, starting, running, stopping, suspending, suspended or resuming" },
@@ -401,6 +414,7 @@ queue_json_one(struct cmd_ctx *ctx, struct json *j, long i, void *arg)
 	else
 		json_kv_null(j, "pos");
 	json_kv_string(j, "job", cj->job.name);
+	json_kv_int(j, "id", cj->job.id);
 	json_kv_string(j, "user", cj->job.user);
 	json_kv_string(j, "state", job_state_name(cj->job.state));
 	json_kv_string(j, "state_code", job_state_code(cj->job.state));
@@ -457,6 +471,7 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		else
 			table_cell(t, "-");
 		table_cell(t, "%s", cj->job.name);
+		table_cell_int(t, cj->job.id);
 		table_cell(t, "%s", cj->job.user[0] != '\0' ? cj->job.user : "-");
 		table_cell_role(t, queued ? ROLE_NONE : ROLE_BUSY, "%s",
 		    job_state_code(cj->job.state));

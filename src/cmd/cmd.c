@@ -708,6 +708,19 @@ cmd_forward(struct session *s, const struct cmd_entry *e,
 }
 
 void
+cmd_add_text(struct strbuf *sb, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') ||
+		    s[i] == 0x7f)
+			strbuf_addf(sb, "\\x%02x", (unsigned char)s[i]);
+		else
+			strbuf_addc(sb, s[i]);
+}
+
+void
 cmd_failure(struct strbuf *sb, const char *where, const struct cmd_result *res)
 {
 	bool usage = res->status == CMD_EXIT_USAGE;

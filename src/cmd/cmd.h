@@ -180,6 +180,9 @@ int		 cmd_dispatch(struct session *s, int argc, char *const *argv,
 		    struct strbuf *out, struct strbuf *err, struct cmd_result *res);
 void		 cmd_result_release(struct cmd_result *res);
 
+/* Text a hook or a job wrote, for a text output: control bytes but
+   newline and tab written \xHH, so none reaches a terminal. */
+void		 cmd_add_text(struct strbuf *sb, const char *s, size_t len);
 /* A failed command as every face shows it: "cellar: WHERE CAUSE" (control
    bytes escaped), then the usage line or the help hint for a usage
    error; nothing when res->reported. */

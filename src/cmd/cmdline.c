@@ -122,7 +122,66 @@ cmdline_parsen(const char *text, size_t len, struct cmdline *cl,
 	return rc;
 }
 
-/* The state machine of rules 1 to 6 over NUL-terminated text. */
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Rule 8 at *pp ("$'"): the word's text into word, *pp past the closing
+ * quote. NULL, or what is wrong with *pp left at the fault (at the NUL
+ * when the text ends inside: incomplete).
+ */
+static const char *
+ansi_quoted(const char **pp, struct strbuf *word)
+{
+	const char *p = *pp + 2;
+	int hi, lo;
+
+	for (; *p != '\''; p++) {
+		if (*p == '\0') {
+			*pp = p;
+			return "unterminated $'...' quote";
+		}
+		if (*p != '\\') {
+			strbuf_addc(word, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'n': strbuf_addc(word, '\n'); break;
+		case 't': strbuf_addc(word, '\t'); break;
+		case 'r': strbuf_addc(word, '\r'); break;
+		case '\\': strbuf_addc(word, '\\'); break;
+		case '\'': strbuf_addc(word, '\''); break;
+		case 'x':
+			if ((hi = hexval(p[1])) < 0 || (lo = hexval(p[2])) < 0 ||
+			    hi * 16 + lo == 0 || hi * 16 + lo > 0x7f) {
+				*pp = p;
+				return "bad \\x escape in $'...' (\\x01 to \\x7f)";
+			}
+			strbuf_addc(word, (char)(hi * 16 + lo));
+			p += 2;
+			break;
+		case '\0':
+			*pp = p;
+			return "unterminated $'...' quote";
+		default:
+			*pp = p;
+			return "unknown escape in $'...' (\\n \\t \\r \\\\ \\' \\xHH)";
+		}
+	}
+	*pp = p + 1;
+	return NULL;
+}
+
+/* The state machine of rules 1 to 6 and 8 over NUL-terminated text. */
 static int
 cl_tokenize(const char *text, struct cmdline *cl, bool *incomplete, char **cause)
 {
@@ -155,7 +214,13 @@ cl_tokenize(const char *text, struct cmdline *cl, bool *incomplete, char **cause
 			continue;
 		}
 		inword = true;
-		if (c == '\'') {		/* rule 2 */
+		if (c == '$' && p[1] == '\'') {	/* rule 8 */
+			if ((what = ansi_quoted(&p, &word)) != NULL) {
+				if (*p == '\0')
+					goto incomplete;
+				goto bad;
+			}
+		} else if (c == '\'') {		/* rule 2 */
 			const char *q = strchr(p + 1, '\'');
 
 			if (q == NULL) {
@@ -202,6 +267,7 @@ cl_tokenize(const char *text, struct cmdline *cl, bool *incomplete, char **cause
 incomplete:
 	if (incomplete != NULL)
 		*incomplete = true;
+bad:
 	*cause = xstrdup(what);
 	strbuf_release(&word);
 	strvec_release(&cur);
@@ -209,11 +275,39 @@ incomplete:
 	return -1;
 }
 
+/* Rule 8's form of a word with control bytes: one line, read back exactly. */
+static void
+quote_ansi(struct strbuf *sb, const char *word)
+{
+	const char *p;
+
+	strbuf_adds(sb, "$'");
+	for (p = word; *p != '\0'; p++)
+		switch (*p) {
+		case '\n': strbuf_adds(sb, "\\n"); break;
+		case '\t': strbuf_adds(sb, "\\t"); break;
+		case '\r': strbuf_adds(sb, "\\r"); break;
+		case '\\': strbuf_adds(sb, "\\\\"); break;
+		case '\'': strbuf_adds(sb, "\\'"); break;
+		default:
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				strbuf_addf(sb, "\\x%02x", (unsigned char)*p);
+			else
+				strbuf_addc(sb, *p);
+		}
+	strbuf_addc(sb, '\'');
+}
+
 void
 cmdline_quote(struct strbuf *sb, const char *word)
 {
 	const char *p;
 
+	for (p = word; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			quote_ansi(sb, word);
+			return;
+		}
 	if (*word != '\0' && strpbrk(word, " \t\r\n;#'\"\\$`") == NULL) {
 		strbuf_adds(sb, word);
 		return;

@@ -18,6 +18,11 @@
  *  7. Text is UTF-8 without NUL bytes, at most CMDLINE_MAX bytes; anything
  *     else is an error before any word is made, so no command of a bad line
  *     runs.
+ *  8. $'...' (a '$' then a single quote, outside other quotes) is literal
+ *     up to the next unescaped single quote, with the escapes \n
+ *     (newline), \t, \r, \\, \' and \xHH (a byte 01 to 7f); any other
+ *     backslash is an error. So a newline or a control byte fits in one
+ *     line of text (cmdline_quote writes them so).
  *
  * Ownership: a struct cmdline owns its commands and their words;
  * cmdline_release frees them.
@@ -63,7 +68,9 @@ bool	cmdline_utf8_valid(const char *s, size_t len, size_t *off);
 
 /*
  * Append word to sb quoted so that cmdline_parse reads it back as one word
- * (unchanged when it needs no quoting). For messages and history.
+ * (unchanged when it needs no quoting), on one line: a word holding a
+ * newline or another control byte is written $'...' (rule 8). For
+ * messages, history and the socket protocol (one request, one line).
  */
 struct strbuf;
 void	cmdline_quote(struct strbuf *sb, const char *word);

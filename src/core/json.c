@@ -119,13 +119,13 @@ json_utf8_len(const unsigned char *p)
  * as U+FFFD, so that strict parsers accept every document.
  */
 static void
-json_add_str(struct strbuf *sb, const char *s)
+json_add_str(struct strbuf *sb, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	size_t n;
 
 	strbuf_addc(sb, '"');
-	while (*p != '\0') {
+	while (p < end) {
 		if (*p < 0x80) {
 			if (*p == '"' || *p == '\\')
 				strbuf_addf(sb, "\\%c", *p);
@@ -140,7 +140,7 @@ json_add_str(struct strbuf *sb, const char *s)
 			else
 				strbuf_addc(sb, (char)*p);
 			p++;
-		} else if ((n = json_utf8_len(p)) > 0) {
+		} else if ((n = json_utf8_len(p)) > 0 && n <= (size_t)(end - p)) {
 			strbuf_add(sb, p, n);
 			p += n;
 		} else {
@@ -158,7 +158,15 @@ json_string(struct json *j, const char *s)
 	if (s == NULL)
 		strbuf_adds(j->sb, "null");
 	else
-		json_add_str(j->sb, s);
+		json_add_str(j->sb, s, strlen(s));
+	json_post_value(j);
+}
+
+void
+json_string_len(struct json *j, const char *s, size_t len)
+{
+	json_pre_value(j);
+	json_add_str(j->sb, s, len);
 	json_post_value(j);
 }
 

@@ -43,6 +43,8 @@ void	json_array_end(struct json *j);
 void	json_key(struct json *j, const char *key);
 /* NULL writes null; bytes that are not valid UTF-8 are written as U+FFFD. */
 void	json_string(struct json *j, const char *s);
+/* len bytes of s, NULs included (written \u0000): exact bytes of text. */
+void	json_string_len(struct json *j, const char *s, size_t len);
 void	json_int(struct json *j, long long v);
 /* Non-finite values are written as null (JSON has no NaN). */
 void	json_double(struct json *j, double v);

@@ -54,6 +54,22 @@ name_valid(const char *s, size_t max)
 }
 
 bool
+name_ref_id(const char *s, int *id)
+{
+	size_t i;
+
+	if (s[0] != '%' || s[1] == '\0')
+		return false;
+	*id = 0;
+	for (i = 1; s[i] != '\0'; i++) {
+		if (s[i] < '0' || s[i] > '9' || i > 9)
+			return false;
+		*id = *id * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
+bool
 env_name_valid(const char *s)
 {
 	size_t i;

@@ -27,6 +27,9 @@ void	 sh_quote(struct strbuf *sb, const char *s);
 void	 sh_quote_argv(struct strbuf *sb, char *const *argv, size_t n);
 /* A job, node or VC name cellar hands to hooks (invariant 2). */
 bool	 name_valid(const char *s, size_t max);
+/* "%ID": a job named by its id, ID decimal digits (at most 9), into *id.
+   No name is one (a name starts with a letter or digit). */
+bool	 name_ref_id(const char *s, int *id);
 /* An environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool	 env_name_valid(const char *s);
 

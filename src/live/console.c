@@ -241,7 +241,6 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 	struct job *j;
 	struct live *l;
 	struct rec rec;
-	char *renamed = NULL;
 	bool created;
 	double now = session_now();
 	int i, id;
@@ -285,10 +284,9 @@ console_submit(struct console *c, const struct console_submit *sub, int *status,
 		*status = 4;
 		return -1;
 	}
-	if (session_log_free_name(s, sub->name, &renamed, cause) != 0 ||
-	    store_job_next_id(s->store, s->run, &id, cause) != 0)
+	/* a new id: a job of this name that has ended keeps its own */
+	if (store_job_next_id(s->store, s->run, &id, cause) != 0)
 		goto fail;
-	free(renamed);
 	XGROW(c->live, c->cap, (size_t)c->n + 1);
 	c->jobs = xreallocarray(c->jobs, (size_t)c->n + 1, sizeof *c->jobs);
 	j = &c->jobs[c->n];

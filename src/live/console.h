@@ -236,16 +236,18 @@ void		 console_snapshot_release(struct console_snapshot *snap);
  * job in its VC's queue, 0 for the others. Returns how many.
  */
 int		 console_queue(const struct console *c, int *order, int *pos);
-/* A job's index by name (the newest of that name), or -1. */
+/* A job's index by name (the newest of that name) or by "%ID" (its id,
+   name_ref_id), or -1. */
 int		 console_find(const struct console *c, const char *name);
 /* Job i (as console_find gives it), read-only. */
 const struct job *console_job(const struct console *c, int i);
-/* The captured hook output of job i (bounded). */
-const char	*console_log(const struct console *c, int i);
+/* The captured hook output of job i (bounded), *len bytes: the hooks'
+   bytes as they came (a NUL included), NUL-terminated. */
+const char	*console_log(const struct console *c, int i, size_t *len);
 /* The stored log of a job of this session's run the console does not
-   hold (finished before a restart): *text malloc'ed. 0, or -1 with *cause
-   ("no job 'NAME' in this session" when the run has none). */
+   hold (finished before a restart): *text malloc'ed, *len bytes. 0, or
+   -1 with *cause ("no job 'NAME' in this session" when the run has none). */
 int		 console_log_stored(struct console *c, const char *name, char **text,
-		    char **cause);
+		    size_t *len, char **cause);
 
 #endif

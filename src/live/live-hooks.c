@@ -67,6 +67,7 @@ env_common(struct console *c, int i, int pod, bool at_source,
 		strvec_push(&nodes, sp->nodes[l->pods[k].node].name);
 	h = hostlist_compress(nodes.v, nodes.n);
 	strvec_pushf(env, "CELLAR_JOB=%s", j->name);
+	strvec_pushf(env, "CELLAR_JOB_ID=%d", j->id);	/* a reused name's own */
 	strvec_pushf(env, "CELLAR_VC=%s", sp->vcs[j->vc].name);
 	strvec_pushf(env, "CELLAR_POD=%d", pod);
 	strvec_pushf(env, "CELLAR_PODS=%d", l->npods);
@@ -354,8 +355,8 @@ live_hook_back(struct console *c, const struct hook_done *d)
 	char word[32], why[256];
 
 	l->hooks_out--;
-	if (d->out != NULL && d->out[0] != '\0' && d->hook != SPEC_HOOK_STATUS)
-		live_logf(l, "%s", d->out);
+	if (d->out != NULL && d->out_len > 0 && d->hook != SPEC_HOOK_STATUS)
+		live_log_add(l, d->out, d->out_len);	/* exact bytes: job log escapes */
 	if (d->dropped)
 		live_logf(l, "cellar: %zu bytes of hook output dropped\n", d->dropped);
 	if (pod < 0 || pod >= l->npods)

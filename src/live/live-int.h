@@ -152,6 +152,8 @@ int	 live_begin(struct console *c, bool *created, char **cause);
 int	 live_commit(struct console *c, bool created, char **cause);
 
 /* live-store.c: the job's log, its records */
+/* A hook's output as it came (its bytes, NULs included), bounded as live_logf. */
+void	 live_log_add(struct live *l, const char *buf, size_t len);
 void	 live_logf(struct live *l, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 live_set_error(struct live *l, const char *msg);

@@ -8,6 +8,7 @@
 
 #include "cluster/session.h"
 #include "core/hostlist.h"
+#include "core/shquote.h"
 #include "core/xmalloc.h"
 #include "live/live-int.h"
 #include "store/store.h"
@@ -79,8 +80,14 @@ console_job(const struct console *c, int i)
 int
 console_find(const struct console *c, const char *name)
 {
-	int i;
+	int i, id;
 
+	if (name_ref_id(name, &id)) {
+		for (i = c->n - 1; i >= 0; i--)
+			if (c->jobs[i].id == id)
+				return i;
+		return -1;
+	}
 	for (i = c->n - 1; i >= 0; i--)
 		if (strcmp(c->jobs[i].name, name) == 0)
 			return i;
@@ -88,21 +95,24 @@ console_find(const struct console *c, const char *name)
 }
 
 const char *
-console_log(const struct console *c, int i)
+console_log(const struct console *c, int i, size_t *len)
 {
-	return i >= 0 && i < c->n && c->live[i].log.buf != NULL ?
-	    c->live[i].log.buf : "";
+	if (i >= 0 && i < c->n && c->live[i].log.buf != NULL) {
+		*len = c->live[i].log.len;
+		return c->live[i].log.buf;
+	}
+	*len = 0;
+	return "";
 }
 
 int
 console_log_stored(struct console *c, const char *name, char **text,
-    char **cause)
+    size_t *len, char **cause)
 {
 	struct session *s = c->s;
 	struct store_job sj;
 	struct store *st;
 	int64_t run = s->run != 0 ? s->run : s->resume_run;
-	size_t len;
 	int rc;
 
 	*text = NULL;
@@ -118,7 +128,7 @@ console_log_stored(struct console *c, const char *name, char **text,
 		}
 		return -1;
 	}
-	rc = store_job_log_get(st, run, sj.job.id, text, &len, cause);
+	rc = store_job_log_get(st, run, sj.job.id, text, len, cause);
 	store_job_release(&sj);
 	return rc == 0 ? 0 : -1;
 }

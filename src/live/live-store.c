@@ -16,6 +16,26 @@
 
 /* ---- the job's log ---- */
 
+/* invariant 3: keep the newest bytes */
+static void
+log_cap(struct live *l)
+{
+	l->log_dirty = true;
+	if (l->log.len > CONSOLE_LOG_MAX) {
+		size_t cut = l->log.len - CONSOLE_LOG_MAX / 2;
+
+		memmove(l->log.buf, l->log.buf + cut, l->log.len - cut);
+		strbuf_setlen(&l->log, l->log.len - cut);
+	}
+}
+
+void
+live_log_add(struct live *l, const char *buf, size_t len)
+{
+	strbuf_add(&l->log, buf, len);
+	log_cap(l);
+}
+
 void
 live_logf(struct live *l, const char *fmt, ...)
 {
@@ -24,14 +44,7 @@ live_logf(struct live *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&l->log, fmt, ap);
 	va_end(ap);
-	l->log_dirty = true;
-	/* invariant 3: keep the newest bytes */
-	if (l->log.len > CONSOLE_LOG_MAX) {
-		size_t cut = l->log.len - CONSOLE_LOG_MAX / 2;
-
-		memmove(l->log.buf, l->log.buf + cut, l->log.len - cut);
-		strbuf_setlen(&l->log, l->log.len - cut);
-	}
+	log_cap(l);
 }
 
 void

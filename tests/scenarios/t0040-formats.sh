@@ -119,7 +119,7 @@ check_rc wide-rc 0
 check_out_has wide-header "JOB  ID  VC    ST  CLASS       PRIO  ORIG  GPUS  PODS  CHAIN      NODES  CELLS         LAZY  REASON"
 check_out_has wide-row "j     0  prod  R   guaranteed     0     0     2     1  V100-RACK  r1n00  r1/r1n00/0/0  yes   -"
 run "$CELLAR" -c 'alloc j --vc prod --gpus 2' -c 'jobs'
-check_out_has table-jobs "JOB  VC    ST  CLASS       PRIO  GPUS  PODS  CHAIN      NODES  REASON"
+check_out_has table-jobs "JOB  ID  VC    ST  CLASS       PRIO  GPUS  PODS  CHAIN      NODES  REASON"
 check_out_lacks table-no-wide "LAZY"
 run "$CELLAR" cells r0n00 --depth 0 -o wide
 check_out_has wide-cells "r0/r0n00  V100-NODE      4  free   -      8     0    0    0  -      -       -  V100-RACK  r0n00"
@@ -145,7 +145,7 @@ check_out_lacks table-no-legend "USED%:"
 
 # Names are never truncated.
 run "$CELLAR" -c 'alloc a-very-long-job-name-that-goes-on-and-on-and-on --vc prod --gpus 1; jobs'
-check_out_has long-name "a-very-long-job-name-that-goes-on-and-on-and-on  prod"
+check_out_has long-name "a-very-long-job-name-that-goes-on-and-on-and-on   0  prod"
 run "$CELLAR" -c 'alloc a-very-long-job-name-that-goes-on-and-on-and-on --vc prod --gpus 1; jobs -o wide'
 check_out_has long-name-wide "a-very-long-job-name-that-goes-on-and-on-and-on   0  prod"
 

@@ -22,7 +22,7 @@ check_rc made 0
 # logs: version 5; no job_changes table: version 7; no jobs.priority and
 # jobs.weight: version 8; no jobs.traced and its partial name index:
 # version 9; no series.frag_node: version 10; no audit.reason, refused,
-# count: version 11).
+# count, jobs.uid, gid, jobs_name unique: version 11).
 "$SQLEXEC" "$db" "DROP TABLE job_logs; DROP TABLE event_blocks; DELETE FROM heads;
 DROP TABLE job_changes; ALTER TABLE jobs DROP COLUMN priority;
 ALTER TABLE jobs DROP COLUMN weight; DROP INDEX jobs_name;

@@ -37,7 +37,9 @@ run "$CELLAR" -c 'alloc lz --vc prod --gpus 8 --pods 4 --lazy' \
     -c 'release hi' -c 'alloc hi --vc prod --gpus 1' -c 'node bad r1n01' \
     -c 'status -o json'
 check_rc session-rc 0
-check_err_has session-rename "note: the earlier job 'hi' of this run is now 'hi~1' (names are unique in a run)"
+# a name whose job has ended names a new job: the old one keeps its own
+# name, id and events (store.h invariant 8)
+printf '%s\n' "$ERR" | grep -q 'is now' && not_ok session-reuse "$ERR" || ok session-reuse
 check_json_field session-status-db db "$DB" '$'
 check_json_field session-status-run db_run 1 '$'
 [ "$(stat -c %a "$DB")" = 600 ] && ok db-mode || not_ok db-mode "$(stat -c %a "$DB")"
@@ -49,7 +51,7 @@ check_rc jobs-run-rc 0
 # less the outcome columns (times of a session are the wall clock's)
 OUT=$(printf '%s\n' "$OUT" | sed 's/\(,[^,]*\)\{8\}$//')
 check_out jobs-run 'lz,0,prod,R,downgraded,-1,0,32,4,V100-RACK,r1n[00-03],"r1/r1n00,r1/r1n01,r1/r1n02,r1/r1n03",yes,-
-hi~1,1,prod,CA,guaranteed,10,-,8,1,-,-,-,-,-
+hi,1,prod,CA,guaranteed,10,-,8,1,-,-,-,-,-
 low,2,research,PR,guaranteed,0,-,64,8,-,-,-,-,-
 top,3,research,R,guaranteed,5,5,8,1,V100-RACK,r0n00,r0/r0n00,no,-
 opp,4,dev,R,opportunistic,-1,-1,8,1,V100-RACK,r0n01,r0/r0n01,no,-
@@ -71,11 +73,22 @@ kinds=$(printf '%s\n' "$OUT" | cut -d, -f3,4,6 | tr '\n' ' ')
     not_ok history-kinds "$kinds"
 run "$CELLAR" history lz -o csv --no-header
 kinds=$(printf '%s\n' "$OUT" | cut -d, -f3,6 | tr '\n' ' ')
-[ "$kinds" = "submit,- start,- downgrade,hi~1 " ] && ok history-lazy ||
+[ "$kinds" = "submit,- start,- downgrade,hi " ] && ok history-lazy ||
     not_ok history-lazy "$kinds"
-run "$CELLAR" history hi~1 -o csv --no-header
+# by id, exactly one job; by name the newest, saying which are older
+run "$CELLAR" history %1 -o csv --no-header
+kinds=$(printf '%s\n' "$OUT" | cut -d, -f3,4 | tr '\n' ' ')
+[ "$kinds" = "submit,hi start,hi release,hi " ] && ok history-by-id || not_ok history-by-id "$kinds"
+run "$CELLAR" history hi -o csv --no-header
 kinds=$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')
-[ "$kinds" = "submit start release " ] && ok history-renamed || not_ok history-renamed "$kinds"
+[ "$kinds" = "submit start " ] && ok history-newest || not_ok history-newest "$kinds"
+check_err_has history-older "note: job 'hi' is id 5, the newest of that name; older jobs of the name: %1 ('history %ID' shows one)"
+run "$CELLAR" job show %1 -o json
+check_json_field job-show-by-id job.id 1
+check_json_field job-show-by-id-state job.state cancelled
+run "$CELLAR" history %77
+check_rc history-no-id-rc 1
+check_err_has history-no-id "no job '%77'"
 run "$CELLAR" history nobody
 check_rc history-unknown-rc 1
 check_err_has history-unknown "cellar: no job 'nobody' in state store '$DB'"
@@ -351,16 +364,18 @@ wait "$writer"
 run "$CELLAR" --db "$TMP/c.db" jobs --run last --filter state=CA -o name
 [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 40 ] && ok writer-all || not_ok writer-all "$OUT"
 
-# Name reuse inside one group (`-f`: one commit for the batch): the insert
-# finds the earlier job of the name and renames it, every time.
+# Name reuse inside one group (`-f`: one commit for the batch): each
+# alloc is a new job, the earlier ones keep the name.
 printf 'alloc a --vc prod --gpus 1\nrelease a\nalloc a --vc prod --gpus 2\nrelease a\nalloc a --vc prod --gpus 4\n' >"$TMP/reuse"
 run "$CELLAR" --db "$TMP/reuse.db" -f "$TMP/reuse"
 check_rc reuse-group-rc 0
-check_err_has reuse-group-1 "note: the earlier job 'a' of this run is now 'a~0'"
-check_err_has reuse-group-2 "note: the earlier job 'a' of this run is now 'a~1'"
-run "$CELLAR" --db "$TMP/reuse.db" jobs --run last -o name
-[ "$(printf '%s\n' "$OUT" | sort | tr '\n' ' ')" = "a a~0 a~1 " ] && ok reuse-group-names ||
-    not_ok reuse-group-names "$OUT"
+run "$CELLAR" --db "$TMP/reuse.db" jobs --run last -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | cut -d, -f1,2,4 | tr '\n' ' ')" = "a,0,CA a,1,CA a,2,R " ] &&
+    ok reuse-group-ids || not_ok reuse-group-ids "$OUT"
+run "$CELLAR" --db "$TMP/reuse.db" history a -o csv --no-header
+[ "$(printf '%s\n' "$OUT" | cut -d, -f3 | tr '\n' ' ')" = "submit start " ] &&
+    ok reuse-group-history || not_ok reuse-group-history "$OUT"
+check_err_has reuse-group-older "older jobs of the name: %0, %1"
 run "$CELLAR" --db "$TMP/reuse.db" db check
 check_rc reuse-group-check 0
 

@@ -78,16 +78,17 @@ check_rc words-rc 0
 run "$CELLAR" -c "submit big --vc a --gpus 4 --pods 2 -- $trainer 40 0.05; wait big --state running --timeout 30s; submit q1 --vc a --gpus 4 --priority 0 -- true; submit q2 --vc a --gpus 4 --priority 0 -- true; submit q3 --vc a --gpus 4 --priority 0 -- true; queue -o csv --no-header; queue --vc a -o json; cancel big; wait --timeout 60s"
 check_rc queue-rc 0
 me=$(id -un)
-want="a,-,big,$me,R,running,0,8,2,n[1-2],-
-a,1,q1,$me,PD,queued,0,4,1,-,VCFull
-a,2,q2,$me,PD,queued,0,4,1,-,Priority
-a,3,q3,$me,PD,queued,0,4,1,-,Priority"
+want="a,-,big,1,$me,R,running,0,8,2,n[1-2],-
+a,1,q1,2,$me,PD,queued,0,4,1,-,VCFull
+a,2,q2,3,$me,PD,queued,0,4,1,-,Priority
+a,3,q3,4,$me,PD,queued,0,4,1,-,Priority"
 got=$(printf '%s\n' "$OUT" | grep '^a,')
 [ "$got" = "$want" ] && ok queue-order || not_ok queue-order "got [$got]"
 line=$(printf '%s\n' "$OUT" | grep -n '"kind":"queue"' | cut -d: -f1)
 check_json_field queue-json-pos jobs.1.pos 1 "$line"
 check_json_field queue-json-first-null jobs.0.pos null "$line"
 check_json_field queue-json-job jobs.3.job q3 "$line"
+check_json_field queue-json-id jobs.3.id 4 "$line"
 # a higher priority goes to the head of the queue (big's 10 keeps it
 # from being preempted)
 run "$CELLAR" -c "submit big --vc a --gpus 4 --pods 2 --priority 10 -- $trainer 40 0.05; wait big --state running --timeout 30s; submit p1 --vc a --gpus 4 --priority 1 -- true; submit p9 --vc a --gpus 4 --priority 9 -- true; submit p5 --vc a --gpus 4 --priority 5 -- true; queue -o csv --no-header; cancel big; wait --timeout 60s"

@@ -46,7 +46,7 @@ check_out_lacks preload-no-bad-status "unknown status"
 
 # a job's output is its owner's alone (issue 23 F9), while what the
 # job's command makes keeps the umask cellar had
-out=$(ls "$TMP"/run/n*/e2.0/out 2>/dev/null | head -1)
+out=$(ls "$TMP"/run/n*/e2.*.0/out 2>/dev/null | head -1)
 [ -n "$out" ] && [ "$(stat -c %a "$out")" = 600 ] &&
     [ "$(stat -c %a "$(dirname "$out")")" = 700 ] &&
     [ "$(stat -c %a "$(dirname "$(dirname "$out")")")" = 700 ] &&

@@ -48,14 +48,14 @@ check_rc jobs-a-running 0
 run "$CELLAR" jobs -o csv --no-header
 check_rc jobs-rc 0
 check_out_has jobs-running 'a,0,prod,R,guaranteed,0,0,4,2,BOX,box,"box/0,box/1",no,-'
-check_out_has jobs-pending "b,-,prod,PD,guaranteed,0,0,2,1,-,-,-,no,VCFull"
+check_out_has jobs-pending "b,1,prod,PD,guaranteed,0,0,2,1,-,-,-,no,VCFull"
 run "$CELLAR" ps --filter state=PD -o name
 check_out jobs-filter-pd "b"
 run "$CELLAR" jobs --vc research -o name
 check_out jobs-vc-other ""
 run "$CELLAR" jobs -o json
 check_json_field jobs-json-n jobs.# 2
-check_json_field jobs-json-pending-id jobs.1.id null
+check_json_field jobs-json-pending-id jobs.1.id 1
 check_json_field jobs-json-pending-state jobs.1.state_code PD
 check_json_field jobs-json-pending-reason jobs.1.reason VCFull
 check_json_field jobs-json-pending-gpus jobs.1.gpus 2
@@ -85,17 +85,20 @@ check_out_has jobs-all-reason "b,1,prod,PD,guaranteed,0,-,2,1,-,-,-,-,VCFull"
 
 # 4. job log points at the job's own output (it showed the hooks' lines
 # only): the process set's start hook names the file, on its node
+# (the process set's files are keyed NAME.ID.POD)
+run "$CELLAR" job show a -o json
+aid=$(json_get job.id 1)
 run "$CELLAR" job log a
 check_out_has log-hook-line "started pod 0 on box"
-check_out_has log-points-pod0 "output of pod 0: $TMP/run/box/a.0/out on box"
-check_out_has log-points-pod1 "output of pod 1: $TMP/run/box/a.1/out on box"
+check_out_has log-points-pod0 "output of pod 0: $TMP/run/box/a.$aid.0/out on box"
+check_out_has log-points-pod1 "output of pod 1: $TMP/run/box/a.$aid.1/out on box"
 i=0
-while ! grep -q "out of pod 1" "$TMP/run/box/a.1/out" 2>/dev/null && [ "$i" -lt 200 ]; do
+while ! grep -q "out of pod 1" "$TMP/run/box/a.$aid.1/out" 2>/dev/null && [ "$i" -lt 200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
-grep -q "out of pod 1" "$TMP/run/box/a.1/out" 2>/dev/null && ok log-file-is-output ||
-    not_ok log-file-is-output "$(cat "$TMP/run/box/a.1/out" 2>&1)"
+grep -q "out of pod 1" "$TMP/run/box/a.$aid.1/out" 2>/dev/null && ok log-file-is-output ||
+    not_ok log-file-is-output "$(cat "$TMP/run/box/a.$aid.1/out" 2>&1)"
 
 run "$CELLAR" -c "cancel b; wait b --timeout 60s; jobs -o name"
 check_out jobs-finished-left-out "cancelled b

@@ -66,8 +66,8 @@ live "$TMP/slurm.yaml" "" "submit g --vc a --gpus 4 --pods 2 -- train.sh --lr '0
 check_rc slurm-gang-rc 0
 check_out_has slurm-gang-completed "g completed"
 got=$(only sbatch)
-want="sbatch [--parsable] [--job-name=cellar-g.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.0.out] [--wrap='train.sh' '--lr' '0.1 x']
-sbatch [--parsable] [--job-name=cellar-g.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
+want="sbatch [--parsable] [--job-name=cellar-g.0.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.0.0.out] [--wrap='train.sh' '--lr' '0.1 x']
+sbatch [--parsable] [--job-name=cellar-g.0.1] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/g.0.1.out] [--wrap='train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok slurm-sbatch || not_ok slurm-sbatch "[$got], want [$want]"
 # each pod: squeue says RUNNING once, then nothing (the fake controller
 # forgets an ended job at once), the list of every job confirms it, then
@@ -98,11 +98,11 @@ check_out_has slurm-failed "f failed"
 
 # suspend, resume and health by hand, as cellar runs them
 hook() {	# hook SET NAME: run it with pod 0 of job c on n1
-	env CELLAR_JOB=c CELLAR_POD=0 CELLAR_PODS=1 CELLAR_NODE=n1 CELLAR_NODES=n1 \
+	env CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_PODS=1 CELLAR_NODE=n1 CELLAR_NODES=n1 \
 	    CELLAR_GPUS=0,1 CUDA_VISIBLE_DEVICES=0,1 CELLAR_RUNDIR="$TMP/run" \
 	    "$top/specs/hooks/$1/$2" >"$TMP/hook-out" 2>&1
 }
-mkdir -p "$TMP/run/slurm"; echo 4300 >"$TMP/run/slurm/c.0"
+mkdir -p "$TMP/run/slurm"; echo 4300 >"$TMP/run/slurm/c.0.0"
 hook slurm suspend && hook slurm resume && hook slurm health
 check_calls slurm-suspend-resume-health "scontrol [suspend] [4300]
 scontrol [resume] [4300]
@@ -119,20 +119,20 @@ live "$TMP/k8s.yaml" CELLAR_K8S_IMAGE=img:1 "submit G_1 --vc a --gpus 4 --pods 2
 check_rc k8s-gang-rc 0
 check_out_has k8s-gang-completed "G_1 completed"
 got=$(only kubectl | grep '\[run\]')
-want="kubectl [run] [cellar-g-1-0] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=0] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n1\",\"securityContext\":{\"runAsUser\":$(id -u),\"runAsGroup\":$(id -g)}}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=0] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']
-kubectl [run] [cellar-g-1-1] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-pod=1] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n2\",\"securityContext\":{\"runAsUser\":$(id -u),\"runAsGroup\":$(id -g)}}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_POD=1] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']"
+want="kubectl [run] [cellar-g-1-0-0] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-job-id=0,cellar-pod=0] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n1\",\"securityContext\":{\"runAsUser\":$(id -u),\"runAsGroup\":$(id -g)}}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_JOB_ID=0] [--env=CELLAR_POD=0] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']
+kubectl [run] [cellar-g-1-0-1] [--image=img:1] [--restart=Never] [--labels=cellar-job=G_1,cellar-job-id=0,cellar-pod=1] [--overrides={\"apiVersion\":\"v1\",\"spec\":{\"nodeName\":\"n2\",\"securityContext\":{\"runAsUser\":$(id -u),\"runAsGroup\":$(id -g)}}}] [--env=NVIDIA_VISIBLE_DEVICES=0,1,2,3] [--env=CUDA_VISIBLE_DEVICES=0,1,2,3] [--env=CELLAR_JOB=G_1] [--env=CELLAR_JOB_ID=0] [--env=CELLAR_POD=1] [--env=CELLAR_PODS=2] [--env=CELLAR_NODES=n[1-2]] [--] [sh] [-c] ['train.sh' '--lr' '0.1 x']"
 [ "$got" = "$want" ] && ok k8s-run || not_ok k8s-run "[$got], want [$want]"
-got=$(only kubectl | grep '\[get\] \[pod\] \[cellar-g-1-0\] \[--ignore' | uniq -c | sed 's/^ *//')
-want="2 kubectl [get] [pod] [cellar-g-1-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"
+got=$(only kubectl | grep '\[get\] \[pod\] \[cellar-g-1-0-0\] \[--ignore' | uniq -c | sed 's/^ *//')
+want="2 kubectl [get] [pod] [cellar-g-1-0-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"
 [ "$got" = "$want" ] && ok k8s-status || not_ok k8s-status "[$got], want [$want]"
 : >"$FAKE_LOG"
 rm -rf "$FAKE"
 live "$TMP/k8s.yaml" FAKE_RUNS=100000 "submit c --vc a --gpus 4 --env K8S_IMAGE=own:2 -- sleep 1; wait c --state running --timeout 60s; cancel c; wait c --timeout 60s"
 check_out_has k8s-cancelled "c cancelled"
-only kubectl | grep -q '\[run\] \[cellar-c-0\] \[--image=own:2\]' && ok k8s-job-image ||
+only kubectl | grep -q '\[run\] \[cellar-c-0-0\] \[--image=own:2\]' && ok k8s-job-image ||
     not_ok k8s-job-image "$(only kubectl | grep '\[run\]')"
 got=$(only kubectl | grep delete)
-[ "$got" = "kubectl [delete] [pod] [cellar-c-0] [--ignore-not-found] [--wait=false]" ] &&
+[ "$got" = "kubectl [delete] [pod] [cellar-c-0-0] [--ignore-not-found] [--wait=false]" ] &&
     ok k8s-delete || not_ok k8s-delete "[$got]"
 : >"$FAKE_LOG"
 live "$TMP/k8s.yaml" "" "submit noimg --vc a --gpus 4 -- true; wait noimg --timeout 60s; job log noimg"
@@ -150,9 +150,9 @@ live "$TMP/slurm.yaml" FAKE_RUNS=100000 "submit m --vc a --gpus 4 -- sleep 1; wa
 check_rc slurm-migrate-rc 0
 check_out_has slurm-migrate-event ",migrate,m,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
 got=$(grep -E '^(sbatch|scancel) ' "$FAKE_LOG")
-want="sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
+want="sbatch [--parsable] [--job-name=cellar-m.0.0] [--nodelist=n1] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/m.0.0.out] [--wrap='sleep' '1']
 scancel [4242]
-sbatch [--parsable] [--job-name=cellar-m.0] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/m.0.out] [--wrap='sleep' '1']
+sbatch [--parsable] [--job-name=cellar-m.0.0] [--nodelist=n2] [--nodes=1] [--ntasks=1] [--gres=gpu:4] [--no-requeue] [--export=ALL] [--output=$TMP/run/slurm/m.0.0.out] [--wrap='sleep' '1']
 scancel [4243]"
 [ "$got" = "$want" ] && ok slurm-migrate-calls || not_ok slurm-migrate-calls "[$got], want [$want]"
 # kubernetes: the old pod deleted (it lingers, terminating), waited for,
@@ -162,44 +162,44 @@ live "$TMP/k8s.yaml" "FAKE_LINGER=1 FAKE_RUNS=100000 CELLAR_K8S_IMAGE=img:1" "su
 check_rc k8s-migrate-rc 0
 check_out_has k8s-migrate-event ",migrate,m,a,-,pod 0: n1:[0-1] -> n2:[0-1],"
 got=$(grep -E '^kubectl \[(run|delete)\]|spec.nodeName' "$FAKE_LOG" | sed 's/ \[--labels.*//')
-want="kubectl [run] [cellar-m-0] [--image=img:1] [--restart=Never]
-kubectl [delete] [pod] [cellar-m-0] [--ignore-not-found] [--wait=false]
-kubectl [get] [pod] [cellar-m-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name==\"NVIDIA_VISIBLE_DEVICES\")].value}]
-kubectl [delete] [pod] [cellar-m-0] [--ignore-not-found] [--wait=true] [--timeout=120s]
-kubectl [run] [cellar-m-0] [--image=img:1] [--restart=Never]
-kubectl [delete] [pod] [cellar-m-0] [--ignore-not-found] [--wait=false]"
+want="kubectl [run] [cellar-m-0-0] [--image=img:1] [--restart=Never]
+kubectl [delete] [pod] [cellar-m-0-0] [--ignore-not-found] [--wait=false]
+kubectl [get] [pod] [cellar-m-0-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name==\"NVIDIA_VISIBLE_DEVICES\")].value}]
+kubectl [delete] [pod] [cellar-m-0-0] [--ignore-not-found] [--wait=true] [--timeout=120s]
+kubectl [run] [cellar-m-0-0] [--image=img:1] [--restart=Never]
+kubectl [delete] [pod] [cellar-m-0-0] [--ignore-not-found] [--wait=false]"
 [ "$got" = "$want" ] && ok k8s-migrate-calls || not_ok k8s-migrate-calls "[$got], want [$want]"
-grep -q 'kubectl \[run\] \[cellar-m-0\].*nodeName":"n2".*\[--env=NVIDIA_VISIBLE_DEVICES=0,1\]' "$FAKE_LOG" &&
+grep -q 'kubectl \[run\] \[cellar-m-0-0\].*nodeName":"n2".*\[--env=NVIDIA_VISIBLE_DEVICES=0,1\]' "$FAKE_LOG" &&
     ok k8s-migrate-pinned || not_ok k8s-migrate-pinned "$(grep '\[run\]' "$FAKE_LOG")"
 # run again after a restart (the new pod there): left alone
 : >"$FAKE_LOG"
-echo "n2/0,1" >"$FAKE/cellar-m-0.where"; rm -f "$FAKE/cellar-m-0.gone"
-env CELLAR_JOB=m CELLAR_POD=0 CELLAR_NODE=n2 CELLAR_GPUS=0,1 CELLAR_RUNDIR="$TMP/run" \
+echo "n2/0,1" >"$FAKE/cellar-m-0-0.where"; rm -f "$FAKE/cellar-m-0-0.gone"
+env CELLAR_JOB=m CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n2 CELLAR_GPUS=0,1 CELLAR_RUNDIR="$TMP/run" \
     "$top/specs/hooks/kubernetes/migrate" >"$TMP/hook-out" 2>&1
-check_calls k8s-migrate-again 'kubectl [get] [pod] [cellar-m-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name=="NVIDIA_VISIBLE_DEVICES")].value}]'
+check_calls k8s-migrate-again 'kubectl [get] [pod] [cellar-m-0-0] [--ignore-not-found] [-o] [jsonpath={.spec.nodeName}/{.spec.containers[0].env[?(@.name=="NVIDIA_VISIBLE_DEVICES")].value}]'
 grep -q "is on n2 already" "$TMP/hook-out" && ok k8s-migrate-again-says || not_ok k8s-migrate-again-says "$(cat "$TMP/hook-out")"
 
 # a migration's stop that finds the pod ended on its own says so and
 # cancels nothing (cellar then starts nothing on the new node)
 rm -rf "$FAKE"; mkdir -p "$FAKE" "$TMP/run/slurm"; : >"$FAKE_LOG"
-echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"
-env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+echo 4300 >"$TMP/run/slurm/c.0.0"; touch "$FAKE/4300.gone"
+env CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
     "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
 check_calls slurm-stop-ended "squeue [-h] [-j] [4300] [-o] [%i]
 squeue [-h] [-o] [%i %i]
 squeue [-h] [-j] [4300] [-t] [all] [-o] [%T]
 squeue [-h] [-t] [all] [-o] [%i %T]
 sacct [-n] [-X] [-P] [-j] [4300] [-o] [State]"
-[ "$(head -n 1 "$TMP/hook-out")" = completed ] && [ -s "$TMP/run/slurm/c.0" ] && ok slurm-stop-ended-says ||
+[ "$(head -n 1 "$TMP/hook-out")" = completed ] && [ -s "$TMP/run/slurm/c.0.0" ] && ok slurm-stop-ended-says ||
     not_ok slurm-stop-ended-says "$(cat "$TMP/hook-out")"
 rm -f "$FAKE/4300.gone"
-env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+env CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
     "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
 check_calls slurm-stop-running "squeue [-h] [-j] [4300] [-o] [%i]
 scancel [4300]"
 # with the job's CELLAR_CHECKPOINT: run (SLURM_JOB_ID set) before scancel
-: >"$FAKE_LOG"; echo 4300 >"$TMP/run/slurm/c.0"; rm -f "$FAKE/4300.gone"
-env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+: >"$FAKE_LOG"; echo 4300 >"$TMP/run/slurm/c.0.0"; rm -f "$FAKE/4300.gone"
+env CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
     CELLAR_CHECKPOINT="echo checkpoint \$SLURM_JOB_ID >>$TMP/ckpt; echo scancel-not-yet >>$FAKE_LOG" \
     "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1
 check_calls slurm-stop-checkpoint "squeue [-h] [-j] [4300] [-o] [%i]
@@ -207,16 +207,16 @@ scancel-not-yet
 scancel [4300]"
 [ "$(cat "$TMP/ckpt" 2>&1)" = "checkpoint 4300" ] && ok slurm-stop-checkpoint-once ||
     not_ok slurm-stop-checkpoint-once "$(cat "$TMP/ckpt" 2>&1)"
-echo 4300 >"$TMP/run/slurm/c.0"; rm -f "$FAKE/4300.gone"; : >"$FAKE_LOG"
-env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
+echo 4300 >"$TMP/run/slurm/c.0.0"; rm -f "$FAKE/4300.gone"; : >"$FAKE_LOG"
+env CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 CELLAR_RUNDIR="$TMP/run" \
     CELLAR_CHECKPOINT=false "$top/specs/hooks/slurm/stop" >"$TMP/hook-out" 2>&1 &&
     not_ok slurm-stop-checkpoint-fails "the stop passed" ||
-    { grep -q "checkpoint failed: not moved" "$TMP/hook-out" && [ -s "$TMP/run/slurm/c.0" ] &&
+    { grep -q "checkpoint failed: not moved" "$TMP/hook-out" && [ -s "$TMP/run/slurm/c.0.0" ] &&
       ok slurm-stop-checkpoint-fails || not_ok slurm-stop-checkpoint-fails "$(cat "$TMP/hook-out")"; }
 check_calls slurm-stop-checkpoint-fails-calls "squeue [-h] [-j] [4300] [-o] [%i]"
 # a job Slurm ended NODE_FAIL: left to the health hook (status fails)
 # while the node is down, "failed" once it is not
-echo 4300 >"$TMP/run/slurm/c.0"; touch "$FAKE/4300.gone"; : >"$FAKE_LOG"
+echo 4300 >"$TMP/run/slurm/c.0.0"; touch "$FAKE/4300.gone"; : >"$FAKE_LOG"
 FAKE_END=NODE_FAIL FAKE_SINFO='down*' hook slurm status &&
     not_ok slurm-node-fail-down "status passed: $(cat "$TMP/hook-out")" ||
     { grep -q "ended NODE_FAIL on n1: left to the health hook" "$TMP/hook-out" && ok slurm-node-fail-down ||
@@ -238,7 +238,7 @@ rm -f "$FAKE/4300.gone"
 # and none says absent, failed or completed
 each_hook_fails() {
 	for h in status start stop; do
-		env "$2" CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
+		env "$2" CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
 		    CELLAR_GPUS=0 CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true \
 		    "$top/specs/hooks/slurm/$h" >"$TMP/hook-out" 2>&1 &&
 		    not_ok "$1-$h" "passed: $(cat "$TMP/hook-out")" ||
@@ -258,12 +258,12 @@ only squeue >/dev/null; got=$(grep -v '^squeue ' "$FAKE_LOG")
 # while slurmctld was being stopped): the list of every job corrects it;
 # status says running, start submits nothing, a migration's stop cancels;
 # when the list cannot reach the controller, each hook fails instead
-rm -rf "$FAKE"; mkdir -p "$FAKE"; echo 4243 >"$FAKE/next"; echo 4242 >"$TMP/run/slurm/c.0"
-env FAKE_FORGET=1 FAKE_RUNS=5 CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_GPUS=0 \
+rm -rf "$FAKE"; mkdir -p "$FAKE"; echo 4243 >"$FAKE/next"; echo 4242 >"$TMP/run/slurm/c.0.0"
+env FAKE_FORGET=1 FAKE_RUNS=5 CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_GPUS=0 \
     CELLAR_RUNDIR="$TMP/run" "$top/specs/hooks/slurm/status" >"$TMP/hook-out" 2>&1 &&
     [ "$(cat "$TMP/hook-out")" = running ] && ok slurm-forget-status ||
     not_ok slurm-forget-status "$(cat "$TMP/hook-out")"
-env FAKE_FORGET=1 FAKE_RUNS=5 CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_GPUS=0 \
+env FAKE_FORGET=1 FAKE_RUNS=5 CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_GPUS=0 \
     CELLAR_RUNDIR="$TMP/run" CELLAR_COMMAND=true "$top/specs/hooks/slurm/start" >"$TMP/hook-out" 2>&1 &&
     grep -q "already submitted (Slurm job 4242)" "$TMP/hook-out" && ok slurm-forget-start ||
     not_ok slurm-forget-start "$(cat "$TMP/hook-out")"
@@ -278,16 +278,16 @@ grep -q '^s[bc]a' "$FAKE_LOG" && not_ok slurm-forget-down-nothing-else "$(cat "$
 # fails (cellar asks again), never "absent"
 printf '#!/bin/sh\necho WEIRD_NEW_STATE\n' >"$TMP/bin-weird"; mkdir -p "$TMP/weird"
 ln -sf "$TMP/bin-weird" "$TMP/weird/squeue"; chmod +x "$TMP/bin-weird"
-env PATH="$TMP/weird:$PATH" CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_RUNDIR="$TMP/run" \
+env PATH="$TMP/weird:$PATH" CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_RUNDIR="$TMP/run" \
     "$top/specs/hooks/slurm/status" >"$TMP/hook-out" 2>&1 &&
     not_ok slurm-unknown-state "passed: $(cat "$TMP/hook-out")" ||
     { grep -q "Slurm says 'WEIRD_NEW_STATE' for job 4242: not a state this hook knows" "$TMP/hook-out" &&
       ok slurm-unknown-state || not_ok slurm-unknown-state "$(cat "$TMP/hook-out")"; }
 rm -rf "$FAKE"; mkdir -p "$FAKE"; : >"$FAKE_LOG"
-touch "$FAKE/cellar-c-0.made"
-FAKE_RUNS=0 FAKE_END=Failed env CELLAR_JOB=c CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
+touch "$FAKE/cellar-c-0-0.made"
+FAKE_RUNS=0 FAKE_END=Failed env CELLAR_JOB=c CELLAR_JOB_ID=0 CELLAR_POD=0 CELLAR_NODE=n1 CELLAR_TO_NODE=n2 \
     "$top/specs/hooks/kubernetes/stop" >"$TMP/hook-out" 2>&1
-check_calls k8s-stop-ended "kubectl [get] [pod] [cellar-c-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"
+check_calls k8s-stop-ended "kubectl [get] [pod] [cellar-c-0-0] [--ignore-not-found] [-o] [jsonpath={.status.phase}]"
 [ "$(head -n 1 "$TMP/hook-out")" = failed ] && ok k8s-stop-ended-says ||
     not_ok k8s-stop-ended-says "$(cat "$TMP/hook-out")"
 

@@ -241,7 +241,7 @@ echo "# median $slurm_median s, worst $(worst $lat) s"
 # in its output file ($TMP/run/NODE/JOB.POD/out) against submit returning
 live_spec "$TMP/process.yaml" 0.5
 serve_start "$TMP/process.yaml"
-ran() { for f in "$TMP"/run/n[12]/"$1".0/out; do [ -s "$f" ] && return 0; done; return 1; }
+ran() { for f in "$TMP"/run/n[12]/"$1".*.0/out; do [ -s "$f" ] && return 0; done; return 1; }
 n=0 lat=
 while [ $n -lt $LAT_N ]; do
 	n=$((n + 1))
@@ -251,7 +251,7 @@ while [ $n -lt $LAT_N ]; do
 		not_ok process-latency "plat$n never ran: $(tail -n 5 "$SERVE_LOG")"
 		break
 	fi
-	f=$(ls "$TMP"/run/n[12]/"plat$n".0/out | head -n 1)
+	f=$(ls "$TMP"/run/n[12]/"plat$n".*.0/out | head -n 1)
 	lat="$lat $(awk -v a="$t0" -v b="$(head -n 1 "$f")" 'BEGIN { printf "%.3f", b - a }')"
 done
 run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'plat%s ' $i; i=$((i + 1)); done) --timeout 60s

@@ -19,7 +19,7 @@ pid=$!
 # blocked in poll(2) for the next reply (where /proc has no wchan, the
 # answer alone is the sign)
 waiting() {
-	grep -q '^submitted q$' "$TMP/out1" || return 1
+	grep -q "^submitted job 'q' " "$TMP/out1" || return 1
 	w=$(cat "/proc/$pid/wchan" 2>/dev/null)
 	case $w in *poll*|''|0) return 0 ;; esac
 	return 1

@@ -64,7 +64,7 @@ run "$CELLAR" -c "submit j --vc a --gpus 4 $ck -- $trainer 40 0.05; wait j --sta
 check_rc migrate-rc 0
 check_out_has migrate-cmd "migrating j"
 check_out_has migrate-event ",migrate,j,a,-,pod 0: n1:[0-3] -> n2:[0-3],"
-check_out_has migrate-queue "a,-,j,$(id -un),R,migrating,0,4,1,n2,-"
+check_out_has migrate-queue "a,-,j,0,$(id -un),R,migrating,0,4,1,n2,-"
 check_out_has migrate-completed "j completed"
 check_out_has migrate-log-checkpoint "checkpoint at step"
 check_out_has migrate-log-stopped "cellar: pod 0 stopped on 'n1'"
@@ -79,7 +79,7 @@ once j.0 40 && ok migrate-steps-once || not_ok migrate-steps-once "$(sort "$TRAI
 printf '%s\n' "$OUT" | grep -E ',(start|migrate|complete|preempt|requeue),j,' | cut -d, -f3 |
     tr '\n' ' ' | grep -qx 'start migrate complete ' && ok migrate-order ||
     not_ok migrate-order "$(printf '%s\n' "$OUT" | grep ',j,')"
-ls "$TMP/run/n1/j.0/pid" >/dev/null 2>&1 && not_ok migrate-source-clean "n1 still has j's pid" ||
+ls "$TMP"/run/n1/j.*.0/pid >/dev/null 2>&1 && not_ok migrate-source-clean "n1 still has j's pid" ||
     ok migrate-source-clean
 
 # 1b. a start on the node a pod migrates away from waits for its stop
@@ -130,7 +130,7 @@ run "$CELLAR" -c "submit op --vc a --gpus 2 --priority -1 -- $trainer 200 0.05; 
 check_rc opp-rc 1
 check_err_has opp-msg "job 'op' is opportunistic: only guaranteed jobs migrate"
 run "$CELLAR" -c "queue -o csv --no-header; cancel op; wait --timeout 30s; events -o csv --no-header"
-check_out_has opp-unmoved "a,-,op,$(id -un),R,running,-1,2,1,n1,-"
+check_out_has opp-unmoved "a,-,op,0,$(id -un),R,running,-1,2,1,n1,-"
 [ "$(count ',migrate,')" = 0 ] && ok opp-no-event || not_ok opp-no-event "$(count ',migrate,') migrate events"
 # migrate turned off in the spec: refused with a clear error
 live_spec "$TMP/nomig.yaml" 0.1 "migrate: ~"
@@ -168,7 +168,7 @@ check_out_has ended-db-check "no problems"
 [ "$(count ',requeue,o,')" = 0 ] && [ "$(count ',start,o,')" = 1 ] && ok ended-no-rerun ||
     not_ok ended-no-rerun "$(printf '%s\n' "$OUT" | grep ',o,')"
 once o.0 10 && ok ended-ran-once || not_ok ended-ran-once "$(cat "$TRAINER_DIR/o.0.progress")"
-[ -e "$TMP/run/n2/o.0" ] && not_ok ended-nothing-on-n2 "n2 has o.0" || ok ended-nothing-on-n2
+ls -d "$TMP"/run/n2/o.*.0 >/dev/null 2>&1 && not_ok ended-nothing-on-n2 "n2 has o.0" || ok ended-nothing-on-n2
 
 # 5. the migrate hook fails on the new node: stopped there (the source
 # is stopped already), requeued, run again once
@@ -303,7 +303,7 @@ check_out_has cancel-cancelled "cx cancelled"
 check_out_lacks cancel-not-migrated "cellar: migrated"
 check_out_has cancel-db-check "no problems"
 [ "$(count ',requeue,cx,')" = 0 ] && ok cancel-no-requeue || not_ok cancel-no-requeue "$(printf '%s\n' "$OUT" | grep ',cx,')"
-[ -e "$TMP/run/n2/cx.0" ] && not_ok cancel-nothing-on-n2 "n2 has cx.0" || ok cancel-nothing-on-n2
+ls -d "$TMP"/run/n2/cx.*.0 >/dev/null 2>&1 && not_ok cancel-nothing-on-n2 "n2 has cx.0" || ok cancel-nothing-on-n2
 p=$(cat "$TRAINER_DIR/cx.0.pid" 2>/dev/null)
 [ -n "$p" ] && ! kill -0 "$p" 2>/dev/null && ok cancel-process-gone || not_ok cancel-process-gone "pid $p"
 grep -q '^step 400$' "$TRAINER_DIR/cx.0.progress" && not_ok cancel-stopped-early "it ran to its end" ||

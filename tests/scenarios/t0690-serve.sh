@@ -53,7 +53,7 @@ serve_start "$TMP/two.yaml"
 for j in w1 w2 w3 w4 w5; do
 	"$CELLAR" submit "$j" --vc a --gpus 4 -- "$trainer" 3 0.02 >>"$TMP/sub.out" 2>&1
 done
-[ "$(grep -c '^submitted w' "$TMP/sub.out")" = 5 ] && ok unattended-submitted ||
+[ "$(grep -c "^submitted job 'w" "$TMP/sub.out")" = 5 ] && ok unattended-submitted ||
     not_ok unattended-submitted "$(cat "$TMP/sub.out")"
 all_done() {
 	for j in w1 w2 w3 w4 w5; do runs_once "$j" 3 || return 1; done
@@ -288,7 +288,7 @@ check_err_has access-cancel-other-msg "job 'roots' belongs to 'root'"
 run as_u cancel mine
 check_rc access-cancel-own-rc 0
 run as_u -o csv --no-header queue
-check_out_has access-read-ok "roots,root,"
+check_out_has access-read-ok "roots,1,root,"
 run "$CELLAR" -o csv --no-header queue
 check_out_lacks access-refused-changed-nothing "theirs"
 run "$CELLAR" export -

@@ -37,12 +37,13 @@ send_batch
 run "$CELLAR" wait y --timeout 30s
 serve_stop
 steps=$(sed -n 's/.*: \([0-9]*\) write steps.*/\1/p' "$SERVE_LOG")
-if [ "$codes" = "0 0 0 0 " ] && grep -q '^o submitted x$' "$TMP/replies" &&
+if [ "$codes" = "0 0 0 0 " ] && grep -q "^o submitted job 'x' (id 0)$" "$TMP/replies" &&
     [ -n "$steps" ] && [ -e "$TRAINER_DIR/x.0.pid" ]; then ok batch
 else not_ok batch "replies '$codes' steps '$steps': $(cat "$TMP/replies" "$SERVE_LOG")"
 	done_testing; fi
 # replies in the order sent
-order=$(sed -n 's/^o \(submitted\|cancelled\) //p' "$TMP/replies" | tr '\n' ' ')
+order=$(sed -n -e "s/^o submitted job '\([^']*\)'.*/\1/p" \
+    -e 's/^o cancelled //p' "$TMP/replies" | tr '\n' ' ')
 [ "$order" = "x y z z " ] && ok reply-order || not_ok reply-order "$order"
 
 n=1 bad= group_hit=0 cmd_hit=0

@@ -119,6 +119,25 @@ test_incomplete(void)
 	CHECK_STREQ(render("abc\\\ndef"), "<abcdef>");
 }
 
+/* Rule 8: $'...' carries a newline or a control byte in one line. */
+static void
+test_ansi(void)
+{
+	CHECK_STREQ(render("$'a\\nb' c"), "<a\nb><c>");
+	CHECK_STREQ(render("x$'\\t'y"), "<x\ty>");
+	CHECK_STREQ(render("$'it\\'s' $'\\\\'"), "<it's><\\>");
+	CHECK_STREQ(render("$'\\x1b[2J'"), "<\x1b[2J>");
+	CHECK_STREQ(render("$''"), "<>");
+	CHECK_STREQ(render("'$'a"), "<$a>");		/* not after a quote */
+	CHECK_STREQ(render("$x \"$'a'\""), "<$x><$'a'>");
+	CHECK_STREQ(render("$'a\\qb'"), "ERR unknown escape in $'...' "
+	    "(\\n \\t \\r \\\\ \\' \\xHH)");
+	CHECK_STREQ(render("$'\\x00'"), "ERR bad \\x escape in $'...' (\\x01 to \\x7f)");
+	CHECK_STREQ(render("$'\\xff'"), "ERR bad \\x escape in $'...' (\\x01 to \\x7f)");
+	CHECK_STREQ(render("$'abc"), "INC unterminated $'...' quote");
+	CHECK_STREQ(render("$'abc\\"), "INC unterminated $'...' quote");
+}
+
 /* Rule 7: errors before any word, with the byte that is wrong. */
 static void
 test_bad_text(void)
@@ -172,6 +191,7 @@ test_quote_round_trip(void)
 	static const char *const words[] = {
 		"plain", "", "a b", "it's", "semi;colon", "#hash", "back\\slash",
 		"\"dq\"", "$x", "tab\there", "new\nline", "''", "a'b'c",
+		"echo one\necho 'two'\n", "\x1b[2J\\x\x7f", "$'x'", "cr\r\n",
 	};
 	size_t i;
 
@@ -182,6 +202,9 @@ test_quote_round_trip(void)
 
 		cmdline_init(&cl);
 		cmdline_quote(&sb, words[i]);
+		/* one line: a request on the socket is one */
+		CHECKF(strpbrk(sb.buf, "\n\r") == NULL, "'%s' -> [%s]", words[i],
+		    sb.buf);
 		CHECKF(cmdline_parse(sb.buf, &cl, NULL, &cause) == 0, "%s", cause);
 		CHECKF(cl.n == 1 && cl.cmds[0].n == 1 &&
 		    strcmp(cl.cmds[0].v[0], words[i]) == 0, "'%s' -> [%s]",
@@ -221,7 +244,7 @@ test_garbage(void)
 
 		for (k = 0; k < len; k++) {
 			seed = seed * 1103515245 + 12345;
-			buf[k] = "ab '\"\\;#\n\t"[(seed >> 16) % 10];
+			buf[k] = "ab '\"\\;#\n\t$x"[(seed >> 16) % 12];
 		}
 		buf[len] = '\0';
 		cmdline_init(&a);
@@ -282,6 +305,7 @@ static const struct test tests[] = {
 	{ "backslash", test_backslash },
 	{ "comments", test_comments },
 	{ "incomplete", test_incomplete },
+	{ "ansi", test_ansi },
 	{ "bad-text", test_bad_text },
 	{ "quote-round-trip", test_quote_round_trip },
 	{ "garbage", test_garbage },

@@ -66,8 +66,9 @@ raw_sql(const char *path, const char *sql)
 	sqlite3_close(db);
 }
 
-/* Version 10's schema: today's less what version 11 added (the audit's
-   reason, refused and count). */
+/* Version 10's schema: today's less what version 11 changed (the audit's
+   reason, refused and count; the jobs' uid and gid; jobs_name was
+   unique). */
 static void
 raw_schema_v10(const char *path)
 {
@@ -76,7 +77,9 @@ raw_schema_v10(const char *path)
 	    "ALTER TABLE audit DROP COLUMN refused;"
 	    "ALTER TABLE audit DROP COLUMN count;"
 	    "ALTER TABLE jobs DROP COLUMN uid;"
-	    "ALTER TABLE jobs DROP COLUMN gid;");
+	    "ALTER TABLE jobs DROP COLUMN gid;"
+	    "DROP INDEX jobs_name;"
+	    "CREATE UNIQUE INDEX jobs_name ON jobs(run, name) WHERE traced = 0;");
 }
 
 /* Version 9's schema, from which the older stores below are made:
@@ -750,8 +753,9 @@ test_migration_8_9(void)
 	    "FROM (SELECT name, sql FROM sqlite_schema WHERE tbl_name IN "
 	    "('jobs', 'placements', 'job_logs') AND type = 'index' ORDER BY name)",
 	    &cols);
-	CHECKF(strstr(cols.buf, "jobs_name CREATE UNIQUE INDEX jobs_name ON "
-	    "jobs(run, name) WHERE traced = 0") != NULL, "%s", cols.buf);
+	/* on to 11: a session's name may repeat (reused once its job ended) */
+	CHECKF(strstr(cols.buf, "jobs_name CREATE INDEX jobs_name ON "
+	    "jobs(run, name, id) WHERE traced = 0") != NULL, "%s", cols.buf);
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT group_concat(run || '.' || id || "
 	    "'=' || traced, ' ') FROM (SELECT * FROM jobs ORDER BY run, id)", -1,
 	    &q, NULL) == SQLITE_OK);
@@ -774,10 +778,23 @@ test_migration_8_9(void)
 	    "attained, run_time, work_done, ckpt_work, lost_work, restarts, "
 	    "preemptions, suspensions, opportunistic, engine_id) VALUES (1, 5, 'a', "
 	    "0, 0, '1x1', 1, -1, 'guaranteed', 0, -1, 0, 0, 'pending', 'None', 0, "
-	    "-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1)", &cause) == -1);
-	CHECKF(cause != NULL && strstr(cause, "UNIQUE") != NULL, "%s", cause);
-	free(cause);
-	cause = NULL;
+	    "-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1)", &cause) == 0);
+	CHECKF(cause == NULL, "%s", cause);
+	/* by name, the newest */
+	CHECK(store_job_find(st, 1, "a", &sj, &cause) == 0);
+	CHECK_INTEQ(sj.job.id, 5);
+	store_job_release(&sj);
+	CHECK(store_job_find(st, 1, "%0", &sj, &cause) == 0);
+	CHECK(sj.job.id == 0 && sj.placed);
+	store_job_release(&sj);
+	/* but two of a name not ended (0 runs, 5 is pending) is a fault */
+	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
+	CHECKF(np == 1 && strstr(sb.buf, "run 1: job name 'a' is used by 2 jobs "
+	    "that have not ended") != NULL, "%s", sb.buf);
+	strbuf_reset(&sb);
+	CHECK(store_exec(st, "UPDATE jobs SET state = 'completed' WHERE run = 1 "
+	    "AND id = 0; DELETE FROM placements WHERE run = 1 AND job = 0",
+	    &cause) == 0);
 	CHECK(store_check(st, probs_cb, &sb, &np, &cause) == 0);
 	CHECKF(np == 0, "%s", sb.buf);
 	strbuf_release(&sb);

@@ -1,9 +1,10 @@
 # common.sh — sourced by the process hooks: where a pod's state lives.
 # One directory per node, job and pod, so several "nodes" may share a
-# machine (tests, single-box use): $CELLAR_RUNDIR/NODE/JOB.POD/ holding
+# machine (tests, single-box use): $CELLAR_RUNDIR/NODE/JOB.ID.POD/ holding
 # pid (the job's process group), out (its output) and exit (its status).
+# The job's id keeps a reused name from reading an older job's pid.
 : "${CELLAR_RUNDIR:=${HOME:-/tmp}/.cellar/run}"
-dir="$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_POD"
+dir="$CELLAR_RUNDIR/$CELLAR_NODE/$CELLAR_JOB.$CELLAR_JOB_ID.$CELLAR_POD"
 # A job's output is its owner's: files 0600, directories 0700 (issue 23
 # F9: other local users could read it); start gives the job's command
 # the umask cellar had ($job_umask).

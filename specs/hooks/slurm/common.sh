@@ -2,9 +2,12 @@
 # kept. The hooks run where Slurm's commands work (a login node: backend
 # local on it, or ssh to it); one file per job and pod holds the id that
 # sbatch gave, so stop, suspend, resume and status find the Slurm job.
+# Keyed JOB.ID.POD (the Slurm job's name is cellar-JOB.ID.POD): a reused
+# job name never finds an older job's Slurm job.
 : "${CELLAR_RUNDIR:=${HOME:-/tmp}/.cellar/run}"
 dir="$CELLAR_RUNDIR/slurm"
-idfile="$dir/$CELLAR_JOB.$CELLAR_POD"
+key="$CELLAR_JOB.$CELLAR_JOB_ID.$CELLAR_POD"
+idfile="$dir/$key"
 # the Slurm job id of this pod, or exit with the hook's "nothing here"
 slurm_id() {
 	[ -s "$idfile" ] || return 1
