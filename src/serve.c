@@ -33,57 +33,10 @@
 #include "core/xmalloc.h"
 #include "ipc/ipc.h"
 #include "live/console.h"
+#include "serve-client.h"
 #include "serve.h"
 #include "store/store.h"
 
-#define MAX_GROUPS	256
-
-struct client {
-	int		 fd;
-	uid_t		 uid;
-	gid_t		 gids[MAX_GROUPS];
-	int		 ngids;
-	char		 user[64];
-	struct strbuf	 in;		/* read, not yet a whole line */
-	struct strbuf	 out;		/* reply bytes not yet written */
-	size_t		 off;		/* of out, written */
-	struct strvec	 parked;	/* a wait to run again, or empty */
-	double		 at;		/* when the parked request came */
-	bool		 eof;		/* the peer sends no more */
-	bool		 closing;	/* close once out is written */
-};
-
-struct server {
-	struct session	 *s;
-	struct ipc_lock	  lock;
-	int		  lfd;
-	char		 *sock;
-	char		 *db;
-	struct client	**c;
-	int		  n;
-	size_t		  cap;
-	uid_t		  self;
-	struct pollfd	 *pfd;
-	size_t		  pcap;
-	struct client	 *cur;		/* whose request runs now */
-	struct store	 *ck;		/* checkpoints the WAL (for wst), or NULL */
-	struct store	 *wst;		/* the store whose own checkpoints are off */
-	int		  busy;		/* rounds with requests since the last
-					   checkpoint */
-	struct cmd_group  group;	/* this round's requests' commit */
-	bool		  halted;	/* said so in the log */
-	double		  retry_at;	/* halted: when to try the store again */
-	double		  retry_wait;	/* halted: the wait after that (1..10 s) */
-	double		  retry_min;	/* the first wait (SERVE_RETRY_MIN) */
-	double		  ck_at;	/* a failing checkpoint: the next try */
-	char		 *ck_failed;	/* why the last checkpoint failed, or NULL */
-	size_t		  buffered;	/* all clients' unsent replies and unread
-					   input, at the start of the round */
-	size_t		  budget;	/* the most buffered may be for long */
-	double		  over_since;	/* buffered over budget since, or 0 */
-	struct stat	  sock_st;	/* our socket's file, to remove only it */
-	int		  sigfd;	/* the self-pipe's read end */
-};
 
 static volatile sig_atomic_t serve_stop, serve_hup;
 static int serve_wake = -1;	/* the self-pipe's write end: wakes poll */
@@ -122,9 +75,7 @@ on_hup(int sig)
  * service's stderr) the journal stamps each line itself; anywhere else
  * the line starts with the time, ISO-8601 UTC to the millisecond.
  */
-static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
+void
 slog(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -279,16 +230,6 @@ authorize(struct session *s, const struct cmd_entry *e, const struct args *a,
 /* ---- clients ---- */
 
 static void
-client_free(struct client *cl)
-{
-	close(cl->fd);
-	strbuf_release(&cl->in);
-	strbuf_release(&cl->out);
-	strvec_release(&cl->parked);
-	free(cl);
-}
-
-static void
 client_new(struct server *sv, int fd)
 {
 	struct client *cl;
@@ -325,48 +266,6 @@ client_new(struct server *sv, int fd)
 	}
 	XGROW(sv->c, sv->cap, (size_t)sv->n + 1);
 	sv->c[sv->n++] = cl;
-}
-
-/* ---- buffers ---- */
-
-/*
- * Buffers (serve.h invariant 3). A client's unsent replies past
- * SERVE_CLIENT_HIGH stop its requests: it is not reading, so nothing more
- * is made for it (and its input is not read) until it has read them.
- * While all clients' buffers together are over the budget, only clients
- * with nothing unsent are served, and past SERVE_OVER_GRACE the one with
- * the most unsent is dropped, one a round, with a line in the log. A
- * client runs at most SERVE_ROUND_LINES requests a round, and past
- * SERVE_ROUND_FLOOR only while its requests took less than SERVE_ROUND_MS
- * of the round, so one that pipelines thousands (of listings, say) costs
- * the others a round's share; the floor keeps a short batch written at
- * once (t0695's four) in one round and so in one commit.
- */
-#define SERVE_CLIENT_HIGH	(256u << 10)
-#define SERVE_BUDGET		(256u << 20)
-#define SERVE_OVER_GRACE	1.0
-#define SERVE_ROUND_LINES	64
-#define SERVE_ROUND_FLOOR	4
-#define SERVE_ROUND_MS		2.0
-
-static size_t
-unsent(const struct client *cl)
-{
-	return cl->out.len - cl->off;
-}
-
-static bool
-blocked(const struct server *sv, const struct client *cl)
-{
-	return unsent(cl) > SERVE_CLIENT_HIGH ||
-	    (sv->buffered > sv->budget && unsent(cl) > 0);
-}
-
-/* May cl's requests run now? */
-static bool
-runnable(const struct server *sv, const struct client *cl)
-{
-	return !cl->closing && cl->parked.n == 0 && !blocked(sv, cl);
 }
 
 /* ---- requests and group commit ---- */
@@ -551,18 +450,6 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 	return cl->parked.n == 0;
 }
 
-/* A protocol error: say it, then close once it is written. */
-static void
-client_error(struct client *cl, int status, const char *msg)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addf(&sb, "cellar: %s\n", msg);
-	ipc_reply_text(&cl->out, 'e', sb.buf, sb.len);
-	ipc_reply_end(&cl->out, status);
-	strbuf_release(&sb);
-}
-
 /* The whole lines in cl->in, one request each, until one is parked. */
 static void
 client_lines(struct server *sv, struct client *cl)
@@ -577,7 +464,7 @@ client_lines(struct server *sv, struct client *cl)
 	double t0 = session_now();
 
 	while (ran < SERVE_ROUND_LINES && (ran < SERVE_ROUND_FLOOR ||
-	    (session_now() - t0) * 1000 < SERVE_ROUND_MS) && runnable(sv, cl) &&
+	    (session_now() - t0) * 1000 < SERVE_ROUND_MS) && client_runnable(sv, cl) &&
 	    (nl = memchr(cl->in.buf, '\n', cl->in.len)) != NULL) {
 		len = (size_t)(nl - cl->in.buf);
 		if (len > 0 && cl->in.buf[len - 1] == '\r')
@@ -613,84 +500,6 @@ client_lines(struct server *sv, struct client *cl)
 		cl->closing = true;
 		strbuf_reset(&cl->in);
 	}
-}
-
-/*
- * Read what cl sent (the loop runs it after every client was read, so
- * one round's requests can share a commit); false: drop it.
- */
-static bool
-client_read(struct client *cl)
-{
-	char buf[16384];
-	ssize_t n;
-
-	for (;;) {
-		n = read(cl->fd, buf, sizeof buf);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR;
-		if (n == 0) {
-			/* a last request without its newline is a request */
-			cl->eof = true;
-			if (cl->in.len > 0 && cl->in.buf[cl->in.len - 1] != '\n')
-				strbuf_addc(&cl->in, '\n');
-			return true;
-		}
-		/* bounded: past a line's worth unanswered, stop reading */
-		strbuf_add(&cl->in, buf, (size_t)n);
-		if (cl->in.len > IPC_LINE_MAX)
-			return true;
-	}
-}
-
-/* The requests waiting in cl->in, up to 2: do two or more wait? */
-static int
-client_waiting(const struct client *cl, int want)
-{
-	const char *p = cl->in.buf, *end = cl->in.buf + cl->in.len, *nl;
-	int n = 0;
-
-	if (cl->closing || cl->parked.n > 0)
-		return 0;
-	while (n < want && p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		n++;
-		p = nl + 1;
-	}
-	return n;
-}
-
-/* Write what is pending; false: drop it. */
-static bool
-client_write(struct client *cl)
-{
-	ssize_t n;
-
-	while (cl->off < cl->out.len) {
-		n = send(cl->fd, cl->out.buf + cl->off, cl->out.len - cl->off,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			/* a slow reader: what it read goes, so the buffer
-			   holds only what it has not */
-			if (cl->off > SERVE_CLIENT_HIGH) {
-				memmove(cl->out.buf, cl->out.buf + cl->off,
-				    cl->out.len - cl->off);
-				strbuf_setlen(&cl->out, cl->out.len - cl->off);
-				cl->off = 0;
-			}
-			return true;
-		}
-		if (n < 0)
-			return false;
-		cl->off += (size_t)n;
-	}
-	/* all of it: a buffer a big reply grew goes back to the system */
-	if (cl->out.alloc > 2 * SERVE_CLIENT_HIGH) {
-		strbuf_release(&cl->out);
-		strbuf_init(&cl->out);
-	} else
-		strbuf_reset(&cl->out);
-	cl->off = 0;
-	return !cl->closing;
 }
 
 /* ---- the loop ---- */
@@ -757,15 +566,13 @@ accept_all(struct server *sv)
 {
 	int fd;
 
-	while ((fd = accept4(sv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
-		client_new(sv, fd);
-}
+	int snd = SERVE_CLIENT_SNDBUF;
 
-static void
-drop(struct server *sv, int k)
-{
-	client_free(sv->c[k]);
-	sv->c[k] = sv->c[--sv->n];
+	while ((fd = accept4(sv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		/* the kernel's share of a client that does not read: small */
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof snd);
+		client_new(sv, fd);
+	}
 }
 
 /* The console, made again after a load replaced the engine. */
@@ -870,38 +677,6 @@ halted_turn(struct server *sv)
 	return (int)((sv->retry_at - now) * 1000) + 1;
 }
 
-/* Over budget too long: drop the client with the most unsent. */
-static void
-over_budget(struct server *sv)
-{
-	struct client *cl;
-	double now = session_now();
-	int k, big = -1;
-
-	for (k = 0, sv->buffered = 0; k < sv->n; k++) {
-		cl = sv->c[k];
-		sv->buffered += unsent(cl) + cl->in.len;
-		if (big < 0 || unsent(cl) > unsent(sv->c[big]))
-			big = k;
-	}
-	if (sv->buffered <= sv->budget || big < 0) {
-		sv->over_since = 0;
-		return;
-	}
-	if (sv->over_since == 0)
-		sv->over_since = now;
-	if (now - sv->over_since < SERVE_OVER_GRACE)
-		return;
-	cl = sv->c[big];
-	slog("dropped a client of user %s: %zu bytes of replies unread while "
-	    "the server's buffers held %zu bytes for %.0f s (budget %zu): read "
-	    "each reply before the next request", cl->user, unsent(cl),
-	    sv->buffered, now - sv->over_since, sv->budget);
-	sv->buffered -= unsent(cl) + cl->in.len;
-	drop(sv, big);
-	sv->over_since = now;
-}
-
 static void
 serve_loop(struct server *sv)
 {
@@ -929,13 +704,13 @@ serve_loop(struct server *sv)
 			cl = sv->c[k];
 			sv->pfd[np].fd = cl->fd;
 			sv->pfd[np].events = 0;
-			if (!cl->eof && runnable(sv, cl) && cl->in.len <= IPC_LINE_MAX)
+			if (!cl->eof && client_runnable(sv, cl) && cl->in.len <= IPC_LINE_MAX)
 				sv->pfd[np].events |= POLLIN;
-			if (unsent(cl) > 0)
+			if (client_unsent(cl) > 0)
 				sv->pfd[np].events |= POLLOUT;
 			sv->pfd[np++].revents = 0;
 			/* requests left over from the last round: no sleep */
-			if (runnable(sv, cl) && memchr(cl->in.buf, '\n', cl->in.len))
+			if (client_runnable(sv, cl) && memchr(cl->in.buf, '\n', cl->in.len))
 				ms = 0;
 		}
 		if (sv->halted) {
@@ -978,7 +753,7 @@ serve_loop(struct server *sv)
 		}
 		/* then their requests, sharing a commit when two or more came */
 		for (k = waiting = 0; k < sv->n && waiting < 2; k++)
-			if (runnable(sv, sv->c[k]))
+			if (client_runnable(sv, sv->c[k]))
 				waiting += client_waiting(sv->c[k], 2 - waiting);
 		sv->group.enabled = waiting >= 2;
 		for (k = 0; k < sv->n; k++)
@@ -1006,17 +781,17 @@ serve_loop(struct server *sv)
 		}
 		for (k = sv->n - 1; k >= 0; k--) {
 			cl = sv->c[k];
-			if (unsent(cl) > 0 && !client_write(cl)) {
-				drop(sv, k);
+			if (client_unsent(cl) > 0 && !client_write(cl)) {
+				client_drop(sv, k);
 				continue;
 			}
-			if (unsent(cl) > SERVE_MAX_BACKLOG ||
-			    (cl->closing && unsent(cl) == 0) ||
-			    (cl->eof && cl->parked.n == 0 && unsent(cl) == 0 &&
+			if (client_unsent(cl) > SERVE_MAX_BACKLOG ||
+			    (cl->closing && client_unsent(cl) == 0) ||
+			    (cl->eof && cl->parked.n == 0 && client_unsent(cl) == 0 &&
 			    memchr(cl->in.buf, '\n', cl->in.len) == NULL))
-				drop(sv, k);
+				client_drop(sv, k);
 		}
-		over_budget(sv);
+		clients_over_budget(sv);
 	}
 }
 
@@ -1223,7 +998,7 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 		unlink(sv.sock);
 out:
 	while (sv.n > 0)
-		drop(&sv, sv.n - 1);
+		client_drop(&sv, sv.n - 1);
 	free(sv.c);
 	free(sv.pfd);
 	if (sv.lfd >= 0)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0698-serve-guard — what cellar serve does for its neighbours and its
+# t0693-serve-guard — what cellar serve does for its neighbours and its
 # readers: a second server (another store) given a live server's socket
 # with --socket is refused, naming the path and the holder's pid, and the
 # first still answers after it exits; the server's log lines carry an

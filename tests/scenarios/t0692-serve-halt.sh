@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0697-serve-halt — a server halted by a store that cannot be written
+# t0692-serve-halt — a server halted by a store that cannot be written
 # (a full disk; here CELLAR_STORE_FAIL_FILE: every write fails while the
 # file exists, and removing it is freeing the space). While halted it
 # does not spin (its CPU time over a stretch of wall time, from
