@@ -8,8 +8,10 @@
 #define _GNU_SOURCE	/* accept4 */
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cluster/session-log.h"
@@ -31,55 +34,33 @@
 #include "core/xmalloc.h"
 #include "ipc/ipc.h"
 #include "live/console.h"
+#include "serve-client.h"
 #include "serve.h"
 #include "store/store.h"
 
-#define MAX_GROUPS	256
-
-struct client {
-	int		 fd;
-	uid_t		 uid;
-	gid_t		 gids[MAX_GROUPS];
-	int		 ngids;
-	char		 user[64];
-	struct strbuf	 in;		/* read, not yet a whole line */
-	struct strbuf	 out;		/* reply bytes not yet written */
-	size_t		 off;		/* of out, written */
-	struct strvec	 parked;	/* a wait to run again, or empty */
-	double		 at;		/* when the parked request came */
-	bool		 eof;		/* the peer sends no more */
-	bool		 closing;	/* close once out is written */
-};
-
-struct server {
-	struct session	 *s;
-	struct ipc_lock	  lock;
-	int		  lfd;
-	char		 *sock;
-	char		 *db;
-	struct client	**c;
-	int		  n;
-	size_t		  cap;
-	uid_t		  self;
-	struct pollfd	 *pfd;
-	size_t		  pcap;
-	struct client	 *cur;		/* whose request runs now */
-	struct store	 *ck;		/* checkpoints the WAL (for wst), or NULL */
-	struct store	 *wst;		/* the store whose own checkpoints are off */
-	int		  busy;		/* rounds with requests since the last
-					   checkpoint */
-	struct cmd_group  group;	/* this round's requests' commit */
-	struct refusals	  refusals;	/* their audit rows, one per user and second */
-	bool		  halted;	/* said so in the log */
-};
 
 static volatile sig_atomic_t serve_stop, serve_hup;
+static int serve_wake = -1;	/* the self-pipe's write end: wakes poll */
+static bool serve_stamp;	/* log lines carry a time (no journald) */
+
+/* A signal wakes the loop through a pipe: one that came between the
+   flag's test and poll(2) would otherwise wait out the timeout. */
+static void
+wake(void)
+{
+	int e = errno;
+
+	if (serve_wake >= 0)
+		(void)!write(serve_wake, "", 1);
+	errno = e;
+}
 
 static void
 on_stop(int sig)
 {
 	(void)sig;
 	serve_stop = 1;
+	wake();
 }
 
 static void
@@ -87,18 +68,28 @@ on_hup(int sig)
 {
 	(void)sig;
 	serve_hup = 1;
+	wake();
 }
 
-/* One line to stderr: journald (or a terminal) adds nothing but a newline. */
-static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
+/*
+ * One line to stderr. Under journald (systemd sets JOURNAL_STREAM for a
+ * service's stderr) the journal stamps each line itself; anywhere else
+ * the line starts with the time, ISO-8601 UTC to the millisecond.
+ */
+void
 slog(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct timespec ts;
+	struct tm tm;
 	va_list ap;
 	char *p;
 
+	if (serve_stamp && clock_gettime(CLOCK_REALTIME, &ts) == 0 &&
+	    gmtime_r(&ts.tv_sec, &tm) != NULL)
+		strbuf_addf(&sb, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ ",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	strbuf_adds(&sb, "cellar serve: ");
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
@@ -320,16 +311,6 @@ authorize(struct session *s, const struct cmd_entry *e, const struct args *a,
 /* ---- clients ---- */
 
 static void
-client_free(struct client *cl)
-{
-	close(cl->fd);
-	strbuf_release(&cl->in);
-	strbuf_release(&cl->out);
-	strvec_release(&cl->parked);
-	free(cl);
-}
-
-static void
 client_new(struct server *sv, int fd)
 {
 	struct client *cl;
@@ -419,13 +400,21 @@ request_free(struct request *rq)
 	free(rq);
 }
 
+/* The first store retry of a halted server, and the longest wait. */
+#define SERVE_RETRY_MIN	1.0
+#define SERVE_RETRY_MAX	10.0
+
 static void
 halt(struct server *sv, const char *why)
 {
 	if (sv->s->console != NULL)
 		console_halt(sv->s->console, why);
-	if (!sv->halted)
-		slog("halted: %s", why);
+	if (!sv->halted) {
+		slog("halted: %s (reads go on, changes are refused; the store "
+		    "is tried again in %.0f s)", why, sv->retry_min);
+		sv->retry_wait = sv->retry_min;
+		sv->retry_at = session_now() + sv->retry_wait;
+	}
 	sv->halted = true;
 }
 
@@ -531,8 +520,13 @@ refuse_halted(struct server *sv, struct client *cl, int argc, char *const *argv)
 	char *cause = NULL;
 	int nw;
 
-	if (sv->s->console == NULL || (why = console_halted(sv->s->console)) == NULL)
+	/* the console halts itself when a lone request's pass fails; the
+	   server hears of it only at the round's end: ask both */
+	why = sv->s->console != NULL ? console_halted(sv->s->console) : NULL;
+	if (!sv->halted && why == NULL)
 		return false;
+	if (why == NULL)
+		why = "the store is being tried again";
 	e = cmd_find(argc, argv, &nw, &cause);
 	free(cause);
 	if (e == NULL || !(e->flags & CMD_MUTATES))
@@ -544,7 +538,8 @@ refuse_halted(struct server *sv, struct client *cl, int argc, char *const *argv)
 	res.status = CMD_EXIT_STORE;
 	res.entry = e;
 	res.cause = xasprintf("the live session is halted after a store "
-	    "failure (%s); restart the cellar server", why);
+	    "failure (%s); the server tries the store again and resumes by "
+	    "itself once it takes writes (see its log), or restart it", why);
 	request_emit(sv, rq, &out, &err, &res);
 	cmd_result_release(&res);
 	strbuf_release(&out);
@@ -584,18 +579,6 @@ run_request(struct server *sv, struct client *cl, int argc, char *const *argv,
 	return cl->parked.n == 0;
 }
 
-/* A protocol error: say it, then close once it is written. */
-static void
-client_error(struct client *cl, int status, const char *msg)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addf(&sb, "cellar: %s\n", msg);
-	ipc_reply_text(&cl->out, 'e', sb.buf, sb.len);
-	ipc_reply_end(&cl->out, status);
-	strbuf_release(&sb);
-}
-
 /* The whole lines in cl->in, one request each, until one is parked. */
 static void
 client_lines(struct server *sv, struct client *cl)
@@ -604,8 +587,13 @@ client_lines(struct server *sv, struct client *cl)
 	char *nl, *cause = NULL;
 	size_t len;
 	bool bad;
+	int ran = 0;
 
-	while (cl->parked.n == 0 && !cl->closing &&
+	/* a round's share, and nothing for a client that is not reading */
+	double t0 = session_now();
+
+	while (ran < SERVE_ROUND_LINES && (ran < SERVE_ROUND_FLOOR ||
+	    (session_now() - t0) * 1000 < SERVE_ROUND_MS) && client_runnable(sv, cl) &&
 	    (nl = memchr(cl->in.buf, '\n', cl->in.len)) != NULL) {
 		len = (size_t)(nl - cl->in.buf);
 		if (len > 0 && cl->in.buf[len - 1] == '\r')
@@ -627,79 +615,20 @@ client_lines(struct server *sv, struct client *cl)
 			run_request(sv, cl, (int)cmd.cmds[0].n, cmd.cmds[0].v,
 			    session_now());
 		cmdline_release(&cmd);
+		ran++;
 		len = (size_t)(nl - cl->in.buf) + 1;
 		memmove(cl->in.buf, cl->in.buf + len, cl->in.len - len);
 		strbuf_setlen(&cl->in, cl->in.len - len);
 	}
-	if (cl->in.len > IPC_LINE_MAX && !cl->closing) {
+	/* a whole line's worth without its end (whole lines wait their turn) */
+	if (cl->in.len > IPC_LINE_MAX && !cl->closing &&
+	    memchr(cl->in.buf, '\n', cl->in.len) == NULL) {
 		group_close(sv);
 		client_error(cl, CMD_EXIT_USAGE, "request line too long (at most "
 		    "65536 bytes)");
 		cl->closing = true;
 		strbuf_reset(&cl->in);
 	}
-}
-
-/*
- * Read what cl sent (the loop runs it after every client was read, so
- * one round's requests can share a commit); false: drop it.
- */
-static bool
-client_read(struct client *cl)
-{
-	char buf[16384];
-	ssize_t n;
-
-	for (;;) {
-		n = read(cl->fd, buf, sizeof buf);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR;
-		if (n == 0) {
-			/* a last request without its newline is a request */
-			cl->eof = true;
-			if (cl->in.len > 0 && cl->in.buf[cl->in.len - 1] != '\n')
-				strbuf_addc(&cl->in, '\n');
-			return true;
-		}
-		/* bounded: past a line's worth unanswered, stop reading */
-		strbuf_add(&cl->in, buf, (size_t)n);
-		if (cl->in.len > IPC_LINE_MAX)
-			return true;
-	}
-}
-
-/* The requests waiting in cl->in, up to 2: do two or more wait? */
-static int
-client_waiting(const struct client *cl, int want)
-{
-	const char *p = cl->in.buf, *end = cl->in.buf + cl->in.len, *nl;
-	int n = 0;
-
-	if (cl->closing || cl->parked.n > 0)
-		return 0;
-	while (n < want && p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		n++;
-		p = nl + 1;
-	}
-	return n;
-}
-
-/* Write what is pending; false: drop it. */
-static bool
-client_write(struct client *cl)
-{
-	ssize_t n;
-
-	while (cl->off < cl->out.len) {
-		n = send(cl->fd, cl->out.buf + cl->off, cl->out.len - cl->off,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR;
-		cl->off += (size_t)n;
-	}
-	strbuf_reset(&cl->out);
-	cl->off = 0;
-	return !cl->closing;
 }
 
 /* ---- the loop ---- */
@@ -711,7 +640,9 @@ client_write(struct client *cl)
  * own does it, passively, when a round of the loop had no request, or
  * after SERVE_BUSY_ROUNDS rounds that all had one (a steady load). A
  * failing checkpoint leaves its pages in the WAL (readers and a restart
- * read them there) and is said once.
+ * read them there); it is said once, and so is its working again, and it
+ * is tried again SERVE_RETRY_MIN later, not at every idle round (a full
+ * disk made that 450 log lines a second).
  */
 #define SERVE_BUSY_ROUNDS	2000
 
@@ -740,13 +671,22 @@ checkpoint(struct server *sv, bool idle)
 		}
 		sv->wst = st;
 	}
-	if (sv->ck == NULL || (!idle && ++sv->busy < SERVE_BUSY_ROUNDS))
+	if (sv->ck == NULL || (!idle && ++sv->busy < SERVE_BUSY_ROUNDS) ||
+	    (sv->ck_failed != NULL && session_now() < sv->ck_at))
 		return;
 	sv->busy = 0;
 	/* what a reader holds stays in the WAL: the next round gets it */
 	if (store_wal_checkpoint(sv->ck, &wal, &done, &cause) != 0) {
-		slog("WAL checkpoint: %s", cause);
-		free(cause);
+		if (sv->ck_failed == NULL || strcmp(sv->ck_failed, cause) != 0)
+			slog("WAL checkpoint: %s (tried again every %.0f s, said "
+			    "again when it works)", cause, SERVE_RETRY_MIN);
+		free(sv->ck_failed);
+		sv->ck_failed = cause;
+		sv->ck_at = session_now() + SERVE_RETRY_MIN;
+	} else if (sv->ck_failed != NULL) {
+		slog("WAL checkpoint: works again");
+		free(sv->ck_failed);
+		sv->ck_failed = NULL;
 	}
 }
 
@@ -755,15 +695,13 @@ accept_all(struct server *sv)
 {
 	int fd;
 
-	while ((fd = accept4(sv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
-		client_new(sv, fd);
-}
+	int snd = SERVE_CLIENT_SNDBUF;
 
-static void
-drop(struct server *sv, int k)
-{
-	client_free(sv->c[k]);
-	sv->c[k] = sv->c[--sv->n];
+	while ((fd = accept4(sv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		/* the kernel's share of a client that does not read: small */
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof snd);
+		client_new(sv, fd);
+	}
 }
 
 /* The console, made again after a load replaced the engine. */
@@ -803,39 +741,114 @@ reload(struct server *sv)
 	strbuf_release(&err);
 }
 
+/*
+ * A halted server tries the store again on a timer (1 s, doubling to
+ * 10 s): a write of its own (the run's clock). When the store takes it,
+ * the server does in its own process what a restart would: the console
+ * (its memory ahead of the store) is dropped with its hooks in flight,
+ * the session rebuilt from the store, and the live jobs taken over from
+ * it (console_get: status asked of every started pod), so nothing the
+ * store lacks ever reaches a node. 0: resumed; -1 with *cause: still
+ * halted.
+ */
+static int
+resume(struct server *sv, char **cause)
+{
+	struct session *s = sv->s;
+	struct strbuf diags = STRBUF_INIT;
+	bool created;
+
+	/* a probe first, unless a failed resume left no run to write to */
+	if (s->store != NULL && s->run != 0) {
+		if (store_begin(s->store, cause) != 0)
+			return -1;
+		if (store_run_touch(s->store, s->run, session_now(), cause) != 0 ||
+		    store_commit(s->store, cause) != 0) {
+			store_rollback(s->store);
+			return -1;
+		}
+	}
+	console_free(s->console);
+	s->console = NULL;
+	if (session_reload(s, &diags, cause) != 0 ||
+	    session_log_begin(s, &created, cause) != 0 ||
+	    session_log_commit(s, created, cause) != 0 ||
+	    console_up(sv, cause) != 0) {
+		strbuf_release(&diags);
+		return -1;
+	}
+	if (diags.len > 0)
+		slog("%s", diags.buf);
+	strbuf_release(&diags);
+	return 0;
+}
+
+/* Halted: the store's turn came again? The poll timeout until the next. */
+static int
+halted_turn(struct server *sv)
+{
+	char *cause = NULL;
+	double now = session_now();
+
+	if (now >= sv->retry_at) {
+		if (resume(sv, &cause) == 0) {
+			slog("resumed: the store takes writes again; the live jobs "
+			    "were taken over from it, as after a restart");
+			sv->halted = false;
+			return 0;
+		}
+		if ((sv->retry_wait *= 2) > SERVE_RETRY_MAX)
+			sv->retry_wait = sv->retry_min > SERVE_RETRY_MAX ?
+			    sv->retry_min : SERVE_RETRY_MAX;
+		sv->retry_at = now + sv->retry_wait;
+		free(cause);
+	}
+	return (int)((sv->retry_at - now) * 1000) + 1;
+}
+
 static void
 serve_loop(struct server *sv)
 {
 	struct client *cl;
 	char *cause = NULL;
 	int k, np, ms, waiting;
+	char buf[64];
 
 	while (!serve_stop) {
 		if (serve_hup) {
 			serve_hup = 0;
 			reload(sv);
 		}
-		if (console_up(sv, &cause) != 0) {
+		if (!sv->halted && console_up(sv, &cause) != 0) {
 			slog("%s", cause);
 			free(cause);
 			cause = NULL;
 		}
-		XGROW(sv->pfd, sv->pcap, (size_t)sv->n + 1 + 64);
+		XGROW(sv->pfd, sv->pcap, (size_t)sv->n + 2 + 64);
 		np = 0;
+		ms = 200;
 		sv->pfd[np++] = (struct pollfd){ .fd = sv->lfd, .events = POLLIN };
+		sv->pfd[np++] = (struct pollfd){ .fd = sv->sigfd, .events = POLLIN };
 		for (k = 0; k < sv->n; k++) {
 			cl = sv->c[k];
 			sv->pfd[np].fd = cl->fd;
 			sv->pfd[np].events = 0;
-			if (!cl->eof && !cl->closing && cl->parked.n == 0 &&
-			    cl->in.len <= IPC_LINE_MAX)
+			if (!cl->eof && client_runnable(sv, cl) && cl->in.len <= IPC_LINE_MAX)
 				sv->pfd[np].events |= POLLIN;
-			if (cl->out.len > cl->off)
+			if (client_unsent(cl) > 0)
 				sv->pfd[np].events |= POLLOUT;
 			sv->pfd[np++].revents = 0;
+			/* requests left over from the last round: no sleep */
+			if (client_runnable(sv, cl) && memchr(cl->in.buf, '\n', cl->in.len))
+				ms = 0;
 		}
-		ms = 200;
-		if (sv->s->console != NULL) {
+		if (sv->halted) {
+			/* no hook is serviced: their fds and due times would spin */
+			int turn = halted_turn(sv);
+
+			ms = ms == 0 ? 0 : turn;
+		}
+		if (!sv->halted && sv->s->console != NULL) {
 			np += console_pollfds(sv->s->console, sv->pfd + np, 64);
 			ms = console_timeout(sv->s->console, ms);
 		}
@@ -843,35 +856,49 @@ serve_loop(struct server *sv)
 			slog("poll: %s", strerror(errno));
 			break;
 		}
+		if (sv->pfd[1].revents & POLLIN)
+			while (read(sv->sigfd, buf, sizeof buf) > 0)
+				;
+		if (serve_stop)
+			break;
 		checkpoint(sv, k == 0);
 		if (sv->pfd[0].revents & POLLIN)
 			accept_all(sv);
 		/* clients in the order they came: requests keep their order */
-		for (k = 0; k < sv->n && k + 1 < np; k++) {
-			short re = sv->pfd[k + 1].revents;
+		for (k = 0; k < sv->n && k + 2 < np; k++) {
+			short re = sv->pfd[k + 2].revents;
 
 			cl = sv->c[k];
-			if (sv->pfd[k + 1].fd != cl->fd)
+			if (sv->pfd[k + 2].fd != cl->fd)
 				continue;	/* a client accepted just now */
 			if ((re & (POLLIN | POLLHUP | POLLERR)) && !cl->eof &&
-			    !client_read(cl))
+			    (sv->pfd[k + 2].events & POLLIN) && !client_read(cl))
 				cl->closing = true, strbuf_reset(&cl->out);
-			/* gone for good while a wait was parked: drop it */
-			if ((re & (POLLHUP | POLLERR)) && cl->parked.n > 0)
+			/* gone for good: drop it (a wait parked, or replies
+			   nobody will read) */
+			if ((re & (POLLHUP | POLLERR)) && (cl->parked.n > 0 ||
+			    !(sv->pfd[k + 2].events & POLLIN)))
 				cl->closing = true, strbuf_reset(&cl->out);
 		}
 		/* then their requests, sharing a commit when two or more came */
 		for (k = waiting = 0; k < sv->n && waiting < 2; k++)
-			waiting += client_waiting(sv->c[k], 2 - waiting);
+			if (client_runnable(sv, sv->c[k]))
+				waiting += client_waiting(sv->c[k], 2 - waiting);
 		sv->group.enabled = waiting >= 2;
 		for (k = 0; k < sv->n; k++)
 			client_lines(sv, sv->c[k]);
 		sv->group.enabled = false;
 		group_close(sv);
-		if (sv->s->console != NULL && console_tick(sv->s->console, &cause) != 0) {
-			halt(sv, cause);
-			free(cause);
-			cause = NULL;
+		if (!sv->halted && sv->s->console != NULL) {
+			struct console *c = sv->s->console;
+
+			if (console_halted(c) == NULL && console_tick(c, &cause) != 0) {
+				free(cause);
+				cause = NULL;
+			}
+			/* the tick's failure, or a request's pass */
+			if (console_halted(c) != NULL)
+				halt(sv, console_halted(c));
 		}
 		for (k = 0; k < sv->n; k++) {
 			cl = sv->c[k];
@@ -883,16 +910,17 @@ serve_loop(struct server *sv)
 		}
 		for (k = sv->n - 1; k >= 0; k--) {
 			cl = sv->c[k];
-			if (cl->out.len > cl->off && !client_write(cl)) {
-				drop(sv, k);
+			if (client_unsent(cl) > 0 && !client_write(cl)) {
+				client_drop(sv, k);
 				continue;
 			}
-			if (cl->out.len - cl->off > SERVE_MAX_BACKLOG ||
-			    (cl->closing && cl->out.len == cl->off) ||
-			    (cl->eof && cl->parked.n == 0 && cl->out.len == cl->off &&
+			if (client_unsent(cl) > SERVE_MAX_BACKLOG ||
+			    (cl->closing && client_unsent(cl) == 0) ||
+			    (cl->eof && cl->parked.n == 0 && client_unsent(cl) == 0 &&
 			    memchr(cl->in.buf, '\n', cl->in.len) == NULL))
-				drop(sv, k);
+				client_drop(sv, k);
 		}
+		clients_over_budget(sv);
 	}
 }
 
@@ -946,6 +974,37 @@ serve_spec(struct session *s, const char *path, char **cause)
 	return 0;
 }
 
+/*
+ * Does stderr go to the journal? systemd sets JOURNAL_STREAM to the
+ * "DEVICE:INODE" of the stream it gave a service; stderr redirected
+ * elsewhere (a file, a pipe) is not it (sd_journal_stream_fd(3)).
+ */
+static bool
+stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js != NULL && sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+	    fstat(STDERR_FILENO, &st) == 0 && (unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino;
+}
+
+/* A test's setting (a number, else the default). */
+static double
+env_number(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return dflt;
+	d = strtod(v, &end);
+	return *end == '\0' && d > 0 ? d : dflt;
+}
+
 static gid_t
 socket_gid(const struct session *s, char **cause)
 {
@@ -969,15 +1028,23 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 	struct sigaction sa;
 	struct store *st;
 	char *lockp;
+	struct stat st_now;
 	pid_t holder;
 	gid_t gid;
-	int rc, status;
+	int rc, status, wakep[2] = { -1, -1 };
+	bool color = s->out.color;
 
 	memset(&sv, 0, sizeof sv);
 	sv.s = s;
 	sv.lfd = -1;
+	sv.sigfd = -1;
 	sv.self = geteuid();
+	/* CELLAR_SERVE_BUDGET: the tests' smaller budget (bytes) */
+	sv.budget = (size_t)env_number("CELLAR_SERVE_BUDGET", SERVE_BUDGET);
+	/* CELLAR_SERVE_RETRY: the first retry of a halted server (seconds) */
+	sv.retry_min = env_number("CELLAR_SERVE_RETRY", SERVE_RETRY_MIN);
 	serve_stop = serve_hup = 0;
+	serve_stamp = !stderr_is_journal();
 	if (o->db != NULL)
 		session_set_db(s, o->db);
 	if (o->socket != NULL) {
@@ -1016,8 +1083,17 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 		status = CMD_EXIT_SPEC;
 	if (status == 0 && (sv.lfd = ipc_listen(sv.sock, gid, cause)) < 0)
 		status = CMD_EXIT_FAIL;
+	if (status == 0 && (lstat(sv.sock, &sv.sock_st) != 0 ||
+	    pipe2(wakep, O_NONBLOCK | O_CLOEXEC) != 0)) {
+		*cause = xasprintf("cannot start serving '%s': %s", sv.sock,
+		    strerror(errno));
+		unlink(sv.sock);
+		status = CMD_EXIT_FAIL;
+	}
 	if (status != 0)
 		goto out;
+	sv.sigfd = wakep[0];
+	serve_wake = wakep[1];
 
 	raise_nofile();
 	memset(&sa, 0, sizeof sa);
@@ -1034,6 +1110,10 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 	cmd_group_init(&sv.group, s, &request_ops, &sv);
 	refusals_init(&sv.refusals);
 	s->fe = NULL;	/* requests get no terminal: watch and dash are refused */
+	/* replies go to the clients, never to our terminal: no colour, and
+	   a client's NO_COLOR and --no-color hold whatever ours are */
+	color = s->out.color;
+	s->out.color = false;
 
 	slog("pid %ld serving '%s' (spec '%s', backend %s) on '%s'",
 	    (long)getpid(), sv.db, s->spec_path,
@@ -1047,14 +1127,23 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 		*cause = NULL;
 	}
 	slog("stopping (%s)", serve_stop ? "signal" : "error");
-	unlink(sv.sock);
+	/* ours only: never a socket another server bound there since */
+	if (lstat(sv.sock, &st_now) == 0 && st_now.st_dev == sv.sock_st.st_dev &&
+	    st_now.st_ino == sv.sock_st.st_ino)
+		unlink(sv.sock);
 out:
 	while (sv.n > 0)
-		drop(&sv, sv.n - 1);
+		client_drop(&sv, sv.n - 1);
 	free(sv.c);
 	free(sv.pfd);
 	if (sv.lfd >= 0)
 		close(sv.lfd);
+	serve_wake = -1;
+	if (wakep[0] >= 0) {
+		close(wakep[0]);
+		close(wakep[1]);
+	}
+	free(sv.ck_failed);
 	/* hooks in flight are killed with the console; jobs run on */
 	console_free(s->console);
 	s->console = NULL;
@@ -1067,6 +1156,7 @@ out:
 	}
 	s->authorize = NULL;
 	s->fe = fe;
+	s->out.color = color;
 	s->serving = false;
 	ipc_unlock(&sv.lock);
 	free(sv.sock);

@@ -9,8 +9,10 @@
  * server on the same store is refused with the holder's pid), loads its
  * spec (--spec, else the store's running session run), refuses a spec
  * without a backend: section, takes the live jobs over, then serves until
- * SIGTERM or SIGINT. SIGHUP re-reads the spec as `load` does. One line
- * per decision and per accepted change goes to stderr.
+ * SIGTERM or SIGINT (a self-pipe wakes the loop at once). SIGHUP re-reads
+ * the spec as `load` does. One line per decision and per accepted change
+ * goes to stderr, stamped with the UTC time unless stderr is journald's
+ * (JOURNAL_STREAM). Replies are formatted for the client: never coloured.
  *
  * Requests run one at a time, in the order their lines arrive, each as the
  * connecting user (SO_PEERCRED): the spec's access: section says who may
@@ -26,8 +28,18 @@
  *  2. Every request line gets exactly one reply, unless its client goes
  *     first.
  *  3. Input is bounded per client (IPC_LINE_MAX unanswered bytes) and so
- *     are clients (SERVE_MAX_CLIENTS); a client whose replies pile up
- *     unread past SERVE_MAX_BACKLOG is dropped.
+ *     are clients (SERVE_MAX_CLIENTS). A client with more than 256 KB of
+ *     replies unread is neither read nor served until it reads them
+ *     (backpressure); one whose replies pile up past SERVE_MAX_BACKLOG is
+ *     dropped; while all clients' buffers together exceed the budget
+ *     (256 MB, serve.c) only clients with nothing unsent are served, and
+ *     after a second over it the one with the most unsent is dropped,
+ *     one a round, said in the log.
+ *  4. A halted server (a store write failed after the engine acted)
+ *     starts no hook, answers reads, refuses changes, and tries the store
+ *     again every 1 s doubling to 10 s; when it takes a write, the server
+ *     rebuilds from the store and takes the live jobs over as a restart
+ *     would. It never spins: its poll timeout is that timer.
  */
 #ifndef CELLAR_SERVE_H
 #define CELLAR_SERVE_H

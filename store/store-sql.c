@@ -416,6 +416,24 @@ store_stmt(struct store *st, enum store_stmt_id id, char **cause)
 	return st->stmt[id];
 }
 
+/*
+ * The fault tests' lasting failure: while the file CELLAR_STORE_FAIL_FILE
+ * names exists, every write step fails, as on a full disk until space is
+ * freed (removing the file frees it).
+ */
+static bool
+fail_file_there(void)
+{
+	static const char *path;
+	static bool looked;
+
+	if (!looked) {
+		path = getenv("CELLAR_STORE_FAIL_FILE");
+		looked = true;
+	}
+	return path != NULL && *path != '\0' && access(path, F_OK) == 0;
+}
+
 int
 store_hook_step(struct store *st, sqlite3_stmt *s, char **cause)
 {
@@ -428,6 +446,14 @@ store_hook_step(struct store *st, sqlite3_stmt *s, char **cause)
 	/* The fault tests' hook: one write fails, as a full disk would make
 	   it, and the caller rolls its transaction back. A ROLLBACK cannot
 	   fail that way: the next step fails instead. */
+	if (st->write && fail_file_there() && (s == NULL ||
+	    (s != st->stmt[SQ_ROLLBACK] && s != st->stmt[SQ_ROLLBACK_TO] &&
+	    s != st->stmt[SQ_RELEASE]))) {
+		if (*cause == NULL)
+			*cause = xasprintf("state store '%s': write failed "
+			    "(CELLAR_STORE_FAIL_FILE)", st->path);
+		return -1;
+	}
 	if (st->fail_at > 0 && st->steps >= st->fail_at &&
 	    (s == NULL || (s != st->stmt[SQ_ROLLBACK] &&
 	    s != st->stmt[SQ_ROLLBACK_TO] && s != st->stmt[SQ_RELEASE]))) {

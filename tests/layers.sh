@@ -12,7 +12,7 @@
 # `sh tests/layers.sh --table` prints the map as the README's column.
 
 # The layer map: a layer, then the layers it may include. A file's layer is
-# its directory (src/serve.[ch] and src/main.c are layers of their own); an
+# its directory (src/serve*.[ch] and src/main.c are layers of their own); an
 # include names a layer by its first directory ("engine/engine.h" is
 # src/engine, "store/store.h" is store, "serve.h" is src/serve.c). Data
 # flows down: nothing includes a layer listed after it, save the tests.
@@ -78,7 +78,7 @@ map_hits=$(printf '@map\n%s\n@known\n%s\n@inc\n%s\n' "$map" "$known" "$includes"
 function layer_of(f,   p, n) {
 	n = split(f, p, "/")
 	if (p[1] == "src" && n == 2)
-		return p[2] == "main.c" ? "src/main.c" : p[2] ~ /^serve\.[ch]$/ ? "src/serve.c" : "?"
+		return p[2] == "main.c" ? "src/main.c" : p[2] ~ /^serve(-[a-z]+)?\.[ch]$/ ? "src/serve.c" : "?"
 	if (p[1] == "src")
 		return "src/" p[2]
 	return p[1] == "tests" || p[1] == "ui" || p[1] == "store" ? p[1] : "?"

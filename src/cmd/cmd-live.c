@@ -448,8 +448,9 @@ queue_exec(struct cmd_ctx *ctx, const struct args *a, char **cause)
 		*cause = spec_unknown_vc(s, vcname);
 		return -1;
 	}
-	/* a tick first: hooks that finished are counted, a pass has run */
-	if (console_tick(c, cause) != 0)
+	/* a tick first: hooks that finished are counted, a pass has run;
+	   a halted console is read as it is (reads go on) */
+	if (console_halted(c) == NULL && console_tick(c, cause) != 0)
 		return status_of(ctx, CMD_EXIT_STORE);
 	console_snapshot(c, &snap);
 	order = xcalloc((size_t)snap.njobs + 1, sizeof *order);

@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,49 @@ fill_addr(struct sockaddr_un *sun, const char *path)
 	memcpy(sun->sun_path, path, strlen(path) + 1);	/* checked by the caller */
 }
 
+/*
+ * Does a live server listen at path? A connect answers it: refused means
+ * nobody listens (a dead server's socket, safe to replace); accepted, or
+ * a full backlog, means somebody does. True with *cause naming the path
+ * and, when the kernel says (SO_PEERCRED), the listener's pid; a socket
+ * we cannot even try is not ours to remove either.
+ */
+static bool
+socket_live(const char *path, char **cause)
+{
+	struct sockaddr_un sun;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid = 0;
+	int s, e;
+
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0) {
+		*cause = xasprintf("socket: %s", strerror(errno));
+		return true;
+	}
+	fill_addr(&sun, path);
+	e = connect(s, (struct sockaddr *)&sun, sizeof sun) == 0 ? 0 : errno;
+	if (e == 0 && ipc_peer(s, &uid, &gid, &pid) != 0)
+		pid = 0;
+	close(s);
+	if (e == ECONNREFUSED || e == ENOENT)
+		return false;
+	if (e == 0 || e == EAGAIN || e == EINPROGRESS) {
+		if (pid > 0)
+			*cause = xasprintf("socket '%s' is in use by a live server "
+			    "(pid %ld): name another with --socket, or stop that "
+			    "server first", path, (long)pid);
+		else
+			*cause = xasprintf("socket '%s' is in use by a live server: "
+			    "name another with --socket, or stop that server "
+			    "first", path);
+		return true;
+	}
+	*cause = xasprintf("cannot check socket '%s' (is a server listening "
+	    "there?): %s", path, strerror(e));
+	return true;
+}
+
 int
 ipc_listen(const char *path, gid_t gid, char **cause)
 {
@@ -186,12 +231,15 @@ ipc_listen(const char *path, gid_t gid, char **cause)
 		*cause = xasprintf("socket path '%s' is too long", path);
 		return -1;
 	}
-	/* the caller holds the lock: a socket here is a dead server's */
+	/* the caller holds its store's lock, but --socket may name another
+	   store's socket: only one nobody answers is removed */
 	if (lstat(path, &sb) == 0) {
 		if (!S_ISSOCK(sb.st_mode)) {
 			*cause = xasprintf("'%s' exists and is not a socket", path);
 			return -1;
 		}
+		if (socket_live(path, cause))
+			return -1;
 		if (unlink(path) != 0) {
 			*cause = xasprintf("cannot remove stale socket '%s': %s", path,
 			    strerror(errno));
@@ -243,6 +291,29 @@ ipc_peer(int fd, uid_t *uid, gid_t *gid, pid_t *pid)
 	return 0;
 }
 
+/* The socket refused us: say who may use it and what to ask for. */
+static char *
+denied(const char *path)
+{
+	struct stat sb;
+	struct group *gr;
+
+	if (stat(path, &sb) != 0 || (sb.st_mode & 0060) != 0060)
+		return xasprintf("cannot connect to '%s': Permission denied: only "
+		    "its owner may use it; ask the cluster's admin to name a group "
+		    "of yours in the spec's access.socketGroup (cellar-spec(5), "
+		    "ACCESS)", path);
+	if ((gr = getgrgid(sb.st_gid)) != NULL)
+		return xasprintf("cannot connect to '%s': Permission denied: it is "
+		    "for members of group '%s' (the spec's access.socketGroup); "
+		    "ask the cluster's admin to add you to '%s', then log in again",
+		    path, gr->gr_name, gr->gr_name);
+	return xasprintf("cannot connect to '%s': Permission denied: it is for "
+	    "members of group %ld (the spec's access.socketGroup); ask the "
+	    "cluster's admin to add you to it, then log in again", path,
+	    (long)sb.st_gid);
+}
+
 int
 ipc_connect(const char *path, const char *lock, int *fd, char **cause)
 {
@@ -269,7 +340,11 @@ ipc_connect(const char *path, const char *lock, int *fd, char **cause)
 		   command goes on here and finds out what is wrong itself */
 		if (e == ENOENT || e == ECONNREFUSED || e == ENOTDIR)
 			return 1;
-		*cause = xasprintf("cannot connect to '%s': %s", path, strerror(e));
+		if (e == EACCES)
+			*cause = denied(path);
+		else
+			*cause = xasprintf("cannot connect to '%s': %s", path,
+			    strerror(e));
 		return -1;
 	}
 	/* a socket is trusted only when the store's lock holder answers it */

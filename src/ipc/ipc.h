@@ -30,9 +30,10 @@
  *   STORE.sock  the socket (unless --socket or CELLAR_SOCKET name
  *               another), mode 0600, or 0660 with the spec's socketGroup.
  *               Made only by the lock's holder, which first removes a
- *               stale one: a socket at that path is never trusted
- *               without the lock (a client checks that the peer's pid is
- *               the lock holder's).
+ *               stale one (nobody answers it) and refuses a live one
+ *               (--socket naming another store's server's): a socket at
+ *               that path is never trusted without the lock (a client
+ *               checks that the peer's pid is the lock holder's).
  *
  * Ownership: struct ipc_lock is the caller's (ipc_unlock closes it); fds
  * returned are the caller's.
@@ -90,9 +91,10 @@ pid_t	 ipc_lock_holder(const char *path);
 int	 ipc_lease(struct ipc_lock *l, const char *path, long long key,
 	    pid_t *holder, char **cause);
 
-/* Listen on path (a stale socket there is removed; any other file is an
-   error), mode 0600, or 0660 and group gid when gid != (gid_t)-1. The fd
-   (non-blocking, close-on-exec), or -1 with *cause. */
+/* Listen on path (a stale socket there, one nobody answers, is removed;
+   one a live process listens on is refused, naming its pid; any other
+   file is an error), mode 0600, or 0660 and group gid when gid !=
+   (gid_t)-1. The fd (non-blocking, close-on-exec), or -1 with *cause. */
 int	 ipc_listen(const char *path, gid_t gid, char **cause);
 
 /*

@@ -142,7 +142,8 @@ live_halted(const struct console *c, char **cause)
 	if (c->halted == NULL)
 		return false;
 	*cause = xasprintf("the live session is halted after a store failure (%s); "
-	    "restart the cellar server", c->halted);
+	    "the cellar server resumes once the store takes writes again (see "
+	    "its log), or restart it", c->halted);
 	return true;
 }
 

@@ -237,6 +237,9 @@ live_append(struct console *c, const struct rec *r, char **cause)
 				name = c->jobs[c->alive[i]].name;
 				break;
 			}
+		/* a submit's job is not alive until its commit */
+		if (i < 0 && c->n > 0 && c->jobs[c->n - 1].id == r->job)
+			name = c->jobs[c->n - 1].name;
 		strbuf_addf(&sb, "%s %s vc=%s", rec_kind_name(r->kind), name,
 		    r->vc >= 0 ? c->s->spec->vcs[r->vc].name : "-");
 		if (r->detail[0] != '\0')

@@ -13,6 +13,17 @@
  *                               "connected K" once they are all open
  *   sockpeer PATH half          connect and half-close at once, then wait
  *                               for the server to close (30 s: exit 3)
+ *   sockpeer PATH flood N LINE  N connections that send LINE again and
+ *                               again and never read a reply, until stdin
+ *                               closes; prints "connected N" once all are
+ *                               open, "flooding N" once none of them could
+ *                               send a byte for a second (the server stopped
+ *                               reading them all), and at the end "dropped
+ *                               K" (connections the server closed)
+ *   sockpeer PATH rtt K LINE    one well-behaved client: K requests, each
+ *                               sent after the last reply was read;
+ *                               prints "rtt MEDIAN P90 MAX" in
+ *                               microseconds
  *
  * Exit: 0, 1 when the socket cannot be reached, 3 on a timeout.
  */
@@ -20,6 +31,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +94,139 @@ drain(int fd)
 	}
 }
 
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* K round trips of LINE; a reply ends with its "exit N" line. */
+static int
+rtt(int fd, int k, const char *line)
+{
+	char req[4096], buf[65536];
+	double *t = calloc((size_t)k, sizeof *t), t0;
+	size_t len;
+	ssize_t n;
+	int i, at_bol;
+
+	len = (size_t)snprintf(req, sizeof req, "%s\n", line);
+	for (i = 0; i < k; i++) {
+		t0 = now_us();
+		if (put(fd, req, len) != 0)
+			return 1;
+		/* read until a line starting "exit " ends */
+		at_bol = 1;
+		for (int state = 0; state != 6;) {
+			if ((n = read(fd, buf, sizeof buf)) <= 0)
+				return 1;
+			for (ssize_t j = 0; j < n && state != 6; j++) {
+				char c = buf[j];
+
+				if (state == 5) {
+					if (c == '\n')
+						state = 6;
+					continue;
+				}
+				if (at_bol && state < 5 && c == "exit "[state]) {
+					state++;
+					if (state == 5)
+						at_bol = 0;
+					continue;
+				}
+				state = 0;
+				at_bol = c == '\n';
+			}
+		}
+		t[i] = now_us() - t0;
+	}
+	qsort(t, (size_t)k, sizeof *t, cmp_double);
+	printf("rtt %.0f %.0f %.0f\n", t[k / 2], t[k * 9 / 10], t[k - 1]);
+	free(t);
+	return 0;
+}
+
+/* N connections pipelining LINE without reading, until stdin closes. */
+static int
+flood(const char *path, int want, const char *line)
+{
+	struct pollfd *p = calloc((size_t)want + 1, sizeof *p);
+	size_t *sent = calloc((size_t)want, sizeof *sent), len;
+	char chunk[65536];
+	int k, said = 0, dropped = 0;
+	double last;
+	ssize_t n;
+
+	/* whole lines in a chunk: a partial line is never sent */
+	len = strlen(line) + 1;
+	for (n = 0; (size_t)n + len <= sizeof chunk; n += (ssize_t)len) {
+		memcpy(chunk + n, line, len - 1);
+		chunk[n + (ssize_t)len - 1] = '\n';
+	}
+	len = (size_t)n;
+	p[0].fd = 0;
+	p[0].events = POLLIN;
+	for (k = 1; k <= want; k++) {
+		if ((p[k].fd = dial(path)) < 0) {
+			fprintf(stderr, "sockpeer: connection %d: %s\n", k,
+			    strerror(errno));
+			return 1;
+		}
+		fcntl(p[k].fd, F_SETFL, O_NONBLOCK);
+		p[k].events = POLLOUT;
+	}
+	printf("connected %d\n", want);
+	fflush(stdout);
+	last = now_us();
+	for (;;) {
+		if (poll(p, (nfds_t)want + 1, 200) < 0 && errno != EINTR)
+			return 1;
+		if (p[0].revents & (POLLIN | POLLHUP))
+			break;
+		for (k = 1; k <= want; k++) {
+			if (p[k].fd < 0)
+				continue;
+			if (p[k].revents & (POLLHUP | POLLERR)) {
+				close(p[k].fd);
+				p[k].fd = -1;
+				dropped++;
+				continue;
+			}
+			if (p[k].revents & POLLOUT) {
+				n = send(p[k].fd, chunk, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+				if (n < 0 && errno != EAGAIN && errno != EINTR) {
+					close(p[k].fd);
+					p[k].fd = -1;
+					dropped++;
+					continue;
+				}
+				if (n > 0) {
+					sent[k - 1] += (size_t)n;
+					last = now_us();
+				}
+			}
+		}
+		if (!said && now_us() - last > 1e6) {
+			printf("flooding %d\n", want);
+			fflush(stdout);
+			said = 1;
+		}
+	}
+	printf("dropped %d\n", dropped);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -91,7 +236,7 @@ main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: sockpeer PATH send|random N SEED|longline N|"
-		    "idle N SECS|half\n");
+		    "idle N SECS|half|flood N LINE|rtt K LINE\n");
 		return 2;
 	}
 	if (strcmp(argv[2], "idle") == 0 && argc == 5) {
@@ -112,10 +257,14 @@ main(int argc, char **argv)
 			close(fds[k]);
 		return 0;
 	}
+	if (strcmp(argv[2], "flood") == 0 && argc == 5)
+		return flood(argv[1], atoi(argv[3]), argv[4]);
 	if ((fd = dial(argv[1])) < 0) {
 		fprintf(stderr, "sockpeer: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
+	if (strcmp(argv[2], "rtt") == 0 && argc == 5)
+		return rtt(fd, atoi(argv[3]), argv[4]);
 	if (strcmp(argv[2], "send") == 0) {
 		while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
 			if (put(fd, buf, n) != 0)

@@ -57,7 +57,7 @@ SERVE_PID= SERVE_N=0 SERVE_LOG=
 serve_wait_ready() {
 	i=0
 	while [ "$i" -lt 400 ]; do
-		grep -q '^cellar serve: pid [0-9]* serving' "$SERVE_LOG" 2>/dev/null &&
+		grep -q '^[0-9T:.Z-]* cellar serve: pid [0-9]* serving' "$SERVE_LOG" 2>/dev/null &&
 		    return 0
 		kill -0 "$SERVE_PID" 2>/dev/null || break
 		sleep 0.05

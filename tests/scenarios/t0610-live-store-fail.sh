@@ -24,7 +24,8 @@ fresh() { serve_stop; rm -rf "$TMP/run" "$TRAINER_DIR"; mkdir -p "$TRAINER_DIR";
 # status in $srv_rc (serve_start's own verdict line goes to $TMP/ready: a
 # server that does not start is a result here, judged below)
 serve_try() {
-	SERVE_ENV="CELLAR_STORE_FAIL=$1"
+	# halted for good here (no retry for an hour): the refusals are checked
+	SERVE_ENV="CELLAR_STORE_FAIL=$1 CELLAR_SERVE_RETRY=3600"
 	serve_start "$TMP/two.yaml" >"$TMP/ready" && return 0
 	kill "$SERVE_PID" 2>/dev/null	# not started in time: 143, bad
 	wait "$SERVE_PID"

@@ -66,10 +66,10 @@ check_out unattended-wait "w1 completed
 w5 completed"
 run "$CELLAR" -o csv --no-header queue
 check_out unattended-queue-empty ""
-grep -q '^cellar serve: start w5 vc=a ' "$SERVE_LOG" && ok log-decision ||
+grep -q '^[0-9T:.Z-]* cellar serve: start w5 vc=a ' "$SERVE_LOG" && ok log-decision ||
     not_ok log-decision "$(cat "$SERVE_LOG")"
 me=$(id -un)
-grep -q "^cellar serve: request $me: submit w1 --vc a --gpus 4 -- " "$SERVE_LOG" && ok log-request ||
+grep -q "^[0-9T:.Z-]* cellar serve: request $me: submit w1 --vc a --gpus 4 -- " "$SERVE_LOG" && ok log-request ||
     not_ok log-request "$(cat "$SERVE_LOG")"
 
 # 3. files: the socket 0600 beside the store, the lock holding our pid
@@ -211,7 +211,7 @@ printf '%s\n' "$OUT" | awk -F, '$3 == "submit" && $4 != "hold" { print $4 }' >"$
 [ "$(sort "$TMP/stored" | uniq -d | wc -l)" = 0 ] &&
     [ "$(wc -l <"$TMP/stored")" = 2000 ] && ok clients-stored-once ||
     not_ok clients-stored-once "$(wc -l <"$TMP/stored") submits, $(sort "$TMP/stored" | uniq -d | head -3)"
-sed -n "s/^cellar serve: request [^:]*: submit \(c[0-9]*-[0-9]*\) --vc a .* (exit 0)$/\1/p" \
+sed -n "s/^[0-9T:.Z-]* cellar serve: request [^:]*: submit \(c[0-9]*-[0-9]*\) --vc a .* (exit 0)$/\1/p" \
     "$SERVE_LOG" >"$TMP/accepted"
 cmp -s "$TMP/accepted" "$TMP/stored" && ok clients-order ||
     not_ok clients-order "server order differs from the store's: $(diff "$TMP/accepted" "$TMP/stored" | head -4)"
@@ -296,7 +296,7 @@ printf '%s\n' "$OUT" | grep -q "\"$u\",[0-9]*,\"submit mine --vc a --gpus 1 -- t
     ok access-audit-user || not_ok access-audit-user "no audit row by $u: $(printf '%s' "$OUT" | grep -o '"audit".\{0,300\}')"
 run "$CELLAR" cancel roots
 check_rc access-admin-cancel 0
-grep -q "^cellar serve: refused $u: submit theirs --vc b " "$SERVE_LOG" && ok access-refusal-logged ||
+grep -q "^[0-9T:.Z-]* cellar serve: refused $u: submit theirs --vc b " "$SERVE_LOG" && ok access-refusal-logged ||
     not_ok access-refusal-logged "$(grep refused "$SERVE_LOG")"
 
 done_testing

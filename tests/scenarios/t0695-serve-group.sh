@@ -49,7 +49,7 @@ order=$(sed -n -e "s/^o submitted job '\([^']*\)'.*/\1/p" \
 n=1 bad= group_hit=0 cmd_hit=0
 while [ "$n" -le "$steps" ]; do
 	fresh
-	SERVE_ENV="CELLAR_STORE_FAIL=$n"
+	SERVE_ENV="CELLAR_STORE_FAIL=$n CELLAR_SERVE_RETRY=3600"	# stays halted
 	if ! serve_start "$TMP/two.yaml" >/dev/null; then
 		# the failure hit the server's start (t0610 judges that)
 		kill "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=
