@@ -245,7 +245,12 @@ OUTDIR=$TMP/run/slurm
 probe='echo "node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES cellar=$CELLAR_NODE:$CELLAR_GPUS"'
 
 # slurm_id JOB POD: the Slurm job id the hooks recorded
-slurm_id() { cat "$OUTDIR/$1.$2" 2>/dev/null; }
+# sf JOB.POD [SUFFIX]: the set's file of a pod (JOB.ID.POD: the hooks key
+# it by the job's id too), or the pattern when there is none yet
+sf() { set -- "$OUTDIR/${1%.*}".*."${1##*.}$2"; echo "$1"; }
+slurm_id() { cat "$(sf "$1.$2")" 2>/dev/null; }
+# sn JOB.POD: the pod's Slurm job name (cellar-JOB.ID.POD)
+sn() { _f=$(sf "$1"); echo "cellar-${_f##*/}"; }
 # slurm_where ID: NODE:GPU-INDICES as Slurm allocated them (scontrol -d:
 # "Nodes=n1 CPU_IDs=0 Mem=0 GRES=gpu:2(IDX:0-1)")
 slurm_where() {
@@ -265,8 +270,11 @@ cellar_where() {
 
 # poll_file FILE: until it has a line (the job's process ran)
 poll_file() { poll_until test -s "$1"; }
+# poll_out JOB.POD: until the pod's output file has something
+out_nonempty() { [ -s "$(sf "$1" .out)" ]; }
+poll_out() { poll_until out_nonempty "$1"; }
 # first_line JOB.POD: the probe's line in the job's output file
-first_line() { head -n 1 "$OUTDIR/$1.out" 2>/dev/null; }
+first_line() { head -n 1 "$(sf "$1" .out)" 2>/dev/null; }
 # slurm_is ID STATE: Slurm's JobState of ID is STATE (for poll_until)
 slurm_is() { [ "$(slurm_state "$1")" = "$2" ]; }
 

@@ -81,7 +81,7 @@ done
     not_ok quit-j2-trains "progress stuck at $before steps"
 run "$CELLAR" queue -o csv --no-header
 check_out_has quit-j2-running ",j2,"
-printf '%s\n' "$OUT" | grep -q '^a,-,j2,[^,]*,R,running,' && ok quit-j2-served ||
+printf '%s\n' "$OUT" | grep -q '^a,-,j2,[0-9]*,[^,]*,R,running,' && ok quit-j2-served ||
     not_ok quit-j2-served "$OUT"
 # what the server stored: submit, start, complete of j1; no j0
 run "$CELLAR" -c "cancel j2; events --run last -o csv --no-header"

@@ -63,8 +63,8 @@ wait_exit d
 [ "$RC" = 0 ] && ok quit-status || not_ok quit-status "exit $RC: $(screen d)"
 # quitting stopped neither: the server still runs both
 run "$CELLAR" queue -o csv --no-header
-printf '%s\n' "$OUT" | grep -q '^a,-,low,[^,]*,R,running,' &&
-    printf '%s\n' "$OUT" | grep -q '^a,-,m,[^,]*,R,running,' && ok quit-kept ||
+printf '%s\n' "$OUT" | grep -q '^a,-,low,[0-9]*,[^,]*,R,running,' &&
+    printf '%s\n' "$OUT" | grep -q '^a,-,m,[0-9]*,[^,]*,R,running,' && ok quit-kept ||
     not_ok quit-kept "$OUT"
 run "$CELLAR" --db "$db" --spec "$TMP/two.yaml" -c "events --run last -o csv --no-header; cancel low; cancel m; wait --timeout 60s"
 check_out_has store-suspend "suspend,low"

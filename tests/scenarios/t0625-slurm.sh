@@ -39,8 +39,8 @@ run "$CELLAR" wait hello --timeout 60s
 check_out step5-completed "hello completed"
 run "$CELLAR" job log hello
 check_out_has step5-log "submitted pod 0 as Slurm job $(slurm_id hello 0) on n1 (GPUs 0)"
-[ "$(cat "$OUTDIR/hello.0.out" 2>&1)" = "hello from n1, GPUs 0" ] && ok step5-output ||
-    not_ok step5-output "$(cat "$OUTDIR/hello.0.out" 2>&1)"
+[ "$(cat "$(sf hello.0 .out)" 2>&1)" = "hello from n1, GPUs 0" ] && ok step5-output ||
+    not_ok step5-output "$(cat "$(sf hello.0 .out)" 2>&1)"
 
 
 # 1. a 1-pod job and a 2-pod gang: each pod one Slurm job on the node
@@ -56,12 +56,12 @@ hold="while [ ! -e $TMP/go1 ]; do sleep 0.1; done"
 # one runs in Slurm; the node and count always agree.
 run "$CELLAR" submit one --vc a --gpus 2 -- sh -c "$probe; $hold"
 check_rc submit-one-rc 0
-poll_file "$OUTDIR/one.0.out"
+poll_out "one.0"
 run "$CELLAR" submit gang --vc a --gpus 2 --pods 2 -- sh -c "$probe; $hold"
 check_rc submit-gang-rc 0
 for jp in one.0 gang.0 gang.1; do
 	job=${jp%.*} pod=${jp#*.}
-	if ! poll_file "$OUTDIR/$jp.out"; then
+	if ! poll_out "$jp"; then
 		not_ok "$jp-ran" "no output from Slurm job [$(slurm_id "$job" "$pod")]: $(tail -n 5 "$SERVE_LOG")"
 		continue
 	fi
@@ -71,7 +71,7 @@ for jp in one.0 gang.0 gang.1; do
 	cvd=${line#*cvd=}; cvd=${cvd%% *}
 	mine=${line#*cellar=}
 	st=$(squeue -h -j "$id" -o '%T %N %j')
-	[ "$st" = "RUNNING $node cellar-$jp" ] && ok "$jp-squeue" ||
+	[ "$st" = "RUNNING $node $(sn "$jp")" ] && ok "$jp-squeue" ||
 	    not_ok "$jp-squeue" "squeue says [$st]"
 	[ "$node" = "${mine%%:*}" ] && ok "$jp-node" ||
 	    not_ok "$jp-node" "Slurm ran it on [$node], cellar chose [$mine]"
@@ -111,13 +111,13 @@ run "$CELLAR" wait full --state running --timeout 60s
 check_out full-running "full running"
 run "$CELLAR" -o csv --no-header queue
 check_out_has queued-in-cellar "queued"
-poll_file "$OUTDIR/full.1.out"
-has_pid() { grep -q '^pid=' "$OUTDIR/full.0.out" 2>/dev/null || return 1; }
+poll_out "full.1"
+has_pid() { grep -q '^pid=' "$(sf full.0 .out)" 2>/dev/null || return 1; }
 poll_until has_pid
-pid0=$(sed -n 's/^pid=//p' "$OUTDIR/full.0.out")
+pid0=$(sed -n 's/^pid=//p' "$(sf full.0 .out)")
 id0=$(slurm_id full 0) id1=$(slurm_id full 1)
 [ -n "$pid0" ] && kill -0 "$pid0" 2>/dev/null && ok full-process-runs ||
-    not_ok full-process-runs "no process [$pid0]: $(cat "$OUTDIR/full.0.out")"
+    not_ok full-process-runs "no process [$pid0]: $(cat "$(sf full.0 .out)")"
 run "$CELLAR" cancel queued
 check_rc cancel-queued-rc 0
 run "$CELLAR" cancel full
@@ -137,8 +137,8 @@ live=$(squeue -h -j "$id0,$id1" -o %i 2>&1)
 [ -z "$live" ] && ok full-squeue-gone || not_ok full-squeue-gone "squeue lists [$live]"
 poll_until sh -c "! kill -0 $pid0 2>/dev/null" && ok full-process-ended ||
     not_ok full-process-ended "process $pid0 still runs"
-any=$(squeue -h -t all -n cellar-queued.0 -o %i 2>&1)
-[ -z "$any" ] && [ ! -e "$OUTDIR/queued.0" ] && [ ! -e "$OUTDIR/queued.0.out" ] &&
+any=$(squeue -h -t all -n "$(sn queued.0)" -o %i 2>&1)
+[ -z "$any" ] && [ ! -e "$(sf queued.0)" ] && [ ! -e "$(sf queued.0 .out)" ] &&
     ok queued-never-in-slurm || not_ok queued-never-in-slurm "Slurm knows [$any]: $(ls "$OUTDIR")"
 run "$CELLAR" job log full
 check_out_has full-log-scancel "cancelled Slurm job $id0"
@@ -153,7 +153,7 @@ hold="while [ ! -e $TMP/go2 ]; do sleep 0.1; done"
 run "$CELLAR" submit low --vc a --gpus 4 --pods 2 --priority 1 -- sh -c "$probe; $hold"
 run "$CELLAR" wait low --state running --timeout 60s
 check_out preempt-low-running "low running"
-poll_file "$OUTDIR/low.0.out" && poll_file "$OUTDIR/low.1.out"
+poll_out "low.0" && poll_out "low.1"
 low0=$(slurm_id low 0) low1=$(slurm_id low 1)
 run "$CELLAR" submit high --vc a --gpus 4 --priority 5 -- sh -c "$probe"
 run "$CELLAR" wait high --timeout 60s
@@ -188,7 +188,7 @@ hold="while [ ! -e $TMP/go6 ]; do sleep 0.1; done"
 run "$CELLAR" submit k --vc a --gpus 2 --pods 2 -- sh -c "$probe; $hold"
 run "$CELLAR" wait k --state running --timeout 60s
 check_out kill-running "k running"
-poll_file "$OUTDIR/k.0.out" && poll_file "$OUTDIR/k.1.out"
+poll_out "k.0" && poll_out "k.1"
 ids="$(slurm_id k 0) $(slurm_id k 1)"
 serve_kill
 serve_again
@@ -198,18 +198,18 @@ taken_over() {
 }
 poll_until taken_over && ok kill-taken-over ||
     not_ok kill-taken-over "$("$CELLAR" job log k 2>&1)"
-n=$(squeue -h -t all -n cellar-k.0,cellar-k.1 -o %i | sort | tr '\n' ' ')
+n=$(squeue -h -t all -n "$(sn k.0),$(sn k.1)" -o %i | sort | tr '\n' ' ')
 want=$(printf '%s\n' $ids | sort | tr '\n' ' ')
 [ "$n" = "$want" ] && ok kill-no-second-sbatch ||
     not_ok kill-no-second-sbatch "Slurm jobs [$n], before the kill [$want]"
 touch "$TMP/go6"
 run "$CELLAR" wait k --timeout 60s
 check_out kill-completed "k completed"
-n=$(squeue -h -t all -n cellar-k.0,cellar-k.1 -o '%i %T' | sort | tr '\n' ' ')
+n=$(squeue -h -t all -n "$(sn k.0),$(sn k.1)" -o '%i %T' | sort | tr '\n' ' ')
 want=$(printf '%s COMPLETED\n' $ids | sort | tr '\n' ' ')
 [ "$n" = "$want" ] && ok kill-slurm-completed || not_ok kill-slurm-completed "[$n], want [$want]"
-[ "$(grep -c '^node=' "$OUTDIR/k.0.out")" = 1 ] && ok kill-ran-once ||
-    not_ok kill-ran-once "$(cat "$OUTDIR/k.0.out")"
+[ "$(grep -c '^node=' "$(sf k.0 .out)")" = 1 ] && ok kill-ran-once ||
+    not_ok kill-ran-once "$(cat "$(sf k.0 .out)")"
 
 # measured: from `cellar submit` returning to the job's process running
 # under Slurm (its first line in the output file: the time it started),
@@ -220,11 +220,11 @@ while [ $n -lt $LAT_N ]; do
 	n=$((n + 1))
 	"$CELLAR" submit "lat$n" --vc a --gpus 1 -- date +%s.%N >/dev/null 2>&1
 	t0=$(date +%s.%N)
-	if ! poll_file "$OUTDIR/lat$n.0.out"; then
+	if ! poll_out "lat$n.0"; then
 		not_ok latency "lat$n never ran: $(tail -n 5 "$SERVE_LOG")"
 		break
 	fi
-	lat="$lat $(awk -v a="$t0" -v b="$(head -n 1 "$OUTDIR/lat$n.0.out")" 'BEGIN { printf "%.3f", b - a }')"
+	lat="$lat $(awk -v a="$t0" -v b="$(head -n 1 "$(sf lat$n.0 .out)")" 'BEGIN { printf "%.3f", b - a }')"
 done
 run "$CELLAR" wait $(i=1; while [ $i -le $n ]; do printf 'lat%s ' $i; i=$((i + 1)); done) --timeout 60s
 [ "$(printf '%s\n' "$OUT" | grep -c ' completed$')" = $LAT_N ] && ok latency-jobs-completed ||

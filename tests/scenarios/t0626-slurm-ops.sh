@@ -31,7 +31,7 @@ more_ticks() { [ "$(lines "$1" '^tick ')" -gt "$2" ]; }
 # slurm_on ID STATE NODE: squeue lists it in STATE on NODE
 slurm_on() { [ "$(squeue -h -j "$1" -o '%T %N' 2>/dev/null)" = "$2 $3" ]; }
 # pid_in JOB.POD: the pid its command printed (pid=...)
-pid_in() { sed -n 's/^pid=//p' "$OUTDIR/$1.out" 2>/dev/null | head -n 1; }
+pid_in() { sed -n 's/^pid=//p' "$(sf "$1" .out)" 2>/dev/null | head -n 1; }
 has_pid() { [ -n "$(pid_in "$1")" ]; }
 
 # ---- 2b. priority preemption with the set's suspend and resume ----
@@ -51,7 +51,7 @@ check_out susp-low-running "low running"
 poll_until has_pid low.0 && poll_until has_pid low.1
 low0=$(slurm_id low 0) low1=$(slurm_id low 1)
 pid0=$(pid_in low.0)
-poll_until more_ticks "$OUTDIR/low.0.out" 2
+poll_until more_ticks "$(sf low.0 .out)" 2
 run "$CELLAR" submit high --vc a --gpus 4 --priority 5 -- sh -c "$probe"
 check_rc susp-submit-high-rc 0
 both_suspended() { slurm_is "$low0" SUSPENDED && slurm_is "$low1" SUSPENDED; }
@@ -70,15 +70,17 @@ pending_resources() {
 }
 poll_until pending_resources && ok susp-high-pending-in-slurm ||
     not_ok susp-high-pending-in-slurm "Slurm job [$high0] is [$(squeue -h -j "$high0" -o '%T %r' 2>&1)]"
-[ ! -s "$OUTDIR/high.0.out" ] && ok susp-high-never-ran ||
-    not_ok susp-high-never-ran "$(cat "$OUTDIR/high.0.out")"
+[ ! -s "$(sf high.0 .out)" ] && ok susp-high-never-ran ||
+    not_ok susp-high-never-ran "$(cat "$(sf high.0 .out)")"
 run "$CELLAR" -o csv --no-header queue
-check_out_has susp-cellar-says-high-runs "a,-,high,$(id -un),R,running,5,4,1,n1,-"
-check_out_has susp-cellar-low-suspended "a,-,low,$(id -un),S,suspended,1,8,2,n[1-2],-"
+printf '%s\n' "$OUT" | grep -qx "a,-,high,[0-9]*,$(id -un),R,running,5,4,1,n1,-" &&
+    ok susp-cellar-says-high-runs || not_ok susp-cellar-says-high-runs "$OUT"
+printf '%s\n' "$OUT" | grep -qx "a,-,low,[0-9]*,$(id -un),S,suspended,1,8,2,n\[1-2\],-" &&
+    ok susp-cellar-low-suspended || not_ok susp-cellar-low-suspended "$OUT"
 run "$CELLAR" -o csv --no-header events
 check_out_has susp-event ",suspend,low,a,high,n1:[0-3] n2:[0-3],"
 echo "# while low is SUSPENDED in Slurm its GPUs stay allocated (GRES $w): high waits $(squeue -h -j "$high0" -o '%T (%r)'), cellar says high runs"
-n0=$(lines "$OUTDIR/low.0.out" '^tick ')
+n0=$(lines "$(sf low.0 .out)" '^tick ')
 run "$CELLAR" cancel high
 check_rc susp-cancel-high-rc 0
 both_running() { slurm_is "$low0" RUNNING && slurm_is "$low1" RUNNING; }
@@ -86,11 +88,11 @@ poll_until both_running && ok susp-slurm-resumed ||
     not_ok susp-slurm-resumed "Slurm jobs [$low0 $low1] are [$(slurm_state "$low0") $(slurm_state "$low1")]"
 run "$CELLAR" wait low --state running --timeout 30s
 check_out susp-cellar-resumed "low running"
-poll_until more_ticks "$OUTDIR/low.0.out" "$n0" && [ "$(pstate "$pid0")" != T ] &&
-    ok susp-ticks-on || not_ok susp-ticks-on "[$(lines "$OUTDIR/low.0.out" '^tick ')] ticks, [$n0] before; pid $pid0 [$(pstate "$pid0")]"
-[ "$(lines "$OUTDIR/low.0.out" '^node=')" = 1 ] && [ "$(pid_in low.0)" = "$pid0" ] &&
-    awk '/^tick / { if ($2 != ++n) bad = 1 } END { exit bad }' "$OUTDIR/low.0.out" &&
-    ok susp-same-run || not_ok susp-same-run "$(head -n 3 "$OUTDIR/low.0.out" | tr '\n' ' ')"
+poll_until more_ticks "$(sf low.0 .out)" "$n0" && [ "$(pstate "$pid0")" != T ] &&
+    ok susp-ticks-on || not_ok susp-ticks-on "[$(lines "$(sf low.0 .out)" '^tick ')] ticks, [$n0] before; pid $pid0 [$(pstate "$pid0")]"
+[ "$(lines "$(sf low.0 .out)" '^node=')" = 1 ] && [ "$(pid_in low.0)" = "$pid0" ] &&
+    awk '/^tick / { if ($2 != ++n) bad = 1 } END { exit bad }' "$(sf low.0 .out)" &&
+    ok susp-same-run || not_ok susp-same-run "$(head -n 3 "$(sf low.0 .out)" | tr '\n' ' ')"
 run "$CELLAR" -o csv --no-header events
 check_out_has susp-resume-event ",resume,low,a,-,n1:[0-3] n2:[0-3],"
 touch "$TMP/go2"
@@ -120,7 +122,7 @@ steps="s=\$(cat $TMP/run/m.ckpt 2>/dev/null || echo 0); while [ ! -e $TMP/go4 ];
 run "$CELLAR" submit m --vc a --gpus 4 --env "CELLAR_CHECKPOINT=sh $TMP/ckpt.sh" -- sh -c "$probe; $steps"
 run "$CELLAR" wait m --state running --timeout 60s
 check_out mig-running "m running"
-m_steps() { [ "$(lines "$OUTDIR/m.0.out" '^step ')" -ge 3 ]; }
+m_steps() { [ "$(lines "$(sf m.0 .out)" '^step ')" -ge 3 ]; }
 poll_until m_steps
 old=$(slurm_id m 0)
 poll_until slurm_on "$old" RUNNING n1 && ok mig-on-n1 || not_ok mig-on-n1 "$(squeue -h -j "$old" -o '%T %N' 2>&1)"
@@ -133,22 +135,23 @@ poll_until slurm_on "$new" RUNNING n2 && ok mig-slurm-new-on-n2 ||
     not_ok mig-slurm-new-on-n2 "Slurm job [$new]: [$(squeue -h -j "$new" -o '%T %N' 2>&1)]"
 poll_until slurm_is "$old" CANCELLED && [ -z "$(squeue -h -j "$old" -o %i 2>/dev/null)" ] &&
     ok mig-slurm-old-gone || not_ok mig-slurm-old-gone "Slurm job [$old] is [$(slurm_state "$old")]"
-live=$(squeue -h -n cellar-m.0 -o '%i %N' 2>&1)
+live=$(squeue -h -n "$(sn m.0)" -o '%i %N' 2>&1)
 [ "$live" = "$new n2" ] && ok mig-one-live-job || not_ok mig-one-live-job "squeue lists [$live]"
 [ "$(cat "$TMP/run/m.ckpts" 2>&1)" = "$old n1:0,1,2,3 -> n2:0,1,2,3" ] && ok mig-checkpoint-once ||
     not_ok mig-checkpoint-once "$(cat "$TMP/run/m.ckpts" 2>&1)"
-poll_file "$OUTDIR/m.0.out"
-first=$(sed -n 's/^step //p' "$OUTDIR/m.0.out" | head -n 1)
+poll_out "m.0"
+first=$(sed -n 's/^step //p' "$(sf m.0 .out)" | head -n 1)
 ck=$(cat "$TMP/run/m.ckpt" 2>/dev/null)
 case $(first_line m.0) in "node=n2 cvd=0,1,2,3 cellar=n2:0,1,2,3") ok mig-new-run-on-n2 ;;
 *) not_ok mig-new-run-on-n2 "$(first_line m.0)" ;; esac
-m_went_on() { [ -n "$(sed -n 's/^step //p' "$OUTDIR/m.0.out" | head -n 1)" ]; }
+m_went_on() { [ -n "$(sed -n 's/^step //p' "$(sf m.0 .out)" | head -n 1)" ]; }
 poll_until m_went_on
-first=$(sed -n 's/^step //p' "$OUTDIR/m.0.out" | head -n 1)
+first=$(sed -n 's/^step //p' "$(sf m.0 .out)" | head -n 1)
 [ -n "$ck" ] && [ "$first" = $((ck + 1)) ] && ok mig-goes-on-from-checkpoint ||
     not_ok mig-goes-on-from-checkpoint "checkpoint [$ck], first step on n2 [$first]"
 run "$CELLAR" -o csv --no-header queue
-check_out_has mig-queue "a,-,m,$(id -un),R,running,0,4,1,n2,-"
+printf '%s\n' "$OUT" | grep -qx "a,-,m,[0-9]*,$(id -un),R,running,0,4,1,n2,-" &&
+    ok mig-queue || not_ok mig-queue "$OUT"
 touch "$TMP/go4"
 run "$CELLAR" wait m --timeout 60s
 check_out mig-completed "m completed"
@@ -195,7 +198,7 @@ run "$CELLAR" -o csv --no-header events
 check_out_has drain-fail-event ",fail,d,a,-,node 'n2': health hook failed: Slurm says node 'n2' is drng,"
 d_moved() { id=$(slurm_id d 0); [ -n "$id" ] && [ "$id" != "$d0" ] && slurm_on "$id" RUNNING n1; }
 poll_until d_moved && ok drain-d-runs-on-n1 ||
-    not_ok drain-d-runs-on-n1 "Slurm job [$(slurm_id d 0)]: [$(squeue -h -n cellar-d.0 -t all -o '%i %T %N' | tr '\n' ' ')]"
+    not_ok drain-d-runs-on-n1 "Slurm job [$(slurm_id d 0)]: [$(squeue -h -n "$(sn d.0)" -t all -o '%i %T %N' | tr '\n' ' ')]"
 [ "$(cellar_where d)" = "n1:0-1" ] && ok drain-cellar-d-on-n1 || not_ok drain-cellar-d-on-n1 "[$(cellar_where d)]"
 poll_until slurm_is "$d0" CANCELLED && ok drain-old-scancelled || not_ok drain-old-scancelled "[$(slurm_state "$d0")]"
 run scontrol update nodename=n2 state=resume
@@ -207,7 +210,7 @@ check_out_has drain-status-healthy "0 GPUs (0.0% of cluster GPUs)"
 # down: e holds n2
 run "$CELLAR" submit e --vc a --gpus 4 -- sh -c "$probe; $hold"
 run "$CELLAR" wait e --state running --timeout 60s
-poll_file "$OUTDIR/e.0.out"
+poll_out "e.0"
 e0=$(slurm_id e 0)
 slurm_on "$e0" RUNNING n2 && ok down-e-on-n2 || not_ok down-e-on-n2 "$(squeue -h -j "$e0" -o '%T %N' 2>&1)"
 run scontrol update nodename=n2 state=down reason=cellar-test
@@ -219,7 +222,7 @@ e_queued() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",e,$(id -
 poll_until e_queued && ok down-e-requeued || not_ok down-e-requeued "$("$CELLAR" -o csv --no-header queue 2>&1)"
 run "$CELLAR" -o csv --no-header events
 check_out_lacks down-e-not-failed ",failed,e,"
-n=$(squeue -h -t all -n cellar-e.0 -o '%i %T' | tr '\n' ' ')
+n=$(squeue -h -t all -n "$(sn e.0)" -o '%i %T' | tr '\n' ' ')
 [ "$n" = "$e0 NODE_FAIL " ] && ok down-slurm-no-requeue || not_ok down-slurm-no-requeue "Slurm has [$n]"
 st=$(sinfo -h -N -n n2 -o %t)
 [ "$st" = down ] && ok down-stays-down || not_ok down-stays-down "n2 is [$st]"
@@ -229,7 +232,7 @@ ok_twice() { [ "$(count_events ",node-ok,-,-,-,n2")" = 2 ]; }
 poll_until ok_twice && ok down-node-ok || not_ok down-node-ok "$("$CELLAR" -o csv --no-header events | tail -n 4)"
 e_again() { id=$(slurm_id e 0); [ -n "$id" ] && [ "$id" != "$e0" ] && slurm_on "$id" RUNNING n2; }
 poll_until e_again && ok down-e-runs-again-on-n2 ||
-    not_ok down-e-runs-again-on-n2 "$(squeue -h -t all -n cellar-e.0 -o '%i %T %N' | tr '\n' ' ')"
+    not_ok down-e-runs-again-on-n2 "$(squeue -h -t all -n "$(sn e.0)" -o '%i %T %N' | tr '\n' ' ')"
 touch "$TMP/go5"
 run "$CELLAR" wait d e --timeout 60s
 check_out health-completed "d completed
@@ -247,7 +250,7 @@ serve_start "$TMP/ctld.yaml"
 hold="while [ ! -e $TMP/go7 ]; do sleep 0.1; done"
 run "$CELLAR" submit r --vc a --gpus 2 -- sh -c "$probe; $hold"
 run "$CELLAR" wait r --state running --timeout 60s
-poll_file "$OUTDIR/r.0.out"
+poll_out "r.0"
 r0=$(slurm_id r 0)
 slurm_ctld_stop
 t0=$(date +%s.%N)
@@ -261,7 +264,7 @@ check_rc ctld-submit-rc 0
 # s's first sbatch has failed (the hook is due again): cellar says starting
 s_starting() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",s,$(id -un),[A-Z]*,starting,"; }
 poll_until s_starting && ok ctld-s-starting || not_ok ctld-s-starting "$("$CELLAR" -o csv --no-header queue 2>&1)"
-[ ! -s "$OUTDIR/s.0" ] && ok ctld-s-not-in-slurm-yet || not_ok ctld-s-not-in-slurm-yet "$(cat "$OUTDIR/s.0")"
+[ ! -s "$(sf s.0)" ] && ok ctld-s-not-in-slurm-yet || not_ok ctld-s-not-in-slurm-yet "$(cat "$(sf s.0)")"
 slurmctld_spawn
 ok ctld-back
 s_runs() { id=$(slurm_id s 0); [ -n "$id" ] && slurm_is "$id" RUNNING; }
@@ -271,8 +274,8 @@ slurm_is "$r0" RUNNING && [ "$(slurm_id r 0)" = "$r0" ] && ok ctld-r-same-job ||
 run "$CELLAR" wait r s --state running --timeout 10s
 check_out ctld-cellar-running "r running
 s running"
-n=$(squeue -h -t all -n cellar-r.0,cellar-s.0 -o %j | sort | tr '\n' ' ')
-[ "$n" = "cellar-r.0 cellar-s.0 " ] && ok ctld-once-each || not_ok ctld-once-each "Slurm has [$n]"
+n=$(squeue -h -t all -n "$(sn r.0),$(sn s.0)" -o %j | sort | tr '\n' ' ')
+[ "$n" = "$(sn r.0) $(sn s.0) " ] && ok ctld-once-each || not_ok ctld-once-each "Slurm has [$n]"
 touch "$TMP/go7"
 run "$CELLAR" wait r s --timeout 60s
 check_out ctld-completed "r completed
@@ -281,10 +284,10 @@ run "$CELLAR" -o csv --no-header events
 check_out_lacks ctld-no-fail ",fail,"
 check_out_lacks ctld-no-requeue ",requeue,"
 check_out_lacks ctld-no-node-bad ",node-bad,"
-[ "$(lines "$OUTDIR/r.0.out" '^node=')" = 1 ] && [ "$(lines "$OUTDIR/s.0.out" '^node=')" = 1 ] &&
-    ok ctld-ran-once || not_ok ctld-ran-once "$(cat "$OUTDIR/r.0.out" "$OUTDIR/s.0.out" | tr '\n' ' ')"
-n=$(squeue -h -t all -n cellar-r.0,cellar-s.0 -o '%j %T' | sort | tr '\n' ' ')
-[ "$n" = "cellar-r.0 COMPLETED cellar-s.0 COMPLETED " ] && ok ctld-slurm-completed ||
+[ "$(lines "$(sf r.0 .out)" '^node=')" = 1 ] && [ "$(lines "$(sf s.0 .out)" '^node=')" = 1 ] &&
+    ok ctld-ran-once || not_ok ctld-ran-once "$(cat "$(sf r.0 .out)" "$(sf s.0 .out)" | tr '\n' ' ')"
+n=$(squeue -h -t all -n "$(sn r.0),$(sn s.0)" -o '%j %T' | sort | tr '\n' ' ')
+[ "$n" = "$(sn r.0) COMPLETED $(sn s.0) COMPLETED " ] && ok ctld-slurm-completed ||
     not_ok ctld-slurm-completed "[$n]"
 
 done_testing
