@@ -15,7 +15,9 @@ live_spec "$TMP/two.yaml" 0.1
 # 1. the socket guard
 serve_start "$TMP/two.yaml"
 A=$CELLAR_DB
-run env CELLAR_DB="$TMP/other.db" "$CELLAR" serve --spec "$TMP/two.yaml" --socket "$A.sock"
+# refused at once; without the guard it would serve (a bounded run: a
+# served socket ends with the timeout's 124, not a hang)
+run timeout 60 env CELLAR_DB="$TMP/other.db" "$CELLAR" serve --spec "$TMP/two.yaml" --socket "$A.sock"
 check_rc guard-refused-rc 1
 check_err_has guard-refused-msg "socket '$A.sock' is in use by a live server (pid $SERVE_PID)"
 [ -S "$A.sock" ] && ok guard-socket-kept || not_ok guard-socket-kept "gone"
