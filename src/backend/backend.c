@@ -144,10 +144,16 @@ ssh_release(struct backend *b)
  * that ends by itself stops the watchdog first, so what it started in its
  * process group lives on, as with the local backend. Background jobs of a
  * non-interactive shell read /dev/null, hence stdin as fd 3.
+ *
+ * The end-of-file never comes when the client is killed while its session
+ * is still being opened through a ControlMaster (the master forgets the
+ * channel, the node runs the hook with stdin open): so the watchdog also
+ * ends the hook itself one or two seconds after the spec's timeout ($2), which is
+ * after cellar gave up on it (the node started it later than cellar did).
  */
 static const char ssh_watch[] =
     "exec 3<&0; setsid /bin/sh -c \"$1\" </dev/null 3<&- & p=$!; "
-    "{ cat <&3 >/dev/null 2>&1; kill -KILL -$p 2>/dev/null; } "
+    "{ timeout $2 cat <&3 >/dev/null 2>&1; kill -KILL -$p 2>/dev/null; } "
     ">/dev/null 2>&1 & w=$!; exec 3<&-; "
     "wait $p; s=$?; kill $w 2>/dev/null; exit $s";
 
@@ -231,6 +237,7 @@ ssh_command(const struct backend *b, int node, const char *cmd,
 	sh_quote(&line, ssh_watch);
 	strbuf_adds(&line, " sh ");
 	sh_quote(&line, cmd);
+	strbuf_addf(&line, " %d", (int)b->spec->backend.timeout + 2);
 	strvec_push(argv, line.buf);
 	strbuf_release(&line);
 }

@@ -21,6 +21,11 @@
 # its privilege separation directory, which the package's service unit
 # would make) and as any other user (an unprivileged sshd can log in only
 # the user it runs as, which is who the client is).
+#
+# The client sends SHLVL=1 and this sshd accepts it: bash, as a login
+# shell run by sshd, then skips ~/.bashrc. The machine's own dotfiles are
+# not the node under test (a root .bashrc that runs `pyenv init` cost
+# 0.65 s per hook run, more than the hang test's 1 s hook timeout).
 
 SSHD=${SSHD:-/usr/sbin/sshd}
 SSHD_DIR=$TMP/sshd
@@ -86,6 +91,7 @@ PrintMotd no
 MaxSessions 100
 MaxStartups 100:30:200
 LogLevel VERBOSE
+AcceptEnv SHLVL
 EOF
 		} >"$SSHD_DIR/sshd_config"
 		: >"$SSHD_LOG"
@@ -116,6 +122,7 @@ Host *
   UserKnownHostsFile $SSHD_DIR/known_hosts
   StrictHostKeyChecking yes
   LogLevel ERROR
+  SetEnv SHLVL=1
 EOF
 	# one plain login proves keys, config and known hosts before cellar
 	if ! out=$(ssh -F "$SSH_CONFIG" -o BatchMode=yes -o ControlMaster=no \

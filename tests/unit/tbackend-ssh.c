@@ -55,6 +55,22 @@ load(void)
 	return s;
 }
 
+/* SPEC with more backend keys after it */
+static struct spec *
+load_with(const char *more)
+{
+	struct spec_diags d;
+	struct spec *s;
+	char *text = xasprintf("%s%s", SPEC, more);
+
+	spec_diags_init(&d);
+	s = spec_load_string("t.yaml", text, strlen(text), &d);
+	CHECKF(s != NULL, "spec did not load (%zu diagnostics)", d.n);
+	spec_diags_release(&d);
+	free(text);
+	return s;
+}
+
 static char *
 joined(const struct strvec *v)
 {
@@ -89,7 +105,8 @@ test_options_and_targets(void)
 	CHECKF(strstr(got, "/%C] [-oControlPersist=60] [-p] [2222] [-l] [ops] [-i] "
 	    "[/k/id] [-oIdentitiesOnly=yes] [--] [n1] [exec env 'CELLAR_JOB=j' "
 	    "/bin/sh -c '") != NULL, "%s", got);
-	CHECKF(strstr(got, "' sh '/opt/h/start']") != NULL, "%s", got);
+	/* the node's own deadline: the default timeout (30 s) and 2 */
+	CHECKF(strstr(got, "' sh '/opt/h/start' 32]") != NULL, "%s", got);
 	CHECK(b->ops->hold_stdin);
 	CHECK(envp.n == 0);
 	free(got);
@@ -343,6 +360,25 @@ test_remote_hook_dies_with_session(void)
 		CHECKF(kill(child, 0) != 0 || strstr(stat, ") Z ") != NULL,
 		    "pid %ld lives on: %s", (long)child, stat);
 	}
+	free(got);
+	strvec_release(&argv);
+	backend_free(b);
+	spec_free(s);
+	/* stdin never ends (the client died while a ControlMaster was still
+	   opening its session): the node ends the hook itself at its own
+	   deadline, timeout 0.5 s + 2 (and an int's truncation) */
+	if ((s = load_with("  timeout: 0.5\n")) == NULL)
+		goto out;
+	if ((b = backend_create(s, &cause)) == NULL) {
+		CHECKF(0, "%s", cause);
+		free(cause);
+		goto out;
+	}
+	b->ops->command(b, 0, "exec sleep 30", &env, &argv, &envp);
+	CHECKF(strstr(argv.v[argv.n - 1], "' sh 'exec sleep 30' 2") != NULL,
+	    "%s", argv.v[argv.n - 1]);
+	got = remote_run(argv.v[argv.n - 1], false, &st);
+	CHECKF(st == 128 + 9, "status %d (output [%s])", st, got);
 	free(got);
 	backend_free(b);
 out:
