@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cluster/session.h"
 #include "core/hostlist.h"
@@ -25,19 +24,21 @@
  */
 /*
  * Who job i runs as, for its hooks (cellar-spec(5), ACCESS): the uid and
- * gid recorded at submit (-1 in a job from before they were: the
- * server's own, as then) and that account's name, looked up once (a
+ * gid recorded at submit and that account's name, looked up once (a
  * status poll per pod every few seconds must not ask NSS each time).
+ * A job from before they were recorded (-1) gets none: its hooks go on
+ * as they did (as the server's user, or ssh's configured one).
  */
 static void
 env_user(struct console *c, int i, struct strvec *env)
 {
 	const struct job *j = &c->jobs[i];
 	struct live *l = &c->live[i];
-	long uid = j->uid >= 0 ? j->uid : (long)geteuid();
-	long gid = j->gid >= 0 ? j->gid : (long)getegid();
+	long uid = j->uid, gid = j->gid;
 	struct passwd *pw;
 
+	if (uid < 0 || gid < 0)
+		return;
 	if (l->run_user[0] == '\0') {
 		if ((pw = getpwuid((uid_t)uid)) != NULL)
 			snprintf(l->run_user, sizeof l->run_user, "%s", pw->pw_name);
