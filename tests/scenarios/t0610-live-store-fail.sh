@@ -62,7 +62,7 @@ while [ "$n" -le "$steps" ]; do
 			# a change is refused, and the refusal is in the log
 			"$CELLAR" submit late$n --vc a -- true >"$TMP/o3" 2>"$TMP/e3"
 			rc3=$?
-			[ "$rc3" = 4 ] && grep -q "^cellar serve: refused $(id -un): submit late$n --vc a -- true (exit 4: the live session is halted" "$SERVE_LOG" ||
+			[ "$rc3" = 4 ] && grep -q "cellar serve: refused $(id -un): submit late$n --vc a -- true (exit 4: the live session is halted" "$SERVE_LOG" ||
 			    bad="$bad [$n: halted, a change got exit $rc3 ($(cat "$TMP/e3")), log: $(grep refused "$SERVE_LOG")]"
 		fi
 		serve_stop

@@ -115,7 +115,7 @@ spec "$TMP/mig.yaml"
 serve_start "$TMP/mig.yaml"
 cat >"$TMP/ckpt.sh" <<'CKPT'
 echo "$SLURM_JOB_ID $CELLAR_NODE:$CELLAR_GPUS -> $CELLAR_TO_NODE:$CELLAR_TO_GPUS" >>"$CELLAR_RUNDIR/m.ckpts"
-sed -n 's/^step //p' "$CELLAR_RUNDIR/slurm/$CELLAR_JOB.$CELLAR_POD.out" | tail -n 1 >"$CELLAR_RUNDIR/m.ckpt"
+sed -n 's/^step //p' "$CELLAR_RUNDIR/slurm/$CELLAR_JOB.$CELLAR_JOB_ID.$CELLAR_POD.out" | tail -n 1 >"$CELLAR_RUNDIR/m.ckpt"
 echo "checkpoint at step $(cat "$CELLAR_RUNDIR/m.ckpt")"
 CKPT
 steps="s=\$(cat $TMP/run/m.ckpt 2>/dev/null || echo 0); while [ ! -e $TMP/go4 ]; do s=\$((s + 1)); echo step \$s; sleep 0.1; done"
@@ -212,17 +212,18 @@ run "$CELLAR" submit e --vc a --gpus 4 -- sh -c "$probe; $hold"
 run "$CELLAR" wait e --state running --timeout 60s
 poll_out "e.0"
 e0=$(slurm_id e 0)
+e0name=$(sn e.0)	# its id file goes with the requeue
 slurm_on "$e0" RUNNING n2 && ok down-e-on-n2 || not_ok down-e-on-n2 "$(squeue -h -j "$e0" -o '%T %N' 2>&1)"
 run scontrol update nodename=n2 state=down reason=cellar-test
 check_rc down-scontrol-rc 0
 poll_until slurm_is "$e0" NODE_FAIL && ok down-slurm-node-fail || not_ok down-slurm-node-fail "[$(slurm_state "$e0")]"
 bad_twice() { [ "$(count_events ",node-bad,-,-,-,n2")" = 2 ]; }
 poll_until bad_twice && ok down-node-bad || not_ok down-node-bad "$("$CELLAR" -o csv --no-header events | tail -n 4)"
-e_queued() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",e,$(id -un),PD,queued,"; }
+e_queued() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",e,[0-9]*,$(id -un),PD,queued,"; }
 poll_until e_queued && ok down-e-requeued || not_ok down-e-requeued "$("$CELLAR" -o csv --no-header queue 2>&1)"
 run "$CELLAR" -o csv --no-header events
 check_out_lacks down-e-not-failed ",failed,e,"
-n=$(squeue -h -t all -n "$(sn e.0)" -o '%i %T' | tr '\n' ' ')
+n=$(squeue -h -t all -n "$e0name" -o '%i %T' | tr '\n' ' ')
 [ "$n" = "$e0 NODE_FAIL " ] && ok down-slurm-no-requeue || not_ok down-slurm-no-requeue "Slurm has [$n]"
 st=$(sinfo -h -N -n n2 -o %t)
 [ "$st" = down ] && ok down-stays-down || not_ok down-stays-down "n2 is [$st]"
@@ -262,7 +263,7 @@ echo "# slurmctld down: squeue fails in $(awk -v a="$t0" -v b="$t1" 'BEGIN { pri
 run "$CELLAR" submit s --vc a --gpus 2 -- sh -c "$probe; $hold"
 check_rc ctld-submit-rc 0
 # s's first sbatch has failed (the hook is due again): cellar says starting
-s_starting() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",s,$(id -un),[A-Z]*,starting,"; }
+s_starting() { "$CELLAR" -o csv --no-header queue 2>/dev/null | grep -q ",s,[0-9]*,$(id -un),[A-Z]*,starting,"; }
 poll_until s_starting && ok ctld-s-starting || not_ok ctld-s-starting "$("$CELLAR" -o csv --no-header queue 2>&1)"
 [ ! -s "$(sf s.0)" ] && ok ctld-s-not-in-slurm-yet || not_ok ctld-s-not-in-slurm-yet "$(cat "$(sf s.0)")"
 slurmctld_spawn

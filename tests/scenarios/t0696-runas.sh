@@ -61,8 +61,9 @@ as() {
 	runuser -u "$_u" -- env CELLAR_DB="$CELLAR_DB" HOME="$TMP/h-$_u" \
 	    XDG_STATE_HOME="$TMP/h-$_u" "$CELLAR" "$@"
 }
-# out JOB: the output file of the job's pod 0 under RUNDIR
-out() { ls "$RUNDIR"/*/"$1.0/out" 2>/dev/null | head -n 1; }
+# out JOB: the output file of the job's pod 0 under RUNDIR (the pod's
+# directory is JOB.ID.0: the newest, should the name have been reused)
+out() { ls -t "$RUNDIR"/*/"$1".*.0/out 2>/dev/null | head -n 1; }
 # the job's command: who it runs as, what its hooks were given
 probe='id -u; id -g; echo "env $CELLAR_USER $CELLAR_UID $CELLAR_GID"; touch /root/cellar-t0696-$CELLAR_JOB'
 
@@ -147,7 +148,8 @@ check_rc restart-hold 0
 run as "$A" submit j-late --vc a --gpus 1 -- sh -c "$probe"
 check_rc restart-submit 0
 run "$CELLAR" -o csv --no-header queue
-check_out_has restart-queued "j-late,$A,"
+printf '%s\n' "$OUT" | grep -q ",j-late,[0-9]*,$A," && ok restart-queued ||
+    not_ok restart-queued "$OUT"
 serve_kill
 serve_again
 touch "$TMP/go"

@@ -138,10 +138,10 @@ ls "$TGT"* >/dev/null 2>&1 && not_ok nothing-written "$(ls -l "$TGT"*)" ||
 
 # 2. each refusal is in the log, and counted in the audit (rows of the
 # same user and second share one row: the counts add up)
-nlog=$(grep -c "^cellar serve: refused $u: " "$SERVE_LOG")
+nlog=$(grep -c "cellar serve: refused $u: " "$SERVE_LOG")
 [ "$nlog" = "$urefused" ] && ok log-user-refusals ||
     not_ok log-user-refusals "$nlog log lines, $urefused refusals"
-nlog=$(grep -c "^cellar serve: refused root: " "$SERVE_LOG")
+nlog=$(grep -c "cellar serve: refused root: " "$SERVE_LOG")
 [ "$nlog" = "$rrefused" ] && ok log-root-refusals ||
     not_ok log-root-refusals "$nlog log lines, $rrefused refusals"
 # audit_sum USER: the refusals the audit counts for USER
@@ -184,9 +184,11 @@ while [ "$i" -lt 400 ] && ! counted $((sum0 + 3000)); do sleep 0.05; i=$((i + 1)
 counted $((sum0 + 3000)) && ok flood-counted ||
     not_ok flood-counted "audit counts $(audit_sum "$u"), want $((sum0 + 3000))"
 rows=$(( $("$CELLAR" audit --refused --user "$u" -o name | wc -l) - rows0 ))
-[ "$rows" -ge 1 ] && [ "$rows" -le $((t1 - t0 + 2)) ] && ok "flood-rows-$rows" ||
+# (none new when the flood's second is the one the earlier refusals
+# opened a row in: they count into it)
+[ "$rows" -ge 0 ] && [ "$rows" -le $((t1 - t0 + 2)) ] && ok flood-rows ||
     not_ok flood-rows "$rows rows for 3000 refusals in $((t1 - t0 + 1)) s"
-[ "$(grep -c "^cellar serve: refused $u: export " "$SERVE_LOG")" = 3001 ] &&
+[ "$(grep -c "cellar serve: refused $u: export " "$SERVE_LOG")" = 3001 ] &&
     ok flood-logged || not_ok flood-logged "$(grep -c "refused $u: export" "$SERVE_LOG") lines"
 ls "$TGT"* >/dev/null 2>&1 && not_ok flood-nothing-written "$(ls -l "$TGT"*)" ||
     ok flood-nothing-written
