@@ -7,7 +7,8 @@
 # CELLAR_GID), a write to root's home fails; access.runAs maps a user to
 # another account; a plain user mapped to an account of uid 0 is refused
 # at submit, one mapped to root by name at load; a job queued across a
-# SIGKILL and restart of the server runs as its submitter. Then the same
+# SIGKILL and restart of the server runs as its submitter; a server run by
+# a plain user runs that user's jobs and refuses another's. Then the same
 # over ssh (switchUser: login) against a private sshd: the job's hooks log
 # in as its user, its output in their home. Needs root (useradd, a root
 # server): otherwise every check is a skip, never a pass.
@@ -163,6 +164,39 @@ run "$CELLAR" export -
 printf '%s\n' "$OUT" | grep -q "\"uid\",\"gid\"\]" && ok dump-columns ||
     not_ok dump-columns "$(printf '%s' "$OUT" | grep -o '"jobs".\{0,400\}')"
 serve_stop
+
+# ---- a server run by plain user A (no root): it cannot switch users, so
+# it runs A's jobs as A and refuses B's, saying what to do ----
+PS=$TMP/plain
+mkdir -p "$PS" && chown "$A" "$PS" && chmod 755 "$PS"
+live_spec "$PS/p.yaml" 0.1
+sed -i "s|^  rundir: .*|  rundir: $PS/run|" "$PS/p.yaml"
+access >>"$PS/p.yaml"
+chmod 644 "$PS/p.yaml"
+serve_stop
+CELLAR_DB=$PS/p.db
+setpriv --reuid "$A" --regid "$A" --init-groups env HOME="$PS" \
+    XDG_STATE_HOME="$PS" CELLAR_DB="$CELLAR_DB" "$CELLAR" serve \
+    --spec "$PS/p.yaml" >"$PS/log" 2>&1 </dev/null &
+PLAIN_PID=$!
+plain_ready() { grep -q ' cellar serve: pid [0-9]* serving' "$PS/log"; }
+if wait_for plain_ready; then ok plain-serve
+else not_ok plain-serve "$(cat "$PS/log")"; fi
+RUNDIR=$PS/run
+run as "$A" submit p-own --vc a --gpus 1 -- sh -c "$probe"
+check_rc plain-own-submit 0
+run as "$A" wait p-own --timeout 60s
+got=$(head -n 2 "$(out p-own)" 2>/dev/null | tr '\n' ' ')
+[ "$got" = "$(id -u "$A") $(id -g "$A") " ] && ok plain-own-uid ||
+    not_ok plain-own-uid "[$got]"
+run as "$B" submit p-other --vc a --gpus 1 -- sh -c "$probe"
+check_rc plain-other-rc 6
+check_err_has plain-other-msg "this cellar server runs as '$A', not root, so its jobs can run only as '$A', not as '$B'"
+run as "$A" -o csv --no-header queue
+check_out_lacks plain-other-nothing "p-other"
+kill "$PLAIN_PID" 2>/dev/null
+wait "$PLAIN_PID" 2>/dev/null
+RUNDIR=$TMP/run
 
 # ---- the process set over ssh: the hooks log in as the job's user ----
 sshd_start
