@@ -1111,8 +1111,8 @@ serve_run(struct session *s, const struct serve_opts *o, char **cause)
 	refusals_init(&sv.refusals);
 	s->fe = NULL;	/* requests get no terminal: watch and dash are refused */
 	/* replies go to the clients, never to our terminal: no colour, and
-	   a client's NO_COLOR and --no-color hold whatever ours are */
-	color = s->out.color;
+	   a client's NO_COLOR and --no-color hold whatever ours are (ours is
+	   put back at the end: color) */
 	s->out.color = false;
 
 	slog("pid %ld serving '%s' (spec '%s', backend %s) on '%s'",
